@@ -1,0 +1,52 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "rbs-host",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "rbs-host", targets: ["rbs-host"]),
+        .executable(name: "rbs-bench", targets: ["rbs-bench"]),
+        // The C ABI and the Swift SDK, for plugin packages (Examples/swift depends on these two).
+        .library(name: "CRBSPlugin", targets: ["CRBSPlugin"]),
+        .library(name: "RBSPluginKit", targets: ["RBSPluginKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+    ],
+    targets: [
+        // The C ABI: the only contract between the host and plugins.
+        .target(name: "CRBSPlugin", path: "Sources/CRBSPlugin"),
+        // libffi, with accessors for its ffi_type globals.
+        .systemLibrary(name: "CFFI", path: "Sources/CFFI", pkgConfig: "libffi"),
+        // The expression language of show-if / valid-if / filter, the validators, money; calls plugin functions via libffi.
+        .target(name: "RBSExpressions", dependencies: ["CFFI"]),
+        // Documents, signing keys, one-time codes, the hash-chained journal and the embedded core bank (SQLite).
+        .target(name: "RBSLedger", dependencies: [
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        // The host's model: plugin loading and registry, ServiceLocator, atoms, forms and modules. No terminal code.
+        .target(name: "RBSCore", dependencies: ["CRBSPlugin", "RBSExpressions", "RBSLedger"]),
+        // The Swift SDK for plugin authors. The host never links it.
+        .target(name: "RBSPluginKit", dependencies: ["CRBSPlugin"]),
+        .executableTarget(name: "rbs-host", dependencies: [
+            "RBSCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "rbs-bench", dependencies: ["RBSCore", "RBSExpressions", "RBSLedger"]),
+        .testTarget(name: "RBSExpressionsTests", dependencies: ["RBSExpressions"]),
+        .testTarget(name: "RBSLedgerTests", dependencies: ["RBSLedger"]),
+        .testTarget(name: "RBSCoreTests", dependencies: ["RBSCore"]),
+        .testTarget(name: "RBSHostTests", dependencies: ["RBSCore"]),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .swiftLanguageMode(.v6),
+        .enableUpcomingFeature("ExistentialAny"),
+    ]
+}

@@ -1,0 +1,1 @@
+print("rbs-host")
