@@ -1,0 +1,15 @@
+/// One measured figure, reported next to the baseline measured in the same run.
+struct BenchmarkFigure: Sendable {
+    /// What was measured ("incremental recompute, 2,000 atoms").
+    var name: String
+    var value: Double
+    /// "µs", "ns", "ms", "MB", "ops/s".
+    var unit: String
+    /// The baseline measured in the same run ("full re-evaluation"), with its value in the same unit.
+    var baselineName: String
+    var baselineValue: Double
+    /// The target in words ("≤ 20 µs and ≥ 50× faster than full").
+    var target: String
+    /// Whether this run met the target.
+    var met: Bool
+}
