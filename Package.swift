@@ -29,7 +29,10 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The host's model: plugin loading and registry, ServiceLocator, atoms, forms and modules. No terminal code.
-        .target(name: "RBSCore", dependencies: ["CRBSPlugin", "RBSExpressions", "RBSLedger"]),
+        .target(name: "RBSCore", dependencies: [
+            "CRBSPlugin", "RBSExpressions", "RBSLedger",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ], resources: [.copy("Resources/banks.csv")]),
         // The Swift SDK for plugin authors. The host never links it.
         .target(name: "RBSPluginKit", dependencies: ["CRBSPlugin"]),
         .executableTarget(name: "rbs-host", dependencies: [

@@ -47,8 +47,9 @@ struct rbs_host {
      * May be called from any thread. */
     void (*log)(const rbs_host_t *host, uint32_t level, const char *message);
 
-    /* Reads the current value of an atom of a running module into *out. Strings in *out are owned by the host and
-     * valid until the next call that changes this module. Returns false for an unknown atom id. */
+    /* Reads the current value of an atom of a running module into *out: RBS_VALUE_NONE when it is empty or hidden
+     * (a hidden atom's value never counts). Strings in *out are owned by the host and valid until the next call that
+     * changes this module. Returns false for an unknown atom id. */
     bool (*get_value)(const rbs_host_t *host, rbs_module_t *module, const char *atom_id, rbs_value_t *out);
 
     /* Sets the value of an atom (an RBS_VALUE_NONE value clears it). Dependencies are recomputed; the plugin's

@@ -65,10 +65,11 @@ typedef struct rbs_operation_descriptor {
     uint32_t function_count;                    /* 0..256 */
     const rbs_function_descriptor_t *functions; /* function_count entries; NULL when 0 */
 
-    /* Required. Creates the state of one run. `host` and `module` stay valid until destroy() returns; keep them to
-     * call host->set_* later. Returns the plugin's instance pointer (never interpreted by the host), or NULL when it
-     * cannot (the host reports the failure and opens nothing). */
-    void *(*create)(const rbs_host_t *host, rbs_module_t *module);
+    /* Required. Creates the state of one run. `operation` is this descriptor (so one create function can serve
+     * several operations); `host` and `module` stay valid until destroy() returns: keep them to call host->set_*
+     * later. Returns the plugin's instance pointer (never interpreted by the host), or NULL when it cannot (the host
+     * reports the failure and opens nothing). */
+    void *(*create)(const struct rbs_operation_descriptor *operation, const rbs_host_t *host, rbs_module_t *module);
 
     /* Required. Frees what create() made. Called exactly once per successful create(). */
     void (*destroy)(void *instance);

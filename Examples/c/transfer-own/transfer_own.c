@@ -1,0 +1,188 @@
+/*
+ * transfer.own — a transfer between the customer's own accounts, written in plain C against rbs_plugin.h alone.
+ *
+ * Build: cc -std=c11 -shared -fPIC -I../../../Sources/CRBSPlugin/include -o transfer-own.so transfer_own.c
+ */
+#include <rbs_plugin.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the form ---- */
+
+static const rbs_atom_descriptor_t atoms[] = {
+    {
+        .id = "fromAccount",
+        .kind = RBS_ATOM_ACCOUNT,
+        .caption = "Списать со счёта",
+        .hint = "The account the money leaves. Blocked accounts are not offered.",
+        .filter = "NOT blocked",
+    },
+    {
+        .id = "toAccount",
+        .kind = RBS_ATOM_ACCOUNT,
+        .caption = "Зачислить на счёт",
+        .hint = "The account the money arrives at: any of your accounts but the one it leaves.",
+        .filter = "number != $fromAccount",
+    },
+    {
+        .id = "amount",
+        .kind = RBS_ATOM_INPUT,
+        .input_type = RBS_INPUT_AMOUNT,
+        .caption = "Сумма",
+        .currency = "RUB",
+        .hint = "In the currency of the accounts, e.g. 1 500,00.",
+        .valid_if = "amount > 0",
+        .error_text = "Enter an amount greater than zero",
+    },
+    {
+        .id = "btnTransfer",
+        .kind = RBS_ATOM_BUTTON,
+        .flags = RBS_ATOM_FLAG_SUBMIT,
+        .caption = "Перевести",
+    },
+};
+
+/* ---- one run ---- */
+
+typedef struct transfer {
+    const rbs_host_t *host;
+    rbs_module_t *module;
+    const rbs_accounts_service_t *accounts;
+    char from[32];
+    char to[32];
+    char amount[40]; /* decimal string, '.' separator, as the host validated it */
+} transfer_t;
+
+static void copy_text(char *out, size_t size, const rbs_value_t *value) {
+    out[0] = '\0';
+    if (value->type == RBS_VALUE_TEXT && value->as.text.length < size) {
+        memcpy(out, value->as.text.data, value->as.text.length);
+        out[value->as.text.length] = '\0';
+    } else if (value->type == RBS_VALUE_MONEY && strlen(value->as.money.amount) < size) {
+        strcpy(out, value->as.money.amount);
+    }
+}
+
+/* A decimal string with at most 2 fraction digits, as minor units. Returns 0 on malformed text. */
+static int to_minor(const char *text, long long *out) {
+    long long units = 0, fraction = 0;
+    int fraction_digits = 0, negative = 0;
+    const char *p = text;
+    if (*p == '-') { negative = 1; p++; }
+    if (*p < '0' || *p > '9') return 0;
+    while (*p >= '0' && *p <= '9') units = units * 10 + (*p++ - '0');
+    if (*p == '.') {
+        p++;
+        while (*p >= '0' && *p <= '9' && fraction_digits < 2) { fraction = fraction * 10 + (*p++ - '0'); fraction_digits++; }
+    }
+    if (*p != '\0') return 0;
+    while (fraction_digits++ < 2) fraction *= 10;
+    *out = (units * 100 + fraction) * (negative ? -1 : 1);
+    return 1;
+}
+
+/* Re-checks the pair of accounts and the amount against the balance; marks the form or clears it. */
+static void check(transfer_t *self) {
+    const rbs_host_t *host = self->host;
+    host->set_error(host, self->module, NULL, NULL);
+    host->set_error(host, self->module, "amount", NULL);
+    if (self->accounts == NULL || self->from[0] == '\0') return;
+    rbs_account_t from;
+    if (!self->accounts->find(self->accounts->context, self->from, &from)) return;
+    char from_currency[8], from_balance[40];
+    snprintf(from_currency, sizeof from_currency, "%s", from.currency);
+    snprintf(from_balance, sizeof from_balance, "%s", from.balance);
+    if (self->to[0] != '\0') {
+        rbs_account_t to;
+        if (strcmp(self->from, self->to) == 0) {
+            host->set_error(host, self->module, NULL, "Choose two different accounts");
+            return;
+        }
+        if (self->accounts->find(self->accounts->context, self->to, &to) && strcmp(from_currency, to.currency) != 0) {
+            char message[160];
+            snprintf(message, sizeof message, "The accounts are in different currencies (%s and %s): choose accounts in one currency",
+                     from_currency, to.currency);
+            host->set_error(host, self->module, NULL, message);
+            return;
+        }
+    }
+    long long amount, balance;
+    if (self->amount[0] != '\0' && to_minor(self->amount, &amount) && to_minor(from_balance, &balance) && amount > balance) {
+        char message[160];
+        snprintf(message, sizeof message, "The amount is more than the balance of %s %s", from_balance, from_currency);
+        host->set_error(host, self->module, "amount", message);
+    }
+}
+
+static void *transfer_create(const rbs_operation_descriptor_t *operation, const rbs_host_t *host, rbs_module_t *module) {
+    (void)operation;
+    transfer_t *self = calloc(1, sizeof *self);
+    if (self == NULL) return NULL;
+    self->host = host;
+    self->module = module;
+    self->accounts = host->get_service(host, RBS_SERVICE_ACCOUNTS);
+    if (self->accounts == NULL) host->log(host, RBS_LOG_WARNING, "no accounts service: balances are not checked");
+    return self;
+}
+
+static void transfer_destroy(void *instance) { free(instance); }
+
+static rbs_status_t transfer_value_changed(void *instance, const char *atom_id, const rbs_value_t *value, bool commit) {
+    transfer_t *self = instance;
+    if (!commit) return RBS_OK;
+    if (strcmp(atom_id, "fromAccount") == 0) copy_text(self->from, sizeof self->from, value);
+    else if (strcmp(atom_id, "toAccount") == 0) copy_text(self->to, sizeof self->to, value);
+    else if (strcmp(atom_id, "amount") == 0) copy_text(self->amount, sizeof self->amount, value);
+    else return RBS_OK;
+    check(self);
+    return RBS_OK;
+}
+
+static rbs_status_t transfer_build_document(void *instance, const rbs_document_builder_t *builder) {
+    transfer_t *self = instance;
+    check(self);
+    rbs_account_t from;
+    char currency[8] = "RUB";
+    if (self->accounts != NULL && self->accounts->find(self->accounts->context, self->from, &from)) {
+        snprintf(currency, sizeof currency, "%s", from.currency);
+    }
+    bool ok = builder->put(builder, "from", self->from)
+        && builder->put(builder, "account", self->to)
+        && builder->put(builder, "amount", self->amount)
+        && builder->put(builder, "currency", currency)
+        && builder->put(builder, "purpose", "Перевод между своими счетами");
+    return ok ? RBS_OK : RBS_FAILED;
+}
+
+static const rbs_operation_descriptor_t operations[] = {
+    {
+        .id = "transfer.own",
+        .title = "Transfer between own accounts",
+        .category = "Transfers",
+        .atom_count = sizeof atoms / sizeof atoms[0],
+        .atoms = atoms,
+        .create = transfer_create,
+        .destroy = transfer_destroy,
+        .value_changed = transfer_value_changed,
+        .build_document = transfer_build_document,
+    },
+};
+
+static const rbs_plugin_descriptor_t descriptor = {
+    .id = "ru.example.transfers",
+    .name = "Transfers",
+    .version = "1.0.0",
+    .vendor = "Example Bank",
+    .description = "Transfers between the customer's own accounts.",
+    .operation_count = 1,
+    .operations = operations,
+};
+
+static const rbs_plugin_entry_t entry = {
+    .abi_version = RBS_ABI_VERSION_INIT,
+    .descriptor = &descriptor,
+};
+
+RBS_EXPORT const rbs_plugin_entry_t *rbs_plugin_entry(void) { return &entry; }

@@ -1,0 +1,114 @@
+import RBSPluginKit
+
+/// Seed 000's quick payment order: one line per atom; reorder the form by moving a line in `atoms`.
+final class PayPPQuickOperation: Operation, OperationDefinition {
+    static let id = "pay.pp.quick"
+    static let title = "Quick payment"
+    static let category = "Payments"
+    static let functions = [ExportedFunction("isDestInnCorrect", symbol: "pay_pp_quick_isDestInnCorrect", signature: "bool()")]
+
+    let srcAccount = AccountPickerAtom(title: "Списать со счета", filter: "currency == 'RUB' AND NOT blocked")
+    let destName = TextInputAtom(caption: "ФИО или полное наименование получателя")
+    let destInn = TextInputAtom(caption: "ИНН получателя", type: .digitsOnly, optional: true)
+    let destInnError = TextAtom(caption: "ИНН — 10 цифр у организации или 12 у физического лица; последняя цифра (у 12-значного — две) контрольная, по приказу ФНС № ММВ-7-14/481@")
+    let destKpp = TextInputAtom(caption: "КПП получателя", type: .digitsOnly, length: 9...9, optional: true)
+    let destAccount = TextInputAtom(caption: "Счет получателя", type: .digitsOnly, length: 20...20)
+    let destBic = TextInputAtom(caption: "БИК", type: .digitsOnly, length: 9...9)
+    let destBicInfo = TextAtom(caption: "Введите БИК, банк будет определен автоматически")
+    let destDesc = TextInputAtom(caption: "Назначение платежа")
+    let amount = TextInputAtom(caption: "Сумма, ₽", type: .amount(currency: "RUB"))
+    let btnSend = ButtonAtom(caption: "Перевести")
+
+    required init() {
+        super.init()
+        destName.wideInput = true
+        destName.capitalizeSentences = true
+        destAccount.wideInput = true
+        destDesc.wideInput = true
+        destDesc.capitalizeSentences = true
+        destInnError.showIf("isDestInnCorrect == NO")
+        destInn.validIf("isDestInnCorrect", "The INN's check digits are wrong: see the note under the field")
+        destAccount.validIf("accountKeyOk(destAccount, destBic)",
+                            "The account number does not match the BIC (control key): check both")
+        destInn.hint = "10 digits for an organisation, 12 for a person; may be left empty"
+        destBic.hint = "9 digits; the bank's name appears below"
+    }
+
+    override var atoms: [Atom] {
+        [
+            srcAccount,
+            destName,
+            destInn,
+            destInnError,
+            destKpp,
+            destAccount,
+            destBic,
+            destBicInfo,
+            destDesc,
+            amount,
+            btnSend,
+        ]
+    }
+
+    /// An empty INN is correct (it is optional); otherwise its check digits must match.
+    func isDestInnCorrect() -> Bool {
+        let inn = destInn.stringValue
+        return inn.isEmpty || INN.isValid(inn)
+    }
+
+    override func onAtomValueChanged(_ sender: Atom, commit: Bool) {
+        if sender === destBic && commit {
+            if let bank = host.bank(bic: destBic.stringValue) {
+                destBicInfo.caption = bank.name
+                destBic.setError(nil)
+            } else {
+                destBicInfo.caption = ""
+                destBic.setError("Unknown BIC \(destBic.stringValue): check it against the payee's details")
+            }
+        }
+    }
+
+    override func document() throws(DocumentRefusal) -> [(key: String, value: String)] {
+        guard host.bank(bic: destBic.stringValue) != nil else {
+            throw DocumentRefusal(atom: "destBic", "Unknown BIC \(destBic.stringValue)")
+        }
+        return [
+            ("from", srcAccount.account),
+            ("name", destName.stringValue),
+            ("inn", destInn.stringValue),
+            ("kpp", destKpp.stringValue),
+            ("account", destAccount.stringValue),
+            ("bic", destBic.stringValue),
+            ("purpose", destDesc.stringValue),
+            ("amount", amount.stringValue),
+            ("currency", "RUB"),
+        ]
+    }
+}
+
+/// The INN check digits (Federal Tax Service weights).
+enum INN {
+    static func isValid(_ inn: String) -> Bool {
+        let digits = inn.compactMap { $0.wholeNumberValue }
+        guard digits.count == inn.count else { return false }
+        func check(_ weights: [Int]) -> Int { zip(digits, weights).map(*).reduce(0, +) % 11 % 10 }
+        switch digits.count {
+        case 10: return check([2, 4, 10, 3, 5, 9, 4, 6, 8]) == digits[9]
+        case 12:
+            return check([7, 2, 4, 10, 3, 5, 9, 4, 6, 8]) == digits[10]
+                && check([3, 7, 2, 4, 10, 3, 5, 9, 4, 6, 8]) == digits[11]
+        default: return false
+        }
+    }
+}
+
+@_cdecl("pay_pp_quick_isDestInnCorrect")
+public func isDestInnCorrect(_ instance: UnsafeMutableRawPointer?) -> Bool {
+    PayPPQuickOperation.from(instance)?.isDestInnCorrect() ?? true
+}
+
+@_cdecl("rbs_plugin_entry")
+public func rbsPluginEntry() -> UnsafeRawPointer? {
+    Plugin.entry(id: "ru.example.payments.quick", name: "Quick payment", version: "1.0.0", vendor: "Example Bank",
+                 description: "Seed 000's quick payment order.", operations: [PayPPQuickOperation.self])
+}

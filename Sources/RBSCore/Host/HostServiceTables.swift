@@ -1,0 +1,132 @@
+import CRBSPlugin
+import Foundation
+import RBSLedger
+
+/// The C tables of the host's own services (rbs/services.h), registered in the ServiceLocator under their versioned
+/// ids. Each table's context points at this object; the tables live as long as it does (the host's lifetime).
+final class HostServiceTables: @unchecked Sendable {
+    private let locator: ServiceLocator
+    private let lock = NSLock()
+    private let accountsArena = CStringArena()
+    private let directoryArena = CStringArena()
+    private var cachedAccounts: [Account] = []
+
+    private let accountsTable: UnsafeMutablePointer<rbs_accounts_service_t>
+    private let directoryTable: UnsafeMutablePointer<rbs_directory_service_t>
+    private let logTable: UnsafeMutablePointer<rbs_log_service_t>
+    private let clockTable: UnsafeMutablePointer<rbs_clock_service_t>
+
+    init(locator: ServiceLocator) {
+        self.locator = locator
+        accountsTable = .allocate(capacity: 1)
+        directoryTable = .allocate(capacity: 1)
+        logTable = .allocate(capacity: 1)
+        clockTable = .allocate(capacity: 1)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+
+        accountsTable.initialize(to: rbs_accounts_service_t(
+            context: context,
+            count: { context in
+                guard let tables = HostServiceTables.from(context) else { return 0 }
+                return tables.lock.withLock {
+                    tables.cachedAccounts = (try? tables.locator.inject((any AccountsService).self).accounts()) ?? []
+                    return UInt32(clamping: tables.cachedAccounts.count)
+                }
+            },
+            at: { context, index, out in
+                guard let tables = HostServiceTables.from(context), let out else { return false }
+                return tables.lock.withLock {
+                    if tables.cachedAccounts.isEmpty {
+                        tables.cachedAccounts = (try? tables.locator.inject((any AccountsService).self).accounts()) ?? []
+                    }
+                    guard Int(index) < tables.cachedAccounts.count else { return false }
+                    tables.fill(out, with: tables.cachedAccounts[Int(index)])
+                    return true
+                }
+            },
+            find: { context, number, out in
+                guard let tables = HostServiceTables.from(context), let number, let out else { return false }
+                let wanted = String(cString: number)
+                return tables.lock.withLock {
+                    guard let accounts = try? tables.locator.inject((any AccountsService).self).accounts(),
+                          let account = accounts.first(where: { $0.number == wanted }) else { return false }
+                    tables.fill(out, with: account)
+                    return true
+                }
+            }))
+
+        directoryTable.initialize(to: rbs_directory_service_t(
+            context: context,
+            lookup: { context, bic, out in
+                guard let tables = HostServiceTables.from(context), let bic, let out else { return false }
+                return tables.lock.withLock {
+                    guard let directory = tables.locator.optional(BankDirectory.self),
+                          let bank = directory.bank(bic: String(cString: bic)) else { return false }
+                    let arena = tables.directoryArena
+                    arena.reset()
+                    out.pointee = rbs_bank_t(bic: arena.keep(bank.bic), name: arena.keep(bank.name),
+                                             corr_account: arena.keep(bank.correspondentAccount),
+                                             city: arena.keep(bank.city))
+                    return true
+                }
+            }))
+
+        logTable.initialize(to: rbs_log_service_t(
+            context: context,
+            write: { context, level, source, message in
+                guard let tables = HostServiceTables.from(context), let log = tables.locator.optional((any HostLog).self)
+                else { return }
+                log.write(level: LogLevel(rawValue: min(level, 3)) ?? .info,
+                          source: source.map { String(cString: $0) } ?? "plugin",
+                          message: message.map { String(cString: $0) } ?? "")
+            }))
+
+        clockTable.initialize(to: rbs_clock_service_t(
+            context: context,
+            now_unix_ms: { context in
+                guard let tables = HostServiceTables.from(context) else { return 0 }
+                return Int64((tables.now.timeIntervalSince1970 * 1000).rounded(.down))
+            },
+            today: { context, out in
+                guard let tables = HostServiceTables.from(context), let out else { return }
+                let text = HostServiceTables.isoDate(tables.now)
+                let bytes = Array(text.utf8.prefix(10)) + [0]
+                for (index, byte) in bytes.enumerated() { out[index] = CChar(bitPattern: byte) }
+            }))
+
+        try? locator.registerTable(UnsafeRawPointer(accountsTable), id: RBS_SERVICE_ACCOUNTS, owner: "rbs-host")
+        try? locator.registerTable(UnsafeRawPointer(directoryTable), id: RBS_SERVICE_DIRECTORY, owner: "rbs-host")
+        try? locator.registerTable(UnsafeRawPointer(logTable), id: RBS_SERVICE_LOG, owner: "rbs-host")
+        try? locator.registerTable(UnsafeRawPointer(clockTable), id: RBS_SERVICE_CLOCK, owner: "rbs-host")
+    }
+
+    private var now: Date { locator.optional((any Clock).self)?.now ?? Date() }
+
+    private func fill(_ out: UnsafeMutablePointer<rbs_account_t>, with account: Account) {
+        accountsArena.reset()
+        out.pointee = rbs_account_t(number: accountsArena.keep(account.number),
+                                    currency: accountsArena.keep(account.currency),
+                                    balance: accountsArena.keep(MoneyText.plain(account.balance)),
+                                    owner: accountsArena.keep(account.owner),
+                                    title: accountsArena.keep(account.title), blocked: account.blocked)
+    }
+
+    static func from(_ context: UnsafeMutableRawPointer?) -> HostServiceTables? {
+        guard let context else { return nil }
+        return Unmanaged<HostServiceTables>.fromOpaque(context).takeUnretainedValue()
+    }
+
+    /// "YYYY-MM-DD" in the host's time zone.
+    static func isoDate(_ date: Date) -> String {
+        let parts = Calendar.current.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
+    }
+}
+
+/// Decimal ↔ text without locale surprises: '.' separator, no grouping, no exponent.
+enum MoneyText {
+    static func plain(_ value: Decimal) -> String {
+        var value = value
+        return NSDecimalString(&value, Locale(identifier: "en_US_POSIX"))
+    }
+}

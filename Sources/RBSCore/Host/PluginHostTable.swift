@@ -1,0 +1,82 @@
+import CRBSPlugin
+import Foundation
+
+/// The `rbs_host_t` one plugin receives: services, logging tagged with the plugin's id, and the per-instance
+/// mutators. It lives as long as the plugin's image (never freed while a plugin may hold it).
+final class PluginHostTable: @unchecked Sendable {
+    let pluginID: String
+    private let locator: ServiceLocator
+    let pointer: UnsafeMutablePointer<rbs_host_t>
+    private let name = strdup("rbs-host")
+    private let version = strdup(RBSHost.version)
+
+    init(pluginID: String, locator: ServiceLocator) {
+        self.pluginID = pluginID
+        self.locator = locator
+        pointer = .allocate(capacity: 1)
+        pointer.initialize(to: rbs_host_t(
+            abi_version: ABIVersion.host.raw,
+            name: name.map { UnsafePointer($0) },
+            version: version.map { UnsafePointer($0) },
+            host_data: nil,
+            get_service: { host, id in
+                guard let table = PluginHostTable.from(host), let id else { return nil }
+                return table.locator.table(id: String(cString: id))
+            },
+            register_service: { host, id, service in
+                guard let table = PluginHostTable.from(host), let id, let service else { return false }
+                do {
+                    try table.locator.registerTable(service, id: String(cString: id), owner: table.pluginID)
+                    return true
+                } catch {
+                    table.log(.warning, "register_service: \(error)")
+                    return false
+                }
+            },
+            log: { host, level, message in
+                guard let table = PluginHostTable.from(host) else { return }
+                table.log(LogLevel(rawValue: min(level, 3)) ?? .info, message.map { String(cString: $0) } ?? "")
+            },
+            get_value: { host, module, atom, out in
+                guard let handle = ModuleHandle.from(module), let control = handle.control, let atom, let out
+                else { return false }
+                guard let value = control.pluginGetValue(atom: String(cString: atom), arena: handle.arena) else {
+                    return false
+                }
+                out.pointee = value
+                return true
+            },
+            set_value: { host, module, atom, value in
+                guard let control = ModuleHandle.from(module)?.control, let atom, let value else { return false }
+                return control.pluginSetValue(atom: String(cString: atom), value: value.pointee)
+            },
+            set_caption: { host, module, atom, caption in
+                guard let control = ModuleHandle.from(module)?.control, let atom, let caption else { return false }
+                return control.pluginSetCaption(atom: String(cString: atom), caption: String(cString: caption))
+            },
+            set_visible: { host, module, atom, visible in
+                guard let control = ModuleHandle.from(module)?.control, let atom else { return false }
+                return control.pluginSetVisible(atom: String(cString: atom), visible: visible)
+            },
+            set_error: { host, module, atom, message in
+                guard let control = ModuleHandle.from(module)?.control else { return false }
+                return control.pluginSetError(atom: atom.map { String(cString: $0) },
+                                              message: message.map { String(cString: $0) })
+            }))
+        pointer.pointee.host_data = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    func log(_ level: LogLevel, _ message: String) {
+        locator.optional((any HostLog).self)?.write(level: level, source: pluginID, message: message)
+    }
+
+    static func from(_ host: UnsafePointer<rbs_host_t>?) -> PluginHostTable? {
+        guard let data = host?.pointee.host_data else { return nil }
+        return Unmanaged<PluginHostTable>.fromOpaque(data).takeUnretainedValue()
+    }
+}
+
+/// Facts about this host.
+public enum RBSHost {
+    public static let version = "0.1.0"
+}

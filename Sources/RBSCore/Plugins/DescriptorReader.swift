@@ -1,0 +1,269 @@
+import CRBSPlugin
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads a plugin's C descriptors into a `PluginManifest`, checking every field before anything is registered:
+/// required fields present, valid UTF-8, ids well formed and unique, counts in bounds, known kinds, enum options,
+/// callbacks present.
+struct DescriptorReader {
+    static let maxOperations = 256
+    static let maxAtoms = 4096
+    static let maxFunctions = 256
+    static let maxOptions = 1024
+    static let maxText = 64 * 1024
+
+    /// Reads and validates what `entry` describes.
+    static func read(_ entry: UnsafePointer<rbs_plugin_entry_t>) throws(PluginProblem) -> PluginManifest {
+        let abi = ABIVersion(entry.pointee.abi_version)
+        try checkCompatible(abi)
+        guard let descriptor = entry.pointee.descriptor else {
+            throw .descriptor(location: "entry", issue: "descriptor is NULL")
+        }
+        let plugin = descriptor.pointee
+        let location = "plugin"
+        let id = try text(plugin.id, "id", at: location)
+        guard isReverseDNS(id) else {
+            throw .descriptor(location: location, issue: "id '\(id)' is not reverse-DNS (lowercase words joined by dots, e.g. ru.bank.payments)")
+        }
+        let here = "plugin '\(id)'"
+        let name = try text(plugin.name, "name", at: here)
+        let version = try text(plugin.version, "version", at: here)
+        guard isVersion(version) else {
+            throw .descriptor(location: here, issue: "version '\(version)' is not a semantic version like 1.2.0")
+        }
+        let vendor = try text(plugin.vendor, "vendor", at: here)
+        let description = try optionalText(plugin.description, "description", at: here)
+        let count = Int(plugin.operation_count)
+        guard count <= maxOperations else {
+            throw .descriptor(location: here, issue: "operation_count \(count) is more than \(maxOperations)")
+        }
+        var operations: [OperationDescriptor] = []
+        if count > 0 {
+            guard let array = plugin.operations else {
+                throw .descriptor(location: here, issue: "operations is NULL but operation_count is \(count)")
+            }
+            var seen = Set<String>()
+            for index in 0..<count {
+                let operation = try readOperation(array[index], index: index, plugin: here)
+                guard seen.insert(operation.id).inserted else {
+                    throw .descriptor(location: here, issue: "operation id '\(operation.id)' appears twice")
+                }
+                operations.append(operation)
+            }
+        }
+        return PluginManifest(id: id, name: name, version: version, vendor: vendor, description: description,
+                              abi: abi, operations: operations)
+    }
+
+    /// The host refuses another major, or a newer minor than its own.
+    static func checkCompatible(_ abi: ABIVersion) throws(PluginProblem) {
+        let host = ABIVersion.host
+        guard abi.major == host.major else { throw .abiMajor(plugin: abi, host: host) }
+        guard abi.minor <= host.minor else { throw .abiNewerMinor(plugin: abi, host: host) }
+    }
+
+    private static func readOperation(_ raw: rbs_operation_descriptor_t, index: Int,
+                                      plugin: String) throws(PluginProblem) -> OperationDescriptor {
+        let id = try text(raw.id, "id", at: "\(plugin) operation #\(index + 1)")
+        guard isOperationID(id) else {
+            throw .descriptor(location: "\(plugin) operation #\(index + 1)",
+                              issue: "id '\(id)' is not lowercase words joined by dots (e.g. pay.pp.quick)")
+        }
+        let here = "operation '\(id)'"
+        let title = try text(raw.title, "title", at: here)
+        let category = try text(raw.category, "category", at: here)
+        guard raw.create != nil else { throw .descriptor(location: here, issue: "the create callback is NULL") }
+        guard raw.destroy != nil else { throw .descriptor(location: here, issue: "the destroy callback is NULL") }
+        guard raw.build_document != nil else {
+            throw .descriptor(location: here, issue: "the build_document callback is NULL")
+        }
+        let atomCount = Int(raw.atom_count)
+        guard atomCount >= 1, atomCount <= maxAtoms else {
+            throw .descriptor(location: here, issue: "atom_count \(atomCount) is outside 1...\(maxAtoms)")
+        }
+        guard let atomArray = raw.atoms else {
+            throw .descriptor(location: here, issue: "atoms is NULL but atom_count is \(atomCount)")
+        }
+        var atoms: [AtomDescriptor] = []
+        var atomIDs = Set<String>()
+        for atomIndex in 0..<atomCount {
+            let atom = try readAtom(atomArray[atomIndex], index: atomIndex, operation: here)
+            guard atomIDs.insert(atom.id).inserted else {
+                throw .descriptor(location: here, issue: "atom id '\(atom.id)' appears twice")
+            }
+            if atom.kind == .button, !atom.flags.contains(.submit), raw.action == nil {
+                throw .descriptor(location: "\(here) atom '\(atom.id)'",
+                                  issue: "a button without RBS_ATOM_FLAG_SUBMIT needs the operation's action callback, which is NULL")
+            }
+            atoms.append(atom)
+        }
+        let functionCount = Int(raw.function_count)
+        guard functionCount <= maxFunctions else {
+            throw .descriptor(location: here, issue: "function_count \(functionCount) is more than \(maxFunctions)")
+        }
+        var functions: [FunctionDescriptor] = []
+        if functionCount > 0 {
+            guard let array = raw.functions else {
+                throw .descriptor(location: here, issue: "functions is NULL but function_count is \(functionCount)")
+            }
+            var names = Set<String>()
+            for functionIndex in 0..<functionCount {
+                let function = array[functionIndex]
+                let at = "\(here) function #\(functionIndex + 1)"
+                let name = try text(function.name, "name", at: at)
+                guard isIdentifier(name) else { throw .descriptor(location: at, issue: "name '\(name)' is not an identifier") }
+                guard names.insert(name).inserted else {
+                    throw .descriptor(location: here, issue: "function '\(name)' appears twice")
+                }
+                if atomIDs.contains(name) {
+                    throw .descriptor(location: here, issue: "function '\(name)' has the same name as an atom")
+                }
+                let symbol = try text(function.symbol, "symbol", at: "\(here) function '\(name)'")
+                let signature = try text(function.signature, "signature", at: "\(here) function '\(name)'")
+                let known = UInt32(RBS_FUNCTION_INSTANCE)
+                guard function.flags & ~known == 0 else {
+                    throw .descriptor(location: "\(here) function '\(name)'", issue: "unknown flags 0x\(String(function.flags, radix: 16))")
+                }
+                functions.append(FunctionDescriptor(name: name, symbol: symbol, signature: signature,
+                                                    takesInstance: function.flags & known != 0))
+            }
+        }
+        return OperationDescriptor(id: id, title: title, category: category, atoms: atoms, functions: functions,
+                                   observesValues: raw.value_changed != nil, hasAction: raw.action != nil)
+    }
+
+    private static func readAtom(_ raw: rbs_atom_descriptor_t, index: Int,
+                                 operation: String) throws(PluginProblem) -> AtomDescriptor {
+        let id = try text(raw.id, "id", at: "\(operation) atom #\(index + 1)")
+        guard isIdentifier(id) else {
+            throw .descriptor(location: "\(operation) atom #\(index + 1)", issue: "id '\(id)' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)")
+        }
+        let here = "\(operation) atom '\(id)'"
+        guard let kind = AtomKind(rawValue: raw.kind) else {
+            throw .descriptor(location: here, issue: "unknown atom kind \(raw.kind) (known: 1 text … 6 button)")
+        }
+        guard let inputType = InputType(rawValue: raw.input_type) else {
+            throw .descriptor(location: here, issue: "unknown input type \(raw.input_type) (known: 0 text … 4 date)")
+        }
+        if kind != .input, inputType != .text {
+            throw .descriptor(location: here, issue: "input_type is set on a \(kind) atom; it belongs to input atoms only")
+        }
+        let flags = AtomFlags(rawValue: raw.flags)
+        guard flags.isSubset(of: .known) else {
+            throw .descriptor(location: here, issue: "unknown flags 0x\(String(raw.flags & ~AtomFlags.known.rawValue, radix: 16))")
+        }
+        if flags.contains(.submit), kind != .button {
+            throw .descriptor(location: here, issue: "RBS_ATOM_FLAG_SUBMIT is only for buttons")
+        }
+        let minLength = Int(raw.min_length), maxLength = Int(raw.max_length)
+        if maxLength > 0, minLength > maxLength {
+            throw .descriptor(location: here, issue: "min_length \(minLength) is more than max_length \(maxLength)")
+        }
+        let caption = try text(raw.caption, "caption", at: here)
+        let hint = try optionalText(raw.hint, "hint", at: here)
+        let currency = try optionalText(raw.currency, "currency", at: here)
+        if kind == .input, inputType == .amount {
+            guard let currency else {
+                throw .descriptor(location: here, issue: "an amount needs a currency (ISO 4217 code such as RUB)")
+            }
+            guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+                throw .descriptor(location: here, issue: "currency '\(currency)' is not an ISO 4217 code such as RUB")
+            }
+        }
+        let showIf = try optionalText(raw.show_if, "show_if", at: here)
+        let validIf = try optionalText(raw.valid_if, "valid_if", at: here)
+        let errorText = try optionalText(raw.error_text, "error_text", at: here)
+        if validIf != nil, errorText == nil {
+            throw .descriptor(location: here, issue: "valid_if is set but error_text is NULL: say what the person should fix")
+        }
+        let filter = try optionalText(raw.filter, "filter", at: here)
+        if filter != nil, kind != .account {
+            throw .descriptor(location: here, issue: "a filter is only for account atoms")
+        }
+        let defaultValue = try optionalText(raw.default_value, "default_value", at: here)
+        let optionCount = Int(raw.option_count)
+        var options: [AtomOption] = []
+        if kind == .enumeration {
+            guard optionCount >= 1 else { throw .descriptor(location: here, issue: "an enum atom has no options") }
+            guard optionCount <= maxOptions else {
+                throw .descriptor(location: here, issue: "option_count \(optionCount) is more than \(maxOptions)")
+            }
+            guard let array = raw.options else {
+                throw .descriptor(location: here, issue: "options is NULL but option_count is \(optionCount)")
+            }
+            var values = Set<String>()
+            for optionIndex in 0..<optionCount {
+                let at = "\(here) option #\(optionIndex + 1)"
+                let value = try text(array[optionIndex].value, "value", at: at)
+                let title = try text(array[optionIndex].title, "title", at: at)
+                guard values.insert(value).inserted else {
+                    throw .descriptor(location: here, issue: "option value '\(value)' appears twice")
+                }
+                options.append(AtomOption(value: value, title: title))
+            }
+        } else if optionCount != 0 || raw.options != nil {
+            throw .descriptor(location: here, issue: "options are only for enum atoms")
+        }
+        return AtomDescriptor(id: id, kind: kind, inputType: inputType, flags: flags, minLength: minLength,
+                              maxLength: maxLength, caption: caption, hint: hint, currency: currency, showIf: showIf,
+                              validIf: validIf, errorText: errorText, filter: filter, defaultValue: defaultValue,
+                              options: options)
+    }
+
+    // MARK: - Fields
+
+    /// A required NUL-terminated UTF-8 string.
+    static func text(_ pointer: UnsafePointer<CChar>?, _ field: String, at location: String) throws(PluginProblem) -> String {
+        guard let value = try optionalText(pointer, field, at: location) else {
+            throw .descriptor(location: location, issue: "\(field) is NULL")
+        }
+        guard !value.isEmpty else { throw .descriptor(location: location, issue: "\(field) is empty") }
+        return value
+    }
+
+    /// An optional NUL-terminated UTF-8 string: NULL is nil; invalid UTF-8 or an over-long string is an error.
+    static func optionalText(_ pointer: UnsafePointer<CChar>?, _ field: String,
+                             at location: String) throws(PluginProblem) -> String? {
+        guard let pointer else { return nil }
+        let length = strnlen(pointer, maxText + 1)
+        guard length <= maxText else {
+            throw .descriptor(location: location, issue: "\(field) is longer than \(maxText) bytes or not NUL-terminated")
+        }
+        let bytes = UnsafeRawBufferPointer(start: pointer, count: length).bindMemory(to: UInt8.self)
+        guard let value = String(validating: bytes, as: UTF8.self) else {
+            throw .descriptor(location: location, issue: "\(field) is not valid UTF-8")
+        }
+        return value
+    }
+
+    // MARK: - Shapes of ids
+
+    static func isIdentifier(_ text: String) -> Bool {
+        guard let first = text.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic)
+        else { return false }
+        return text.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) }
+    }
+
+    /// Lowercase words of letters, digits, '-' and '_' joined by dots: "pay.pp.quick", "card.block".
+    static func isOperationID(_ text: String) -> Bool {
+        let words = text.split(separator: ".", omittingEmptySubsequences: false)
+        return !words.isEmpty && words.allSatisfy { word in
+            !word.isEmpty && word.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_"
+            }
+        }
+    }
+
+    /// Reverse-DNS: at least two dot-separated words.
+    static func isReverseDNS(_ text: String) -> Bool {
+        isOperationID(text) && text.contains(".")
+    }
+
+    /// "1.2.3", optionally with a pre-release or build suffix.
+    static func isVersion(_ text: String) -> Bool {
+        let core = text.split(whereSeparator: { $0 == "-" || $0 == "+" }).first ?? ""
+        let parts = core.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 3 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) }
+    }
+}

@@ -1,0 +1,59 @@
+/// Why a plugin file was not loaded: one line that names the file, what is wrong and what to do.
+public struct PluginLoadError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The plugin file, as the person named it (relative to the working directory when it was given that way).
+    public let path: String
+    public let problem: PluginProblem
+
+    public init(path: String, problem: PluginProblem) {
+        self.path = path
+        self.problem = problem
+    }
+
+    public var description: String { "\(path): \(problem)" }
+}
+
+/// What is wrong with a plugin. Each description says what to do about it.
+public enum PluginProblem: Error, CustomStringConvertible, Sendable, Equatable {
+    case unreadable(String)
+    case image(String)
+    case dlopen(String)
+    case noEntry
+    case entryReturnedNull
+    case abiMajor(plugin: ABIVersion, host: ABIVersion)
+    case abiNewerMinor(plugin: ABIVersion, host: ABIVersion)
+    /// A descriptor field is wrong: `location` says where ("operation 'pay.x' atom 'amount'"), `issue` what.
+    case descriptor(location: String, issue: String)
+    case missingSymbol(location: String, symbol: String)
+    case expression(location: String, issue: String)
+    case duplicatePlugin(id: String, otherPath: String)
+    case duplicateOperation(id: String, otherPath: String)
+    case initFailed
+    case scanCrashed(String)
+    case untrusted(String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let why): "cannot read the file (\(why)) — check that it exists and is readable"
+        case .image(let why): why
+        case .dlopen(let why): "dlopen failed: \(why) — check the libraries the plugin needs (ldd)"
+        case .noEntry:
+            "no entry symbol \(PluginLoader.entrySymbol) — export `RBS_EXPORT const rbs_plugin_entry_t *rbs_plugin_entry(void)`"
+        case .entryReturnedNull: "\(PluginLoader.entrySymbol)() returned NULL — return a pointer to a static rbs_plugin_entry_t"
+        case .abiMajor(let plugin, let host):
+            "ABI \(plugin.short) is not compatible with this host's ABI \(host.short) — rebuild the plugin against rbs_plugin.h \(host.major).x"
+        case .abiNewerMinor(let plugin, let host):
+            "ABI \(plugin.short) is newer than this host's ABI \(host.short) — update rbs-host, or rebuild the plugin against rbs_plugin.h \(host.short)"
+        case .descriptor(let location, let issue): "\(location): \(issue) — fix the plugin's descriptor"
+        case .missingSymbol(let location, let symbol):
+            "\(location): the image does not export the symbol '\(symbol)' — export it with RBS_EXPORT (or @_cdecl in Swift)"
+        case .expression(let location, let issue): "\(location): \(issue)"
+        case .duplicatePlugin(let id, let otherPath):
+            "plugin id '\(id)' is already used by \(otherPath) — remove one of the two files"
+        case .duplicateOperation(let id, let otherPath):
+            "operation id '\(id)' is already offered by \(otherPath) — give the operation another id or remove one plugin"
+        case .initFailed: "the plugin's init() refused to start — see the plugin's log lines above"
+        case .scanCrashed(let why): why
+        case .untrusted(let why): why
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import CRBSPlugin
+import Crypto
+import Foundation
+
+/// Loads one plugin file: checks that it is a whole ELF shared object for this machine, copies it to a unique file
+/// in the data directory, opens the copy, finds the entry, checks the ABI version and validates every descriptor
+/// before the caller registers anything.
+public struct PluginLoader: Sendable {
+    public static let entrySymbol = RBS_ENTRY_SYMBOL
+
+    /// Where the unique copies that are opened live.
+    public let imagesDirectory: URL
+    let locator: ServiceLocator
+
+    public init(imagesDirectory: URL, locator: ServiceLocator) {
+        self.imagesDirectory = imagesDirectory
+        self.locator = locator
+    }
+
+    /// Loads the plugin at `path` (not yet started: see `PluginRegistry`).
+    public func load(path: String) throws(PluginLoadError) -> PluginImage {
+        func fail(_ problem: PluginProblem) -> PluginLoadError { PluginLoadError(path: path, problem: problem) }
+        let bytes: [UInt8]
+        do {
+            bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw fail(.unreadable((error as NSError).localizedDescription))
+        }
+        let elf: ELFImage
+        do { elf = try ELFImage(bytes: bytes) } catch { throw fail(.image(error.description)) }
+        let hash = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        let copy: URL
+        do { copy = try uniqueCopy(of: bytes, path: path, hash: hash) } catch {
+            throw fail(.unreadable("cannot copy it to \(imagesDirectory.path): \(error.localizedDescription)"))
+        }
+        var options: DLHandle.Options = [.now, .local]
+        if elf.isSwift { options.insert(.noDelete) }
+        let handle: DLHandle
+        do { handle = try DLHandle(path: copy.path, options: options) } catch {
+            throw fail(.dlopen(error.description.replacingOccurrences(of: copy.path, with: path)))
+        }
+        do {
+            guard let symbol = handle.symbol(Self.entrySymbol) else { throw PluginProblem.noEntry }
+            let function = unsafeBitCast(symbol, to: rbs_plugin_entry_fn.self)
+            guard let entry = function() else { throw PluginProblem.entryReturnedNull }
+            let manifest = try DescriptorReader.read(entry)
+            var addresses: [String: [String: UnsafeMutableRawPointer]] = [:]
+            for operation in manifest.operations {
+                for function in operation.functions {
+                    guard let address = handle.symbol(function.symbol) else {
+                        throw PluginProblem.missingSymbol(location: "operation '\(operation.id)' function '\(function.name)'",
+                                                          symbol: function.symbol)
+                    }
+                    addresses[operation.id, default: [:]][function.name] = address
+                }
+            }
+            return PluginImage(path: path, loadedPath: copy.path, manifest: manifest, isSwift: elf.isSwift,
+                               contentHash: hash, handle: handle, entry: entry,
+                               hostTable: PluginHostTable(pluginID: manifest.id, locator: locator),
+                               functionAddresses: addresses)
+        } catch let problem as PluginProblem {
+            handle.close()
+            throw fail(problem)
+        } catch {
+            handle.close()
+            throw fail(.image("\(error)"))
+        }
+    }
+
+    /// The file's bytes at a path named after their hash: a rebuilt plugin gets a new path (and a new image), the
+    /// same bytes reuse the same copy. Written to a temporary name and renamed, so a copy is never half-written.
+    private func uniqueCopy(of bytes: [UInt8], path: String, hash: String) throws -> URL {
+        try FileManager.default.createDirectory(at: imagesDirectory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let stem = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        let target = imagesDirectory.appendingPathComponent("\(stem)-\(hash.prefix(16)).so")
+        if let existing = try? Data(contentsOf: target), existing.count == bytes.count,
+           SHA256.hash(data: existing).map({ String(format: "%02x", $0) }).joined() == hash {
+            return target
+        }
+        let temporary = imagesDirectory.appendingPathComponent(".\(stem)-\(UUID().uuidString).tmp")
+        try Data(bytes).write(to: temporary)
+        try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: temporary.path)
+        if FileManager.default.fileExists(atPath: target.path) { try FileManager.default.removeItem(at: target) }
+        try FileManager.default.moveItem(at: temporary, to: target)
+        return target
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import RBSLedger
+
+/// Where the host reads plugins from and keeps its data.
+public struct HostPaths: Sendable {
+    /// The plugin folder, as given (so messages name files the way the person wrote them).
+    public var plugins: String
+    /// The data directory: keys, journal, history, plugin images.
+    public var data: URL
+
+    public init(plugins: String, data: URL) {
+        self.plugins = plugins
+        self.data = data
+    }
+
+    /// `--plugins` wins, then `RBS_PLUGINS`, then `Plugins/` in the working directory; `--data` wins, then
+    /// `RBS_HOME`, then `~/.rbs`.
+    public static func resolve(plugins: String?, data: String?,
+                               environment: [String: String] = ProcessInfo.processInfo.environment) -> HostPaths {
+        let pluginDirectory = plugins ?? environment["RBS_PLUGINS"].flatMap { $0.isEmpty ? nil : $0 } ?? "Plugins"
+        let dataDirectory: URL
+        if let data {
+            dataDirectory = URL(fileURLWithPath: data)
+        } else if let home = environment["RBS_HOME"], !home.isEmpty {
+            dataDirectory = URL(fileURLWithPath: home)
+        } else {
+            dataDirectory = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".rbs")
+        }
+        return HostPaths(plugins: pluginDirectory, data: dataDirectory)
+    }
+
+    /// Where the unique copies of plugin images go.
+    public var images: URL { data.appendingPathComponent("images") }
+}
+
+/// The root of the host (seed 002's Root module): configures the ServiceLocator with the host's services and owns
+/// the plugin registry. The REPL and the commands are thin layers over it.
+public final class Runtime: @unchecked Sendable {
+    public let paths: HostPaths
+    public let locator: ServiceLocator
+    public let registry: PluginRegistry
+    private let serviceTables: HostServiceTables
+
+    /// - Parameters:
+    ///   - accounts: the customer's accounts (by default the embedded core's, once it exists).
+    public init(paths: HostPaths, accounts: (any AccountsService)? = nil, clock: any Clock = SystemClock(),
+                log: any HostLog = StandardErrorLog(), directory: BankDirectory = .bundled()) {
+        self.paths = paths
+        let locator = ServiceLocator()
+        locator.register(log, as: (any HostLog).self)
+        locator.register(clock, as: (any Clock).self)
+        locator.register(directory)
+        if let accounts { locator.register(accounts, as: (any AccountsService).self) }
+        for problem in directory.problems { log.write(level: .warning, source: "rbs-host", message: problem.description) }
+        self.locator = locator
+        serviceTables = HostServiceTables(locator: locator)
+        registry = PluginRegistry(loader: PluginLoader(imagesDirectory: paths.images, locator: locator),
+                                  locator: locator)
+    }
+
+    /// Loads every plugin in the plugin folder.
+    public func loadPlugins() {
+        registry.loadDirectory(paths.plugins)
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// What went wrong looking a service up. A missing service is an error the caller handles, never a crash.
+public enum ServiceError: Error, CustomStringConvertible, Sendable, Equatable {
+    case missing(String)
+    case malformedID(String)
+    case taken(id: String, owner: String)
+
+    public var description: String {
+        switch self {
+        case .missing(let name): "no service \(name) is registered"
+        case .malformedID(let id): "service id '\(id)' is not of the form vendor.name/N (e.g. rbs.accounts/1)"
+        case .taken(let id, let owner): "service id '\(id)' is already registered by \(owner)"
+        }
+    }
+}
+
+/// The host's registry of services (seed 002's ServiceLocator): typed registration and `inject()` for the host's own
+/// parts, and C service tables looked up by versioned string id for plugins.
+public final class ServiceLocator: @unchecked Sendable {
+    private let lock = NSLock()
+    private var typed: [ObjectIdentifier: Any] = [:]
+    private var tables: [String: (table: UnsafeRawPointer, owner: String)] = [:]
+
+    public init() {}
+
+    /// Registers `service` as the provider of `type` (replacing an earlier one).
+    public func register<T>(_ service: T, as type: T.Type = T.self) {
+        lock.withLock { typed[ObjectIdentifier(type)] = service }
+    }
+
+    /// The provider of `T`.
+    public func inject<T>(_ type: T.Type = T.self) throws(ServiceError) -> T {
+        let found = lock.withLock { typed[ObjectIdentifier(type)] }
+        guard let service = found as? T else { throw .missing(String(describing: type)) }
+        return service
+    }
+
+    /// The provider of `T`, or nil.
+    public func optional<T>(_ type: T.Type = T.self) -> T? { try? inject(type) }
+
+    /// Registers a C service table under a versioned id ("rbs.accounts/1") for plugins to look up.
+    /// - Parameter owner: who registered it ("rbs-host" or a plugin's id), named when the id clashes.
+    public func registerTable(_ table: UnsafeRawPointer, id: String, owner: String) throws(ServiceError) {
+        guard Self.isServiceID(id) else { throw .malformedID(id) }
+        lock.lock()
+        defer { lock.unlock() }
+        if let existing = tables[id] { throw .taken(id: id, owner: existing.owner) }
+        tables[id] = (table, owner)
+    }
+
+    /// Removes every table `owner` registered (a plugin being unloaded).
+    public func removeTables(ownedBy owner: String) {
+        lock.withLock { tables = tables.filter { $0.value.owner != owner } }
+    }
+
+    /// The C table registered under `id`, or nil.
+    public func table(id: String) -> UnsafeRawPointer? { lock.withLock { tables[id]?.table } }
+
+    /// The ids of every registered C table, sorted.
+    public var tableIDs: [String] { lock.withLock { tables.keys.sorted() } }
+
+    /// "vendor.name/N": dot-separated lowercase words, a slash and a version number.
+    static func isServiceID(_ id: String) -> Bool {
+        let parts = id.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let version = Int(parts[1]), version > 0 else { return false }
+        return DescriptorReader.isReverseDNS(String(parts[0]))
+    }
+}

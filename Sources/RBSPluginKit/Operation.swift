@@ -1,0 +1,121 @@
+import CRBSPlugin
+
+/// Refuses a submit: the atom is marked with the message and the person is asked to fix it.
+public struct DocumentRefusal: Error, Sendable {
+    public var atom: String?
+    public var message: String
+    public init(atom: String? = nil, _ message: String) {
+        self.atom = atom
+        self.message = message
+    }
+}
+
+/// A C function the operation exports for expressions (seed 000's `isDestInnCorrect`).
+public struct ExportedFunction: Sendable {
+    public var name: String
+    public var symbol: String
+    public var signature: String
+    /// The C function's first parameter is the instance pointer (`Operation.from(_:)` turns it back).
+    public var takesInstance: Bool
+
+    public init(_ name: String, symbol: String, signature: String, takesInstance: Bool = true) {
+        self.name = name
+        self.symbol = symbol
+        self.signature = signature
+        self.takesInstance = takesInstance
+    }
+}
+
+/// Describes an operation type: its id, title and category, and the functions it exports.
+public protocol OperationDefinition: Operation {
+    static var id: String { get }
+    static var title: String { get }
+    static var category: String { get }
+    static var functions: [ExportedFunction] { get }
+}
+
+extension OperationDefinition {
+    public static var functions: [ExportedFunction] { [] }
+}
+
+/// A banking operation: a list of atoms (one line each; reorder by moving a line) and what happens when values
+/// change, a button is tapped, or the form is submitted. One instance per run (a module): created when the person
+/// opens the form, released when they leave it.
+open class Operation {
+    /// The host's services (accounts, bank directory, log, clock).
+    public internal(set) var host: Host = Host(nil)
+
+    public required init() {}
+
+    /// The form, in order. Seed 000: `atoms = [srcAccount, destName, ...]`.
+    open var atoms: [Atom] { [] }
+
+    /// A value was edited (`commit` false) or committed (`commit` true).
+    open func onAtomValueChanged(_ sender: Atom, commit: Bool) {}
+
+    /// A button without `submits` was tapped.
+    open func onButtonTap(_ sender: Atom) {}
+
+    /// The form passed validation: return the document's fields, in order. Throw `DocumentRefusal` to refuse.
+    /// Well-known keys: from, account, bic, name, amount, currency, purpose. Atom values are refreshed from the host
+    /// first, so a hidden atom reads as empty.
+    open func document() throws(DocumentRefusal) -> [(key: String, value: String)] { [] }
+
+    /// The operation whose instance pointer a C function received.
+    public static func from(_ instance: UnsafeMutableRawPointer?) -> Self? {
+        guard let instance else { return nil }
+        return Unmanaged<InstanceContext>.fromOpaque(instance).takeUnretainedValue().operation as? Self
+    }
+
+    /// Gives every atom without an id the name of the property that holds it.
+    func nameAtoms() {
+        var mirror: Mirror? = Mirror(reflecting: self)
+        while let current = mirror {
+            for child in current.children {
+                if let atom = child.value as? Atom, atom.id.isEmpty, let label = child.label {
+                    atom.id = label.hasPrefix("_") ? String(label.dropFirst()) : label
+                }
+            }
+            mirror = current.superclassMirror
+        }
+    }
+
+    func atom(_ id: String) -> Atom? { atoms.first { $0.id == id } }
+}
+
+/// One run: the operation, and the host table and module it talks back through.
+final class InstanceContext {
+    let operation: Operation
+    let host: UnsafePointer<rbs_host_t>
+    let module: OpaquePointer
+
+    init(operation: Operation, host: UnsafePointer<rbs_host_t>, module: OpaquePointer) {
+        self.operation = operation
+        self.host = host
+        self.module = module
+    }
+
+    func setCaption(_ atom: String, _ caption: String) {
+        _ = host.pointee.set_caption?(host, module, atom, caption)
+    }
+
+    func setValue(_ atom: String, _ value: AtomValue) {
+        _ = value.withRaw { raw in host.pointee.set_value?(host, module, atom, raw) }
+    }
+
+    func setError(_ atom: String?, _ message: String?) {
+        _ = host.pointee.set_error?(host, module, atom, message)
+    }
+
+    /// Re-reads every atom's value from the host (hidden atoms read as empty).
+    func refreshValues() {
+        for atom in operation.atoms {
+            var raw = rbs_value_t()
+            if host.pointee.get_value?(host, module, atom.id, &raw) == true { atom.value = AtomValue(raw) }
+        }
+    }
+
+    func setVisible(_ atom: String, _ visible: Bool) {
+        _ = host.pointee.set_visible?(host, module, atom, visible)
+    }
+}

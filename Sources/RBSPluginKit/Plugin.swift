@@ -1,0 +1,154 @@
+import CRBSPlugin
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Exports a plugin written with the SDK: one line in the plugin's module does it.
+///
+/// ```swift
+/// @_cdecl("rbs_plugin_entry")
+/// public func rbsPluginEntry() -> UnsafeRawPointer? {
+///     Plugin.entry(id: "ru.example.payments", name: "Payments", version: "1.0.0", vendor: "Example Bank",
+///                  operations: [PayPPQuickOperation.self])
+/// }
+/// ```
+///
+/// The C descriptors are built once, on the first call, from a prototype instance of each operation, and live as
+/// long as the image (a Swift image is never unloaded).
+public enum Plugin {
+    /// Pointers and metatypes are not Sendable; the mutex makes sharing them safe.
+    private struct Shared<Value>: @unchecked Sendable { var value: Value }
+    private static let exported = Mutex(Shared<UnsafeRawPointer?>(value: nil))
+    /// Operation types by the address of their C descriptor, for `create`.
+    private static let types = Mutex(Shared<[UnsafeRawPointer: any OperationDefinition.Type]>(value: [:]))
+
+    /// The plugin's entry (`const rbs_plugin_entry_t *`), built on the first call.
+    public static func entry(id: String, name: String, version: String, vendor: String, description: String? = nil,
+                             operations: [any OperationDefinition.Type]) -> UnsafeRawPointer? {
+        exported.withLock { cached in
+            if let built = cached.value { return Shared(value: built) }
+            let built = build(id: id, name: name, version: version, vendor: vendor, description: description,
+                              operations: operations)
+            cached.value = built
+            return Shared(value: built)
+        }.value
+    }
+
+    private static func build(id: String, name: String, version: String, vendor: String, description: String?,
+                              operations: [any OperationDefinition.Type]) -> UnsafeRawPointer {
+        let descriptors = UnsafeMutablePointer<rbs_operation_descriptor_t>.allocate(capacity: max(operations.count, 1))
+        for (index, type) in operations.enumerated() {
+            let prototype = type.init()
+            prototype.nameAtoms()
+            let atoms = prototype.atoms
+            let atomArray = UnsafeMutablePointer<rbs_atom_descriptor_t>.allocate(capacity: max(atoms.count, 1))
+            for (atomIndex, atom) in atoms.enumerated() { atomArray[atomIndex] = describe(atom) }
+            let functions = type.functions
+            let functionArray = functions.isEmpty ? nil
+                : UnsafeMutablePointer<rbs_function_descriptor_t>.allocate(capacity: functions.count)
+            for (functionIndex, function) in functions.enumerated() {
+                functionArray?[functionIndex] = rbs_function_descriptor_t(
+                    name: keep(function.name), symbol: keep(function.symbol), signature: keep(function.signature),
+                    flags: function.takesInstance ? UInt32(RBS_FUNCTION_INSTANCE) : 0)
+            }
+            descriptors[index] = rbs_operation_descriptor_t(
+                id: keep(type.id), title: keep(type.title), category: keep(type.category),
+                atom_count: UInt32(atoms.count), atoms: UnsafePointer(atomArray),
+                function_count: UInt32(functions.count), functions: functionArray.map { UnsafePointer($0) },
+                create: create, destroy: destroy, value_changed: valueChanged, action: action,
+                build_document: buildDocument)
+            types.withLock { $0.value[UnsafeRawPointer(descriptors + index)] = type }
+        }
+        let plugin = UnsafeMutablePointer<rbs_plugin_descriptor_t>.allocate(capacity: 1)
+        plugin.initialize(to: rbs_plugin_descriptor_t(
+            id: keep(id), name: keep(name), version: keep(version), vendor: keep(vendor),
+            description: description.map(keep), operation_count: UInt32(operations.count),
+            operations: operations.isEmpty ? nil : UnsafePointer(descriptors)))
+        let entry = UnsafeMutablePointer<rbs_plugin_entry_t>.allocate(capacity: 1)
+        entry.initialize(to: rbs_plugin_entry_t(
+            abi_version: rbs_version_t(major: UInt32(RBS_ABI_MAJOR), minor: UInt32(RBS_ABI_MINOR),
+                                       patch: UInt32(RBS_ABI_PATCH)),
+            descriptor: UnsafePointer(plugin), init: nil, deinit: nil, get_extension: nil))
+        return UnsafeRawPointer(entry)
+    }
+
+    private static func describe(_ atom: Atom) -> rbs_atom_descriptor_t {
+        var options: UnsafeMutablePointer<rbs_option_t>?
+        if !atom.options.isEmpty {
+            options = .allocate(capacity: atom.options.count)
+            for (index, option) in atom.options.enumerated() {
+                options?[index] = rbs_option_t(value: keep(option.value), title: keep(option.title))
+            }
+        }
+        return rbs_atom_descriptor_t(
+            id: keep(atom.id), kind: UInt32(atom.kind), input_type: UInt32(atom.inputType), flags: atom.flags,
+            min_length: UInt32(atom.minLength), max_length: UInt32(atom.maxLength), caption: keep(atom.caption),
+            hint: atom.hint.map(keep), currency: atom.currency.map(keep), show_if: atom.showIf.map(keep),
+            valid_if: atom.validIf.map(keep), error_text: atom.errorText.map(keep), filter: atom.filter.map(keep),
+            default_value: atom.defaultValue.map(keep), option_count: UInt32(atom.options.count),
+            options: options.map { UnsafePointer($0) })
+    }
+
+    /// A C string that lives as long as the image.
+    private static func keep(_ text: String) -> UnsafePointer<CChar> { UnsafePointer(strdup(text)!) }
+
+    // MARK: - Callbacks
+
+    private static let create: @convention(c) (UnsafePointer<rbs_operation_descriptor_t>?, UnsafePointer<rbs_host_t>?,
+                                               OpaquePointer?) -> UnsafeMutableRawPointer? = { descriptor, host, module in
+        guard let descriptor, let host, let module,
+              let type = types.withLock({ Shared(value: $0.value[UnsafeRawPointer(descriptor)]) }).value else { return nil }
+        let operation = type.init()
+        operation.nameAtoms()
+        operation.host = Host(host)
+        let context = InstanceContext(operation: operation, host: host, module: module)
+        for atom in operation.atoms { atom.context = context }
+        return Unmanaged.passRetained(context).toOpaque()
+    }
+
+    private static let destroy: @convention(c) (UnsafeMutableRawPointer?) -> Void = { instance in
+        guard let instance else { return }
+        Unmanaged<InstanceContext>.fromOpaque(instance).release()
+    }
+
+    private static func context(_ instance: UnsafeMutableRawPointer?) -> InstanceContext? {
+        instance.map { Unmanaged<InstanceContext>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    private static let valueChanged: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?,
+                                                     UnsafePointer<rbs_value_t>?, Bool) -> rbs_status_t = {
+        instance, atomID, value, commit in
+        guard let context = context(instance), let atomID, let value else { return rbs_status_t(RBS_FAILED) }
+        guard let atom = context.operation.atom(String(cString: atomID)) else { return rbs_status_t(RBS_FAILED) }
+        atom.value = AtomValue(value.pointee)
+        context.operation.onAtomValueChanged(atom, commit: commit)
+        return rbs_status_t(RBS_OK)
+    }
+
+    private static let action: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> rbs_status_t = {
+        instance, atomID in
+        guard let context = context(instance), let atomID,
+              let atom = context.operation.atom(String(cString: atomID)) else { return rbs_status_t(RBS_FAILED) }
+        context.operation.onButtonTap(atom)
+        return rbs_status_t(RBS_OK)
+    }
+
+    private static let buildDocument: @convention(c) (UnsafeMutableRawPointer?,
+                                                      UnsafePointer<rbs_document_builder_t>?) -> rbs_status_t = {
+        instance, builder in
+        guard let context = context(instance), let builder, let put = builder.pointee.put else {
+            return rbs_status_t(RBS_FAILED)
+        }
+        context.refreshValues()
+        let fields: [(key: String, value: String)]
+        do throws(DocumentRefusal) { fields = try context.operation.document() } catch {
+            context.setError(error.atom, error.message)
+            return rbs_status_t(RBS_INVALID)
+        }
+        for (key, value) in fields {
+            guard put(builder, key, value) else { return rbs_status_t(RBS_FAILED) }
+        }
+        return rbs_status_t(RBS_OK)
+    }
+}

@@ -1,0 +1,68 @@
+import ArgumentParser
+import RBSCore
+
+/// One line of `list --json`.
+struct OperationSummary: Encodable {
+    var id: String
+    var title: String
+    var category: String
+    var plugin: String
+    var pluginVersion: String
+
+    init(_ operation: RegisteredOperation) {
+        id = operation.id
+        title = operation.descriptor.title
+        category = operation.descriptor.category
+        plugin = operation.plugin.id
+        pluginVersion = operation.plugin.version
+    }
+}
+
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the operations of all loaded plugins.")
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Print a JSON array of {id, title, category, plugin, pluginVersion}.") var json = false
+
+    func run() throws {
+        let runtime = global.makeRuntime()
+        Listing.printFailures(runtime.registry)
+        let operations = runtime.registry.operations
+        if json {
+            JSONOutput.print(operations.map(OperationSummary.init))
+        } else {
+            print(Listing.operations(operations))
+        }
+    }
+}
+
+/// Text renderings shared by the commands and the REPL.
+enum Listing {
+    static func operations(_ operations: [RegisteredOperation]) -> String {
+        guard !operations.isEmpty else { return "No operations: put plugins (*.so) into the plugin folder." }
+        var table = Table(header: ["#", "OPERATION", "TITLE", "CATEGORY", "PLUGIN"])
+        for (index, operation) in operations.enumerated() {
+            table.rows.append(["\(index + 1)", operation.id, operation.descriptor.title, operation.descriptor.category,
+                               "\(operation.plugin.id) \(operation.plugin.version)"])
+        }
+        return table.render()
+    }
+
+    static func plugins(_ records: [PluginRecord]) -> String {
+        guard !records.isEmpty else { return "No plugin files found." }
+        var table = Table(header: ["FILE", "ID", "VERSION", "ABI", "STATUS"])
+        for record in records {
+            table.rows.append([record.path, record.id ?? "-", record.version ?? "-", record.abi ?? "-",
+                               record.status.rawValue])
+        }
+        let errors = records.compactMap(\.error)
+        return ([table.render()] + (errors.isEmpty ? [] : [""] + errors)).joined(separator: "\n")
+    }
+
+    /// One line per failed plugin, on standard error, so lists on standard output stay clean.
+    static func printFailures(_ registry: PluginRegistry) {
+        for record in registry.records where record.status == .failed {
+            Terminal.error(record.error ?? record.path)
+        }
+    }
+}

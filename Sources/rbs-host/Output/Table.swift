@@ -1,0 +1,21 @@
+/// An aligned text table: columns sized by their widest cell (counting characters, not bytes).
+struct Table {
+    var header: [String]
+    var rows: [[String]] = []
+
+    func render() -> String {
+        let columns = header.count
+        var widths = header.map(\.count)
+        for row in rows {
+            for (index, cell) in row.prefix(columns).enumerated() { widths[index] = max(widths[index], cell.count) }
+        }
+        func line(_ cells: [String]) -> String {
+            cells.prefix(columns).enumerated().map { index, cell in
+                index == columns - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count)
+            }.joined(separator: "  ")
+        }
+        var lines = [line(header), line(widths.map { String(repeating: "─", count: $0) })]
+        lines += rows.map(line)
+        return lines.joined(separator: "\n")
+    }
+}

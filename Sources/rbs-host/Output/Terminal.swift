@@ -1,0 +1,26 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the terminal can do: colour only on a terminal, never when NO_COLOR is set.
+enum Terminal {
+    static let isInteractive = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+    static let colour = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    static let colourErrors = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+
+    static func paint(_ text: String, _ code: String, when enabled: Bool = colour) -> String {
+        enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+
+    static func bold(_ text: String) -> String { paint(text, "1") }
+    static func dim(_ text: String) -> String { paint(text, "2") }
+    static func green(_ text: String) -> String { paint(text, "32") }
+    static func red(_ text: String) -> String { paint(text, "31") }
+    static func yellow(_ text: String) -> String { paint(text, "33") }
+
+    /// One line on standard error.
+    static func error(_ message: String) {
+        FileHandle.standardError.write(Data((paint("error:", "31", when: colourErrors) + " " + message + "\n").utf8))
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import RBSCore
+
+@main
+struct RBSHostCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rbs-host",
+        abstract: "Loads banking operations from plugins, runs them, signs them and submits them to the bank's core.",
+        discussion: "With no command, starts the interactive REPL.",
+        version: RBSHost.version,
+        subcommands: [REPLCommand.self, ListCommand.self, PluginsCommand.self],
+        defaultSubcommand: REPLCommand.self)
+}
+
+/// Options every command takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The plugin folder (default: $RBS_PLUGINS, or Plugins/).", valueName: "dir"))
+    var plugins: String?
+
+    @Option(name: .long, help: ArgumentHelp("The data directory (default: $RBS_HOME, or ~/.rbs).", valueName: "dir"))
+    var data: String?
+
+    var paths: HostPaths { HostPaths.resolve(plugins: plugins, data: data) }
+
+    /// A runtime with every plugin loaded.
+    func makeRuntime() -> Runtime {
+        let runtime = Runtime(paths: paths)
+        runtime.loadPlugins()
+        return runtime
+    }
+}
