@@ -1,0 +1,43 @@
+# rbs-host — the two commands of the README:
+#   make run    builds the host and the example plugins, then starts the REPL with them loaded
+#   make test   builds everything and runs the whole test suite
+SWIFT ?= swift
+CC ?= cc
+CFLAGS ?= -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden
+INCLUDE := Sources/CRBSPlugin/include
+HEADERS := $(wildcard $(INCLUDE)/*.h $(INCLUDE)/rbs/*.h $(INCLUDE)/rbs/ext/*.h)
+PLUGINS := Plugins
+
+C_PLUGINS := $(PLUGINS)/transfer-own.so
+SWIFT_PLUGINS := $(PLUGINS)/pay-quick.so
+
+.PHONY: run build plugins c-plugins swift-plugins test bench clean
+
+run: build plugins
+	.build/debug/rbs-host $(ARGS)
+
+build:
+	$(SWIFT) build --product rbs-host
+
+plugins: c-plugins swift-plugins
+
+c-plugins: $(C_PLUGINS)
+
+$(PLUGINS)/transfer-own.so: Examples/c/transfer-own/transfer_own.c $(HEADERS)
+	$(CC) $(CFLAGS) -I$(INCLUDE) -o $@ $<
+
+# Swift plugins: a separate package (Examples/swift) that depends on the SDK, built on its own, never linked to the host.
+swift-plugins:
+	cd Examples/swift && $(SWIFT) build -c release
+	cp Examples/swift/.build/release/libPayQuick.so $(PLUGINS)/pay-quick.so
+
+test: plugins
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: plugins
+	$(SWIFT) run -c release rbs-bench
+
+clean:
+	rm -f $(PLUGINS)/*.so
+	rm -rf .build Examples/swift/.build

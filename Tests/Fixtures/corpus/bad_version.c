@@ -1,0 +1,3 @@
+// expect: is not a semantic version
+#define PLUGIN_VERSION "one"
+#include "base.h"

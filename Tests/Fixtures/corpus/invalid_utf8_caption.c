@@ -1,0 +1,3 @@
+// expect: atom 'field': caption is not valid UTF-8
+#define ATOM_CAPTION "Sum\xff\xfe"
+#include "base.h"

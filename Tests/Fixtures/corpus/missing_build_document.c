@@ -1,0 +1,3 @@
+// expect: the build_document callback is NULL
+#define BUILD NULL
+#include "base.h"

@@ -1,0 +1,3 @@
+// expect: the create callback is NULL
+#define CREATE NULL
+#include "base.h"

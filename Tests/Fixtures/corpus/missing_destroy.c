@@ -1,0 +1,3 @@
+// expect: the destroy callback is NULL
+#define DESTROY NULL
+#include "base.h"

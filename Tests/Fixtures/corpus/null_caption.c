@@ -1,0 +1,3 @@
+// expect: caption is NULL
+#define ATOM_CAPTION NULL
+#include "base.h"

@@ -1,0 +1,3 @@
+// expect: descriptor is NULL
+#define DESCRIPTOR_POINTER NULL
+#include "base.h"

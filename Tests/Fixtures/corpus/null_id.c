@@ -1,0 +1,3 @@
+// expect: plugin: id is NULL
+#define PLUGIN_ID NULL
+#include "base.h"
