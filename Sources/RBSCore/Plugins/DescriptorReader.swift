@@ -143,7 +143,7 @@ struct DescriptorReader {
         guard let kind = AtomKind(rawValue: raw.kind) else {
             throw .descriptor(location: here, issue: "unknown atom kind \(raw.kind) (known: 1 text … 6 button)")
         }
-        guard let inputType = InputType(rawValue: raw.input_type) else {
+        guard let inputType = AtomInputType(rawValue: raw.input_type) else {
             throw .descriptor(location: here, issue: "unknown input type \(raw.input_type) (known: 0 text … 4 date)")
         }
         if kind != .input, inputType != .text {

@@ -50,7 +50,7 @@ public enum AtomKind: UInt32, Codable, Hashable, Sendable, CaseIterable, CustomS
 }
 
 /// What an input atom accepts (`RBS_INPUT_*`).
-public enum InputType: UInt32, Codable, Hashable, Sendable, CustomStringConvertible {
+public enum AtomInputType: UInt32, Codable, Hashable, Sendable, CustomStringConvertible {
     case text = 0, digits, number, amount, date
 
     public var description: String {
@@ -86,7 +86,7 @@ public struct AtomOption: Codable, Hashable, Sendable {
 public struct AtomDescriptor: Codable, Hashable, Sendable {
     public var id: String
     public var kind: AtomKind
-    public var inputType: InputType
+    public var inputType: AtomInputType
     public var flags: AtomFlags
     public var minLength: Int
     public var maxLength: Int
