@@ -35,8 +35,10 @@ let package = Package(
         ], resources: [.copy("Resources/banks.csv")]),
         // The Swift SDK for plugin authors. The host never links it.
         .target(name: "RBSPluginKit", dependencies: ["CRBSPlugin"]),
+        // Line editing for the REPL: libedit bound at run time (only its runtime is on a fresh machine), plain input otherwise.
+        .target(name: "RBSLineEditor"),
         .executableTarget(name: "rbs-host", dependencies: [
-            "RBSCore",
+            "RBSCore", "RBSLineEditor",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "rbs-bench", dependencies: ["RBSCore", "RBSExpressions", "RBSLedger"]),
@@ -44,6 +46,7 @@ let package = Package(
         .testTarget(name: "RBSLedgerTests", dependencies: ["RBSLedger"]),
         .testTarget(name: "RBSCoreTests", dependencies: ["RBSCore"]),
         .testTarget(name: "RBSHostTests", dependencies: ["RBSCore"]),
+        .testTarget(name: "RBSLineEditorTests", dependencies: ["RBSLineEditor"]),
     ]
 )
 
