@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// Why the ledger could not do what was asked. Rejected payments are not errors: they are ``Outcome/rejected(_:)``.
-public enum LedgerError: Error, Sendable, CustomStringConvertible {
+public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The data directory could not be created or used.
     case dataDirectory(path: String, detail: String)
     /// The database file is not an SQLite database or is damaged.
