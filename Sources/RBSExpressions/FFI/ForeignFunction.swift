@@ -1,0 +1,148 @@
+import CFFI
+import Foundation
+
+/// A plugin function called through libffi.
+///
+/// The call interface (`ffi_cif`) is prepared once at creation and freed when the object goes away.
+/// Calls may run concurrently: the interface is read-only after preparation and each call keeps its
+/// argument storage on its own stack.
+public final class ForeignFunction: @unchecked Sendable {
+    /// The name expressions call it by.
+    public let name: String
+    public let signature: FunctionSignature
+    /// When set, the C function takes the plugin's `void *` instance before the declared arguments, and its
+    /// result depends on plugin state the host cannot see (expressions calling it are volatile).
+    public let isInstanceBound: Bool
+
+    private let pointer: @convention(c) () -> Void
+    private let cif: UnsafeMutablePointer<ffi_cif>
+    private let argumentTypes: UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>
+    private let cArgumentCount: Int
+
+    /// Declares a function whose C entry point is `pointer` (as returned by `dlsym`).
+    public init(name: String, pointer: UnsafeRawPointer, signature: FunctionSignature,
+                isInstanceBound: Bool = false) throws(FFIError) {
+        guard let first = name.unicodeScalars.first, first == "_" || first.properties.isAlphabetic,
+              name.unicodeScalars.allSatisfy({ $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) })
+        else { throw .badName(name) }
+        self.name = name
+        self.signature = signature
+        self.isInstanceBound = isInstanceBound
+        self.pointer = unsafeBitCast(pointer, to: (@convention(c) () -> Void).self)
+        let count = signature.parameters.count + (isInstanceBound ? 1 : 0)
+        cArgumentCount = count
+        argumentTypes = .allocate(capacity: max(count, 1))
+        var index = 0
+        if isInstanceBound {
+            argumentTypes[0] = rbs_ffi_type_pointer()
+            index = 1
+        }
+        for parameter in signature.parameters {
+            argumentTypes[index] = parameter.ffiType
+            index += 1
+        }
+        cif = .allocate(capacity: 1)
+        let status = ffi_prep_cif(cif, rbs_ffi_default_abi(), UInt32(count), signature.result.ffiType, argumentTypes)
+        guard status == FFI_OK else {
+            cif.deallocate()
+            argumentTypes.deallocate()
+            throw .preparationFailed(function: name, status: Int(status.rawValue))
+        }
+    }
+
+    /// Declares a function from a signature string such as `"int64(string, int64)"`.
+    public convenience init(name: String, pointer: UnsafeRawPointer, signature: String,
+                            isInstanceBound: Bool = false) throws(FFIError) {
+        try self.init(name: name, pointer: pointer, signature: FunctionSignature.parse(signature),
+                      isInstanceBound: isInstanceBound)
+    }
+
+    deinit {
+        cif.deallocate()
+        argumentTypes.deallocate()
+    }
+
+    /// Calls the function.
+    ///
+    /// Strings are passed as NUL-terminated UTF-8 valid for the call (a null string as ""); bools as C `bool`;
+    /// `double` parameters accept int and decimal values. A string result is copied at once (the plugin keeps
+    /// ownership of its buffer); a NULL string result is `.null`; a `double` result becomes a decimal.
+    /// Returns `.null` without calling when an argument count or type does not match the signature, when a
+    /// non-string argument is null, or when an instance-bound function is given no instance.
+    public func call(instance: UnsafeMutableRawPointer?, arguments: [ExprValue]) -> ExprValue {
+        guard arguments.count == signature.parameters.count else { return .null }
+        return call(instance: instance) { arguments[$0] }
+    }
+
+    /// The allocation-free call path the evaluator uses: `argument(i)` yields declared argument `i`.
+    @inline(__always)
+    func call(instance: UnsafeMutableRawPointer?, argument: (Int) -> ExprValue) -> ExprValue {
+        if isInstanceBound, instance == nil { return .null }
+        let count = cArgumentCount
+        let parameters = signature.parameters
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: max(count, 1)) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: max(count, 1)) { pointers in
+                withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<CChar>?.self,
+                                              capacity: max(parameters.count, 1)) { owned in
+                    var ownedCount = 0
+                    defer { for i in 0..<ownedCount { free(owned[i]) } }
+                    let base = UnsafeMutableRawPointer(storage.baseAddress!)
+                    var slot = 0
+                    if isInstanceBound {
+                        base.storeBytes(of: instance, as: UnsafeMutableRawPointer?.self)
+                        pointers[0] = base
+                        slot = 1
+                    }
+                    for (index, type) in parameters.enumerated() {
+                        let address = base + slot * 8
+                        pointers[slot] = address
+                        slot += 1
+                        switch (type, argument(index)) {
+                        case (.int64, .int(let v)):
+                            address.storeBytes(of: v, as: Int64.self)
+                        case (.double, .int(let v)):
+                            address.storeBytes(of: Double(v), as: Double.self)
+                        case (.double, .decimal(let v)):
+                            address.storeBytes(of: NSDecimalNumber(decimal: v).doubleValue, as: Double.self)
+                        case (.bool, .bool(let v)):
+                            address.storeBytes(of: v ? 1 : 0, as: UInt8.self)
+                        case (.string, .string(let s)) where !s.isEmpty:
+                            guard let copy = strdup(s) else { return .null }
+                            owned[ownedCount] = copy
+                            ownedCount += 1
+                            address.storeBytes(of: UnsafePointer(copy), as: UnsafePointer<CChar>.self)
+                        case (.string, .string), (.string, .null):
+                            address.storeBytes(of: Self.emptyCString, as: UnsafeRawPointer.self)
+                        default:
+                            return .null
+                        }
+                    }
+                    var result: UInt64 = 0
+                    withUnsafeMutableBytes(of: &result) { raw in
+                        ffi_call(cif, pointer, raw.baseAddress, pointers.baseAddress)
+                    }
+                    return decode(result)
+                }
+            }
+        }
+    }
+
+    /// A NUL-terminated "" in static storage, passed for null and empty strings without allocating.
+    private static var emptyCString: UnsafeRawPointer { UnsafeRawPointer(("" as StaticString).utf8Start) }
+
+    private func decode(_ raw: UInt64) -> ExprValue {
+        switch signature.result {
+        case .int64:
+            return .int(Int64(bitPattern: raw))
+        case .bool:
+            return .bool(UInt8(truncatingIfNeeded: raw) != 0)
+        case .double:
+            let d = Double(bitPattern: raw)
+            guard d.isFinite else { return .null }
+            return .decimal(Decimal(string: "\(d)", locale: Locale(identifier: "en_US_POSIX")) ?? Decimal(d))
+        case .string:
+            guard let p = UnsafePointer<CChar>(bitPattern: UInt(raw)) else { return .null }
+            return .string(String(cString: p))
+        }
+    }
+}

@@ -1,0 +1,67 @@
+/// Why an entered value was refused. Every message says what to change.
+public enum InputError: Error, Sendable, Equatable, CustomStringConvertible {
+    case empty
+    /// `position` is 1-based, in characters; `expected` names what the field accepts ("digits only").
+    case invalidCharacter(Character, position: Int, expected: String)
+    case exponent(text: String)
+    case multipleDecimalSeparators(text: String)
+    case misplacedGroupSeparator(text: String)
+    case missingDigits(text: String)
+    case tooManyDecimals(text: String, currency: String, places: Int)
+    case negativeAmount(text: String)
+    case zeroAmount
+    case unknownCurrency(String)
+    case tooLarge(text: String)
+    case tooShort(length: Int, minimum: Int)
+    case tooLong(length: Int, maximum: Int)
+    case invalidDate(text: String, reason: String)
+    /// Raw bytes that are not UTF-8; `offset` is the 0-based byte offset of the first bad byte.
+    case invalidUTF8(offset: Int)
+    /// A control character; `position` is 1-based, in characters.
+    case controlCharacter(scalar: UInt32, position: Int)
+
+    public var description: String {
+        switch self {
+        case .empty:
+            "enter a value"
+        case .invalidCharacter(let c, let position, let expected):
+            "\(expected): '\(c)' at position \(position) is not allowed"
+        case .exponent(let text):
+            "\(text): write the number in full; exponents are not accepted"
+        case .multipleDecimalSeparators(let text):
+            "\(text): more than one decimal separator; use one '.' or ','"
+        case .misplacedGroupSeparator(let text):
+            "\(text): digit groups must have three digits; remove or move the separator"
+        case .missingDigits(let text):
+            "\(text): put digits on both sides of the decimal separator"
+        case .tooManyDecimals(let text, let currency, let places):
+            places == 0
+                ? "\(text): \(currency) has no decimal places"
+                : "\(text): \(currency) has \(places) decimal place\(places == 1 ? "" : "s")"
+        case .negativeAmount(let text):
+            "\(text): an amount must be positive"
+        case .zeroAmount:
+            "the amount must be greater than zero"
+        case .unknownCurrency(let code):
+            "unknown currency '\(code)'; use an ISO 4217 code such as RUB, USD or EUR"
+        case .tooLarge(let text):
+            "\(text): too many digits (18 before the decimal separator at most)"
+        case .tooShort(let length, let minimum):
+            "too short: \(length) character\(length == 1 ? "" : "s"), at least \(minimum) needed"
+        case .tooLong(let length, let maximum):
+            "too long: \(length) characters, at most \(maximum) allowed"
+        case .invalidDate(let text, let reason):
+            "\(text): \(reason); enter the date as YYYY-MM-DD"
+        case .invalidUTF8(let offset):
+            "the input is not valid UTF-8 (bad byte at offset \(offset)); re-enter the text"
+        case .controlCharacter(let scalar, let position):
+            "control character U+\(String(scalar, radix: 16, uppercase: true).leftPadded(to: 4)) at position \(position) is not allowed"
+        }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

@@ -1,0 +1,75 @@
+/// Checks and converts what a person entered into a field's value.
+public enum InputParser {
+    /// Parses `text` as `type`.
+    ///
+    /// Empty input (or only spaces, except for `.text`) is `.null`: an empty field; whether it is required is a
+    /// valid-if's business. `minLength` / `maxLength` count characters of non-empty input.
+    /// Results: `.text` and `.digits` → `.string`; `.number` and `.amount` → `.decimal`;
+    /// `.date` → `.string` in ISO 8601 `YYYY-MM-DD`.
+    public static func parse(_ text: String, as type: InputType, minLength: Int? = nil,
+                             maxLength: Int? = nil) throws(InputError) -> ExprValue {
+        for (i, scalar) in text.unicodeScalars.enumerated() where scalar.properties.generalCategory == .control {
+            let position = text.unicodeScalars.prefix(i).count + 1
+            throw .controlCharacter(scalar: scalar.value, position: position)
+        }
+        let isBlank = type == .text ? text.isEmpty : text.trimmed.isEmpty
+        if isBlank { return .null }
+        let length = text.count
+        if let minLength, length < minLength { throw .tooShort(length: length, minimum: minLength) }
+        if let maxLength, length > maxLength { throw .tooLong(length: length, maximum: maxLength) }
+        switch type {
+        case .text:
+            return .string(text)
+        case .digits:
+            for (i, c) in text.enumerated() where !(c.isASCII && c.isNumber) {
+                throw .invalidCharacter(c, position: i + 1, expected: "digits only")
+            }
+            return .string(text)
+        case .number:
+            return .decimal(try Money.parseDecimal(text, allowNegative: true, context: "number").decimal)
+        case .amount(let currency):
+            return .decimal(try Money.parse(text, currency: currency))
+        case .date:
+            return .string(try parseDate(text.trimmed))
+        }
+    }
+
+    /// Parses raw bytes from a terminal or plugin: refuses invalid UTF-8, then parses as ``parse(_:as:minLength:maxLength:)``.
+    public static func parse(bytes: [UInt8], as type: InputType, minLength: Int? = nil,
+                             maxLength: Int? = nil) throws(InputError) -> ExprValue {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        var scalars = String.UnicodeScalarView()
+        var consumed = 0
+        decoding: while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                scalars.append(scalar)
+                consumed += UTF8.width(scalar)
+            case .emptyInput:
+                break decoding
+            case .error:
+                throw .invalidUTF8(offset: consumed)
+            }
+        }
+        return try parse(String(scalars), as: type, minLength: minLength, maxLength: maxLength)
+    }
+
+    /// Checks `YYYY-MM-DD` and that the day exists in the (proleptic Gregorian) calendar.
+    static func parseDate(_ text: String) throws(InputError) -> String {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else {
+            throw .invalidDate(text: text, reason: "not in the form YYYY-MM-DD")
+        }
+        guard year >= 1 else { throw .invalidDate(text: text, reason: "year 0000 does not exist") }
+        guard (1...12).contains(month) else { throw .invalidDate(text: text, reason: "month \(month) does not exist") }
+        let isLeap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+        let days = [31, isLeap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        guard (1...days).contains(day) else {
+            throw .invalidDate(text: text, reason: "day \(day) does not exist in month \(month) of \(year)")
+        }
+        return text
+    }
+}

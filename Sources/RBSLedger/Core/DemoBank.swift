@@ -1,0 +1,18 @@
+import Foundation
+
+/// The embedded demo bank: Sberbank Moscow's BIC and one customer with four accounts, seeded on first start.
+public enum DemoBank {
+    /// Sberbank, Moscow.
+    public static let bic = "044525225"
+    /// The bank's correspondent account at the Bank of Russia.
+    public static let correspondentAccount = "30101810400000000225"
+    public static let customer = "Иванов Иван Иванович"
+
+    /// The seeded accounts; each number's control key is valid for ``bic`` (checked by a test).
+    static let seedAccounts: [Account] = [
+        Account(number: "40817810438000000001", currency: "RUB", balance: 150_000, owner: customer, title: "Текущий счёт", blocked: false),
+        Account(number: "40817810738000000002", currency: "RUB", balance: 500_000, owner: customer, title: "Накопительный счёт", blocked: false),
+        Account(number: "40817810038000000003", currency: "RUB", balance: 1_200, owner: customer, title: "Старый счёт (заблокирован)", blocked: true),
+        Account(number: "40817840638000000004", currency: "USD", balance: 2_500, owner: customer, title: "Валютный счёт", blocked: false),
+    ]
+}

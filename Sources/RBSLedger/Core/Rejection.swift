@@ -1,0 +1,51 @@
+import Foundation
+
+/// Why the core refused to post a signed document. The journal keeps the code and the message.
+public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Stable, machine-readable reasons.
+    public enum Code: String, Sendable, Hashable, Codable {
+        case insufficientFunds = "insufficient_funds"
+        case accountBlocked = "account_blocked"
+        case unknownDebitAccount = "unknown_debit_account"
+        case missingField = "missing_field"
+        case currencyMismatch = "currency_mismatch"
+        case unknownCurrency = "unknown_currency"
+        case amountNotPositive = "amount_not_positive"
+        case tooManyDecimals = "too_many_decimals"
+        case sameAccount = "same_account"
+    }
+
+    public let code: Code
+    /// What a person reads.
+    public let message: String
+
+    public var description: String { message }
+
+    static func insufficientFunds(account: String, balance: String, amount: String, currency: String) -> Rejection {
+        Rejection(code: .insufficientFunds, message: "insufficient funds on \(account): balance \(balance) \(currency), amount \(amount) \(currency)")
+    }
+    static func blocked(_ account: String) -> Rejection {
+        Rejection(code: .accountBlocked, message: "account \(account) is blocked and accepts no debits")
+    }
+    static func unknownDebit(_ account: String) -> Rejection {
+        Rejection(code: .unknownDebitAccount, message: "debit account \(account) is not one of the customer's accounts")
+    }
+    static func missing(_ field: String, _ meaning: String) -> Rejection {
+        Rejection(code: .missingField, message: "the document has an amount but no \"\(field)\" field (\(meaning))")
+    }
+    static func currencyMismatch(document: String, account: String, accountCurrency: String) -> Rejection {
+        Rejection(code: .currencyMismatch, message: "the document is in \(document) but account \(account) is in \(accountCurrency)")
+    }
+    static func unknownCurrency(_ code: String) -> Rejection {
+        Rejection(code: .unknownCurrency, message: "currency \"\(code)\" is not one the bank keeps accounts in")
+    }
+    static func notPositive(_ amount: String) -> Rejection {
+        Rejection(code: .amountNotPositive, message: "amount \(amount) is not positive")
+    }
+    static func tooManyDecimals(_ amount: String, currency: String, minorUnits: Int) -> Rejection {
+        Rejection(code: .tooManyDecimals, message: "amount \(amount) has more than \(minorUnits) decimals, the minor units of \(currency)")
+    }
+    static func sameAccount(_ account: String) -> Rejection {
+        Rejection(code: .sameAccount, message: "the debit and credit account are the same (\(account))")
+    }
+}

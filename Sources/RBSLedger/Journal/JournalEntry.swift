@@ -1,0 +1,203 @@
+import Crypto
+import Foundation
+import GRDB
+
+/// One entry of the hash-chained journal: a signed document together with its outcome.
+///
+/// The outcome lives in the same entry as the document because both are written in the same transaction as
+/// the posting: an entry exists exactly when its outcome happened. `kind` is `posted`, `rejected` or
+/// `acknowledged` (no amount, nothing to post).
+///
+/// ``hash`` is SHA-256 over, in this order, each part written as a 4-byte big-endian length and its bytes
+/// (an absent optional as the length 0xFFFFFFFF and no bytes): the tag `RBSJ1`, the sequence number (decimal
+/// text), kind, document id, canonical document bytes, signature, key id, reason code, reason, debit,
+/// credit, amount, currency, balance after, recorded-at milliseconds (decimal text), and the previous entry's
+/// hash (32 zero bytes before the first entry).
+public struct JournalEntry: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, Codable {
+        case posted, rejected, acknowledged
+    }
+
+    public let sequence: Int64
+    public let kind: Kind
+    public let documentId: String
+    /// The canonical bytes that were signed.
+    public let document: Data
+    public let signature: Data
+    public let keyId: String
+    public let reasonCode: String?
+    public let reason: String?
+    public let debit: String?
+    public let credit: String?
+    /// Plain decimal text with the currency's minor units.
+    public let amount: String?
+    public let currency: String?
+    /// The debit account's balance after the posting, plain decimal text.
+    public let balanceAfter: String?
+    public let recordedAtMilliseconds: Int64
+    public let previousHash: Data
+    public private(set) var hash: Data
+
+    /// The hash of the first entry's predecessor.
+    static let genesisHash = Data(repeating: 0, count: 32)
+
+    /// The hash this entry's content and predecessor give (``hash`` should equal it).
+    var computedHash: Data {
+        var hasher = SHA256()
+        func part(_ bytes: Data?) {
+            guard let bytes else {
+                hasher.update(data: Data([0xFF, 0xFF, 0xFF, 0xFF]))
+                return
+            }
+            let n = UInt32(bytes.count)
+            hasher.update(data: Data([UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)]))
+            hasher.update(data: bytes)
+        }
+        func text(_ value: String?) { part(value.map { Data($0.utf8) }) }
+        text("RBSJ1")
+        text(String(sequence))
+        text(kind.rawValue)
+        text(documentId)
+        part(document)
+        part(signature)
+        text(keyId)
+        text(reasonCode)
+        text(reason)
+        text(debit)
+        text(credit)
+        text(amount)
+        text(currency)
+        text(balanceAfter)
+        text(String(recordedAtMilliseconds))
+        part(previousHash)
+        return Data(hasher.finalize())
+    }
+
+    init(
+        sequence: Int64, kind: Kind, documentId: String, document: Data, signature: Data, keyId: String,
+        reasonCode: String? = nil, reason: String? = nil, debit: String? = nil, credit: String? = nil,
+        amount: String? = nil, currency: String? = nil, balanceAfter: String? = nil,
+        recordedAtMilliseconds: Int64, previousHash: Data, hash: Data? = nil
+    ) {
+        self.sequence = sequence
+        self.kind = kind
+        self.documentId = documentId
+        self.document = document
+        self.signature = signature
+        self.keyId = keyId
+        self.reasonCode = reasonCode
+        self.reason = reason
+        self.debit = debit
+        self.credit = credit
+        self.amount = amount
+        self.currency = currency
+        self.balanceAfter = balanceAfter
+        self.recordedAtMilliseconds = recordedAtMilliseconds
+        self.previousHash = previousHash
+        self.hash = hash ?? Data()
+        // A new entry's hash is computed from its own content; a stored one is kept as read, to be checked.
+        if hash == nil { self.hash = computedHash }
+    }
+
+    /// Reads a journal row; a damaged row (wrong types, NULLs, unknown kind) is reported, never trapped on.
+    init(row: Row) throws(LedgerError) {
+        let sequence = (try? row.decode(Int64.self, forColumn: "seq")) ?? -1
+        do {
+            let kindText = try row.decode(String.self, forColumn: "kind")
+            guard let kind = Kind(rawValue: kindText) else {
+                throw LedgerError.unreadableEntry(sequence: sequence, detail: "unknown kind \"\(kindText)\"")
+            }
+            self.init(
+                sequence: try row.decode(Int64.self, forColumn: "seq"), kind: kind,
+                documentId: try row.decode(String.self, forColumn: "document_id"),
+                document: try row.decode(Data.self, forColumn: "document"),
+                signature: try row.decode(Data.self, forColumn: "signature"),
+                keyId: try row.decode(String.self, forColumn: "key_id"),
+                reasonCode: try row.decode(String?.self, forColumn: "reason_code"),
+                reason: try row.decode(String?.self, forColumn: "reason"),
+                debit: try row.decode(String?.self, forColumn: "debit"),
+                credit: try row.decode(String?.self, forColumn: "credit"),
+                amount: try row.decode(String?.self, forColumn: "amount"),
+                currency: try row.decode(String?.self, forColumn: "currency"),
+                balanceAfter: try row.decode(String?.self, forColumn: "balance_after"),
+                recordedAtMilliseconds: try row.decode(Int64.self, forColumn: "recorded_ms"),
+                previousHash: try row.decode(Data.self, forColumn: "prev_hash"),
+                hash: try row.decode(Data.self, forColumn: "hash"))
+        } catch let error as LedgerError {
+            throw error
+        } catch {
+            throw .unreadableEntry(sequence: sequence, detail: String(describing: error))
+        }
+    }
+
+    /// Appends this entry (its sequence and previous hash must follow the last entry).
+    func insert(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO journal (seq, kind, document_id, document, signature, key_id, reason_code, reason, debit, credit,
+                                     amount, currency, balance_after, recorded_ms, prev_hash, hash)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                sequence, kind.rawValue, documentId, document, signature, keyId, reasonCode, reason, debit, credit,
+                amount, currency, balanceAfter, recordedAtMilliseconds, previousHash, hash,
+            ])
+    }
+}
+
+extension JournalEntry: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case sequence, kind, documentId, document, signature, keyId, reasonCode, reason, debit, credit, amount, currency
+        case balanceAfter, recordedAt, previousHash, hash
+    }
+
+    /// The JSON form (`rbs-host journal --json`): the document as its canonical text, signature and hashes as
+    /// lowercase hex, the time as ISO 8601 UTC with milliseconds.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(sequence, forKey: .sequence)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(documentId, forKey: .documentId)
+        try c.encode(String(decoding: document, as: UTF8.self), forKey: .document)
+        try c.encode(Hex.encode(signature), forKey: .signature)
+        try c.encode(keyId, forKey: .keyId)
+        try c.encodeIfPresent(reasonCode, forKey: .reasonCode)
+        try c.encodeIfPresent(reason, forKey: .reason)
+        try c.encodeIfPresent(debit, forKey: .debit)
+        try c.encodeIfPresent(credit, forKey: .credit)
+        try c.encodeIfPresent(amount, forKey: .amount)
+        try c.encodeIfPresent(currency, forKey: .currency)
+        try c.encodeIfPresent(balanceAfter, forKey: .balanceAfter)
+        try c.encode(Timestamp.format(milliseconds: recordedAtMilliseconds), forKey: .recordedAt)
+        try c.encode(Hex.encode(previousHash), forKey: .previousHash)
+        try c.encode(Hex.encode(hash), forKey: .hash)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func hex(_ key: CodingKeys) throws -> Data {
+            let text = try c.decode(String.self, forKey: key)
+            guard let data = Hex.decode(text) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "not hex: \(text)")
+            }
+            return data
+        }
+        let recordedText = try c.decode(String.self, forKey: .recordedAt)
+        guard let recorded = Timestamp.parse(recordedText) else {
+            throw DecodingError.dataCorruptedError(forKey: .recordedAt, in: c, debugDescription: "not YYYY-MM-DDTHH:MM:SS.mmmZ")
+        }
+        self.init(
+            sequence: try c.decode(Int64.self, forKey: .sequence), kind: try c.decode(Kind.self, forKey: .kind),
+            documentId: try c.decode(String.self, forKey: .documentId),
+            document: Data(try c.decode(String.self, forKey: .document).utf8), signature: try hex(.signature),
+            keyId: try c.decode(String.self, forKey: .keyId),
+            reasonCode: try c.decodeIfPresent(String.self, forKey: .reasonCode),
+            reason: try c.decodeIfPresent(String.self, forKey: .reason),
+            debit: try c.decodeIfPresent(String.self, forKey: .debit),
+            credit: try c.decodeIfPresent(String.self, forKey: .credit),
+            amount: try c.decodeIfPresent(String.self, forKey: .amount),
+            currency: try c.decodeIfPresent(String.self, forKey: .currency),
+            balanceAfter: try c.decodeIfPresent(String.self, forKey: .balanceAfter),
+            recordedAtMilliseconds: recorded, previousHash: try hex(.previousHash), hash: try hex(.hash))
+    }
+}

@@ -1,0 +1,14 @@
+/// The result of checking the whole journal.
+public enum VerifyResult: Sendable, Hashable, CustomStringConvertible {
+    /// Every entry checked out; the number of entries.
+    case ok(Int)
+    /// The first bad entry (or the first missing sequence number) and what is wrong with it.
+    case bad(sequence: Int64, reason: String)
+
+    public var description: String {
+        switch self {
+        case .ok(let count): "journal verified: \(count) entr\(count == 1 ? "y" : "ies"), chain and signatures intact"
+        case .bad(let sequence, let reason): "journal entry \(sequence) is bad: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Crypto
+import Foundation
+import GRDB
+
+/// Checks the user's TOTP codes before signing: ±1 time step of tolerance, no code used twice, and a 5-minute
+/// lock after 5 wrong codes in a row.
+///
+/// Its state (the last accepted step, the count of wrong codes, the end of the lock) is a row in the database,
+/// written in the same transaction as whatever the code authorises, so a restart neither replays a code nor
+/// lifts a lock. Time comes from the injected clock.
+public struct CodeVerifier: Sendable {
+    /// Wrong codes in a row that lock signing.
+    public static let maximumFailures = 5
+    /// How long signing stays locked, in seconds.
+    public static let lockSeconds: Int64 = 300
+
+    let database: LedgerDatabase
+    let secret: Data
+    let clock: @Sendable () -> Date
+
+    /// Accepts `code` or throws why not; the attempt is recorded either way.
+    public func verify(_ code: String) throws(LedgerError) {
+        let result = try database.write { db in try check(code, in: db) }
+        if case .failure(let error) = result { throw .code(error) }
+    }
+
+    /// Checks `code` inside the caller's write transaction and records the attempt there. The result is a
+    /// value, not a throw, so the caller can commit a wrong attempt and then report it.
+    func check(_ code: String, in db: Database) throws -> Result<UInt64, OneTimeCodeError> {
+        let now = clock()
+        let nowMs = Timestamp.milliseconds(now)
+        guard let row = try Row.fetchOne(db, sql: "SELECT last_step, failures, locked_until_ms FROM code_state WHERE id = 1") else {
+            return .failure(.storage("the code state row is missing"))
+        }
+        let lastStep = try row.decode(Int64?.self, forColumn: "last_step")
+        var failures = try row.decode(Int.self, forColumn: "failures")
+        let lockedUntil = try row.decode(Int64?.self, forColumn: "locked_until_ms")
+
+        if let lockedUntil {
+            if nowMs < lockedUntil {
+                let remaining = Int((lockedUntil - nowMs + 999) / 1000)
+                return .failure(.locked(
+                    until: Date(timeIntervalSince1970: Double(lockedUntil) / 1000), remainingSeconds: remaining,
+                    failures: failures))
+            }
+            failures = 0
+            try save(db, lastStep: lastStep, failures: 0, lockedUntil: nil)
+        }
+
+        func wrong(_ make: (Int) -> OneTimeCodeError) throws -> Result<UInt64, OneTimeCodeError> {
+            failures += 1
+            let lock = failures >= Self.maximumFailures ? nowMs + Self.lockSeconds * 1000 : nil
+            try save(db, lastStep: lastStep, failures: failures, lockedUntil: lock)
+            return .failure(make(max(0, Self.maximumFailures - failures)))
+        }
+
+        let utf8 = Array(code.utf8)
+        guard utf8.count == 6, utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return try wrong { .malformed(attemptsLeft: $0) }
+        }
+        let current = TOTP.step(at: now)
+        var matched: UInt64?
+        for step in [current &- 1, current, current &+ 1] where step <= current &+ 1 {
+            // Compare every candidate fully, so timing does not tell which step matched.
+            if Self.constantTimeEqual(HOTP.code(secret: secret, counter: step), code) && matched == nil { matched = step }
+        }
+        guard let matched else { return try wrong { .wrong(attemptsLeft: $0) } }
+        if let lastStep, Int64(clamping: matched) <= lastStep { return .failure(.replayed) }
+        try save(db, lastStep: Int64(clamping: matched), failures: 0, lockedUntil: nil)
+        return .success(matched)
+    }
+
+    private func save(_ db: Database, lastStep: Int64?, failures: Int, lockedUntil: Int64?) throws {
+        try db.execute(
+            sql: "UPDATE code_state SET last_step = ?, failures = ?, locked_until_ms = ? WHERE id = 1",
+            arguments: [lastStep, failures, lockedUntil])
+    }
+
+    private static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        var difference: UInt8 = 0
+        for i in x.indices { difference |= x[i] ^ y[i] }
+        return difference == 0
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// Exact conversions between `Decimal` and plain decimal text ("-12.50"), without locales or floating point.
+///
+/// The grammar is `-?(0|[1-9][0-9]*)(\.[0-9]+)?`: an optional minus sign, no leading zeros, a '.' as
+/// the separator, no exponent, no grouping, no spaces.
+enum DecimalText {
+    /// The number of digits after the '.', or `nil` when `text` is not a plain decimal.
+    static func scale(of text: String) -> Int? {
+        var bytes = Substring(text).utf8[...]
+        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        let integer = bytes.prefix { $0 != UInt8(ascii: ".") }
+        guard !integer.isEmpty, integer.allSatisfy(isDigit) else { return nil }
+        if integer.count > 1 && integer.first == UInt8(ascii: "0") { return nil }
+        let rest = bytes.dropFirst(integer.count)
+        if rest.isEmpty { return 0 }
+        let fraction = rest.dropFirst()
+        guard !fraction.isEmpty, fraction.allSatisfy(isDigit) else { return nil }
+        return fraction.count
+    }
+
+    /// The exact value of plain decimal text, or `nil` when it is not plain decimal text or has more than 30 digits.
+    static func parse(_ text: String) -> Decimal? {
+        guard let scale = scale(of: text) else { return nil }
+        let negative = text.hasPrefix("-")
+        let digits = text.utf8.filter(isDigit)
+        guard digits.count <= 30 else { return nil }
+        var significand = Decimal(0)
+        for digit in digits {
+            significand = significand * 10 + Decimal(Int(digit - UInt8(ascii: "0")))
+        }
+        let value = Decimal(sign: .plus, exponent: -scale, significand: significand)
+        return negative && value != 0 ? -value : value
+    }
+
+    /// `value` written with exactly `scale` digits after the '.' (rounded half-even if it had more).
+    static func format(_ value: Decimal, scale: Int) -> String {
+        var input = value
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &input, scale, .bankers)
+        let negative = rounded < 0
+        let magnitude = negative ? -rounded : rounded
+        // `description` of a Decimal is exact and uses '.' whatever the locale.
+        var text = magnitude.description
+        var integer = Substring(text)
+        var fraction = Substring("")
+        if let dot = text.firstIndex(of: ".") {
+            integer = text[..<dot]
+            fraction = text[text.index(after: dot)...]
+        }
+        if fraction.count < scale {
+            fraction += String(repeating: "0", count: scale - fraction.count)
+        }
+        text = scale > 0 ? "\(integer).\(fraction.prefix(scale))" : String(integer)
+        return negative ? "-" + text : text
+    }
+
+    private static func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
+}

@@ -1,0 +1,77 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Files that hold secrets: created 0600 from the first byte, written whole, synced, then renamed into place.
+enum SecureFile {
+    enum Failure: Error {
+        case system(String)
+    }
+
+    /// Creates `directory` (and parents) with mode 0700 when it is missing.
+    static func ensureDirectory(_ directory: URL) throws(Failure) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw .system("\(directory.path) exists and is not a directory") }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .system("cannot create \(directory.path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Writes `data` to `url` atomically with mode 0600.
+    static func write(_ data: Data, to url: URL) throws(Failure) {
+        let temporary = url.path + ".tmp-\(getpid())"
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard fd >= 0 else { throw .system("cannot create \(temporary): \(errnoText())") }
+        let written = data.withUnsafeBytes { buffer -> Int in
+            guard let base = buffer.baseAddress else { return 0 }
+            var offset = 0
+            while offset < buffer.count {
+                let n = Glibc_write(fd, base + offset, buffer.count - offset)
+                if n <= 0 { return offset }
+                offset += n
+            }
+            return offset
+        }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written == data.count, synced else {
+            unlink(temporary)
+            throw .system("cannot write \(temporary): \(errnoText())")
+        }
+        guard rename(temporary, url.path) == 0 else {
+            unlink(temporary)
+            throw .system("cannot move \(temporary) to \(url.path): \(errnoText())")
+        }
+    }
+
+    /// The permission bits of `url`, or `nil` when it does not exist.
+    static func mode(of url: URL) -> UInt32? {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { return nil }
+        return UInt32(info.st_mode) & 0o7777
+    }
+
+    private static func errnoText() -> String { String(cString: strerror(errno)) }
+
+    private static func Glibc_write(_ fd: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
+        #if canImport(Darwin)
+        return Darwin.write(fd, pointer, count)
+        #elseif canImport(Musl)
+        return Musl.write(fd, pointer, count)
+        #else
+        return Glibc.write(fd, pointer, count)
+        #endif
+    }
+}

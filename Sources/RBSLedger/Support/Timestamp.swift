@@ -1,0 +1,82 @@
+import Foundation
+
+/// UTC instants with millisecond precision and their one ISO 8601 text form, `2025-03-01T09:30:00.250Z`.
+///
+/// Written by hand (days-from-civil arithmetic) so the text never depends on a locale, a calendar
+/// setting or a formatter's version.
+enum Timestamp {
+    /// Milliseconds since 1970-01-01T00:00:00Z, rounded down.
+    static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ` for years 0000–9999.
+    static func format(milliseconds ms: Int64) -> String {
+        let (days, msOfDay) = floorDivide(ms, 86_400_000)
+        let (year, month, day) = civil(fromDays: days)
+        let hour = msOfDay / 3_600_000
+        let minute = msOfDay / 60_000 % 60
+        let second = msOfDay / 1000 % 60
+        let milli = msOfDay % 1000
+        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(hour, 2) + ":" + pad(minute, 2)
+            + ":" + pad(second, 2) + "." + pad(milli, 3) + "Z"
+    }
+
+    /// The milliseconds of text in exactly the form `format` writes, or `nil`.
+    static func parse(_ text: String) -> Int64? {
+        let b = Array(text.utf8)
+        guard b.count == 24, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T"),
+              b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"), b[19] == UInt8(ascii: "."), b[23] == UInt8(ascii: "Z")
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for i in range {
+                guard b[i] >= UInt8(ascii: "0"), b[i] <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int64(b[i] - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+              let milli = number(20..<23), (1...12).contains(month), (1...31).contains(day),
+              hour < 24, minute < 60, second < 60
+        else { return nil }
+        let days = self.days(fromCivil: year, month, day)
+        let ms = ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + milli
+        // Rejects dates such as 02-30 that do not exist.
+        return format(milliseconds: ms) == text ? ms : nil
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let text = String(value)
+        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    }
+
+    private static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
+        let q = a / b, r = a % b
+        return r < 0 ? (q - 1, r + b) : (q, r)
+    }
+
+    /// Howard Hinnant's civil_from_days.
+    private static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    /// Howard Hinnant's days_from_civil.
+    private static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
+        let y = m <= 2 ? y0 - 1 : y0
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+@testable import RBSLedger
+
+@Suite("CodeVerifier")
+struct CodeVerifierTests {
+    @Test("a code of the previous, current or next step is accepted; two steps away is not")
+    func window() throws {
+        let f = try Fixture()
+        let verifier = try f.ledger.codeVerifier()
+        let secret = f.identity.totpSecret
+        try verifier.verify(TOTP.code(secret: secret, at: f.clock.now - 30))
+        try verifier.verify(TOTP.code(secret: secret, at: f.clock.now))
+        try verifier.verify(TOTP.code(secret: secret, at: f.clock.now + 30))
+        f.clock.advance(300)
+        #expect(throws: LedgerError.self) { try verifier.verify(TOTP.code(secret: secret, at: f.clock.now - 60)) }
+    }
+
+    @Test("a code accepted once is refused again, also after reopening the database")
+    func replayRefused() throws {
+        let f = try Fixture()
+        let code = f.nextCode()
+        try f.ledger.codeVerifier().verify(code)
+        try f.ledger.close()
+        let reopened = try Ledger(dataDirectory: f.directory, clock: f.clock.closure)
+        #expect { try reopened.codeVerifier().verify(code) } throws: { error in
+            guard case .code(.replayed) = error as? LedgerError else { return false }
+            return true
+        }
+    }
+
+    @Test("five wrong codes lock signing for five minutes, then the lock expires")
+    func lockAfterFiveWrongCodes() throws {
+        let f = try Fixture()
+        let verifier = try f.ledger.codeVerifier()
+        for attempt in 1...5 {
+            #expect(throws: LedgerError.code(.wrong(attemptsLeft: 5 - attempt))) { try verifier.verify("000000") }
+        }
+        let good = f.nextCode()  // 30 s later
+        #expect { try verifier.verify(good) } throws: { error in
+            guard case .code(.locked(_, let remaining, let failures)) = error as? LedgerError else { return false }
+            return remaining == 270 && failures == 5
+                && String(describing: error).contains("signing is locked for 5 minutes more after 5 wrong codes")
+        }
+        f.clock.advance(269)
+        #expect(throws: LedgerError.self) { try verifier.verify(TOTP.code(secret: f.identity.totpSecret, at: f.clock.now)) }
+        f.clock.advance(1)
+        try verifier.verify(TOTP.code(secret: f.identity.totpSecret, at: f.clock.now))
+    }
+
+    @Test("the lock survives a restart")
+    func lockPersists() throws {
+        let f = try Fixture()
+        for _ in 1...5 { _ = try? f.ledger.codeVerifier().verify("999999") }
+        try f.ledger.close()
+        let reopened = try Ledger(dataDirectory: f.directory, clock: f.clock.closure)
+        #expect { try reopened.codeVerifier().verify(f.nextCode()) } throws: { error in
+            guard case .code(.locked) = error as? LedgerError else { return false }
+            return true
+        }
+    }
+
+    @Test("a malformed code is its own error and counts as wrong")
+    func malformedCounts() throws {
+        let f = try Fixture()
+        let verifier = try f.ledger.codeVerifier()
+        #expect(throws: LedgerError.code(.malformed(attemptsLeft: 4))) { try verifier.verify("12345") }
+        #expect(throws: LedgerError.code(.malformed(attemptsLeft: 3))) { try verifier.verify("12a456") }
+        #expect(throws: LedgerError.code(.wrong(attemptsLeft: 2))) { try verifier.verify("000000") }
+        // A good code resets the count.
+        try verifier.verify(f.nextCode())
+        #expect(throws: LedgerError.code(.wrong(attemptsLeft: 4))) { try verifier.verify("000000") }
+    }
+}
