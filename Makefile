@@ -9,9 +9,11 @@ HEADERS := $(wildcard $(INCLUDE)/*.h $(INCLUDE)/rbs/*.h $(INCLUDE)/rbs/ext/*.h)
 PLUGINS := Plugins
 
 C_PLUGINS := $(PLUGINS)/transfer-own.so
-SWIFT_PLUGINS := $(PLUGINS)/pay-quick.so
+SWIFT_PLUGINS := $(PLUGINS)/pay-quick.so $(PLUGINS)/pay-tax.so
+RUST_PLUGINS := $(PLUGINS)/card-block.so
+CARGO ?= cargo
 
-.PHONY: run build plugins c-plugins swift-plugins test bench clean
+.PHONY: run build plugins c-plugins swift-plugins rust-plugins test bench clean
 
 run: build plugins
 	.build/debug/rbs-host $(ARGS)
@@ -19,7 +21,7 @@ run: build plugins
 build:
 	$(SWIFT) build --product rbs-host
 
-plugins: c-plugins swift-plugins
+plugins: c-plugins swift-plugins rust-plugins
 
 c-plugins: $(C_PLUGINS)
 
@@ -30,6 +32,12 @@ $(PLUGINS)/transfer-own.so: Examples/c/transfer-own/transfer_own.c $(HEADERS)
 swift-plugins:
 	cd Examples/swift && $(SWIFT) build -c release
 	cp Examples/swift/.build/release/libPayQuick.so $(PLUGINS)/pay-quick.so
+	cp Examples/swift/.build/release/libPayTax.so $(PLUGINS)/pay-tax.so
+
+# Rust plugins: a cargo package per plugin, no crates (--offline), mirroring the C ABI by hand in src/abi.rs.
+rust-plugins:
+	$(CARGO) build --release --offline --manifest-path Examples/rust/card-block/Cargo.toml
+	cp Examples/rust/card-block/target/release/libcard_block.so $(PLUGINS)/card-block.so
 
 test: plugins
 	$(SWIFT) build --build-tests
@@ -40,4 +48,4 @@ bench: plugins
 
 clean:
 	rm -f $(PLUGINS)/*.so
-	rm -rf .build Examples/swift/.build
+	rm -rf .build Examples/swift/.build Examples/rust/card-block/target

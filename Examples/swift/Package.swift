@@ -12,12 +12,14 @@ let package = Package(
     name: "rbs-example-plugins",
     products: [
         .library(name: "PayQuick", type: .dynamic, targets: ["PayQuick"]),
+        .library(name: "PayTax", type: .dynamic, targets: ["PayTax"]),
     ],
     dependencies: [
         .package(path: hostPackage.path),
     ],
     targets: [
         .target(name: "PayQuick", dependencies: [.product(name: "RBSPluginKit", package: hostIdentity)]),
+        .target(name: "PayTax", dependencies: [.product(name: "RBSPluginKit", package: hostIdentity)]),
     ]
 )
 

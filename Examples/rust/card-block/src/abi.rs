@@ -1,0 +1,295 @@
+//! `#[repr(C)]` mirrors of the parts of `Sources/CRBSPlugin/include/rbs_plugin.h` (ABI 1.0) this plugin uses.
+//!
+//! Field order and types match the header exactly: C enums are stored in `uint32_t` fields, so they are `u32` here;
+//! `const char *` is `*const c_char`; a function pointer that may be NULL is `Option<unsafe extern "C" fn ...>`
+//! (the null-pointer optimisation makes it one pointer wide, NULL being `None`). Released structs never change, so
+//! this file only grows when the plugin starts using another part of the ABI.
+#![allow(dead_code)]
+
+use std::ffi::{c_char, c_void};
+
+// ---- rbs/version.h ----
+
+pub const RBS_ABI_MAJOR: u32 = 1;
+pub const RBS_ABI_MINOR: u32 = 0;
+pub const RBS_ABI_PATCH: u32 = 0;
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct RbsVersion {
+    pub major: u32,
+    pub minor: u32,
+    pub patch: u32,
+}
+
+// ---- rbs/value.h ----
+
+pub const RBS_VALUE_NONE: u32 = 0;
+pub const RBS_VALUE_TEXT: u32 = 1;
+pub const RBS_VALUE_INTEGER: u32 = 2;
+pub const RBS_VALUE_BOOL: u32 = 3;
+pub const RBS_VALUE_MONEY: u32 = 4;
+pub const RBS_VALUE_DATE: u32 = 5;
+pub const RBS_VALUE_DECIMAL: u32 = 6;
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct RbsText {
+    pub data: *const c_char,
+    pub length: u64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct RbsMoney {
+    pub amount: *const c_char,
+    pub currency: *const c_char,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union RbsValueAs {
+    pub text: RbsText,
+    pub integer: i64,
+    pub boolean: bool,
+    pub money: RbsMoney,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct RbsValue {
+    pub type_: u32,
+    pub as_: RbsValueAs,
+}
+
+// ---- rbs/atom.h ----
+
+pub const RBS_ATOM_TEXT: u32 = 1;
+pub const RBS_ATOM_INPUT: u32 = 2;
+pub const RBS_ATOM_ENUM: u32 = 3;
+pub const RBS_ATOM_TOGGLE: u32 = 4;
+pub const RBS_ATOM_ACCOUNT: u32 = 5;
+pub const RBS_ATOM_BUTTON: u32 = 6;
+
+pub const RBS_INPUT_TEXT: u32 = 0;
+pub const RBS_INPUT_DIGITS: u32 = 1;
+pub const RBS_INPUT_NUMBER: u32 = 2;
+pub const RBS_INPUT_AMOUNT: u32 = 3;
+pub const RBS_INPUT_DATE: u32 = 4;
+
+pub const RBS_ATOM_FLAG_OPTIONAL: u32 = 1 << 0;
+pub const RBS_ATOM_FLAG_WIDE: u32 = 1 << 1;
+pub const RBS_ATOM_FLAG_CAPITALIZE: u32 = 1 << 2;
+pub const RBS_ATOM_FLAG_SECRET: u32 = 1 << 3;
+pub const RBS_ATOM_FLAG_SUBMIT: u32 = 1 << 4;
+
+#[repr(C)]
+pub struct RbsOption {
+    pub value: *const c_char,
+    pub title: *const c_char,
+}
+
+#[repr(C)]
+pub struct RbsAtomDescriptor {
+    pub id: *const c_char,
+    pub kind: u32,
+    pub input_type: u32,
+    pub flags: u32,
+    pub min_length: u32,
+    pub max_length: u32,
+    pub caption: *const c_char,
+    pub hint: *const c_char,
+    pub currency: *const c_char,
+    pub show_if: *const c_char,
+    pub valid_if: *const c_char,
+    pub error_text: *const c_char,
+    pub filter: *const c_char,
+    pub default_value: *const c_char,
+    pub option_count: u32,
+    pub options: *const RbsOption,
+}
+
+// ---- rbs/host.h ----
+
+/// `rbs_module_t`: opaque, only ever behind a pointer.
+#[repr(C)]
+pub struct RbsModule {
+    _opaque: [u8; 0],
+}
+
+pub const RBS_LOG_DEBUG: u32 = 0;
+pub const RBS_LOG_INFO: u32 = 1;
+pub const RBS_LOG_WARNING: u32 = 2;
+pub const RBS_LOG_ERROR: u32 = 3;
+
+/// `rbs_host_t`. The header promises every function pointer is non-NULL; they are still `Option`s so a broken host
+/// cannot make this plugin call address 0.
+#[repr(C)]
+pub struct RbsHost {
+    pub abi_version: RbsVersion,
+    pub name: *const c_char,
+    pub version: *const c_char,
+    pub host_data: *mut c_void,
+    pub get_service:
+        Option<unsafe extern "C" fn(host: *const RbsHost, id: *const c_char) -> *const c_void>,
+    pub register_service: Option<
+        unsafe extern "C" fn(
+            host: *const RbsHost,
+            id: *const c_char,
+            service: *const c_void,
+        ) -> bool,
+    >,
+    pub log: Option<unsafe extern "C" fn(host: *const RbsHost, level: u32, message: *const c_char)>,
+    pub get_value: Option<
+        unsafe extern "C" fn(
+            host: *const RbsHost,
+            module: *mut RbsModule,
+            atom_id: *const c_char,
+            out: *mut RbsValue,
+        ) -> bool,
+    >,
+    pub set_value: Option<
+        unsafe extern "C" fn(
+            host: *const RbsHost,
+            module: *mut RbsModule,
+            atom_id: *const c_char,
+            value: *const RbsValue,
+        ) -> bool,
+    >,
+    pub set_caption: Option<
+        unsafe extern "C" fn(
+            host: *const RbsHost,
+            module: *mut RbsModule,
+            atom_id: *const c_char,
+            caption: *const c_char,
+        ) -> bool,
+    >,
+    pub set_visible: Option<
+        unsafe extern "C" fn(
+            host: *const RbsHost,
+            module: *mut RbsModule,
+            atom_id: *const c_char,
+            visible: bool,
+        ) -> bool,
+    >,
+    pub set_error: Option<
+        unsafe extern "C" fn(
+            host: *const RbsHost,
+            module: *mut RbsModule,
+            atom_id: *const c_char,
+            message: *const c_char,
+        ) -> bool,
+    >,
+}
+
+// ---- rbs/operation.h ----
+
+pub type RbsStatus = i32;
+pub const RBS_OK: RbsStatus = 0;
+pub const RBS_INVALID: RbsStatus = 1;
+pub const RBS_FAILED: RbsStatus = 2;
+
+pub const RBS_FUNCTION_INSTANCE: u32 = 1 << 0;
+
+#[repr(C)]
+pub struct RbsFunctionDescriptor {
+    pub name: *const c_char,
+    pub symbol: *const c_char,
+    pub signature: *const c_char,
+    pub flags: u32,
+}
+
+#[repr(C)]
+pub struct RbsDocumentBuilder {
+    pub host_data: *mut c_void,
+    pub put: Option<
+        unsafe extern "C" fn(
+            builder: *const RbsDocumentBuilder,
+            key: *const c_char,
+            value: *const c_char,
+        ) -> bool,
+    >,
+}
+
+pub type CreateFn = unsafe extern "C" fn(
+    operation: *const RbsOperationDescriptor,
+    host: *const RbsHost,
+    module: *mut RbsModule,
+) -> *mut c_void;
+pub type DestroyFn = unsafe extern "C" fn(instance: *mut c_void);
+pub type ValueChangedFn = unsafe extern "C" fn(
+    instance: *mut c_void,
+    atom_id: *const c_char,
+    value: *const RbsValue,
+    commit: bool,
+) -> RbsStatus;
+pub type ActionFn =
+    unsafe extern "C" fn(instance: *mut c_void, atom_id: *const c_char) -> RbsStatus;
+pub type BuildDocumentFn =
+    unsafe extern "C" fn(instance: *mut c_void, builder: *const RbsDocumentBuilder) -> RbsStatus;
+
+#[repr(C)]
+pub struct RbsOperationDescriptor {
+    pub id: *const c_char,
+    pub title: *const c_char,
+    pub category: *const c_char,
+    pub atom_count: u32,
+    pub atoms: *const RbsAtomDescriptor,
+    pub function_count: u32,
+    pub functions: *const RbsFunctionDescriptor,
+    pub create: Option<CreateFn>,
+    pub destroy: Option<DestroyFn>,
+    pub value_changed: Option<ValueChangedFn>,
+    pub action: Option<ActionFn>,
+    pub build_document: Option<BuildDocumentFn>,
+}
+
+// ---- rbs/entry.h ----
+
+#[repr(C)]
+pub struct RbsPluginDescriptor {
+    pub id: *const c_char,
+    pub name: *const c_char,
+    pub version: *const c_char,
+    pub vendor: *const c_char,
+    pub description: *const c_char,
+    pub operation_count: u32,
+    pub operations: *const RbsOperationDescriptor,
+}
+
+#[repr(C)]
+pub struct RbsPluginEntry {
+    pub abi_version: RbsVersion,
+    pub descriptor: *const RbsPluginDescriptor,
+    pub init: Option<unsafe extern "C" fn(host: *const RbsHost) -> bool>,
+    pub deinit: Option<unsafe extern "C" fn()>,
+    pub get_extension: Option<unsafe extern "C" fn(id: *const c_char) -> *const c_void>,
+}
+
+/// Lets a `static` hold plain data with raw pointers (which are not `Sync`). Sound here because everything behind
+/// the pointers is itself immutable static data that lives as long as the image.
+#[repr(transparent)]
+pub struct SyncPtr<T>(pub T);
+
+unsafe impl<T> Sync for SyncPtr<T> {}
+
+// Layout checks against the C header on LP64 (x86_64/aarch64 Linux): a wrong mirror fails the build, not the host.
+#[cfg(target_pointer_width = "64")]
+const _: () = {
+    use std::mem::{align_of, offset_of, size_of};
+    assert!(size_of::<RbsVersion>() == 12);
+    assert!(size_of::<RbsValue>() == 24 && offset_of!(RbsValue, as_) == 8);
+    assert!(size_of::<RbsOption>() == 16);
+    assert!(size_of::<RbsAtomDescriptor>() == 112);
+    assert!(offset_of!(RbsAtomDescriptor, caption) == 32);
+    assert!(offset_of!(RbsAtomDescriptor, option_count) == 96);
+    assert!(offset_of!(RbsAtomDescriptor, options) == 104);
+    assert!(size_of::<RbsFunctionDescriptor>() == 32);
+    assert!(size_of::<RbsOperationDescriptor>() == 96);
+    assert!(offset_of!(RbsOperationDescriptor, create) == 56);
+    assert!(size_of::<RbsPluginDescriptor>() == 56);
+    assert!(size_of::<RbsPluginEntry>() == 48 && offset_of!(RbsPluginEntry, descriptor) == 16);
+    assert!(size_of::<RbsHost>() == 104 && offset_of!(RbsHost, get_service) == 40);
+    assert!(size_of::<RbsDocumentBuilder>() == 16);
+    assert!(align_of::<RbsValue>() == 8);
+};
