@@ -158,7 +158,7 @@ fn luhn(number: &str) -> bool {
         }
         sum += digit;
     }
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 /// A card of a scheme this bank can block: the BIN starts with 2 (Mir), 4 (Visa) or 5 (Mastercard).
