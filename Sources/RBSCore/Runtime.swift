@@ -40,6 +40,9 @@ public final class Runtime: @unchecked Sendable {
     public let locator: ServiceLocator
     public let registry: PluginRegistry
     private let serviceTables: HostServiceTables
+    private let clock: any Clock
+    private let ledgerLock = NSLock()
+    private var openedLedger: Ledger?
 
     /// - Parameters:
     ///   - accounts: the customer's accounts (by default the embedded core's, once it exists).
@@ -50,12 +53,36 @@ public final class Runtime: @unchecked Sendable {
         locator.register(log, as: (any HostLog).self)
         locator.register(clock, as: (any Clock).self)
         locator.register(directory)
+        self.clock = clock
         if let accounts { locator.register(accounts, as: (any AccountsService).self) }
         for problem in directory.problems { log.write(level: .warning, source: "rbs-host", message: problem.description) }
         self.locator = locator
         serviceTables = HostServiceTables(locator: locator)
         registry = PluginRegistry(loader: PluginLoader(imagesDirectory: paths.images, locator: locator),
                                   locator: locator)
+        if accounts == nil {
+            locator.register(LedgerAccounts { [unowned self] in try self.ledger() }, as: (any AccountsService).self)
+        }
+    }
+
+    /// The journal, the keys and the embedded core in the data directory, opened on first use.
+    public func ledger() throws(LedgerError) -> Ledger {
+        ledgerLock.lock()
+        defer { ledgerLock.unlock() }
+        if let openedLedger { return openedLedger }
+        let clock = self.clock
+        let ledger = try Ledger(dataDirectory: paths.data, clock: { clock.now })
+        openedLedger = ledger
+        return ledger
+    }
+
+    /// Opens a run of operation `id` (a module).
+    public func open(_ id: String) throws(RunError) -> FormSession {
+        guard let operation = registry.operation(id: id) else {
+            let known = registry.operations.map(\.id)
+            throw .unknownOperation(id, suggestion: Suggestion.closest(to: id, among: known))
+        }
+        do { return try FormSession(operation: operation, locator: locator) } catch { throw .form(error) }
     }
 
     /// Loads every plugin in the plugin folder.

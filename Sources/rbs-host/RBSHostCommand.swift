@@ -9,7 +9,7 @@ struct RBSHostCommand: ParsableCommand {
         abstract: "Loads banking operations from plugins, runs them, signs them and submits them to the bank's core.",
         discussion: "With no command, starts the interactive REPL.",
         version: RBSHost.version,
-        subcommands: [REPLCommand.self, ListCommand.self, PluginsCommand.self],
+        subcommands: [REPLCommand.self, ListCommand.self, PluginsCommand.self, DescribeCommand.self],
         defaultSubcommand: REPLCommand.self)
 }
 

@@ -20,15 +20,15 @@ public final class PluginImage: @unchecked Sendable {
     let hostTable: PluginHostTable
     /// The C descriptor of each operation, by id.
     private let operationPointers: [String: UnsafePointer<rbs_operation_descriptor_t>]
-    /// The address of each exported function, by operation id and function name.
-    let functionAddresses: [String: [String: UnsafeMutableRawPointer]]
+    /// Each operation's compiled expressions and bound functions, by operation id.
+    let compiled: [String: CompiledOperation]
     private(set) var started = false
     /// Modules of this plugin that are open now.
     public internal(set) var liveModules = 0
 
     init(path: String, loadedPath: String, manifest: PluginManifest, isSwift: Bool, contentHash: String,
          handle: DLHandle, entry: UnsafePointer<rbs_plugin_entry_t>, hostTable: PluginHostTable,
-         functionAddresses: [String: [String: UnsafeMutableRawPointer]]) {
+         compiled: [String: CompiledOperation]) {
         self.path = path
         self.loadedPath = loadedPath
         self.manifest = manifest
@@ -37,7 +37,7 @@ public final class PluginImage: @unchecked Sendable {
         self.handle = handle
         self.entry = entry
         self.hostTable = hostTable
-        self.functionAddresses = functionAddresses
+        self.compiled = compiled
         var pointers: [String: UnsafePointer<rbs_operation_descriptor_t>] = [:]
         if let descriptor = entry.pointee.descriptor, let operations = descriptor.pointee.operations {
             for index in 0..<Int(descriptor.pointee.operation_count) {

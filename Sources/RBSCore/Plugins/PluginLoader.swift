@@ -54,10 +54,14 @@ public struct PluginLoader: Sendable {
                     addresses[operation.id, default: [:]][function.name] = address
                 }
             }
+            var compiled: [String: CompiledOperation] = [:]
+            for operation in manifest.operations {
+                compiled[operation.id] = try CompiledOperation(operation, addresses: addresses[operation.id] ?? [:])
+            }
             return PluginImage(path: path, loadedPath: copy.path, manifest: manifest, isSwift: elf.isSwift,
                                contentHash: hash, handle: handle, entry: entry,
                                hostTable: PluginHostTable(pluginID: manifest.id, locator: locator),
-                               functionAddresses: addresses)
+                               compiled: compiled)
         } catch let problem as PluginProblem {
             handle.close()
             throw fail(problem)

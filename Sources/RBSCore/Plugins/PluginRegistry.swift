@@ -27,9 +27,10 @@ public struct PluginRecord: Codable, Hashable, Sendable {
 
 /// An operation offered by a loaded plugin.
 public struct RegisteredOperation: Sendable {
-    public let descriptor: OperationDescriptor
     public let plugin: PluginImage
+    public let compiled: CompiledOperation
 
+    public var descriptor: OperationDescriptor { compiled.descriptor }
     public var id: String { descriptor.id }
 }
 
@@ -98,7 +99,9 @@ public final class PluginRegistry: @unchecked Sendable {
         do { try image.start() } catch { throw fail(error) }
         plugins.append(image)
         for operation in image.manifest.operations {
-            operationsByID[operation.id] = RegisteredOperation(descriptor: operation, plugin: image)
+            if let compiled = image.compiled[operation.id] {
+                operationsByID[operation.id] = RegisteredOperation(plugin: image, compiled: compiled)
+            }
         }
     }
 

@@ -1,0 +1,107 @@
+import Foundation
+import RBSExpressions
+
+/// An operation's expressions, compiled once when its plugin loads: the form's slots (one per atom, in order) with
+/// their show-if and valid-if, each account picker's filter, and the plugin functions bound through libffi.
+public struct CompiledOperation: @unchecked Sendable {
+    public let descriptor: OperationDescriptor
+    /// One slot per atom, same order as `descriptor.atoms`.
+    public let slots: [FormSlot]
+    /// Account-picker filters by atom index, compiled over `AccountFilter.fields` followed by the form's atoms.
+    public let filters: [Int: CompiledExpression]
+    public let functions: [ForeignFunction]
+    /// Slot of each atom id.
+    public let slotByID: [String: Int]
+
+    /// The value type an atom holds in expressions.
+    static func valueType(of atom: AtomDescriptor) -> ValueType {
+        switch atom.kind {
+        case .toggle: return .bool
+        case .enumeration:
+            return atom.options.allSatisfy({ Int64($0.value) != nil }) ? .int : .string
+        case .input:
+            switch atom.inputType {
+            case .number, .amount: return .decimal
+            default: return .string
+            }
+        case .text, .button, .account: return .string
+        }
+    }
+
+    /// Compiles every expression of `descriptor`, binding its functions at `addresses`.
+    /// - Throws: a `PluginProblem.expression` naming the operation, the atom and the expression.
+    init(_ descriptor: OperationDescriptor, addresses: [String: UnsafeMutableRawPointer]) throws(PluginProblem) {
+        self.descriptor = descriptor
+        let here = "operation '\(descriptor.id)'"
+        var functions: [ForeignFunction] = []
+        for function in descriptor.functions {
+            guard let address = addresses[function.name] else {
+                throw .missingSymbol(location: "\(here) function '\(function.name)'", symbol: function.symbol)
+            }
+            do {
+                functions.append(try ForeignFunction(name: function.name, pointer: UnsafeRawPointer(address),
+                                                     signature: function.signature,
+                                                     isInstanceBound: function.takesInstance))
+            } catch {
+                throw .expression(location: "\(here) function '\(function.name)'",
+                                  issue: "signature \"\(function.signature)\": \(error) — use RESULT(ARG, ...) with int64, double, bool, string")
+            }
+        }
+        var scope = ExpressionScope()
+        var slotByID: [String: Int] = [:]
+        for (index, atom) in descriptor.atoms.enumerated() {
+            scope.declareField(atom.id, slot: index, type: Self.valueType(of: atom))
+            slotByID[atom.id] = index
+        }
+        for function in functions { scope.declareFunction(function) }
+
+        func compile(_ source: String?, _ field: String, atom: AtomDescriptor,
+                     in scope: ExpressionScope) throws(PluginProblem) -> CompiledExpression? {
+            guard let source else { return nil }
+            do {
+                return try CompiledExpression.compile(source, in: scope, expecting: .bool)
+            } catch {
+                throw .expression(location: "\(here) atom '\(atom.id)' \(field) \"\(source)\"",
+                                  issue: "\(error) — fix the expression")
+            }
+        }
+
+        var filterScope = ExpressionScope()
+        for (index, field) in AccountFilter.fields.enumerated() {
+            filterScope.declareField(field.name, slot: index, type: field.type)
+        }
+        for (index, atom) in descriptor.atoms.enumerated() where AccountFilter.field(named: atom.id) == nil {
+            filterScope.declareField(atom.id, slot: AccountFilter.fields.count + index, type: Self.valueType(of: atom))
+        }
+        for function in functions where !function.isInstanceBound { filterScope.declareFunction(function) }
+
+        var slots: [FormSlot] = []
+        var filters: [Int: CompiledExpression] = [:]
+        for (index, atom) in descriptor.atoms.enumerated() {
+            let showIf = try compile(atom.showIf, "show_if", atom: atom, in: scope)
+            let validIf = try compile(atom.validIf, "valid_if", atom: atom, in: scope)
+            if let filter = try compile(atom.filter, "filter", atom: atom, in: filterScope) { filters[index] = filter }
+            slots.append(FormSlot(name: atom.id, type: Self.valueType(of: atom), showIf: showIf, validIf: validIf,
+                                  isValue: atom.holdsValue))
+        }
+        do {
+            _ = try FormModel(slots: slots)
+        } catch {
+            throw .expression(location: here, issue: "\(error) — break the cycle of show_if expressions")
+        }
+        self.slots = slots
+        self.filters = filters
+        self.functions = functions
+        self.slotByID = slotByID
+    }
+}
+
+/// The fields an account-picker filter reads, before the form's own atoms.
+enum AccountFilter {
+    static let fields: [(name: String, type: ValueType)] = [
+        ("number", .string), ("currency", .string), ("balance", .decimal), ("owner", .string), ("title", .string),
+        ("blocked", .bool),
+    ]
+
+    static func field(named name: String) -> Int? { fields.firstIndex { $0.name == name } }
+}

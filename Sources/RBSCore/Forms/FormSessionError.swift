@@ -1,0 +1,71 @@
+/// Why a value, a button or a run was refused. Each description says what to do next.
+public enum FormSessionError: Error, Equatable, Sendable, CustomStringConvertible {
+    case unknownAtom(id: String, operation: String)
+    case notEditable(id: String, kind: AtomKind)
+    case hidden(id: String)
+    case invalid(id: String, message: String)
+    case notAButton(id: String)
+    case createFailed(operation: String)
+    case closed
+    case badPluginValue(String)
+    case pluginFailed(String)
+
+    public var description: String {
+        switch self {
+        case .unknownAtom(let id, let operation): "operation \(operation) has no atom '\(id)' — see `describe \(operation)` for its atoms"
+        case .notEditable(let id, let kind): "'\(id)' is a \(kind) atom and takes no value"
+        case .hidden(let id): "'\(id)' is hidden by its show-if condition — fill the fields it depends on first"
+        case .invalid(let id, let message): "\(id): \(message)"
+        case .notAButton(let id): "'\(id)' is not a button"
+        case .createFailed(let operation): "the plugin could not start \(operation) (create returned NULL) — see the log"
+        case .closed: "the form is closed"
+        case .badPluginValue(let why): "the plugin passed a bad value: \(why)"
+        case .pluginFailed(let why): why
+        }
+    }
+}
+
+/// An atom that needs attention before a submit can pass (seed 000's `needsAttention`).
+public struct AtomIssue: Equatable, Sendable, Codable {
+    /// The atom's id, or nil for the form as a whole.
+    public var atom: String?
+    public var message: String
+}
+
+/// What a commit changed that a person should be told about.
+public struct FormAnnouncements: Equatable, Sendable {
+    public var appeared: [String] = []
+    public var disappeared: [String] = []
+    /// Text atoms whose caption changed, with the new caption.
+    public var captions: [(id: String, caption: String)] = []
+
+    public static func == (lhs: FormAnnouncements, rhs: FormAnnouncements) -> Bool {
+        lhs.appeared == rhs.appeared && lhs.disappeared == rhs.disappeared
+            && lhs.captions.map(\.id) == rhs.captions.map(\.id) && lhs.captions.map(\.caption) == rhs.captions.map(\.caption)
+    }
+
+    public var isEmpty: Bool { appeared.isEmpty && disappeared.isEmpty && captions.isEmpty }
+}
+
+/// The document a submit produced, before it is signed.
+public struct DocumentDraft: Equatable, Sendable {
+    public var operation: String
+    public var plugin: String
+    public var pluginVersion: String
+    /// In the order the plugin put them.
+    public var fields: [(key: String, value: String)]
+
+    public static func == (lhs: DocumentDraft, rhs: DocumentDraft) -> Bool {
+        lhs.operation == rhs.operation && lhs.plugin == rhs.plugin && lhs.pluginVersion == rhs.pluginVersion
+            && lhs.fields.map(\.key) == rhs.fields.map(\.key) && lhs.fields.map(\.value) == rhs.fields.map(\.value)
+    }
+
+    public subscript(key: String) -> String? { fields.first { $0.key == key }?.value }
+}
+
+/// What a submit came to.
+public enum SubmitOutcome: Equatable, Sendable {
+    case ready(DocumentDraft)
+    case needsAttention([AtomIssue])
+    case failed(String)
+}

@@ -1,0 +1,112 @@
+import ArgumentParser
+import Foundation
+import RBSCore
+
+/// `describe --json`: the state of a form after committing values as a person would.
+struct FormDescription: Encodable {
+    struct Atom: Encodable {
+        var id: String
+        var kind: String
+        var caption: String
+        var visible: Bool
+        var value: String?
+        var error: String?
+
+        private enum CodingKeys: String, CodingKey { case id, kind, caption, visible, value, error }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(kind, forKey: .kind)
+            try container.encode(caption, forKey: .caption)
+            try container.encode(visible, forKey: .visible)
+            try container.encode(value, forKey: .value)
+            try container.encode(error, forKey: .error)
+        }
+    }
+
+    var operation: String
+    var atoms: [Atom]
+    var ready: Bool
+    var formError: String?
+
+    init(_ session: FormSession) {
+        operation = session.operation.id
+        atoms = session.atoms.map {
+            Atom(id: $0.id, kind: $0.kind.description, caption: $0.caption, visible: $0.visible,
+                 value: $0.value.isEmpty ? nil : $0.value, error: $0.error)
+        }
+        ready = session.isReady
+        formError = session.formError
+    }
+}
+
+/// `ID=VALUE` from the command line.
+struct Assignment {
+    var id: String
+    var value: String
+
+    init(parsing text: String) throws(ValidationError) {
+        guard let equals = text.firstIndex(of: "=") else {
+            throw ValidationError("--set \(text): expected ID=VALUE, e.g. --set destBic=044525225")
+        }
+        id = String(text[..<equals]).trimmingCharacters(in: .whitespaces)
+        value = String(text[text.index(after: equals)...])
+        guard !id.isEmpty else { throw ValidationError("--set \(text): the atom id before '=' is empty") }
+    }
+}
+
+struct DescribeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "describe",
+        abstract: "Fill an operation's form without the REPL and print its state.",
+        discussion: "Values are committed in the order given, as a person would; a bad value is an error on its atom.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The operation id (see `list`).") var operation: String
+    @Option(name: .customLong("set"), help: ArgumentHelp("Commit VALUE to atom ID.", valueName: "ID=VALUE"))
+    var assignments: [String] = []
+    @Flag(help: "Print {operation, atoms: [{id, kind, caption, visible, value, error}], ready}.") var json = false
+
+    func run() throws {
+        let runtime = global.makeRuntime()
+        Listing.printFailures(runtime.registry)
+        let parsed = try assignments.map(Assignment.init(parsing:))
+        let session: FormSession
+        do { session = try runtime.open(operation) } catch {
+            Terminal.error(error.description)
+            throw ExitCode(2)
+        }
+        defer { session.close() }
+        for assignment in parsed {
+            do { try session.commit(assignment.id, text: assignment.value) } catch {
+                if case .unknownAtom = error {
+                    Terminal.error(error.description)
+                    throw ExitCode(2)
+                }
+            }
+        }
+        let description = FormDescription(session)
+        if json {
+            JSONOutput.print(description)
+        } else {
+            print(FormText.render(session))
+        }
+    }
+}
+
+/// A form as text: one line per atom.
+enum FormText {
+    static func render(_ session: FormSession) -> String {
+        var table = Table(header: ["ATOM", "KIND", "CAPTION", "VALUE", "NOTE"])
+        for atom in session.atoms where atom.visible {
+            table.rows.append([atom.id, atom.kind.description, atom.caption,
+                               atom.descriptor.flags.contains(.secret) && !atom.value.isEmpty ? "••••" : atom.value,
+                               atom.error.map { "⚠ " + $0 } ?? ""])
+        }
+        var lines = [Terminal.bold(session.operation.descriptor.title) + " (\(session.operation.id))", table.render()]
+        if let formError = session.formError { lines.append("⚠ " + formError) }
+        lines.append(session.isReady ? "ready to submit" : "not ready: " + session.attention().map { ($0.atom.map { "\($0): " } ?? "") + $0.message }.joined(separator: "; "))
+        return lines.joined(separator: "\n")
+    }
+}
