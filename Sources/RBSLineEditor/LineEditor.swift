@@ -104,6 +104,7 @@ public final class LineEditor: @unchecked Sendable {
 
     /// Points libedit at our descriptors and settings, and loads the history into it.
     private func configure(_ api: Libedit, name: String) {
+        Self.ensureUTF8CharacterType()
         if inputFD == STDIN_FILENO && outputFD == STDOUT_FILENO {
             api.instream.pointee = nil   // libedit uses stdin / stdout
             api.outstream.pointee = nil
@@ -123,6 +124,20 @@ public final class LineEditor: @unchecked Sendable {
         api.clearHistory()
         api.stifleHistory?(Int32(clamping: maxHistory))
         for entry in history.entries { _ = api.addHistory(entry) }
+    }
+
+    /// libedit decodes keys with the C library's multibyte functions: in the "C" locale (Swift programs do not
+    /// call `setlocale`) it drops every non-ASCII byte ("Müller" → "Mller"). Adopt the environment's character
+    /// type, or C.UTF-8 when that is not UTF-8. Only LC_CTYPE changes (number formatting etc. are untouched).
+    private static func ensureUTF8CharacterType() {
+        func isUTF8(_ name: UnsafeMutablePointer<CChar>?) -> Bool {
+            guard let name else { return false }
+            let lowered = String(cString: name).lowercased()
+            return lowered.contains("utf-8") || lowered.contains("utf8")
+        }
+        if isUTF8(setlocale(LC_CTYPE, nil)) { return }
+        if isUTF8(setlocale(LC_CTYPE, "")) { return }
+        for candidate in ["C.UTF-8", "C.utf8", "en_US.UTF-8"] where isUTF8(setlocale(LC_CTYPE, candidate)) { return }
     }
 
     // MARK: Reading

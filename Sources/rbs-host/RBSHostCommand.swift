@@ -9,7 +9,8 @@ struct RBSHostCommand: ParsableCommand {
         abstract: "Loads banking operations from plugins, runs them, signs them and submits them to the bank's core.",
         discussion: "With no command, starts the interactive REPL.",
         version: RBSHost.version,
-        subcommands: [REPLCommand.self, ListCommand.self, PluginsCommand.self, DescribeCommand.self],
+        subcommands: [REPLCommand.self, ListCommand.self, PluginsCommand.self, DescribeCommand.self, RunCommand.self,
+                      KeysCommand.self, JournalCommand.self, VerifyCommand.self],
         defaultSubcommand: REPLCommand.self)
 }
 
@@ -25,8 +26,21 @@ struct GlobalOptions: ParsableArguments {
 
     /// A runtime with every plugin loaded.
     func makeRuntime() -> Runtime {
-        let runtime = Runtime(paths: paths)
+        let runtime = Runtime(paths: paths, clock: HostClock.current)
         runtime.loadPlugins()
         return runtime
+    }
+}
+
+/// The host's clock. Debug builds honour `RBS_CLOCK` (Unix seconds) so tests can run many signed runs quickly
+/// without waiting for fresh one-time codes; release builds always use the system clock.
+enum HostClock {
+    static var current: any Clock {
+        #if DEBUG
+        if let text = ProcessInfo.processInfo.environment["RBS_CLOCK"], let seconds = Double(text) {
+            return FixedClock(Date(timeIntervalSince1970: seconds))
+        }
+        #endif
+        return SystemClock()
     }
 }

@@ -30,6 +30,11 @@ public struct AtomIssue: Equatable, Sendable, Codable {
     /// The atom's id, or nil for the form as a whole.
     public var atom: String?
     public var message: String
+
+    public init(atom: String?, message: String) {
+        self.atom = atom
+        self.message = message
+    }
 }
 
 /// What a commit changed that a person should be told about.

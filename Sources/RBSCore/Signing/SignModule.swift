@@ -1,0 +1,60 @@
+import Foundation
+import RBSLedger
+
+/// The sign step (seed 000's `showSignVC`: signing is itself an operation made of atoms): the document for review
+/// with amount, currency and payee prominent, then the one-time code, then the signature. Nothing reaches the
+/// journal or the core until `sign(code:)` succeeds; dropping the module cancels with nothing written.
+public final class SignModule {
+    /// One line of the review.
+    public struct Line: Equatable, Sendable {
+        public var caption: String
+        public var value: String
+        /// Amount, currency and payee: what the person must check before signing.
+        public var prominent: Bool
+    }
+
+    public let draft: DocumentDraft
+    /// The document that will be signed (created-at, nonce and key id filled in).
+    public let document: Document
+    private let ledger: Ledger
+    private let directory: BankDirectory?
+
+    /// Prepares the document for `draft`. Fails when there are no keys yet (run `rbs-host keys init`).
+    public init(draft: DocumentDraft, ledger: Ledger, directory: BankDirectory?) throws(LedgerError) {
+        self.draft = draft
+        self.ledger = ledger
+        self.directory = directory
+        document = try ledger.draft(operation: draft.operation, plugin: draft.plugin, pluginVersion: draft.pluginVersion,
+                                    fields: draft.fields.map { DocumentField($0.key, $0.value) })
+    }
+
+    /// The atoms of the sign module: review lines, then the code.
+    public var review: [Line] {
+        var lines: [Line] = []
+        if let amount = draft["amount"] {
+            let currency = draft["currency"] ?? ""
+            let text = Decimal(string: amount, locale: Locale(identifier: "en_US_POSIX"))
+                .map { Amount.text($0, currency: currency) } ?? amount
+            lines.append(Line(caption: "Amount", value: "\(text) \(currency)", prominent: true))
+        }
+        if let name = draft["name"], !name.isEmpty { lines.append(Line(caption: "Payee", value: name, prominent: true)) }
+        if let account = draft["account"], !account.isEmpty {
+            lines.append(Line(caption: "Account", value: account, prominent: true))
+        }
+        if let bic = draft["bic"], !bic.isEmpty {
+            let bank = directory?.bank(bic: bic).map { "\($0.name), BIC \(bic)" } ?? "BIC \(bic)"
+            lines.append(Line(caption: "Bank", value: bank, prominent: true))
+        }
+        let shown: Set<String> = ["amount", "currency", "name", "account", "bic"]
+        for field in draft.fields where !shown.contains(field.key) && !field.value.isEmpty {
+            lines.append(Line(caption: field.key, value: field.value, prominent: false))
+        }
+        lines.append(Line(caption: "Document", value: document.id, prominent: false))
+        return lines
+    }
+
+    /// Checks the one-time code, signs, journals and submits to the core — one transaction.
+    public func sign(code: String) throws(LedgerError) -> Outcome {
+        try ledger.signAndPost(document, code: code)
+    }
+}

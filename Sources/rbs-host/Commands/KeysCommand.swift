@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import RBSCore
+import RBSLedger
+
+struct KeysCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys", abstract: "Create or show the signing key and the one-time code secret.",
+        subcommands: [Init.self, Show.self, Code.self], defaultSubcommand: Show.self)
+
+    struct Init: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "init", abstract: "Create an Ed25519 signing key and a TOTP secret in the data directory.")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "The name in the enrolment URI.") var name = ProcessInfo.processInfo.environment["USER"] ?? "user"
+        @Flag(help: "Replace existing keys (documents signed with the old key still verify).") var force = false
+
+        func run() throws {
+            do {
+                let enrolment = try KeyStore(dataDirectory: global.paths.data).initialize(name: name, force: force)
+                print(KeysText.enrolment(enrolment))
+            } catch {
+                Terminal.error(error.description)
+                throw ExitCode.failure
+            }
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Print the public key and key id.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() throws {
+            do {
+                print(KeysText.identity(try KeyStore(dataDirectory: global.paths.data).load()))
+            } catch {
+                Terminal.error(error.description)
+                throw ExitCode.failure
+            }
+        }
+    }
+
+    struct Code: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "code",
+            abstract: "Print the current one-time code, as the authenticator app would (for development and scripts).",
+            discussion: "Anyone who can read the data directory can do this: keep it private (it is created 0700).")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Print the code this many 30-second steps ahead (a code is accepted once; the next step's is accepted too).")
+        var ahead = 0
+
+        func run() throws {
+            do {
+                let identity = try KeyStore(dataDirectory: global.paths.data).load()
+                let time = HostClock.current.now.addingTimeInterval(Double(ahead) * Double(TOTP.period))
+                print(TOTP.code(secret: identity.totpSecret, at: time))
+            } catch {
+                Terminal.error(error.description)
+                throw ExitCode.failure
+            }
+        }
+    }
+}
+
+enum KeysText {
+    static func enrolment(_ enrolment: Enrolment) -> String {
+        """
+        Key id:     \(enrolment.keyId)
+        Public key: \(enrolment.publicKey.map { String(format: "%02x", $0) }.joined())
+        Add this to your authenticator app (TOTP, SHA1, 6 digits, 30 s):
+        \(enrolment.uri)
+        """
+    }
+
+    static func identity(_ identity: SigningIdentity) -> String {
+        """
+        Name:       \(identity.name)
+        Key id:     \(identity.keyId)
+        Public key: \(identity.publicKey.rawRepresentation.map { String(format: "%02x", $0) }.joined())
+        """
+    }
+}

@@ -1,0 +1,133 @@
+import ArgumentParser
+import Foundation
+import RBSCore
+import RBSLedger
+
+/// `run --json`: what became of a non-interactive run.
+struct RunReport: Encodable {
+    struct DocumentJSON: Encodable {
+        var id: String
+        var operation: String
+        var plugin: String
+        var pluginVersion: String
+        var createdAt: String
+        var keyId: String
+        var fields: [String: String]
+    }
+
+    struct PostingJSON: Encodable {
+        var debit: String
+        var credit: String
+        var amount: String
+        var currency: String
+        var balanceAfter: String
+    }
+
+    var status: String
+    var journal: Int64?
+    var document: DocumentJSON?
+    var errors: [AtomIssue]
+    var posting: PostingJSON?
+
+    private enum CodingKeys: String, CodingKey { case status, journal, document, errors, posting }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(status, forKey: .status)
+        try container.encode(journal, forKey: .journal)
+        try container.encode(document, forKey: .document)
+        try container.encode(errors, forKey: .errors)
+        try container.encodeIfPresent(posting, forKey: .posting)
+    }
+
+    static func document(_ document: Document) -> DocumentJSON {
+        DocumentJSON(id: document.id, operation: document.operation, plugin: document.plugin,
+                     pluginVersion: document.pluginVersion,
+                     createdAt: ISO8601DateFormatter().string(from: document.createdAt), keyId: document.keyId,
+                     fields: Dictionary(document.fields.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a }))
+    }
+}
+
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run", abstract: "Fill an operation's form, submit it, sign it with a one-time code and post it.",
+        discussion: "Exit 0 only when the document was posted.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The operation id (see `list`).") var operation: String
+    @Option(name: .customLong("set"), help: ArgumentHelp("Commit VALUE to atom ID.", valueName: "ID=VALUE"))
+    var assignments: [String] = []
+    @Option(help: "The 6-digit one-time code from the authenticator app.") var code: String
+    @Flag(help: "Print {status, journal, document, errors}.") var json = false
+
+    func run() throws {
+        let parsed = try assignments.map(Assignment.init(parsing:))
+        let runtime = global.makeRuntime()
+        Listing.printFailures(runtime.registry)
+        let report = execute(runtime: runtime, assignments: parsed)
+        if json {
+            JSONOutput.print(report)
+        } else {
+            print(RunText.render(report))
+        }
+        if report.status != "posted" { throw ExitCode.failure }
+    }
+
+    private func execute(runtime: Runtime, assignments: [Assignment]) -> RunReport {
+        func invalid(_ issues: [AtomIssue]) -> RunReport {
+            RunReport(status: "invalid", journal: nil, document: nil, errors: issues)
+        }
+        let session: FormSession
+        do { session = try runtime.open(operation) } catch { return invalid([AtomIssue(atom: nil, message: error.description)]) }
+        defer { session.close() }
+        var issues: [AtomIssue] = []
+        for assignment in assignments {
+            do { try session.commit(assignment.id, text: assignment.value) } catch {
+                issues.append(AtomIssue(atom: assignment.id, message: error.description))
+            }
+        }
+        guard issues.isEmpty else { return invalid(issues) }
+        let draft: DocumentDraft
+        switch session.submit() {
+        case .ready(let ready): draft = ready
+        case .needsAttention(let attention): return invalid(attention)
+        case .failed(let why): return invalid([AtomIssue(atom: nil, message: why)])
+        }
+        do {
+            let sign = try SignModule(draft: draft, ledger: try runtime.ledger(), directory: runtime.locator.optional(BankDirectory.self))
+            let document = RunReport.document(sign.document)
+            switch try sign.sign(code: code) {
+            case .posted(let receipt):
+                let posting = receipt.posting
+                return RunReport(status: "posted", journal: receipt.sequence, document: document, errors: [],
+                                 posting: .init(debit: posting.debit, credit: posting.credit,
+                                                amount: Amount.text(posting.amount, currency: posting.currency),
+                                                currency: posting.currency,
+                                                balanceAfter: Amount.text(receipt.debitBalance, currency: posting.currency)))
+            case .acknowledged(_, let sequence):
+                return RunReport(status: "posted", journal: sequence, document: document, errors: [])
+            case .rejected(_, let sequence, let reason):
+                return RunReport(status: "rejected", journal: sequence, document: document,
+                                 errors: [AtomIssue(atom: nil, message: reason.message)])
+            }
+        } catch {
+            return invalid([AtomIssue(atom: nil, message: error.description)])
+        }
+    }
+}
+
+enum RunText {
+    static func render(_ report: RunReport) -> String {
+        var lines: [String] = []
+        switch report.status {
+        case "posted": lines.append(Terminal.green("posted") + (report.journal.map { " — journal entry \($0)" } ?? ""))
+        case "rejected": lines.append(Terminal.red("rejected") + (report.journal.map { " — journal entry \($0)" } ?? ""))
+        default: lines.append(Terminal.yellow("not submitted"))
+        }
+        if let posting = report.posting {
+            lines.append("  \(posting.debit) → \(posting.credit): \(posting.amount) \(posting.currency); balance now \(posting.balanceAfter) \(posting.currency)")
+        }
+        for issue in report.errors { lines.append("  ⚠ " + (issue.atom.map { "\($0): " } ?? "") + issue.message) }
+        return lines.joined(separator: "\n")
+    }
+}
