@@ -64,9 +64,11 @@ struct ServiceLocatorTests {
         #expect(String(cString: account.currency) == "USD")
     }
 
-    @Test("without an accounts service the accounts table answers empty, not a crash")
+    @Test("when the core cannot be opened the accounts table answers empty, not a crash")
     func accountsMissing() throws {
-        let runtime = Runtime(paths: HostPaths(plugins: "/nonexistent", data: Fixtures.temporaryDirectory()),
+        let file = Fixtures.temporaryDirectory().appendingPathComponent("not-a-directory")
+        try Data("x".utf8).write(to: file)
+        let runtime = Runtime(paths: HostPaths(plugins: "/nonexistent", data: file.appendingPathComponent("data")),
                               log: StandardErrorLog(minimum: .error))
         let accounts = try #require(runtime.locator.table(id: RBS_SERVICE_ACCOUNTS)?
             .assumingMemoryBound(to: rbs_accounts_service_t.self))

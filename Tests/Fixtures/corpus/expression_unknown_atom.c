@@ -1,0 +1,3 @@
+// expect: unknown field 'nothing'
+#define ATOM_EXTRA , .show_if = "$nothing == 1"
+#include "base.h"
