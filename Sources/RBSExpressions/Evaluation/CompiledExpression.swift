@@ -21,6 +21,8 @@ public final class CompiledExpression: Sendable {
     /// Whether it calls an instance-bound plugin function, so that it must be recomputed after every commit.
     public let isVolatile: Bool
     let root: Node
+    /// The root lowered to closures, for ``test(_:instance:)``.
+    private let condition: ConditionProgram.Test
 
     private init(source: String, resultType: ValueType?, reads: [Int], isVolatile: Bool, root: Node) {
         self.source = source
@@ -28,6 +30,7 @@ public final class CompiledExpression: Sendable {
         self.reads = reads
         self.isVolatile = isVolatile
         self.root = root
+        condition = ConditionProgram.lower(root)
     }
 
     /// Compiles `source` against `scope`; `expecting` is the required result type (nil: any).
@@ -55,6 +58,6 @@ public final class CompiledExpression: Sendable {
 
     /// Evaluates as a condition: true only when the result is `.bool(true)`.
     public func test(_ values: [ExprValue], instance: UnsafeMutableRawPointer? = nil) -> Bool {
-        Evaluator(values: values, instance: instance).truth(root)
+        condition(values, instance)
     }
 }

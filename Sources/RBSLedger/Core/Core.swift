@@ -59,7 +59,8 @@ public struct Core: Sendable {
     /// the document was already journaled.
     func apply(_ signed: SignedDocument, publicKey: Data, in db: Database) throws -> Outcome {
         let documentId = signed.id
-        if let row = try Row.fetchOne(db, sql: "SELECT * FROM journal WHERE document_id = ?", arguments: [documentId]) {
+        if try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM journal WHERE document_id = ?"), arguments: [documentId]) != nil,
+           let row = try Row.fetchOne(db, sql: "SELECT * FROM journal WHERE document_id = ?", arguments: [documentId]) {
             return try Self.outcome(of: try JournalEntry(row: row), in: db)
         }
         try register(keyId: signed.document.keyId, publicKey: publicKey, in: db)
@@ -88,21 +89,23 @@ public struct Core: Sendable {
         case .post(let posting, let debitBalance, let creditBalance):
             let scale = Currency.minorUnits(of: posting.currency) ?? 2
             let newDebit = debitBalance - posting.amount
-            try db.execute(sql: "UPDATE accounts SET balance = ? WHERE number = ?",
+            try db.cachedStatement(sql: "UPDATE accounts SET balance = ? WHERE number = ?").execute(
                            arguments: [DecimalText.format(newDebit, scale: scale), posting.debit])
             if let creditBalance {
-                try db.execute(sql: "UPDATE accounts SET balance = ? WHERE number = ?",
+                try db.cachedStatement(sql: "UPDATE accounts SET balance = ? WHERE number = ?").execute(
                                arguments: [DecimalText.format(creditBalance + posting.amount, scale: scale), posting.credit])
             }
-            try db.execute(
-                sql: "INSERT INTO postings (document_id, debit, credit, amount, currency, time_ms, journal_seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: [documentId, posting.debit, posting.credit, DecimalText.format(posting.amount, scale: scale),
+            try db.cachedStatement(
+                sql: "INSERT INTO postings (document_id, debit, credit, amount, currency, time_ms, journal_seq) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            ).execute(arguments: [documentId, posting.debit, posting.credit, DecimalText.format(posting.amount, scale: scale),
                             posting.currency, now, sequence])
             let record = entry(.posted, posting: posting, balance: DecimalText.format(newDebit, scale: scale))
             try record.insert(db)
             return .posted(Receipt(documentId: documentId, posting: posting, debitBalance: newDebit, sequence: sequence))
         }
     }
+
+    private static let accountQuery = "SELECT number, currency, balance, owner, title, blocked FROM accounts WHERE number = ?"
 
     private enum Plan {
         case acknowledge
@@ -124,7 +127,7 @@ public struct Core: Sendable {
         guard let minorUnits = Currency.minorUnits(of: currency) else { return .reject(.unknownCurrency(currency)) }
         guard scale <= minorUnits else { return .reject(.tooManyDecimals(amountText, currency: currency, minorUnits: minorUnits)) }
 
-        guard let debitRow = try Row.fetchOne(db, sql: "SELECT * FROM accounts WHERE number = ?", arguments: [from]) else {
+        guard let debitRow = try Row.fetchOne(db.cachedStatement(sql: Self.accountQuery), arguments: [from]) else {
             return .reject(.unknownDebit(from))
         }
         let debit = try Self.account(from: debitRow, path: database.path)
@@ -134,7 +137,7 @@ public struct Core: Sendable {
         }
         guard credit != from else { return .reject(.sameAccount(from)) }
         var creditBalance: Decimal?
-        if let creditRow = try Row.fetchOne(db, sql: "SELECT * FROM accounts WHERE number = ?", arguments: [credit]) {
+        if let creditRow = try Row.fetchOne(db.cachedStatement(sql: Self.accountQuery), arguments: [credit]) {
             let creditAccount = try Self.account(from: creditRow, path: database.path)
             guard creditAccount.currency == currency else {
                 return .reject(.currencyMismatch(document: currency, account: credit, accountCurrency: creditAccount.currency))
@@ -152,7 +155,7 @@ public struct Core: Sendable {
 
     /// Stores the public key under its id the first time it signs; a different key under the same id is refused.
     private func register(keyId: String, publicKey: Data, in db: Database) throws {
-        if let stored = try Data.fetchOne(db, sql: "SELECT public_key FROM keys WHERE key_id = ?", arguments: [keyId]) {
+        if let stored = try Data.fetchOne(db.cachedStatement(sql: "SELECT public_key FROM keys WHERE key_id = ?"), arguments: [keyId]) {
             guard stored == publicKey else { throw LedgerError.keyIdConflict(keyId: keyId) }
             return
         }

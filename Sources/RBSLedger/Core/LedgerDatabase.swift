@@ -58,7 +58,7 @@ final class LedgerDatabase: Sendable {
     /// Copies the WAL into the main file, truncates the WAL and closes every connection.
     func close() throws(LedgerError) {
         do {
-            try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
             try pool.close()
         } catch {
             throw LedgerError.from(error, path: path)

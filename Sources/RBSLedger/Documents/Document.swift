@@ -66,7 +66,12 @@ public struct Document: Sendable, Hashable {
     /// 16 bytes from the system's secure random generator.
     public static func randomNonce() -> Data {
         var generator = SystemRandomNumberGenerator()
-        return Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        var bytes = Data(count: 16)
+        for half in 0..<2 {
+            let word = generator.next()
+            for i in 0..<8 { bytes[half * 8 + i] = UInt8(truncatingIfNeeded: word >> UInt64(8 * i)) }
+        }
+        return bytes
     }
 
     /// When the document was made (UTC, millisecond precision).

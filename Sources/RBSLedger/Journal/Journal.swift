@@ -106,7 +106,7 @@ public struct Journal: Sendable {
 
     /// The last entry's sequence number and hash (0 and the genesis hash for an empty journal).
     static func tip(_ db: Database) throws -> (sequence: Int64, hash: Data) {
-        guard let row = try Row.fetchOne(db, sql: "SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1") else {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1")) else {
             return (0, JournalEntry.genesisHash)
         }
         return (try row.decode(Int64.self, forColumn: "seq"), try row.decode(Data.self, forColumn: "hash"))

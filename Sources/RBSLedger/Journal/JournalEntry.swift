@@ -132,13 +132,13 @@ public struct JournalEntry: Sendable, Hashable {
 
     /// Appends this entry (its sequence and previous hash must follow the last entry).
     func insert(_ db: Database) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO journal (seq, kind, document_id, document, signature, key_id, reason_code, reason, debit, credit,
                                      amount, currency, balance_after, recorded_ms, prev_hash, hash)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
+                """
+        ).execute(arguments: [
                 sequence, kind.rawValue, documentId, document, signature, keyId, reasonCode, reason, debit, credit,
                 amount, currency, balanceAfter, recordedAtMilliseconds, previousHash, hash,
             ])
