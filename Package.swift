@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "RBSLedger", dependencies: [
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
+        ], exclude: ["Documents/CANONICAL.md"]),
         // The host's model: plugin loading and registry, ServiceLocator, atoms, forms and modules. No terminal code.
         .target(name: "RBSCore", dependencies: [
             "CRBSPlugin", "RBSExpressions", "RBSLedger",

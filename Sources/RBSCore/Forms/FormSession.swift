@@ -182,7 +182,8 @@ public final class FormSession {
                 issues.append(AtomIssue(atom: atom.id, message: mark))
             } else if atom.holdsValue, !atom.isOptional, model.values[index].isNull {
                 issues.append(AtomIssue(atom: atom.id, message: "required: \(captions[index])"))
-            } else if !model.isValid(index) {
+            } else if !model.values[index].isNull, !model.isValid(index) {
+                // An empty atom is judged by whether it is required, not by its valid-if.
                 issues.append(AtomIssue(atom: atom.id, message: atom.errorText ?? "invalid"))
             }
         }
