@@ -82,7 +82,17 @@ public final class Runtime: @unchecked Sendable {
             let known = registry.operations.map(\.id)
             throw .unknownOperation(id, suggestion: Suggestion.closest(to: id, among: known))
         }
-        do { return try FormSession(operation: operation, locator: locator) } catch { throw .form(error) }
+        do {
+            let session = try FormSession(operation: operation, locator: locator)
+            session.onClose = { [weak registry] in registry?.collectRetired() }
+            return session
+        } catch { throw .form(error) }
+    }
+
+    /// Picks up new, changed and removed plugin files (all, or the one plugin `only` names).
+    @discardableResult
+    public func reload(only: String? = nil) -> [ReloadReport] {
+        registry.rescan(paths.plugins, only: only)
     }
 
     /// Loads every plugin in the plugin folder.

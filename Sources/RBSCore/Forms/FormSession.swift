@@ -17,6 +17,8 @@ public final class FormSession {
     private var instance: UnsafeMutableRawPointer?
     private var handle: ModuleHandle?
     public private(set) var isClosed = false
+    /// Called once the module has ended and its instance is freed (the registry retires unused old versions).
+    var onClose: (() -> Void)?
 
     private var descriptor: OperationDescriptor { operation.descriptor }
     private var callbacks: rbs_operation_descriptor_t? { operation.plugin.operationPointer(operation.id)?.pointee }
@@ -58,6 +60,8 @@ public final class FormSession {
         instance = nil
         handle = nil
         operation.plugin.liveModules -= 1
+        onClose?()
+        onClose = nil
     }
 
     // MARK: - Reading the form

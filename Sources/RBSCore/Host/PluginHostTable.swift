@@ -7,6 +7,8 @@ final class PluginHostTable: @unchecked Sendable {
     let pluginID: String
     private let locator: ServiceLocator
     let pointer: UnsafeMutablePointer<rbs_host_t>
+    /// The services this plugin version registered, to hand back if a replacement fails to start.
+    var registered: [(id: String, table: UnsafeRawPointer)] = []
     private let name = strdup("rbs-host")
     private let version = strdup(RBSHost.version)
 
@@ -26,7 +28,10 @@ final class PluginHostTable: @unchecked Sendable {
             register_service: { host, id, service in
                 guard let table = PluginHostTable.from(host), let id, let service else { return false }
                 do {
-                    try table.locator.registerTable(service, id: String(cString: id), owner: table.pluginID)
+                    let serviceID = String(cString: id)
+                    try table.locator.registerTable(service, id: serviceID, owner: table.pluginID,
+                                                    token: ObjectIdentifier(table))
+                    table.registered.append((serviceID, service))
                     return true
                 } catch {
                     table.log(.warning, "register_service: \(error)")
@@ -64,6 +69,16 @@ final class PluginHostTable: @unchecked Sendable {
                                               message: message.map { String(cString: $0) })
             }))
         pointer.pointee.host_data = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    /// Withdraws the services this version registered.
+    func withdrawServices() { locator.removeTables(token: ObjectIdentifier(self)) }
+
+    /// Registers again the services this version had (its replacement failed to start).
+    func restoreServices() {
+        for (id, table) in registered {
+            try? locator.registerTable(table, id: id, owner: pluginID, token: ObjectIdentifier(self))
+        }
     }
 
     func log(_ level: LogLevel, _ message: String) {

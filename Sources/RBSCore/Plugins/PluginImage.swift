@@ -66,9 +66,11 @@ public final class PluginImage: @unchecked Sendable {
     func stop(locator: ServiceLocator) {
         if started, let deinitialize = entry.pointee.deinit { deinitialize() }
         started = false
-        locator.removeTables(ownedBy: id)
+        hostTable.withdrawServices()
         if !isSwift, liveModules == 0 { handle.close() }
     }
+
+    func reregisterServices() { hostTable.restoreServices() }
 
     /// The plugin's table for an extension ("rbs.state/1"), or nil.
     func extensionTable(_ id: String) -> UnsafeRawPointer? {

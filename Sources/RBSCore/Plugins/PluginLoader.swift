@@ -8,13 +8,19 @@ import Foundation
 public struct PluginLoader: Sendable {
     public static let entrySymbol = RBS_ENTRY_SYMBOL
 
+    /// Checks the very bytes that will be opened (the unique copy) before `dlopen` sees them: the trust policy.
+    public typealias Verifier = @Sendable (_ bytes: [UInt8], _ path: String) throws(PluginProblem) -> Void
+
     /// Where the unique copies that are opened live.
     public let imagesDirectory: URL
     let locator: ServiceLocator
+    /// Nil: every well-formed plugin is opened (development).
+    public var verifier: Verifier?
 
-    public init(imagesDirectory: URL, locator: ServiceLocator) {
+    public init(imagesDirectory: URL, locator: ServiceLocator, verifier: Verifier? = nil) {
         self.imagesDirectory = imagesDirectory
         self.locator = locator
+        self.verifier = verifier
     }
 
     /// Loads the plugin at `path` (not yet started: see `PluginRegistry`).
@@ -32,6 +38,14 @@ public struct PluginLoader: Sendable {
         let copy: URL
         do { copy = try uniqueCopy(of: bytes, path: path, hash: hash) } catch {
             throw fail(.unreadable("cannot copy it to \(imagesDirectory.path): \(error.localizedDescription)"))
+        }
+        if let verifier {
+            // Verify the copy that will be opened, not the file in the plugin folder, so nothing can be swapped in
+            // between the check and dlopen.
+            guard let copied = try? [UInt8](Data(contentsOf: copy)) else {
+                throw fail(.unreadable("cannot read back its copy \(copy.path)"))
+            }
+            do { try verifier(copied, path) } catch { throw fail(error) }
         }
         var options: DLHandle.Options = [.now, .local]
         if elf.isSwift { options.insert(.noDelete) }

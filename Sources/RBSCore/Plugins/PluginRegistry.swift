@@ -10,6 +10,27 @@ public struct PluginRecord: Codable, Hashable, Sendable {
     public var abi: String?
     public var status: Status
     public var error: String?
+    /// The hash of the file that failed, so an unchanged broken file is not tried again.
+    var contentHash: String?
+
+    init(path: String, id: String? = nil, version: String? = nil, abi: String? = nil, status: Status, error: String?) {
+        self.path = path
+        self.id = id
+        self.version = version
+        self.abi = abi
+        self.status = status
+        self.error = error
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        path = try container.decode(String.self, forKey: .path)
+        id = try container.decodeIfPresent(String.self, forKey: .id)
+        version = try container.decodeIfPresent(String.self, forKey: .version)
+        abi = try container.decodeIfPresent(String.self, forKey: .abi)
+        status = try container.decode(Status.self, forKey: .status)
+        error = try container.decodeIfPresent(String.self, forKey: .error)
+    }
 
     private enum CodingKeys: String, CodingKey { case path, id, version, abi, status, error }
 
@@ -39,9 +60,11 @@ public struct RegisteredOperation: Sendable {
 public final class PluginRegistry: @unchecked Sendable {
     public let loader: PluginLoader
     public let locator: ServiceLocator
-    public private(set) var records: [PluginRecord] = []
+    public internal(set) var records: [PluginRecord] = []
     public private(set) var plugins: [PluginImage] = []
     private var operationsByID: [String: RegisteredOperation] = [:]
+    /// Versions replaced or removed while modules still ran on them.
+    var retired: [PluginImage] = []
 
     public init(loader: PluginLoader, locator: ServiceLocator) {
         self.loader = loader
@@ -83,26 +106,45 @@ public final class PluginRegistry: @unchecked Sendable {
     }
 
     /// Checks `image` against what is registered (plugin and operation ids), starts it and registers its operations.
-    func register(_ image: PluginImage) throws(PluginLoadError) {
+    /// - Parameter old: the version of the same file it replaces: its ids do not clash, its state (extension
+    ///   rbs.state/1) is handed over, and it is retired once no module runs on it.
+    func register(_ image: PluginImage, replacing old: PluginImage? = nil) throws(PluginLoadError) {
         func fail(_ problem: PluginProblem) -> PluginLoadError {
-            image.stop(locator: locator)
+            if image.handle !== old?.handle { image.stop(locator: locator) }
             return PluginLoadError(path: image.path, problem: problem)
         }
-        if let other = plugins.first(where: { $0.id == image.id }) {
+        if let other = plugins.first(where: { $0.id == image.id && $0 !== old }) {
             throw fail(.duplicatePlugin(id: image.id, otherPath: other.path))
         }
         for operation in image.manifest.operations {
-            if let other = operationsByID[operation.id] {
+            if let other = operationsByID[operation.id], other.plugin !== old {
                 throw fail(.duplicateOperation(id: operation.id, otherPath: other.plugin.path))
             }
         }
-        do { try image.start() } catch { throw fail(error) }
+        let state = old.flatMap { PluginState.save(from: $0) }
+        // The old version's services make way for the new one's.
+        old?.hostTable.withdrawServices()
+        do { try image.start() } catch {
+            if let old { old.reregisterServices() }
+            throw fail(error)
+        }
+        if let state { PluginState.load(state, into: image) }
+        if let old { withdraw(old) }
         plugins.append(image)
         for operation in image.manifest.operations {
             if let compiled = image.compiled[operation.id] {
                 operationsByID[operation.id] = RegisteredOperation(plugin: image, compiled: compiled)
             }
         }
+    }
+
+    /// Takes a plugin's operations out of service; its image is stopped once no module runs on it.
+    func withdraw(_ image: PluginImage) {
+        plugins.removeAll { $0 === image }
+        for operation in image.manifest.operations where operationsByID[operation.id]?.plugin === image {
+            operationsByID[operation.id] = nil
+        }
+        retired.append(image)
     }
 
     /// Every operation, in the order of the plugin files and, within a plugin, as it declares them.

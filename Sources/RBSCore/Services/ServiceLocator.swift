@@ -20,7 +20,7 @@ public enum ServiceError: Error, CustomStringConvertible, Sendable, Equatable {
 public final class ServiceLocator: @unchecked Sendable {
     private let lock = NSLock()
     private var typed: [ObjectIdentifier: Any] = [:]
-    private var tables: [String: (table: UnsafeRawPointer, owner: String)] = [:]
+    private var tables: [String: (table: UnsafeRawPointer, owner: String, token: ObjectIdentifier?)] = [:]
 
     public init() {}
 
@@ -40,18 +40,26 @@ public final class ServiceLocator: @unchecked Sendable {
     public func optional<T>(_ type: T.Type = T.self) -> T? { try? inject(type) }
 
     /// Registers a C service table under a versioned id ("rbs.accounts/1") for plugins to look up.
-    /// - Parameter owner: who registered it ("rbs-host" or a plugin's id), named when the id clashes.
-    public func registerTable(_ table: UnsafeRawPointer, id: String, owner: String) throws(ServiceError) {
+    /// - Parameters:
+    ///   - owner: who registered it ("rbs-host" or a plugin's id), named when the id clashes.
+    ///   - token: identifies the registering image, so one version's removal never takes another's tables.
+    public func registerTable(_ table: UnsafeRawPointer, id: String, owner: String,
+                              token: ObjectIdentifier? = nil) throws(ServiceError) {
         guard Self.isServiceID(id) else { throw .malformedID(id) }
         lock.lock()
         defer { lock.unlock() }
         if let existing = tables[id] { throw .taken(id: id, owner: existing.owner) }
-        tables[id] = (table, owner)
+        tables[id] = (table, owner, token)
     }
 
     /// Removes every table `owner` registered (a plugin being unloaded).
     public func removeTables(ownedBy owner: String) {
         lock.withLock { tables = tables.filter { $0.value.owner != owner } }
+    }
+
+    /// Removes every table registered with `token` (one version of a plugin).
+    public func removeTables(token: ObjectIdentifier) {
+        lock.withLock { tables = tables.filter { $0.value.token != token } }
     }
 
     /// The C table registered under `id`, or nil.

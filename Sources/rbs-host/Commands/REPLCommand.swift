@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import RBSCore
 
 struct REPLCommand: ParsableCommand {
@@ -9,6 +10,14 @@ struct REPLCommand: ParsableCommand {
     func run() throws {
         let runtime = global.makeRuntime()
         let repl = REPL(runtime: runtime)
-        repl.start()
+        // Blocking reads belong on their own thread: the REPL runs on one, the main thread waits for it.
+        let finished = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            repl.start()
+            finished.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+        finished.wait()
     }
 }

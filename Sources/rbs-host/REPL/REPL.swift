@@ -1,60 +1,210 @@
 import Foundation
 import RBSCore
+import RBSLedger
+import RBSLineEditor
 
-/// The root module a person talks to: reads commands line by line and answers them.
-/// When standard input is not a terminal it prints no prompts, so a script can drive it.
-final class REPL {
+/// The root module a person talks to (seed 002's Root): reads commands, opens operations as modules, and prints
+/// one-line notices (hot reloads) between commands. On a terminal it edits lines with libedit, keeps history in the
+/// data directory and completes commands, operation ids and list numbers; from a pipe it reads commands line by
+/// line and prints no prompts, so a script can drive it.
+/// Confined to the REPL thread once started; only `post` is called from other threads, and it locks.
+final class REPL: @unchecked Sendable {
     let runtime: Runtime
-    private let interactive = Terminal.isInteractive
+    let console: Console
+    private let navigation = Navigation()
+    /// Lines other threads want printed before the next prompt (reload notices).
+    private let notices = NoticeBoard()
 
-    init(runtime: Runtime) { self.runtime = runtime }
+    init(runtime: Runtime) {
+        self.runtime = runtime
+        console = Console(historyFile: runtime.paths.data.appendingPathComponent("history"))
+    }
 
     /// The commands, for help, completion and "did you mean".
     static let commands: [(name: String, usage: String, summary: String)] = [
-        ("list", "list", "list the operations of the loaded plugins"),
+        ("list", "list", "list the operations, numbered"),
+        ("run", "run OP|NUMBER [ID=VALUE ...]", "open an operation's form; values given here prefill it"),
         ("plugins", "plugins", "list the plugin files, loaded or failed, and why"),
+        ("reload", "reload [ID]", "pick up new, changed and removed plugins (or just plugin ID)"),
+        ("journal", "journal", "list the journal's entries"),
+        ("verify", "verify", "check every signature and the journal's hash chain"),
+        ("keys", "keys [init [NAME]]", "show the signing key, or create it (and the one-time code secret)"),
         ("help", "help [COMMAND]", "show the commands, or one command's help"),
         ("quit", "quit", "leave rbs-host (Ctrl-D does too)"),
     ]
 
+    /// Posts a line to print before the next prompt; any thread.
+    func post(_ line: String) { notices.post(line) }
+
     func start() {
-        if interactive {
-            print(Terminal.bold("rbs-host \(RBSHost.version)") + " — \(runtime.registry.operations.count) operations from \(runtime.registry.plugins.count) plugins. Type help.")
+        if console.interactive {
+            console.say(Terminal.bold("rbs-host \(RBSHost.version)") + " — \(runtime.registry.operations.count) operations from \(runtime.registry.plugins.count) plugins · line editing: \(console.editor.backend). Type help.")
         }
         Listing.printFailures(runtime.registry)
         while true {
-            if interactive { print("rbs> ", terminator: "") }
-            guard let line = readLine() else { break }
-            if !handle(line) { break }
+            for line in notices.take() { console.say(Terminal.dim(line)) }
+            console.completions = { [unowned self] line, word in completeCommand(line: line, word: word) }
+            switch console.read("rbs> ") {
+            case .endOfInput:
+                if console.interactive { console.say("") }
+                return
+            case .interrupt:
+                continue  // Ctrl-C at the top cancels the line, not the host
+            case .line(let line):
+                if !handle(line) { return }
+            }
         }
     }
 
     /// Answers one line; returns false to quit.
     func handle(_ line: String) -> Bool {
-        let words = line.split(whereSeparator: \.isWhitespace).map(String.init)
-        guard let command = words.first else { return true }
+        let words = Words.split(line)
+        guard let command = words.first?.lowercased() else { return true }
+        let arguments = Array(words.dropFirst())
         switch command {
-        case "list": print(Listing.operations(runtime.registry.operations))
-        case "plugins": print(Listing.plugins(runtime.registry.records))
-        case "help": print(help(words.dropFirst().first))
+        case "list", "ls": console.say(Listing.operations(runtime.registry.operations))
+        case "run": run(arguments)
+        case "plugins": console.say(Listing.plugins(runtime.registry.records))
+        case "reload":
+            let reports = runtime.reload(only: arguments.first)
+            if reports.isEmpty { console.say("nothing changed") }
+            for report in reports { console.say(report.description) }
+        case "journal": journal()
+        case "verify": verify()
+        case "keys": keys(arguments)
+        case "help", "?": console.say(help(arguments.first))
         case "quit", "exit", "\\q": return false
         default:
             let suggestion = Suggestion.closest(to: command, among: Self.commands.map(\.name))
-            Terminal.error("unknown command '\(command)'" + (suggestion.map { " — did you mean '\($0)'?" } ?? " — type help"))
+            console.error("unknown command '\(command)'" + (suggestion.map { " — did you mean '\($0)'?" } ?? " — type help for the commands"))
         }
         return true
     }
 
+    // MARK: - Commands
+
+    private func run(_ arguments: [String]) {
+        guard let target = arguments.first else {
+            console.error("run needs an operation: run OP or run NUMBER (see list)")
+            return
+        }
+        let operations = runtime.registry.operations
+        let id = Int(target).flatMap { $0 >= 1 && $0 <= operations.count ? operations[$0 - 1].id : nil } ?? target
+        var prefill: [(id: String, value: String)] = []
+        for argument in arguments.dropFirst() {
+            guard let equals = argument.firstIndex(of: "=") else {
+                console.error("'\(argument)': give values as ID=VALUE, e.g. destBic=044525225")
+                return
+            }
+            prefill.append((String(argument[..<equals]), String(argument[argument.index(after: equals)...])))
+        }
+        let session: FormSession
+        do { session = try runtime.open(id) } catch {
+            console.error(error.description)
+            return
+        }
+        let module = FormModule(session: session, runtime: runtime, console: console, navigation: navigation)
+        switch module.run(prefill: prefill) {
+        case .done(let receipt): console.say(receipt)
+        case .cancelled: console.say(Terminal.dim("cancelled: nothing was signed or posted"))
+        case .failed(let why): console.error(why)
+        }
+    }
+
+    private func journal() {
+        do { console.say(JournalText.render(try runtime.ledger().journal.entries())) } catch {
+            console.error(error.description)
+        }
+    }
+
+    private func verify() {
+        do {
+            switch try runtime.ledger().journal.verify() {
+            case .ok(let count): console.say("ok \(count) entries")
+            case .bad(let sequence, let reason): console.error("bad entry \(sequence): \(reason)")
+            }
+        } catch { console.error(error.description) }
+    }
+
+    private func keys(_ arguments: [String]) {
+        let store = KeyStore(dataDirectory: runtime.paths.data)
+        do {
+            if arguments.first == "init" {
+                let name = arguments.dropFirst().first ?? ProcessInfo.processInfo.environment["USER"] ?? "user"
+                console.say(KeysText.enrolment(try store.initialize(name: name, force: arguments.contains("--force"))))
+            } else {
+                console.say(KeysText.identity(try store.load()))
+            }
+        } catch { console.error(error.description) }
+    }
+
     func help(_ command: String?) -> String {
         if let command {
-            guard let entry = Self.commands.first(where: { $0.name == command }) else {
+            guard let entry = Self.commands.first(where: { $0.name == command.lowercased() }) else {
                 return "No command '\(command)'. Type help for the list."
             }
             return "\(entry.usage)\n  \(entry.summary)"
         }
         var table = Table(header: ["COMMAND", "WHAT IT DOES"])
         table.rows = Self.commands.map { [$0.usage, $0.summary] }
-        return table.render()
+        return table.render() + "\nInside a form: Enter keeps a value, back returns, ? helps, cancel or Ctrl-C leaves."
+    }
+
+    // MARK: - Completion
+
+    func completeCommand(line: String, word: String) -> [String] {
+        let words = Words.split(line)
+        let completingFirst = words.isEmpty || (words.count == 1 && !line.hasSuffix(" "))
+        if completingFirst { return Self.commands.map(\.name).filter { $0.hasPrefix(word.lowercased()) } }
+        switch words[0].lowercased() {
+        case "run":
+            let operations = runtime.registry.operations
+            if words.count == 1 || (words.count == 2 && !line.hasSuffix(" ")) {
+                return (operations.map(\.id) + operations.indices.map { String($0 + 1) }).filter { $0.hasPrefix(word) }
+            }
+            let operation = Int(words[1]).flatMap { $0 >= 1 && $0 <= operations.count ? operations[$0 - 1] : nil }
+                ?? runtime.registry.operation(id: words[1])
+            return (operation?.descriptor.atoms.filter(\.holdsValue).map { $0.id + "=" } ?? []).filter { $0.hasPrefix(word) }
+        case "help": return Self.commands.map(\.name).filter { $0.hasPrefix(word) }
+        case "reload": return runtime.registry.plugins.map(\.id).filter { $0.hasPrefix(word) }
+        case "keys": return ["init"].filter { $0.hasPrefix(word) }
+        default: return []
+        }
     }
 }
 
+/// Splits a command line into words; 'single' or "double" quotes keep spaces inside a word.
+enum Words {
+    static func split(_ line: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var quote: Character?
+        var inWord = false
+        for character in line {
+            if let open = quote {
+                if character == open { quote = nil } else { current.append(character) }
+            } else if character == "\"" || character == "'" {
+                quote = character
+                inWord = true
+            } else if character.isWhitespace {
+                if inWord { words.append(current) }
+                current = ""
+                inWord = false
+            } else {
+                current.append(character)
+                inWord = true
+            }
+        }
+        if inWord { words.append(current) }
+        return words
+    }
+}
+
+/// Lines posted from other threads, printed by the REPL between commands.
+final class NoticeBoard: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    func post(_ line: String) { lock.withLock { lines.append(line) } }
+    func take() -> [String] { lock.withLock { defer { lines.removeAll() }; return lines } }
+}

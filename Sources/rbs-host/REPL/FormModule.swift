@@ -1,0 +1,236 @@
+import Foundation
+import RBSCore
+import RBSLedger
+import RBSLineEditor
+
+/// One run of an operation in the REPL (seed 002: a module with a lifecycle): the form's atoms prompted in order,
+/// the account picker embedded, review and signing presented modally. The plugin's instance is freed when the
+/// module ends, whatever way it ends.
+final class FormModule {
+    private let session: FormSession
+    private let runtime: Runtime
+    private let console: Console
+    private let navigation: Navigation
+    private var cursor = 0
+
+    init(session: FormSession, runtime: Runtime, console: Console, navigation: Navigation) {
+        self.session = session
+        self.runtime = runtime
+        self.console = console
+        self.navigation = navigation
+    }
+
+    private var atoms: [AtomDescriptor] { session.operation.descriptor.atoms }
+
+    /// Runs the module to its end. `prefill` is the module's typed input: values given on the `run` line.
+    func run(prefill: [(id: String, value: String)]) -> ModuleOutput {
+        let descriptor = session.operation.descriptor
+        navigation.enter(descriptor.category, .push)
+        navigation.enter(descriptor.title, .push)
+        defer {
+            navigation.leave()
+            navigation.leave()
+            session.close()
+        }
+        console.say(Terminal.bold(navigation.breadcrumb))
+        console.hint(Terminal.dim("Enter keeps a value · back returns · ? helps · cancel leaves"))
+        for (id, value) in prefill {
+            do { announce(try session.commit(id, text: value)) } catch { console.error(error.description) }
+        }
+        while true {
+            guard cursor < atoms.count else {
+                // A form without a submit button submits after its last atom.
+                if let output = submitFlow() { return output }
+                continue
+            }
+            let index = cursor
+            let atom = atoms[index]
+            guard let state = session.atom(atom.id), state.visible else {
+                cursor += 1
+                continue
+            }
+            switch atom.kind {
+            case .text:
+                if !state.caption.isEmpty { console.say("  " + Terminal.dim(state.caption)) }
+                cursor += 1
+            case .button:
+                if let output = button(atom, state) { return output }
+            default:
+                if let output = ask(atom, state) { return output }
+            }
+        }
+    }
+
+    // MARK: - Atoms
+
+    /// Prompts for one atom's value. Returns an output when the module ends.
+    private func ask(_ atom: AtomDescriptor, _ state: AtomState) -> ModuleOutput? {
+        if atom.kind == .account { showAccounts(atom) }
+        if atom.kind == .enumeration {
+            console.hint(atom.options.enumerated().map { "    \($0.offset + 1)) \($0.element.title)" }.joined(separator: "\n"))
+        }
+        let current = state.value.isEmpty ? "" : " [\(atom.flags.contains(.secret) ? "••••" : state.value)]"
+        let prompt = "\(state.caption)\(Terminal.dim(" " + Self.kindHint(atom)))\(current)> "
+        console.completions = { [session] _, word in Self.completions(for: atom, session: session, word: word) }
+        let input = console.read(prompt, secret: atom.flags.contains(.secret))
+        console.completions = { _, _ in [] }
+        switch input {
+        case .interrupt:
+            console.say("")
+            return .cancelled
+        case .endOfInput: return .cancelled
+        case .line(let raw):
+            let text = atom.kind == .input && atom.inputType == .text ? raw : raw.trimmingCharacters(in: .whitespaces)
+            switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+            case "": cursor += 1
+            case "back": back()
+            case "cancel": return .cancelled
+            case "?": help(atom)
+            default:
+                do {
+                    announce(try session.commit(atom.id, text: text))
+                    if let error = session.atom(atom.id)?.error {
+                        // Stay on the atom: fix it, or Enter keeps the value and goes on.
+                        console.say("  " + Terminal.yellow("⚠ " + error) + Terminal.dim(" — fix it, or Enter to go on"))
+                    } else {
+                        cursor += 1
+                    }
+                } catch {
+                    console.error(error.description + " — try again, ? for help")
+                }
+            }
+        }
+        return nil
+    }
+
+    private func button(_ atom: AtomDescriptor, _ state: AtomState) -> ModuleOutput? {
+        let submits = atom.flags.contains(.submit)
+        let prompt = "[\(state.caption)] " + Terminal.dim(submits ? "Enter submits" : "Enter presses") + "> "
+        console.completions = { _, word in ["back", "cancel"].filter { $0.hasPrefix(word) } }
+        let input = console.read(prompt)
+        console.completions = { _, _ in [] }
+        switch input {
+        case .interrupt, .endOfInput: return .cancelled
+        case .line(let text):
+            switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+            case "back": back()
+            case "cancel": return .cancelled
+            case "?": console.say(submits ? "Submits the form: it is checked, then you review and sign it." : "Runs the operation's action.")
+            case "":
+                if submits { return submitFlow() }
+                do { announce(try session.press(atom.id)) } catch { console.error(error.description) }
+                cursor += 1
+            default: console.error("'\(text)': press Enter, or type back or cancel")
+            }
+        }
+        return nil
+    }
+
+    /// Submits; on success presents the sign module. Returns nil to go on editing.
+    private func submitFlow() -> ModuleOutput? {
+        switch session.submit() {
+        case .failed(let why):
+            console.error(why)
+            return .failed(why)
+        case .needsAttention(let issues):
+            console.say(Terminal.yellow("Needs attention:"))
+            for issue in issues {
+                let caption = issue.atom.flatMap { session.atom($0)?.caption } ?? "form"
+                console.say("  ⚠ \(caption): \(issue.message)")
+            }
+            let first = issues.compactMap(\.atom).compactMap { id in atoms.firstIndex { $0.id == id } }.min()
+            cursor = first ?? 0
+            return nil
+        case .ready(let draft):
+            let sign = SignPresenter(draft: draft, runtime: runtime, console: console, navigation: navigation)
+            switch sign.run() {
+            case .done(let receipt): return .done(receipt)
+            case .failed(let why): return .failed(why)
+            case .cancelled:
+                console.say(Terminal.dim("Signing cancelled: back to the form, values kept."))
+                cursor = max(0, (atoms.lastIndex { $0.kind == .button && $0.flags.contains(.submit) } ?? atoms.count - 1))
+                return nil
+            }
+        }
+    }
+
+    private func back() {
+        var index = cursor - 1
+        while index >= 0 {
+            let atom = atoms[index]
+            if atom.holdsValue, session.atom(atom.id)?.visible == true { break }
+            index -= 1
+        }
+        cursor = max(index, 0)
+    }
+
+    private func help(_ atom: AtomDescriptor) {
+        var lines = ["\(atom.caption) — \(Self.kindHint(atom))"]
+        if let hint = atom.hint { lines.append(hint) }
+        if atom.isOptional { lines.append("Optional: Enter leaves it empty.") }
+        if let error = session.atom(atom.id)?.error { lines.append(Terminal.yellow("⚠ " + error)) }
+        lines.append("back: previous field · cancel: leave the form · Ctrl-C: leave the form")
+        console.say(lines.map { "  " + $0 }.joined(separator: "\n"))
+    }
+
+    /// The embedded account picker: a numbered list with balances.
+    private func showAccounts(_ atom: AtomDescriptor) {
+        let accounts = session.accounts(for: atom.id)
+        guard !accounts.isEmpty else {
+            console.say(Terminal.yellow("  no account can be chosen here"))
+            return
+        }
+        var table = Table(header: ["#", "ACCOUNT", "BALANCE", "", "TITLE"])
+        for (index, account) in accounts.enumerated() {
+            table.rows.append(["\(index + 1)", account.number, Amount.text(account.balance, currency: account.currency),
+                               account.currency, account.title + (account.blocked ? " (blocked)" : "")])
+        }
+        navigation.enter(atom.caption, .embed)
+        console.hint(table.render().split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
+        navigation.leave()
+    }
+
+    private func announce(_ changes: FormAnnouncements) {
+        for id in changes.appeared { console.say("  + " + (session.atom(id)?.caption ?? id)) }
+        for id in changes.disappeared { console.say("  − " + (session.atom(id)?.caption ?? id)) }
+        for (id, caption) in changes.captions where session.atom(id)?.kind == .text {
+            console.say("  " + Terminal.green("ℹ " + (caption.isEmpty ? "(\(id) cleared)" : caption)))
+        }
+    }
+
+    static func kindHint(_ atom: AtomDescriptor) -> String {
+        let length: String
+        switch (atom.minLength, atom.maxLength) {
+        case (0, 0): length = ""
+        case (let min, let max) where min == max: length = ", \(max)"
+        case (let min, 0): length = ", ≥\(min)"
+        case (let min, let max): length = ", \(min)–\(max)"
+        }
+        let optional = atom.isOptional ? ", optional" : ""
+        switch atom.kind {
+        case .input:
+            switch atom.inputType {
+            case .text: return "(text\(length)\(optional))"
+            case .digits: return "(digits\(length)\(optional))"
+            case .number: return "(number\(optional))"
+            case .amount: return "(amount, \(atom.currency ?? "")\(optional))"
+            case .date: return "(date YYYY-MM-DD\(optional))"
+            }
+        case .enumeration: return "(1–\(atom.options.count) or a value\(optional))"
+        case .toggle: return "(yes/no)"
+        case .account: return "(# or account number\(optional))"
+        case .text, .button: return ""
+        }
+    }
+
+    static func completions(for atom: AtomDescriptor, session: FormSession, word: String) -> [String] {
+        var candidates = ["back", "cancel"]
+        switch atom.kind {
+        case .enumeration: candidates += atom.options.map(\.value) + atom.options.map(\.title)
+        case .account: candidates += session.accounts(for: atom.id).map(\.number)
+        case .toggle: candidates += ["yes", "no"]
+        default: break
+        }
+        return candidates.filter { $0.lowercased().hasPrefix(word.lowercased()) }
+    }
+}
