@@ -21,7 +21,7 @@ enum Terminal {
 
     /// One line on standard error.
     static func error(_ message: String) {
-        fflush(stdout)  // keep answers and errors in order when both go to one pipe
+        fflush(nil)  // keep answers and errors in order when both go to one pipe
         FileHandle.standardError.write(Data((paint("error:", "31", when: colourErrors) + " " + message + "\n").utf8))
     }
 }
