@@ -10,7 +10,8 @@ struct RBSHostCommand: ParsableCommand {
         discussion: "With no command, starts the interactive REPL.",
         version: RBSHost.version,
         subcommands: [REPLCommand.self, ListCommand.self, PluginsCommand.self, DescribeCommand.self, RunCommand.self,
-                      KeysCommand.self, JournalCommand.self, VerifyCommand.self],
+                      KeysCommand.self, JournalCommand.self, VerifyCommand.self,
+                      PluginCommand.self, TrustCommand.self],
         defaultSubcommand: REPLCommand.self)
 }
 
@@ -24,9 +25,19 @@ struct GlobalOptions: ParsableArguments {
 
     var paths: HostPaths { HostPaths.resolve(plugins: plugins, data: data) }
 
+    /// The trust policy every plugin load must pass (signatures unless --dev; permissions always).
+    var trustPolicy: PluginTrustPolicy { PluginTrustPolicy(dataDirectory: paths.data, development: developmentMode) }
+
+    @Flag(name: .long, help: "Development mode (also RBS_DEV=1): plugins need no signature, hot reload is on.")
+    var dev = false
+
+    /// Development mode: `--dev` or RBS_DEV=1.
+    var developmentMode: Bool { dev || ProcessInfo.processInfo.environment["RBS_DEV"] == "1" }
+
     /// A runtime with every plugin loaded.
     func makeRuntime() -> Runtime {
         let runtime = Runtime(paths: paths, clock: HostClock.current)
+        trustPolicy.install(in: runtime.locator)
         runtime.loadPlugins()
         return runtime
     }

@@ -10,6 +10,10 @@ public struct PluginLoader: Sendable {
 
     /// Checks the very bytes that will be opened (the unique copy) before `dlopen` sees them: the trust policy.
     public typealias Verifier = @Sendable (_ bytes: [UInt8], _ path: String) throws(PluginProblem) -> Void
+    /// Checks the validated manifest (e.g. against the signed id and version) before anything is registered;
+    /// `sha256` is the hash of the bytes that were verified and opened.
+    public typealias ManifestCheck = @Sendable (_ manifest: PluginManifest, _ path: String, _ sha256: String)
+        throws(PluginProblem) -> Void
 
     /// Where the unique copies that are opened live.
     public let imagesDirectory: URL
@@ -39,7 +43,9 @@ public struct PluginLoader: Sendable {
         do { copy = try uniqueCopy(of: bytes, path: path, hash: hash) } catch {
             throw fail(.unreadable("cannot copy it to \(imagesDirectory.path): \(error.localizedDescription)"))
         }
-        if let verifier {
+        // A verifier of its own wins; otherwise the host's policy in the locator (see PluginLoadPolicy), if any.
+        let policy = locator.optional(PluginLoadPolicy.self)
+        if let verifier = verifier ?? policy?.verify {
             // Verify the copy that will be opened, not the file in the plugin folder, so nothing can be swapped in
             // between the check and dlopen.
             guard let copied = try? [UInt8](Data(contentsOf: copy)) else {
@@ -58,6 +64,7 @@ public struct PluginLoader: Sendable {
             let function = unsafeBitCast(symbol, to: rbs_plugin_entry_fn.self)
             guard let entry = function() else { throw PluginProblem.entryReturnedNull }
             let manifest = try DescriptorReader.read(entry)
+            try policy?.checkManifest?(manifest, path, hash)
             var addresses: [String: [String: UnsafeMutableRawPointer]] = [:]
             for operation in manifest.operations {
                 for function in operation.functions {

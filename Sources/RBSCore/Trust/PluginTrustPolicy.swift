@@ -1,0 +1,101 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The trust policy of the command-line host: a plugin is loaded only when it is signed (`<plugin>.so.sig`) by a
+/// publisher key in `<data>/trusted-keys`, its bytes are the ones signed, and its manifest's id and version are the
+/// signed ones. In development mode (`--dev`, `RBS_DEV=1`) signatures are not required.
+///
+/// Always, even in development mode: a plugin file or plugin folder that other users can write to (mode & 022) or
+/// that another non-root user owns is refused — anyone who can change it can run code in the host.
+public final class PluginTrustPolicy: @unchecked Sendable {
+    /// The trusted-keys file.
+    public let trustedKeysPath: String
+    /// Whether unsigned plugins are accepted (development).
+    public let development: Bool
+    private let lock = NSLock()
+    /// The signatures accepted by `verify`, by the SHA-256 of the bytes they cover, for the manifest check.
+    private var accepted: [String: PluginSignature] = [:]
+
+    public init(dataDirectory: URL, development: Bool) {
+        trustedKeysPath = TrustedKeys.path(in: dataDirectory)
+        self.development = development
+    }
+
+    /// The loader hooks of this policy.
+    public var loadPolicy: PluginLoadPolicy {
+        PluginLoadPolicy(verify: { [self] bytes, path throws(PluginProblem) in try verify(bytes, path: path) },
+                         checkManifest: { [self] manifest, path, hash throws(PluginProblem) in
+                             try checkManifest(manifest, path: path, sha256: hash)
+                         })
+    }
+
+    /// Makes every load through `locator`'s loaders pass this policy.
+    public func install(in locator: ServiceLocator) {
+        locator.register(loadPolicy)
+    }
+
+    // MARK: - Before dlopen
+
+    /// Checks the bytes that will be opened against the file's place on disk and its signature.
+    public func verify(_ bytes: [UInt8], path: String) throws(PluginProblem) {
+        try Self.checkPermissions(path: path)
+        guard !development else { return }
+        let signaturePath = path + ".sig"
+        let sign = "`rbs-host plugin sign \(path) --key KEY`"
+        guard FileManager.default.fileExists(atPath: signaturePath) else {
+            throw .untrusted("not signed — sign it with \(sign) and trust that key with `rbs-host trust add`, or run with --dev")
+        }
+        let signature: PluginSignature
+        do { signature = try PluginSignature.parse(try TrustFile.read(signaturePath), path: signaturePath) } catch {
+            throw .untrusted("its signature file cannot be used (\(error.description)) — or run with --dev")
+        }
+        guard signature.isValid else {
+            throw .untrusted("the signature in \(signaturePath) does not verify (damaged or forged) — sign the plugin again with \(sign), or run with --dev")
+        }
+        let trusted: TrustedKeys
+        do { trusted = try TrustedKeys(path: trustedKeysPath) } catch {
+            throw .untrusted("cannot read the trusted keys: \(error.description)")
+        }
+        guard trusted.contains(signature.publicKey) else {
+            throw .untrusted("signed by an untrusted key \(signature.publicKey) — if you trust its publisher, run `rbs-host trust add \(signature.publicKey)`; or run with --dev")
+        }
+        let hash = PluginSignature.sha256(bytes)
+        guard hash == signature.fileSHA256 else {
+            throw .untrusted("changed after signing (the file's SHA-256 is \(hash.prefix(16))…, the signature is for \(signature.fileSHA256.prefix(16))…) — rebuild it and sign it again with \(sign), or run with --dev")
+        }
+        lock.withLock { accepted[hash] = signature }
+    }
+
+    // MARK: - After the descriptors are read
+
+    /// Checks that the manifest's id and version are the signed ones.
+    public func checkManifest(_ manifest: PluginManifest, path: String, sha256: String) throws(PluginProblem) {
+        guard !development else { return }
+        guard let signature = lock.withLock({ accepted[sha256] }) else {
+            throw .untrusted("its signature was not checked before it was opened — run with the trust policy's verifier installed")
+        }
+        guard signature.pluginID == manifest.id, signature.version == manifest.version else {
+            throw .untrusted("the signature is for plugin '\(signature.pluginID)' \(signature.version) but the file is '\(manifest.id)' \(manifest.version) — sign it again with `rbs-host plugin sign \(path) --key KEY`, or run with --dev")
+        }
+    }
+
+    // MARK: - Permissions
+
+    /// Refuses a plugin file, or its folder, that other users can write to or that another non-root user owns.
+    public static func checkPermissions(path: String) throws(PluginProblem) {
+        let folder = TrustFile.directory(of: path)
+        for (item, what) in [(path, "the plugin file"), (folder, "the plugin folder \(folder)")] {
+            guard let status = TrustFile.status(item) else { continue }
+            if status.mode & 0o022 != 0 {
+                throw .untrusted("other users can write to \(what) (mode \(String(status.mode, radix: 8))): anyone could swap in code the host runs, so it is never loaded, not even with --dev — run `chmod go-w \(item)`")
+            }
+            if status.owner != 0, status.owner != getuid() {
+                throw .untrusted("\(what) is owned by another user (uid \(status.owner)), who could change it: it is never loaded, not even with --dev — give it to yourself or root (chown)")
+            }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+/// Why a publisher key, the trusted-keys file, a signature file or a signing could not be used. Each description
+/// names the file and says what to do.
+public enum TrustError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// A file could not be read or written.
+    case io(path: String, reason: String)
+    /// A key file exists where a new one would be written.
+    case keyExists(path: String)
+    /// A key file is not in the `rbs-publisher-key 1` format.
+    case malformedKey(path: String, reason: String)
+    /// A private key file other users can read.
+    case keyExposed(path: String, mode: UInt32)
+    /// A signature file is not in the `rbs-plugin-signature 1` format.
+    case malformedSignature(path: String, reason: String)
+    /// A line of the trusted-keys file is not `<hex public key> [name]`.
+    case malformedTrustStore(path: String, line: Int, reason: String)
+    /// The trusted-keys file is writable by other users.
+    case trustStoreExposed(path: String, mode: UInt32)
+    /// What was given as a key is neither hex, nor a key file, nor a .pub file.
+    case notAKey(String)
+    /// `trust remove` of a key that is not trusted.
+    case notTrusted(String)
+    /// The plugin could not be loaded to read its id and version.
+    case unloadable(String)
+    /// The file changed while it was being signed.
+    case changedWhileSigning(path: String)
+
+    public var description: String {
+        switch self {
+        case .io(let path, let reason): "\(path): \(reason) — check the path and its permissions"
+        case .keyExists(let path): "\(path) already exists — choose another file, or pass --force to replace it"
+        case .malformedKey(let path, let reason):
+            "\(path): not a publisher key file (\(reason)) — create one with `rbs-host plugin keygen \(path)`"
+        case .keyExposed(let path, let mode):
+            "\(path): the private key is readable by other users (mode \(String(mode, radix: 8))) — run `chmod 600 \(path)`"
+        case .malformedSignature(let path, let reason):
+            "\(path): not a plugin signature (\(reason)) — sign the plugin again with `rbs-host plugin sign`"
+        case .malformedTrustStore(let path, let line, let reason):
+            "\(path):\(line): \(reason) — each line is a 64-digit hex public key and an optional name; fix or remove the line"
+        case .trustStoreExposed(let path, let mode):
+            "\(path): other users can write to the trusted keys (mode \(String(mode, radix: 8))) — run `chmod 600 \(path)`"
+        case .notAKey(let text):
+            "'\(text)' is not a public key — give 64 hex digits, a key file from `rbs-host plugin keygen`, or its .pub file"
+        case .notTrusted(let text): "'\(text)' is not a trusted key — see `rbs-host trust list`"
+        case .unloadable(let why): "cannot read the plugin's id and version: \(why)"
+        case .changedWhileSigning(let path): "\(path) changed while it was being signed — sign it again"
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Small POSIX file helpers for the trust files: exclusive creation with a mode, atomic replacement, modes and owners.
+enum TrustFile {
+    /// Writes `text` to `path` with `mode`, never through a moment where the file is more open than `mode`:
+    /// a temporary file is created with the mode and renamed over the target. With `exclusive`, refuses an existing file.
+    static func write(_ text: String, to path: String, mode: mode_t, exclusive: Bool = false) throws(TrustError) {
+        if exclusive, FileManager.default.fileExists(atPath: path) { throw .keyExists(path: path) }
+        let temporary = directory(of: path) + "/.\(name(of: path)).\(UUID().uuidString).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { Glibc_write(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                let reason = String(cString: strerror(errno))
+                close(fd)
+                unlink(temporary)
+                throw .io(path: path, reason: reason)
+            }
+            written += count
+        }
+        _ = fchmod(fd, mode)
+        _ = fsync(fd)
+        close(fd)
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw .io(path: path, reason: reason)
+        }
+    }
+
+    /// The folder part of a path ("." for a bare name), without Foundation's path parsing.
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// The last component of a path.
+    static func name(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
+    /// The text of a file.
+    static func read(_ path: String) throws(TrustError) -> String {
+        do {
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            guard let text = String(data: data, encoding: .utf8) else { throw TrustError.io(path: path, reason: "not UTF-8 text") }
+            return text
+        } catch let error as TrustError {
+            throw error
+        } catch {
+            throw .io(path: path, reason: (error as NSError).localizedDescription)
+        }
+    }
+
+    /// The mode bits and owner of a file or folder (following symbolic links), or nil when it cannot be seen.
+    static func status(_ path: String) -> (mode: UInt32, owner: uid_t)? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return (UInt32(info.st_mode) & 0o7777, info.st_uid)
+    }
+
+    private static func Glibc_write(_ fd: Int32, _ pointer: UnsafeRawPointer?, _ count: Int) -> Int {
+        guard let pointer else { return 0 }
+        #if canImport(Glibc)
+        return Glibc.write(fd, pointer, count)
+        #else
+        return Darwin.write(fd, pointer, count)
+        #endif
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import RBSCore
+
+/// `rbs-host plugin …`: tools for plugin authors and publishers.
+struct PluginCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plugin", abstract: "Create, check, and sign plugins; make publisher keys.",
+        subcommands: [PluginKeygenCommand.self, PluginSignCommand.self])
+}
+
+/// `rbs-host plugin keygen KEYFILE`: a new publisher key.
+struct PluginKeygenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keygen", abstract: "Create a publisher key file (0600) and KEYFILE.pub; print the public key.",
+        discussion: "A publisher key signs plugins. It is not your document-signing key (`rbs-host keys`).")
+
+    @Argument(help: "The key file to create.") var keyFile: String
+    @Option(help: "The publisher's name, written into the key and .pub files.") var name = ProcessInfo.processInfo.environment["USER"] ?? "publisher"
+    @Flag(help: "Replace an existing key file (plugins signed with the old key stop loading).") var force = false
+
+    func run() throws {
+        do {
+            let key = PublisherKey.generate(name: name)
+            try key.write(to: keyFile, force: force)
+            print(key.publicKeyHex)
+        } catch {
+            Terminal.error(error.description)
+            throw ExitCode.failure
+        }
+    }
+}
+
+/// `rbs-host plugin sign FILE --key KEYFILE`: writes FILE.sig.
+struct PluginSignCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sign", abstract: "Sign a plugin: write FILE.sig with its SHA-256, id and version.",
+        discussion: "The plugin's manifest is read (it is loaded, never started) so the signature names its id and version.")
+
+    @Argument(help: "The plugin file (.so).") var file: String
+    @Option(help: ArgumentHelp("The publisher key file (`rbs-host plugin keygen`).", valueName: "keyfile")) var key: String
+
+    func run() throws {
+        do {
+            let publisher = try PublisherKey.load(from: key)
+            let signature = try PluginSigner.sign(pluginAt: file, key: publisher)
+            print("signed \(file) (\(signature.pluginID) \(signature.version)) → \(file).sig with key \(signature.publicKey)")
+        } catch {
+            Terminal.error(error.description)
+            throw ExitCode.failure
+        }
+    }
+}
