@@ -46,8 +46,13 @@ public final class Runtime: @unchecked Sendable {
 
     /// - Parameters:
     ///   - accounts: the customer's accounts (by default the embedded core's, once it exists).
+    /// - Parameters:
+    ///   - scanner: how new or changed plugin files are read (the host uses a child process); nil loads every
+    ///     plugin into this process at once, without a cache.
+    ///   - verifier: the trust policy checked on the very bytes that are opened; nil trusts every plugin.
     public init(paths: HostPaths, accounts: (any AccountsService)? = nil, clock: any Clock = SystemClock(),
-                log: any HostLog = StandardErrorLog(), directory: BankDirectory = .bundled()) {
+                log: any HostLog = StandardErrorLog(), directory: BankDirectory = .bundled(),
+                scanner: (any PluginScanner)? = nil, verifier: PluginLoader.Verifier? = nil) {
         self.paths = paths
         let locator = ServiceLocator()
         locator.register(log, as: (any HostLog).self)
@@ -58,8 +63,8 @@ public final class Runtime: @unchecked Sendable {
         for problem in directory.problems { log.write(level: .warning, source: "rbs-host", message: problem.description) }
         self.locator = locator
         serviceTables = HostServiceTables(locator: locator)
-        registry = PluginRegistry(loader: PluginLoader(imagesDirectory: paths.images, locator: locator),
-                                  locator: locator)
+        registry = PluginRegistry(loader: PluginLoader(imagesDirectory: paths.images, locator: locator, verifier: verifier),
+                                  locator: locator, scanner: scanner, cacheDirectory: scanner == nil ? nil : paths.data)
         if accounts == nil {
             locator.register(LedgerAccounts { [unowned self] in try self.ledger() }, as: (any AccountsService).self)
         }
@@ -87,6 +92,16 @@ public final class Runtime: @unchecked Sendable {
             session.onClose = { [weak registry] in registry?.collectRetired() }
             return session
         } catch { throw .form(error) }
+    }
+
+    /// Watches the plugin folder and reloads on every change, calling `reported` (on the watcher's thread) with
+    /// what each reload did.
+    public func watch(_ reported: @escaping @Sendable ([ReloadReport]) -> Void) throws(PluginWatcher.WatchError) -> PluginWatcher {
+        try PluginWatcher(directory: paths.plugins) { [weak self] in
+            guard let self else { return }
+            let reports = self.reload()
+            if !reports.isEmpty { reported(reports) }
+        }
     }
 
     /// Picks up new, changed and removed plugin files (all, or the one plugin `only` names).

@@ -10,7 +10,7 @@ struct RBSHostCommand: ParsableCommand {
         discussion: "With no command, starts the interactive REPL.",
         version: RBSHost.version,
         subcommands: [REPLCommand.self, ListCommand.self, PluginsCommand.self, DescribeCommand.self, RunCommand.self,
-                      KeysCommand.self, JournalCommand.self, VerifyCommand.self,
+                      KeysCommand.self, JournalCommand.self, VerifyCommand.self, ScanCommand.self,
                       PluginCommand.self, TrustCommand.self],
         defaultSubcommand: REPLCommand.self)
 }
@@ -34,12 +34,28 @@ struct GlobalOptions: ParsableArguments {
     /// Development mode: `--dev` or RBS_DEV=1.
     var developmentMode: Bool { dev || ProcessInfo.processInfo.environment["RBS_DEV"] == "1" }
 
-    /// A runtime with every plugin loaded.
+    /// A runtime with every plugin listed: unchanged plugins from the cache, new or changed ones scanned in a child
+    /// process (this binary's `scan` mode); plugins are loaded when first used.
     func makeRuntime() -> Runtime {
-        let runtime = Runtime(paths: paths, clock: HostClock.current)
+        let runtime = Runtime(paths: paths, clock: HostClock.current, scanner: scanner())
         trustPolicy.install(in: runtime.locator)
+        if isatty(STDERR_FILENO) == 1 {
+            runtime.registry.progress = { done, total in
+                guard total >= 20 else { return }
+                FileHandle.standardError.write(Data("\rscanning plugins: \(done)/\(total)\(done == total ? "\n" : "")".utf8))
+            }
+        }
         runtime.loadPlugins()
         return runtime
+    }
+
+    /// The child-process scanner: this same executable, in its `scan` mode, with the same options.
+    func scanner() -> ChildProcessScanner {
+        var arguments = ["scan", "--data", paths.data.path]
+        if developmentMode { arguments.append("--dev") }
+        if let plugins { arguments += ["--plugins", plugins] }
+        return ChildProcessScanner(executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
+                                   arguments: arguments)
     }
 }
 

@@ -10,8 +10,6 @@ public struct PluginRecord: Codable, Hashable, Sendable {
     public var abi: String?
     public var status: Status
     public var error: String?
-    /// The hash of the file that failed, so an unchanged broken file is not tried again.
-    var contentHash: String?
 
     init(path: String, id: String? = nil, version: String? = nil, abi: String? = nil, status: Status, error: String?) {
         self.path = path
@@ -20,16 +18,6 @@ public struct PluginRecord: Codable, Hashable, Sendable {
         self.abi = abi
         self.status = status
         self.error = error
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        path = try container.decode(String.self, forKey: .path)
-        id = try container.decodeIfPresent(String.self, forKey: .id)
-        version = try container.decodeIfPresent(String.self, forKey: .version)
-        abi = try container.decodeIfPresent(String.self, forKey: .abi)
-        status = try container.decode(Status.self, forKey: .status)
-        error = try container.decodeIfPresent(String.self, forKey: .error)
     }
 
     private enum CodingKeys: String, CodingKey { case path, id, version, abi, status, error }
@@ -46,7 +34,17 @@ public struct PluginRecord: Codable, Hashable, Sendable {
     }
 }
 
-/// An operation offered by a loaded plugin.
+/// An operation as listed: known from its plugin's manifest, whether or not the plugin is loaded yet.
+public struct OperationListing: Sendable {
+    public let descriptor: OperationDescriptor
+    public let pluginID: String
+    public let pluginVersion: String
+    public let path: String
+
+    public var id: String { descriptor.id }
+}
+
+/// An operation of a loaded plugin, ready to run.
 public struct RegisteredOperation: Sendable {
     public let plugin: PluginImage
     public let compiled: CompiledOperation
@@ -55,20 +53,114 @@ public struct RegisteredOperation: Sendable {
     public var id: String { descriptor.id }
 }
 
-/// The plugins the host has loaded and the operations they offer. A plugin that fails is recorded with its reason;
-/// the rest load regardless.
+/// What one reload did to one plugin file: the REPL prints it as one line.
+public struct ReloadReport: Sendable, CustomStringConvertible {
+    public enum Change: String, Sendable { case added, updated, removed, failed }
+    public var change: Change
+    public var path: String
+    public var pluginID: String?
+    public var oldVersion: String?
+    public var newVersion: String?
+    public var milliseconds: Double
+    public var error: String?
+
+    public var description: String {
+        let took = String(format: "%.1f ms", milliseconds)
+        switch change {
+        case .added: return "added \(pluginID ?? path) \(newVersion ?? "") (\(path)) in \(took)"
+        case .updated: return "reloaded \(pluginID ?? path) \(oldVersion ?? "?") → \(newVersion ?? "?") in \(took)"
+        case .removed: return "removed \(pluginID ?? path) \(oldVersion ?? ""): its operations are withdrawn"
+        case .failed: return (error ?? path) + (oldVersion.map { " — version \($0) stays in service" } ?? "")
+        }
+    }
+}
+
+/// The plugins the host knows and the operations they offer.
+///
+/// With a scanner (the host's normal mode), plugin files are listed from a cache of their manifests, a new or
+/// changed file is scanned in a child process, and a plugin is loaded into the host only when one of its operations
+/// is first run or one of its services is first looked up. Without one, every plugin is loaded at once. A plugin
+/// that fails is recorded with its reason; the rest load regardless. All methods may be called from any thread.
 public final class PluginRegistry: @unchecked Sendable {
     public let loader: PluginLoader
     public let locator: ServiceLocator
-    public internal(set) var records: [PluginRecord] = []
-    public private(set) var plugins: [PluginImage] = []
-    private var operationsByID: [String: RegisteredOperation] = [:]
-    /// Versions replaced or removed while modules still ran on them.
-    var retired: [PluginImage] = []
+    let scanner: (any PluginScanner)?
+    /// Where the manifest cache lives (nil: no cache).
+    let cacheDirectory: URL?
+    /// Called with (done, total) while a scan of several files runs.
+    public var progress: @Sendable (Int, Int) -> Void = { _, _ in }
 
-    public init(loader: PluginLoader, locator: ServiceLocator) {
+    /// A plugin in service: its manifest, and its image once loaded.
+    private struct Listing {
+        var path: String
+        var manifest: PluginManifest
+        var services: [String]
+        var hash: String
+        var image: PluginImage?
+    }
+
+    private let lock = NSRecursiveLock()
+    private var listings: [Listing] = []
+    private var failures: [String: (record: PluginRecord, hash: String?)] = [:]
+    private var folderError: PluginRecord?
+    /// Versions replaced or removed while modules still ran on them.
+    private var retired: [PluginImage] = []
+
+    public init(loader: PluginLoader, locator: ServiceLocator, scanner: (any PluginScanner)? = nil,
+                cacheDirectory: URL? = nil) {
         self.loader = loader
         self.locator = locator
+        self.scanner = scanner
+        self.cacheDirectory = cacheDirectory
+        locator.fallback = { [weak self] id in self?.loadProvider(of: id) }
+    }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    // MARK: - What is known
+
+    /// One record per plugin file, in file order.
+    public var records: [PluginRecord] {
+        locked {
+            var all = listings.map { listing in
+                PluginRecord(path: listing.path, id: listing.manifest.id, version: listing.manifest.version,
+                             abi: listing.manifest.abi.description, status: .loaded, error: nil)
+            } + failures.values.map(\.record)
+            all.sort { $0.path < $1.path }
+            return (folderError.map { [$0] } ?? []) + all
+        }
+    }
+
+    /// The plugins loaded into the host now.
+    public var plugins: [PluginImage] { locked { listings.compactMap(\.image) } }
+
+    /// The ids of the plugins in service (loaded or listed).
+    public var pluginIDs: [String] { locked { listings.map(\.manifest.id) } }
+
+    /// Every operation in service, in the order of the plugin files and, within a plugin, as it declares them.
+    public var operations: [OperationListing] {
+        locked {
+            listings.flatMap { listing in
+                listing.manifest.operations.map {
+                    OperationListing(descriptor: $0, pluginID: listing.manifest.id,
+                                     pluginVersion: listing.manifest.version, path: listing.path)
+                }
+            }
+        }
+    }
+
+    /// The operation `id`, loading its plugin first if it is only listed. Nil when no plugin offers it, or when its
+    /// plugin fails to load now (the failure is recorded).
+    public func operation(id: String) -> RegisteredOperation? {
+        locked {
+            guard let index = listings.firstIndex(where: { $0.manifest.operations.contains { $0.id == id } }),
+                  let image = ensureLoaded(index), let compiled = image.compiled[id] else { return nil }
+            return RegisteredOperation(plugin: image, compiled: compiled)
+        }
     }
 
     /// The `*.so` files in `directory`, sorted by name, as paths that start with `directory` as given.
@@ -78,86 +170,245 @@ public final class PluginRegistry: @unchecked Sendable {
         return names.filter { $0.hasSuffix(".so") && !$0.hasPrefix(".") }.sorted().map { prefix + $0 }
     }
 
-    /// Loads every plugin in `directory`. A folder that cannot be read is one failed record, not a crash.
+    // MARK: - Loading
+
+    /// Lists (or, without a scanner, loads) every plugin in `directory`. A folder that cannot be read is one failed
+    /// record, not a crash.
     public func loadDirectory(_ directory: String) {
-        let files: [String]
-        do { files = try Self.pluginFiles(in: directory) } catch {
-            records.append(PluginRecord(path: directory, status: .failed,
-                                        error: "\(directory): cannot read the plugin folder (\((error as NSError).localizedDescription)) — check --plugins or RBS_PLUGINS"))
-            return
+        locked {
+            folderError = nil
+            do { _ = try Self.pluginFiles(in: directory) } catch {
+                folderError = PluginRecord(path: directory, status: .failed,
+                                           error: "\(directory): cannot read the plugin folder (\((error as NSError).localizedDescription)) — check --plugins or RBS_PLUGINS")
+                return
+            }
+            rescan(directory)
         }
-        for file in files { load(path: file) }
     }
 
-    /// Loads one file and registers it, or records why not.
+    /// Brings the registry in line with the plugin folder: lists or loads new files, replaces changed ones (new
+    /// runs get the new version; running modules finish on the old one), withdraws removed ones. A new version that
+    /// fails leaves the last working one in service. A file that failed is not tried again until it changes.
+    /// - Parameter only: just the plugin with this id, file name or path.
+    @discardableResult
+    public func rescan(_ directory: String, only: String? = nil) -> [ReloadReport] {
+        locked {
+            var reports: [ReloadReport] = []
+            let files = (try? Self.pluginFiles(in: directory)) ?? []
+            let present = Set(files)
+            for listing in listings where !present.contains(listing.path) && matches(listing.path, listing.manifest.id, only) {
+                withdraw(path: listing.path)
+                reports.append(ReloadReport(change: .removed, path: listing.path, pluginID: listing.manifest.id,
+                                            oldVersion: listing.manifest.version, milliseconds: 0))
+            }
+            for path in failures.keys where !present.contains(path) { failures[path] = nil }
+
+            var cache = cacheDirectory.map(PluginCache.load(from:))
+            var changed: [(path: String, fingerprint: PluginCache.Fingerprint)] = []
+            for path in files {
+                let current = listings.first { $0.path == path }
+                guard matches(path, current?.manifest.id, only) else { continue }
+                guard let fingerprint = PluginCache.fingerprint(of: path) else { continue }
+                if let current, current.hash == fingerprint.hash { continue }
+                if current == nil, let failure = failures[path], failure.hash == fingerprint.hash { continue }
+                changed.append((path, fingerprint))
+            }
+            guard !changed.isEmpty else { return reports }
+
+            // Manifests: from the cache when the fingerprint matches, else from a scan.
+            var results: [String: ScanResult] = [:]
+            if let scanner {
+                var toScan: [String] = []
+                for (path, fingerprint) in changed {
+                    if let entry = cache?.entries[path], entry.fingerprint == fingerprint {
+                        results[path] = entry.result
+                    } else {
+                        toScan.append(path)
+                    }
+                }
+                if !toScan.isEmpty {
+                    let scanned = scanner.scan(toScan, progress: progress)
+                    for path in toScan {
+                        let result = scanned[path] ?? .failed("\(path): the scanner gave no answer")
+                        results[path] = result
+                        if let fingerprint = changed.first(where: { $0.path == path })?.fingerprint {
+                            cache?.entries[path] = PluginCache.Entry(fingerprint: fingerprint, result: result)
+                        }
+                    }
+                }
+                if let cacheDirectory, var kept = cache {
+                    kept.entries = kept.entries.filter { present.contains($0.key) }
+                    kept.save(to: cacheDirectory)
+                }
+            }
+
+            for (path, fingerprint) in changed {
+                let began = ContinuousClock.now
+                let index = listings.firstIndex { $0.path == path }
+                let old = index.map { listings[$0] }
+                do throws(PluginLoadError) {
+                    if let result = results[path] {
+                        guard case .plugin(let manifest, let services) = result else {
+                            if case .failed(let why) = result { throw PluginLoadError(path: path, problem: .scanCrashed(Self.strip(why, path))) }
+                            continue
+                        }
+                        try admit(manifest, path: path, replacing: old?.path)
+                        if let old, old.image != nil {
+                            // The old version is in use: load the new one now, so new runs get it.
+                            try replaceLoaded(path: path, manifest: manifest, services: services, hash: fingerprint.hash)
+                        } else {
+                            if old != nil { withdraw(path: path) }
+                            insert(Listing(path: path, manifest: manifest, services: services, hash: fingerprint.hash))
+                        }
+                    } else {
+                        // No scanner: load into this process now.
+                        let image = try loader.load(path: path)
+                        try admit(image.manifest, path: path, replacing: old?.path, image: image)
+                        try start(image, replacing: old?.image)
+                        if old != nil { withdraw(path: path) }
+                        insert(Listing(path: path, manifest: image.manifest, services: image.hostTable.registered.map(\.id),
+                                       hash: image.contentHash, image: image))
+                    }
+                    failures[path] = nil
+                    reports.append(ReloadReport(change: old == nil ? .added : .updated, path: path,
+                                                pluginID: listings.first { $0.path == path }?.manifest.id,
+                                                oldVersion: old?.manifest.version,
+                                                newVersion: listings.first { $0.path == path }?.manifest.version,
+                                                milliseconds: Self.milliseconds(began.duration(to: .now))))
+                } catch {
+                    if old == nil {
+                        failures[path] = (PluginRecord(path: path, status: .failed, error: error.description), fingerprint.hash)
+                    }
+                    reports.append(ReloadReport(change: .failed, path: path, pluginID: old?.manifest.id,
+                                                oldVersion: old?.manifest.version,
+                                                milliseconds: Self.milliseconds(began.duration(to: .now)),
+                                                error: error.description))
+                }
+            }
+            collectRetired()
+            return reports
+        }
+    }
+
+    /// Loads and registers one file at once (tests and tools): the same checks as a folder load.
     @discardableResult
     public func load(path: String) -> PluginImage? {
+        locked {
+            let directory = (path as NSString).deletingLastPathComponent
+            rescan(directory.isEmpty ? "." : directory, only: path)
+            guard let index = listings.firstIndex(where: { $0.path == path }) else { return nil }
+            return ensureLoaded(index)
+        }
+    }
+
+    /// Stops replaced or removed versions that no running module uses any more (C images are unloaded then).
+    public func collectRetired() {
+        locked {
+            let idle = retired.filter { $0.liveModules == 0 }
+            retired.removeAll { $0.liveModules == 0 }
+            for image in idle { image.stop(locator: locator) }
+        }
+    }
+
+    /// Stops every plugin (deinit; C images are closed).
+    public func unloadAll() {
+        locked {
+            for listing in listings.reversed() { listing.image?.stop(locator: locator) }
+            listings.removeAll()
+            collectRetired()
+        }
+    }
+
+    // MARK: - Internals
+
+    /// Checks a manifest's ids against the plugins in service (other than the file it replaces).
+    private func admit(_ manifest: PluginManifest, path: String, replacing: String?,
+                       image: PluginImage? = nil) throws(PluginLoadError) {
+        func fail(_ problem: PluginProblem) -> PluginLoadError {
+            if let image, image.handle !== listings.first(where: { $0.path == replacing })?.image?.handle {
+                image.stop(locator: locator)
+            }
+            return PluginLoadError(path: path, problem: problem)
+        }
+        for other in listings where other.path != replacing {
+            if other.manifest.id == manifest.id { throw fail(.duplicatePlugin(id: manifest.id, otherPath: other.path)) }
+            for operation in manifest.operations where other.manifest.operations.contains(where: { $0.id == operation.id }) {
+                throw fail(.duplicateOperation(id: operation.id, otherPath: other.path))
+            }
+        }
+    }
+
+    /// Starts `image`; with `old`, hands over its state (rbs.state/1) and its services' place.
+    private func start(_ image: PluginImage, replacing old: PluginImage?) throws(PluginLoadError) {
+        let state = old.flatMap { PluginState.save(from: $0) }
+        old?.hostTable.withdrawServices()
+        do { try image.start() } catch {
+            old?.reregisterServices()
+            if image.handle !== old?.handle { image.stop(locator: locator) }
+            throw PluginLoadError(path: image.path, problem: error)
+        }
+        if let state { PluginState.load(state, into: image) }
+    }
+
+    /// Loads the new version of a plugin whose old version is loaded, and puts it in service.
+    private func replaceLoaded(path: String, manifest: PluginManifest, services: [String], hash: String) throws(PluginLoadError) {
+        let old = listings.first { $0.path == path }?.image
+        let image = try loader.load(path: path)
+        try start(image, replacing: old)
+        withdraw(path: path)
+        insert(Listing(path: path, manifest: image.manifest, services: services, hash: image.contentHash, image: image))
+    }
+
+    /// Loads a listed plugin into the host. On failure the plugin leaves service with its reason recorded.
+    private func ensureLoaded(_ index: Int) -> PluginImage? {
+        if let image = listings[index].image { return image }
+        let listing = listings[index]
         do {
-            let image = try loader.load(path: path)
-            try register(image)
-            records.append(PluginRecord(path: path, id: image.id, version: image.version,
-                                        abi: image.manifest.abi.description, status: .loaded, error: nil))
+            let image = try loader.load(path: listing.path)
+            try start(image, replacing: nil)
+            listings[index].image = image
+            listings[index].manifest = image.manifest
             return image
         } catch {
-            records.append(PluginRecord(path: path, id: nil, version: nil, abi: nil, status: .failed,
-                                        error: error.description))
+            listings.remove(at: index)
+            failures[listing.path] = (PluginRecord(path: listing.path, status: .failed, error: error.description), listing.hash)
+            locator.optional((any HostLog).self)?.write(level: .error, source: "rbs-host", message: error.description)
             return nil
         }
     }
 
-    /// Checks `image` against what is registered (plugin and operation ids), starts it and registers its operations.
-    /// - Parameter old: the version of the same file it replaces: its ids do not clash, its state (extension
-    ///   rbs.state/1) is handed over, and it is retired once no module runs on it.
-    func register(_ image: PluginImage, replacing old: PluginImage? = nil) throws(PluginLoadError) {
-        func fail(_ problem: PluginProblem) -> PluginLoadError {
-            if image.handle !== old?.handle { image.stop(locator: locator) }
-            return PluginLoadError(path: image.path, problem: problem)
-        }
-        if let other = plugins.first(where: { $0.id == image.id && $0 !== old }) {
-            throw fail(.duplicatePlugin(id: image.id, otherPath: other.path))
-        }
-        for operation in image.manifest.operations {
-            if let other = operationsByID[operation.id], other.plugin !== old {
-                throw fail(.duplicateOperation(id: operation.id, otherPath: other.plugin.path))
-            }
-        }
-        let state = old.flatMap { PluginState.save(from: $0) }
-        // The old version's services make way for the new one's.
-        old?.hostTable.withdrawServices()
-        do { try image.start() } catch {
-            if let old { old.reregisterServices() }
-            throw fail(error)
-        }
-        if let state { PluginState.load(state, into: image) }
-        if let old { withdraw(old) }
-        plugins.append(image)
-        for operation in image.manifest.operations {
-            if let compiled = image.compiled[operation.id] {
-                operationsByID[operation.id] = RegisteredOperation(plugin: image, compiled: compiled)
-            }
+    /// The table of service `id`, loading the listed plugin that provides it.
+    private func loadProvider(of id: String) -> UnsafeRawPointer? {
+        locked {
+            guard let index = listings.firstIndex(where: { $0.image == nil && $0.services.contains(id) }),
+                  ensureLoaded(index) != nil else { return nil }
+            return locator.table(id: id, fallback: false)
         }
     }
 
-    /// Takes a plugin's operations out of service; its image is stopped once no module runs on it.
-    func withdraw(_ image: PluginImage) {
-        plugins.removeAll { $0 === image }
-        for operation in image.manifest.operations where operationsByID[operation.id]?.plugin === image {
-            operationsByID[operation.id] = nil
-        }
-        retired.append(image)
+    private func insert(_ listing: Listing) {
+        listings.append(listing)
+        listings.sort { $0.path < $1.path }
     }
 
-    /// Every operation, in the order of the plugin files and, within a plugin, as it declares them.
-    public var operations: [RegisteredOperation] {
-        plugins.flatMap { plugin in plugin.manifest.operations.compactMap { operationsByID[$0.id] } }
+    /// Takes a file's plugin out of service; its image is stopped once no module runs on it.
+    private func withdraw(path: String) {
+        guard let index = listings.firstIndex(where: { $0.path == path }) else { return }
+        if let image = listings[index].image { retired.append(image) }
+        listings.remove(at: index)
     }
 
-    public func operation(id: String) -> RegisteredOperation? { operationsByID[id] }
+    private func matches(_ path: String, _ id: String?, _ only: String?) -> Bool {
+        guard let only else { return true }
+        return id == only || path == only || path.hasSuffix("/" + only)
+    }
 
-    /// Stops every plugin (deinit; C images are closed).
-    public func unloadAll() {
-        for plugin in plugins.reversed() { plugin.stop(locator: locator) }
-        plugins.removeAll()
-        operationsByID.removeAll()
+    /// A scan's message already names the file; the record adds it again.
+    private static func strip(_ message: String, _ path: String) -> String {
+        message.hasPrefix(path + ": ") ? String(message.dropFirst(path.count + 2)) : message
+    }
+
+    static func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
     }
 }

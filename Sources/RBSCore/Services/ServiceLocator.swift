@@ -62,8 +62,20 @@ public final class ServiceLocator: @unchecked Sendable {
         lock.withLock { tables = tables.filter { $0.value.token != token } }
     }
 
+    /// Asked for a table nobody registered yet: the registry loads a listed plugin that provides it.
+    public var fallback: (@Sendable (String) -> UnsafeRawPointer?)? {
+        get { lock.withLock { storedFallback } }
+        set { lock.withLock { storedFallback = newValue } }
+    }
+    private var storedFallback: (@Sendable (String) -> UnsafeRawPointer?)?
+
     /// The C table registered under `id`, or nil.
-    public func table(id: String) -> UnsafeRawPointer? { lock.withLock { tables[id]?.table } }
+    /// - Parameter fallback: whether to load a listed plugin that provides it.
+    public func table(id: String, fallback: Bool = true) -> UnsafeRawPointer? {
+        if let found = lock.withLock({ tables[id]?.table }) { return found }
+        guard fallback, let load = self.fallback else { return nil }
+        return load(id)
+    }
 
     /// The ids of every registered C table, sorted.
     public var tableIDs: [String] { lock.withLock { tables.keys.sorted() } }

@@ -9,12 +9,12 @@ struct OperationSummary: Encodable {
     var plugin: String
     var pluginVersion: String
 
-    init(_ operation: RegisteredOperation) {
+    init(_ operation: OperationListing) {
         id = operation.id
         title = operation.descriptor.title
         category = operation.descriptor.category
-        plugin = operation.plugin.id
-        pluginVersion = operation.plugin.version
+        plugin = operation.pluginID
+        pluginVersion = operation.pluginVersion
     }
 }
 
@@ -38,12 +38,12 @@ struct ListCommand: ParsableCommand {
 
 /// Text renderings shared by the commands and the REPL.
 enum Listing {
-    static func operations(_ operations: [RegisteredOperation]) -> String {
+    static func operations(_ operations: [OperationListing]) -> String {
         guard !operations.isEmpty else { return "No operations: put plugins (*.so) into the plugin folder." }
         var table = Table(header: ["#", "OPERATION", "TITLE", "CATEGORY", "PLUGIN"])
         for (index, operation) in operations.enumerated() {
             table.rows.append(["\(index + 1)", operation.id, operation.descriptor.title, operation.descriptor.category,
-                               "\(operation.plugin.id) \(operation.plugin.version)"])
+                               "\(operation.pluginID) \(operation.pluginVersion)"])
         }
         return table.render()
     }

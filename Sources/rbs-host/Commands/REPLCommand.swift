@@ -6,10 +6,23 @@ struct REPLCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "repl", abstract: "Start the interactive REPL (the default).")
 
     @OptionGroup var global: GlobalOptions
+    @Flag(inversion: .prefixedNo, help: "Reload changed plugins as they appear in the folder (default: on with --dev).")
+    var watch: Bool?
 
     func run() throws {
         let runtime = global.makeRuntime()
         let repl = REPL(runtime: runtime)
+        var watcher: PluginWatcher?
+        if watch ?? global.developmentMode {
+            do {
+                watcher = try runtime.watch { reports in
+                    for report in reports { repl.notify(report.description) }
+                }
+            } catch {
+                Terminal.error(error.description)
+            }
+        }
+        defer { watcher?.stop() }
         // Blocking reads belong on their own thread: the REPL runs on one, the main thread waits for it.
         let finished = DispatchSemaphore(value: 0)
         let thread = Thread {

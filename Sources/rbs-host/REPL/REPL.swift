@@ -36,9 +36,16 @@ final class REPL: @unchecked Sendable {
     /// Posts a line to print before the next prompt; any thread.
     func post(_ line: String) { notices.post(line) }
 
+    /// Prints a one-line notice now (a reload), from any thread: on its own line, so a prompt being typed at is
+    /// not mixed into it.
+    func notify(_ line: String) {
+        let text = console.interactive ? "\r\u{1B}[K" + Terminal.dim("⟳ " + line) + "\n" : "⟳ " + line + "\n"
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
     func start() {
         if console.interactive {
-            console.say(Terminal.bold("rbs-host \(RBSHost.version)") + " — \(runtime.registry.operations.count) operations from \(runtime.registry.plugins.count) plugins · line editing: \(console.editor.backend). Type help.")
+            console.say(Terminal.bold("rbs-host \(RBSHost.version)") + " — \(runtime.registry.operations.count) operations from \(runtime.registry.pluginIDs.count) plugins · line editing: \(console.editor.backend). Type help.")
         }
         Listing.printFailures(runtime.registry)
         while true {
@@ -163,10 +170,10 @@ final class REPL: @unchecked Sendable {
                 return (operations.map(\.id) + operations.indices.map { String($0 + 1) }).filter { $0.hasPrefix(word) }
             }
             let operation = Int(words[1]).flatMap { $0 >= 1 && $0 <= operations.count ? operations[$0 - 1] : nil }
-                ?? runtime.registry.operation(id: words[1])
+                ?? operations.first { $0.id == words[1] }
             return (operation?.descriptor.atoms.filter(\.holdsValue).map { $0.id + "=" } ?? []).filter { $0.hasPrefix(word) }
         case "help": return Self.commands.map(\.name).filter { $0.hasPrefix(word) }
-        case "reload": return runtime.registry.plugins.map(\.id).filter { $0.hasPrefix(word) }
+        case "reload": return runtime.registry.pluginIDs.filter { $0.hasPrefix(word) }
         case "keys": return ["init"].filter { $0.hasPrefix(word) }
         default: return []
         }

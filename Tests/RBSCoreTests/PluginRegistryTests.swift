@@ -1,0 +1,214 @@
+import Foundation
+@testable import RBSCore
+import Testing
+
+/// The scanner of the real host: `rbs-host scan` in a child process.
+private func childScanner(data: URL) throws -> ChildProcessScanner {
+    let binary = Fixtures.root.appendingPathComponent(".build/debug/rbs-host")
+    try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the host first: swift build")
+    return ChildProcessScanner(executable: binary, arguments: ["scan", "--dev", "--data", data.path], timeout: .seconds(2))
+}
+
+/// Counts what a scanner is asked to scan.
+private final class CountingScanner: PluginScanner, @unchecked Sendable {
+    let inner: any PluginScanner
+    private let lock = NSLock()
+    private(set) var scanned: [String] = []
+    init(_ inner: any PluginScanner) { self.inner = inner }
+    func scan(_ paths: [String], progress: @escaping @Sendable (Int, Int) -> Void) -> [String: ScanResult] {
+        lock.withLock { scanned += paths }
+        return inner.scan(paths, progress: progress)
+    }
+}
+
+private func runtime(plugins: URL, data: URL, scanner: (any PluginScanner)?) -> Runtime {
+    Runtime(paths: HostPaths(plugins: plugins.path, data: data), accounts: StaticAccounts(DemoAccounts.list),
+            log: StandardErrorLog(minimum: .error), scanner: scanner)
+}
+
+private func compileVersioned(_ version: String, to url: URL) throws {
+    let folder = Fixtures.temporaryDirectory("versioned-src")
+    let source = folder.appendingPathComponent("versioned.c")
+    let text = try String(contentsOf: Fixtures.root.appendingPathComponent("Tests/Fixtures/scan/versioned.c"), encoding: .utf8)
+    try ("#define VERSION \"\(version)\"\n" + text).write(to: source, atomically: true, encoding: .utf8)
+    // Compile beside, then rename into place: the way a build drops a plugin.
+    let built = folder.appendingPathComponent("out.so")
+    try Fixtures.compile(source, to: built)
+    if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+    try FileManager.default.moveItem(at: built, to: url)
+}
+
+@Suite("Plugin registry: scanning, cache, lazy loading, reload")
+struct PluginRegistryTests {
+    @Test("a crash, an abort and a hang during a scan are contained, cached as failed, and not retried until the file changes")
+    func scanFailuresAreContained() throws {
+        let folder = Fixtures.temporaryDirectory("scan")
+        let data = Fixtures.temporaryDirectory("scan-data")
+        for name in ["crash", "abort", "hang"] {
+            try Fixtures.compile(Fixtures.root.appendingPathComponent("Tests/Fixtures/scan/\(name).c"),
+                                 to: folder.appendingPathComponent("\(name).so"))
+        }
+        try compileVersioned("1.0.0", to: folder.appendingPathComponent("zz-good.so"))
+        let scanner = CountingScanner(try childScanner(data: data))
+        let first = runtime(plugins: folder, data: data, scanner: scanner)
+        first.loadPlugins()
+        func error(_ runtime: Runtime, _ name: String) -> String {
+            runtime.registry.records.first { $0.path.hasSuffix("/\(name).so") }?.error ?? "(none)"
+        }
+        #expect(error(first, "crash").contains("the scan crashed (signal 11: SIGSEGV)"))
+        #expect(error(first, "abort").contains("the scan crashed (signal 6: SIGABRT)"))
+        #expect(error(first, "hang").contains("the scan hung"))
+        #expect(first.registry.operations.map(\.id) == ["versioned.op"], "the good plugin is listed after the bad ones")
+        #expect(scanner.scanned.count == 4)
+
+        // A new host: everything comes from the cache, nothing is scanned, nothing is loaded.
+        let again = CountingScanner(try childScanner(data: data))
+        let second = runtime(plugins: folder, data: data, scanner: again)
+        second.loadPlugins()
+        #expect(again.scanned.isEmpty, "unchanged files are listed from the cache")
+        #expect(error(second, "hang").contains("the scan hung"), "a failed plugin stays failed until its file changes")
+        #expect(second.registry.plugins.isEmpty, "listing opens no plugin")
+        #expect(second.registry.operations.map(\.id) == ["versioned.op"])
+    }
+
+    @Test("the cache is invalidated by a touch and by a replaced file")
+    func cacheInvalidation() throws {
+        let folder = Fixtures.temporaryDirectory("cache")
+        let data = Fixtures.temporaryDirectory("cache-data")
+        let file = folder.appendingPathComponent("versioned.so")
+        try compileVersioned("1.0.0", to: file)
+        let scanner = CountingScanner(try childScanner(data: data))
+        runtime(plugins: folder, data: data, scanner: scanner).loadPlugins()
+        #expect(scanner.scanned.count == 1)
+
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: file.path)
+        let touched = CountingScanner(try childScanner(data: data))
+        runtime(plugins: folder, data: data, scanner: touched).loadPlugins()
+        #expect(touched.scanned == [file.path], "a touch changes the mtime: scanned again")
+
+        try compileVersioned("2.0.0", to: file)
+        let replaced = CountingScanner(try childScanner(data: data))
+        let host = runtime(plugins: folder, data: data, scanner: replaced)
+        host.loadPlugins()
+        #expect(replaced.scanned == [file.path])
+        #expect(host.registry.records.first?.version == "2.0.0")
+    }
+
+    @Test("a plugin is loaded when one of its operations is first run or one of its services is first looked up")
+    func lazyLoading() throws {
+        let folder = Fixtures.temporaryDirectory("lazy")
+        let data = Fixtures.temporaryDirectory("lazy-data")
+        try compileVersioned("1.0.0", to: folder.appendingPathComponent("versioned.so"))
+        try Fixtures.compile(Fixtures.abi10.appendingPathComponent("plugin.c"), to: folder.appendingPathComponent("abi10.so"),
+                             include: Fixtures.abi10.appendingPathComponent("include"))
+        let host = runtime(plugins: folder, data: data, scanner: try childScanner(data: data))
+        host.loadPlugins()
+        #expect(host.registry.plugins.isEmpty)
+        #expect(host.locator.table(id: "test.versioned.answer/1") != nil, "looking the service up loads its plugin")
+        #expect(host.registry.plugins.map(\.id) == ["test.versioned"])
+        let form = try host.open("abi10.op")
+        #expect(Set(host.registry.plugins.map(\.id)) == ["test.versioned", "test.abi10"])
+        form.close()
+    }
+
+    @Test("a C and a Swift plugin reloaded 100 times while a module of each is running")
+    func hundredReloads() throws {
+        let quick = Fixtures.plugins.appendingPathComponent("pay-quick.so")
+        try #require(FileManager.default.fileExists(atPath: quick.path), "run make plugins first")
+        let folder = Fixtures.temporaryDirectory("reload")
+        let data = Fixtures.temporaryDirectory("reload-data")
+        let cFile = folder.appendingPathComponent("versioned.so")
+        let swiftFile = folder.appendingPathComponent("pay-quick.so")
+        try compileVersioned("1.0.0", to: cFile)
+        try FileManager.default.copyItem(at: quick, to: swiftFile)
+        let host = runtime(plugins: folder, data: data, scanner: nil)
+        host.loadPlugins()
+        let cModule = try host.open("versioned.op")
+        let swiftModule = try host.open("pay.pp.quick")
+        try swiftModule.commit("destBic", text: "044525225")
+        let cBytes = try Data(contentsOf: cFile), swiftBytes = try Data(contentsOf: swiftFile)
+        for round in 1...100 {
+            // A new build of each: the same code with different bytes (a trailing note), renamed into place.
+            for (file, bytes) in [(cFile, cBytes), (swiftFile, swiftBytes)] {
+                let staged = folder.appendingPathComponent(".staged")
+                try (bytes + Data("build \(round)".utf8)).write(to: staged)
+                try #require(rename(staged.path, file.path) == 0)
+            }
+            let reports = host.reload()
+            #expect(reports.map(\.change) == [.updated, .updated], "round \(round): \(reports.map(\.description))")
+        }
+        // The running modules finished on the versions they started with.
+        #expect(swiftModule.atom("destBicInfo")?.caption == "ПАО Сбербанк")
+        try swiftModule.commit("destBic", text: "044525593")
+        #expect(swiftModule.atom("destBicInfo")?.caption == "АО «Альфа-Банк»")
+        guard case .ready(let draft) = cModule.submit() else {
+            Issue.record("the old C version must still build its document")
+            return
+        }
+        #expect(draft["version"] == "1.0.0")
+        let oldC = cModule.operation.plugin
+        cModule.close()
+        swiftModule.close()
+        #expect(!oldC.handle.isOpen, "the old C image is unloaded once no module uses it")
+        // New runs get the newest version, and its state came across every reload (rbs.state/1).
+        let fresh = try host.open("versioned.op")
+        defer { fresh.close() }
+        let reloads = try #require(fresh.operation.plugin.handle.symbol("versioned_reloads"))
+        #expect(unsafeBitCast(reloads, to: (@convention(c) () -> Int32).self)() == 100)
+    }
+
+    @Test("a removed file withdraws its operations once running modules end; a failed new version keeps the old one")
+    func removalAndFailedVersion() throws {
+        let folder = Fixtures.temporaryDirectory("remove")
+        let file = folder.appendingPathComponent("versioned.so")
+        try compileVersioned("1.0.0", to: file)
+        let host = runtime(plugins: folder, data: Fixtures.temporaryDirectory(), scanner: nil)
+        host.loadPlugins()
+
+        try Data("not a plugin any more".utf8).write(to: file)
+        let failed = host.reload()
+        #expect(failed.map(\.change) == [.failed])
+        #expect(failed.first?.description.contains("not an ELF file") == true)
+        #expect(failed.first?.description.hasSuffix("version 1.0.0 stays in service") == true)
+        #expect(host.registry.operations.map(\.id) == ["versioned.op"])
+
+        try compileVersioned("1.1.0", to: file)
+        #expect(host.reload().map(\.description).first?.hasPrefix("reloaded test.versioned 1.0.0 → 1.1.0 in ") == true)
+
+        let running = try host.open("versioned.op")
+        try FileManager.default.removeItem(at: file)
+        #expect(host.reload().map(\.change) == [.removed])
+        #expect(host.registry.operations.isEmpty)
+        #expect(running.operation.plugin.handle.isOpen, "the running module keeps its version")
+        guard case .ready = running.submit() else {
+            Issue.record("the running module still works")
+            return
+        }
+        let image = running.operation.plugin
+        running.close()
+        #expect(!image.handle.isOpen)
+    }
+
+    @Test("the watcher reloads a plugin renamed into the folder")
+    func watcher() async throws {
+        let folder = Fixtures.temporaryDirectory("watch")
+        let file = folder.appendingPathComponent("versioned.so")
+        try compileVersioned("1.0.0", to: file)
+        let host = runtime(plugins: folder, data: Fixtures.temporaryDirectory(), scanner: nil)
+        host.loadPlugins()
+        let seen = ReportBox()
+        let watcher = try host.watch { seen.add($0) }
+        defer { watcher.stop() }
+        try compileVersioned("1.2.0", to: file)
+        for _ in 0..<200 where seen.reports.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(seen.reports.first?.description.hasPrefix("reloaded test.versioned 1.0.0 → 1.2.0") == true)
+        #expect(host.registry.records.first?.version == "1.2.0")
+    }
+}
+
+private final class ReportBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [ReloadReport] = []
+    func add(_ reports: [ReloadReport]) { lock.withLock { stored += reports } }
+    var reports: [ReloadReport] { lock.withLock { stored } }
+}
