@@ -43,9 +43,11 @@ test: plugins
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-bench: plugins
-	$(SWIFT) run -c release rbs-bench
+# Benchmarks build in their own folder, so a release build never waits on (or evicts) the debug one.
+bench:
+	$(SWIFT) build -c release --scratch-path .build-release --product rbs-host
+	$(SWIFT) run -c release --scratch-path .build-release rbs-bench $(ARGS)
 
 clean:
 	rm -f $(PLUGINS)/*.so
-	rm -rf .build Examples/swift/.build Examples/rust/card-block/target
+	rm -rf .build .build-release Examples/swift/.build Examples/rust/card-block/target
