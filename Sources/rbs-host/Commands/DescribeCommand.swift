@@ -30,6 +30,17 @@ struct FormDescription: Encodable {
     var ready: Bool
     var formError: String?
 
+    private enum CodingKeys: String, CodingKey { case operation, atoms, ready, formError }
+
+    /// `formError` is always present (null when the form has none), like every atom's `error`.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(operation, forKey: .operation)
+        try container.encode(atoms, forKey: .atoms)
+        try container.encode(ready, forKey: .ready)
+        try container.encode(formError, forKey: .formError)
+    }
+
     init(_ session: FormSession) {
         operation = session.operation.id
         atoms = session.atoms.map {
