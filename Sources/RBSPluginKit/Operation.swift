@@ -119,3 +119,20 @@ final class InstanceContext {
         _ = host.pointee.set_visible?(host, module, atom, visible)
     }
 }
+
+extension Operation {
+    /// Seed 000's BIC lookup: puts the bank's name from the host's directory into `info`, or empties it and marks
+    /// `bic` when the directory does not know the BIC.
+    /// - Returns: the bank, when found.
+    @discardableResult
+    public func showBank(for bic: Atom, in info: Atom) -> BankInfo? {
+        if let bank = host.bank(bic: bic.stringValue) {
+            info.caption = bank.name
+            bic.setError(nil)
+            return bank
+        }
+        info.caption = ""
+        bic.setError("Unknown BIC \(bic.stringValue): check it against the payee's details")
+        return nil
+    }
+}

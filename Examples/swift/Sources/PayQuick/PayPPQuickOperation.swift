@@ -58,13 +58,7 @@ final class PayPPQuickOperation: Operation, OperationDefinition {
 
     override func onAtomValueChanged(_ sender: Atom, commit: Bool) {
         if sender === destBic && commit {
-            if let bank = host.bank(bic: destBic.stringValue) {
-                destBicInfo.caption = bank.name
-                destBic.setError(nil)
-            } else {
-                destBicInfo.caption = ""
-                destBic.setError("Unknown BIC \(destBic.stringValue): check it against the payee's details")
-            }
+            showBank(for: destBic, in: destBicInfo)
         }
     }
 
