@@ -138,6 +138,24 @@ public final class FormSession {
         return announcements(since: before)
     }
 
+    /// Hands the plugin's `value_changed` (commit = true) a TEXT value made of raw `bytes` — which need not be UTF-8
+    /// and never pass the host's parsing — as `rbs-host plugin check` does to see that a plugin survives bad input at
+    /// the boundary. The form's own state is not changed. Returns the plugin's status, or nil when the atom is unknown,
+    /// the run is closed, or the plugin has no `value_changed`.
+    func feedRaw(atom id: String, bytes: [UInt8]) -> rbs_status_t? {
+        guard !isClosed, let instance, let changed = callbacks?.value_changed, index(of: id) != nil else { return nil }
+        let terminated = bytes + [0]
+        return terminated.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { chars in
+                var raw = rbs_value_t()
+                raw.type = UInt32(RBS_VALUE_TEXT)
+                raw.as.text.data = chars.baseAddress
+                raw.as.text.length = UInt64(bytes.count)
+                return changed(instance, id, &raw, true)
+            }
+        }
+    }
+
     /// Presses a button that does not submit: calls the plugin's action.
     @discardableResult
     public func press(_ id: String) throws(FormSessionError) -> FormAnnouncements {

@@ -6,7 +6,8 @@ import RBSCore
 struct PluginCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plugin", abstract: "Create, check, and sign plugins; make publisher keys.",
-        subcommands: [PluginKeygenCommand.self, PluginSignCommand.self])
+        subcommands: [PluginNewCommand.self, PluginCheckCommand.self, PluginKeygenCommand.self, PluginSignCommand.self,
+                      PluginCheckChildCommand.self])
 }
 
 /// `rbs-host plugin keygen KEYFILE`: a new publisher key.

@@ -1,0 +1,222 @@
+import Foundation
+
+/// The checks of `rbs-host plugin check`, run inside the checking child process (`plugin check-child`): loads one
+/// plugin with a throw-away data directory (no trust needed), then exercises every operation through the same
+/// `FormSession` the host uses. Every check is announced on the protocol (``CheckProtocol``) before it runs, so a
+/// parent that sees the child die or hang knows which check did it.
+///
+/// The checks, in order:
+/// - `load`: the file loads: ELF, ABI version, every descriptor validated, every expression compiled, init() ok;
+/// - `create-destroy OP`: 100 runs opened and closed; no instance left alive;
+/// - `input OP/ATOM` (each atom that holds a value): random, empty, over-long (10 KB) values committed as a person
+///   would, then over-long and invalid-UTF-8 bytes handed straight to value_changed;
+/// - `submit OP`: an empty submit, buttons pressed, plausible values committed and a submit;
+/// - `leak OP`: after a warm-up, 1,000 runs opened and closed; resident memory may grow by at most `leakLimit`;
+/// - `unload`: every plugin stopped (deinit).
+public final class PluginChecker {
+    /// A named check and its body (nil: passed with that detail; otherwise the failure).
+    struct Check {
+        var name: String
+        var body: () -> Outcome
+    }
+
+    enum Outcome {
+        case pass(String)
+        case fail(String)
+    }
+
+    public let path: String
+    /// How much the resident memory may grow over 1,000 create/destroy cycles.
+    public var leakLimit: Int
+    private let emit: (CheckProtocol.Line) -> Void
+    private let data: URL
+    private var runtime: Runtime?
+    private var image: PluginImage?
+
+    /// - Parameter emit: writes one protocol line (unbuffered: the process may die right after).
+    public init(path: String, leakLimit: Int = 4 << 20, emit: @escaping (CheckProtocol.Line) -> Void) {
+        self.path = path
+        self.leakLimit = leakLimit
+        self.emit = emit
+        data = FileManager.default.temporaryDirectory.appendingPathComponent("rbs-check-\(UUID().uuidString)")
+    }
+
+    deinit { try? FileManager.default.removeItem(at: data) }
+
+    /// Runs the checks from index `start` on (the earlier ones already ran in a child that died).
+    public func run(from start: Int = 0) {
+        defer { emit(.end) }
+        if start == 0 { emit(.begin(index: 0, name: "load")) }
+        let loaded = load()
+        if start == 0 {
+            switch loaded {
+            case .pass(let detail): emit(.pass(index: 0, detail: detail))
+            case .fail(let reason):
+                emit(.fail(index: 0, reason: reason))
+                return
+            }
+        }
+        guard case .pass = loaded, let image else { return }
+        let checks = self.checks(image)
+        for (offset, check) in checks.enumerated() {
+            let index = offset + 1
+            guard index >= start else { continue }
+            emit(.begin(index: index, name: check.name))
+            switch check.body() {
+            case .pass(let detail): emit(.pass(index: index, detail: detail))
+            case .fail(let reason): emit(.fail(index: index, reason: reason))
+            }
+        }
+    }
+
+    // MARK: - Loading
+
+    private func load() -> Outcome {
+        try? FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        let folder = TrustFile.directory(of: path)
+        let runtime = Runtime(paths: HostPaths(plugins: folder, data: data), log: StandardErrorLog(minimum: .error))
+        self.runtime = runtime
+        guard let image = runtime.registry.load(path: path) else {
+            let error = runtime.registry.records.last { $0.path == path }?.error ?? "\(path): not loaded"
+            return .fail(error)
+        }
+        self.image = image
+        let manifest = image.manifest
+        let atoms = manifest.operations.reduce(0) { $0 + $1.atoms.count }
+        return .pass("\(manifest.id) \(manifest.version): \(manifest.operations.count) operation(s), \(atoms) atoms — descriptors valid, expressions compiled, init() ok")
+    }
+
+    // MARK: - The checks
+
+    private func checks(_ image: PluginImage) -> [Check] {
+        var checks: [Check] = []
+        for operation in image.manifest.operations {
+            let id = operation.id
+            checks.append(Check(name: "create-destroy \(id)") { [unowned self] in createDestroy(id, times: 100) })
+            for atom in operation.atoms where atom.holdsValue {
+                checks.append(Check(name: "input \(id)/\(atom.id)") { [unowned self] in inputs(id, atom) })
+            }
+            checks.append(Check(name: "submit \(id)") { [unowned self] in submit(operation) })
+            checks.append(Check(name: "leak \(id)") { [unowned self] in leak(id) })
+        }
+        checks.append(Check(name: "unload") { [unowned self] in unload() })
+        return checks
+    }
+
+    private var live: Int { image?.liveModules ?? 0 }
+
+    /// A run, or why it could not be opened.
+    enum Opened {
+        case success(FormSession)
+        case failure(String)
+    }
+
+    private func open(_ id: String) -> Opened {
+        guard let runtime else { return .failure("the plugin is not loaded") }
+        emit(.step("opening a run (create)"))
+        do { return .success(try runtime.open(id)) } catch {
+            return .failure("\(error.description) — create() must return an instance for a fresh run")
+        }
+    }
+
+    private func leftAlive(_ what: String) -> Outcome? {
+        guard live != 0 else { return nil }
+        return .fail("\(live) instance(s) still alive after \(what) — the host's count of open runs did not return to 0")
+    }
+
+    private func createDestroy(_ id: String, times: Int) -> Outcome {
+        emit(.step("opening and closing \(times) runs"))
+        for run in 0..<times {
+            switch open(id) {
+            case .success(let session): session.close()
+            case .failure(let why): return .fail("run \(run + 1): \(why)")
+            }
+        }
+        return leftAlive("\(times) runs") ?? .pass("\(times) runs created and destroyed, none left alive")
+    }
+
+    private func inputs(_ id: String, _ atom: AtomDescriptor) -> Outcome {
+        let session: FormSession
+        switch open(id) {
+        case .success(let opened): session = opened
+        case .failure(let why): return .fail(why)
+        }
+        var generator = CheckValues(seed: atom.id.utf8.reduce(UInt64(1)) { $0 &* 31 &+ UInt64($1) })
+        var committed = 0
+        func commit(_ text: String, _ what: String) {
+            emit(.step("committing \(what) to \(atom.id)"))
+            _ = try? session.commit(atom.id, text: text)
+            committed += 1
+        }
+        for _ in 0..<20 { commit(generator.random(for: atom), "a random value") }
+        commit("", "an empty value")
+        commit(String(repeating: atom.inputType == .text ? "x" : "7", count: 10_240), "an over-long value (10 KB)")
+        emit(.step("handing value_changed 10 KB of bytes for \(atom.id)"))
+        _ = session.feedRaw(atom: atom.id, bytes: Array(repeating: UInt8(ascii: "9"), count: 10_240))
+        for bytes in CheckValues.invalidUTF8 {
+            emit(.step("handing value_changed invalid UTF-8 \(bytes.map { String($0, radix: 16) }) for \(atom.id)"))
+            _ = session.feedRaw(atom: atom.id, bytes: bytes)
+        }
+        emit(.step("closing the run"))
+        session.close()
+        return leftAlive("the run") ?? .pass("\(committed) values committed, over-long and invalid UTF-8 handed to value_changed")
+    }
+
+    private func submit(_ operation: OperationDescriptor) -> Outcome {
+        let session: FormSession
+        switch open(operation.id) {
+        case .success(let opened): session = opened
+        case .failure(let why): return .fail(why)
+        }
+        emit(.step("submitting the empty form"))
+        _ = session.submit()
+        for atom in operation.atoms where atom.kind == .button && !atom.flags.contains(.submit) {
+            emit(.step("pressing \(atom.id)"))
+            _ = try? session.press(atom.id)
+        }
+        for atom in operation.atoms where atom.holdsValue {
+            emit(.step("committing a plausible value to \(atom.id)"))
+            _ = try? session.commit(atom.id, text: CheckValues.plausible(for: atom))
+        }
+        emit(.step("submitting the filled form"))
+        let outcome = session.submit()
+        emit(.step("closing the run"))
+        session.close()
+        let what: String
+        switch outcome {
+        case .ready: what = "a document was built"
+        case .needsAttention(let issues): what = "the form needs attention (\(issues.count) issue(s))"
+        case .failed(let why): what = "refused: \(why)"
+        }
+        return leftAlive("submitting") ?? .pass("empty and filled submits answered; \(what)")
+    }
+
+    private func leak(_ id: String) -> Outcome {
+        emit(.step("warming up with 100 runs"))
+        for _ in 0..<100 {
+            guard case .success(let session) = open(id) else { return .fail("create() failed during the warm-up") }
+            session.close()
+        }
+        guard let before = ResidentMemory.bytes else { return .pass("resident memory cannot be read here: skipped") }
+        emit(.step("opening and closing 1000 runs"))
+        for run in 0..<1_000 {
+            switch open(id) {
+            case .success(let session): session.close()
+            case .failure(let why): return .fail("run \(run + 1): \(why)")
+            }
+        }
+        let growth = (ResidentMemory.bytes ?? before) - before
+        if let alive = leftAlive("1000 runs") { return alive }
+        let text = String(format: "%.1f MB", Double(growth) / 1_048_576)
+        guard growth <= leakLimit else {
+            return .fail("resident memory grew by \(text) over 1000 create/destroy cycles (limit \(leakLimit >> 20) MB) — destroy() must free everything create() allocated")
+        }
+        return .pass("1000 create/destroy cycles, resident memory grew by \(text)")
+    }
+
+    private func unload() -> Outcome {
+        emit(.step("stopping the plugin (deinit)"))
+        runtime?.registry.unloadAll()
+        return .pass("deinit() returned")
+    }
+}
