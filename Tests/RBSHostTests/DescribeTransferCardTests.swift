@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+
+/// `describe` over transfer.own (C) and card.block (Rust), and the money input shared by every amount.
+@Suite("describe transfer.own, card.block, money")
+struct DescribeTransferCardTests {
+    @Test("transfer.own: the from picker hides the blocked account; the to picker excludes the from account")
+    func pickers() throws {
+        let sandbox = try HostSandbox()
+        let blocked = try sandbox.describe("transfer.own", ["fromAccount=\(Demo.blocked)"])
+        #expect(blocked["fromAccount"].value == nil)
+        #expect(blocked["fromAccount"].error == "'\(Demo.blocked)' is not one of the accounts offered: \(Demo.current), \(Demo.savings), \(Demo.usd)")
+
+        let same = try sandbox.describe("transfer.own", ["fromAccount=\(Demo.current)", "toAccount=\(Demo.current)"])
+        #expect(same["fromAccount"].value == Demo.current)
+        #expect(same["toAccount"].value == nil)
+        #expect(same["toAccount"].error == "'\(Demo.current)' is not one of the accounts offered: \(Demo.savings), \(Demo.blocked), \(Demo.usd)")
+
+        // By position in what the picker offers now: 1 is the savings account once the current one is the source.
+        let byPosition = try sandbox.describe("transfer.own", ["fromAccount=1", "toAccount=1", "amount=10"])
+        #expect(byPosition["fromAccount"].value == Demo.current)
+        #expect(byPosition["toAccount"].value == Demo.savings)
+        #expect(byPosition.ready)
+    }
+
+    @Test("transfer.own: choosing the to account as the new from account marks the form")
+    func sameAccountLater() throws {
+        let form = try HostSandbox().describe("transfer.own", ["fromAccount=\(Demo.current)", "toAccount=\(Demo.savings)",
+                                                               "fromAccount=\(Demo.savings)", "amount=10"])
+        #expect(form.formError == "Choose two different accounts")
+        #expect(form.ready == false)
+    }
+
+    @Test("transfer.own: RUB → USD is a form error; choosing a RUB account clears it")
+    func currencies() throws {
+        let sandbox = try HostSandbox()
+        let form = try sandbox.describe("transfer.own", ["fromAccount=\(Demo.current)", "toAccount=\(Demo.usd)", "amount=10"])
+        #expect(form.formError == "The accounts are in different currencies (RUB and USD): choose accounts in one currency")
+        #expect(form.ready == false)
+        #expect(form.atoms.allSatisfy { $0.error == nil })
+        let fixed = try sandbox.describe("transfer.own", ["fromAccount=\(Demo.current)", "toAccount=\(Demo.usd)", "amount=10",
+                                                          "toAccount=\(Demo.savings)"])
+        #expect(fixed.formError == nil)
+        #expect(fixed.ready)
+    }
+
+    @Test("transfer.own: an amount over the balance marks amount; the whole balance is fine")
+    func overBalance() throws {
+        let sandbox = try HostSandbox()
+        let over = try sandbox.describe("transfer.own", ["fromAccount=\(Demo.current)", "toAccount=\(Demo.savings)",
+                                                         "amount=150000.01"])
+        #expect(over["amount"].value == "150000.01")
+        let message = try #require(over["amount"].error)
+        #expect(message.hasPrefix("The amount is more than the balance of 150000"), "\(message)")
+        #expect(message.hasSuffix("RUB"))
+        #expect(over.ready == false)
+        let exact = try sandbox.describe("transfer.own", ["fromAccount=\(Demo.current)", "toAccount=\(Demo.savings)",
+                                                          "amount=150000"])
+        #expect(exact["amount"].error == nil)
+        #expect(exact.ready)
+        // Switching to the richer account clears the mark.
+        let switched = try sandbox.describe("transfer.own", ["fromAccount=\(Demo.current)", "toAccount=\(Demo.savings)",
+                                                             "amount=200000", "fromAccount=\(Demo.savings)",
+                                                             "toAccount=\(Demo.current)"])
+        #expect(switched["amount"].error == nil)
+        #expect(switched.ready)
+    }
+
+    @Test("transfer.own: every atom required", arguments: [0, 1, 2])
+    func transferRequired(missing: Int) throws {
+        var assignments = ["fromAccount=\(Demo.current)", "toAccount=\(Demo.savings)", "amount=10"]
+        assignments.remove(at: missing)
+        #expect(try HostSandbox().describe("transfer.own", assignments).ready == false)
+    }
+
+    @Test("card.block: Luhn and the card scheme", arguments: [
+        ("4111111111111111", true), ("5500000000000004", true), ("2200000000000004", true),
+        ("4111111111111112", false), ("3530111333300000", false), ("6011111111111117", false),
+    ])
+    func luhn(card: String, valid: Bool) throws {
+        let form = try HostSandbox().describe("card.block", ["cardNumber=\(card)", "reason=lost", "confirm=yes"])
+        #expect(form["cardNumber"].value == card)
+        #expect(form["cardNumber"].error == (valid ? nil
+            : "Check the card number: 16 digits with a correct check digit, of a Mir, Visa or Mastercard card (starting with 2, 4 or 5)"))
+        #expect(form.ready == valid)
+    }
+
+    @Test("card.block: 16 digits exactly, digits only")
+    func cardShape() throws {
+        let sandbox = try HostSandbox()
+        #expect(try sandbox.describe("card.block", ["cardNumber=411111111111111"])["cardNumber"].error?.hasPrefix("too short") == true)
+        #expect(try sandbox.describe("card.block", ["cardNumber=41111111111111111"])["cardNumber"].error?.hasPrefix("too long") == true)
+        #expect(try sandbox.describe("card.block", ["cardNumber=4111x11111111111"])["cardNumber"].error
+                == "digits only: 'x' at position 5 is not allowed")
+        // Length is checked first: grouped digits are too long.
+        #expect(try sandbox.describe("card.block", ["cardNumber=4111-1111-1111-1111"])["cardNumber"].error
+                == "too long: 19 characters, at most 16 allowed")
+    }
+
+    @Test("card.block: the confirmation toggle must be on")
+    func confirm() throws {
+        let sandbox = try HostSandbox()
+        let base = ["cardNumber=4111111111111111", "reason=lost"]
+        let off = try sandbox.describe("card.block", base + ["confirm=no"])
+        #expect(off["confirm"].value == "no")
+        #expect(off["confirm"].error == "Turn the confirmation on to block the card")
+        #expect(off.ready == false)
+        let untouched = try sandbox.describe("card.block", base)
+        #expect(untouched["confirm"].value == "no")
+        #expect(untouched.ready == false)
+        let on = try sandbox.describe("card.block", base + ["confirm=да"])
+        #expect(on["confirm"].value == "yes")
+        #expect(on["confirm"].error == nil)
+        #expect(on.ready)
+        let bad = try sandbox.describe("card.block", base + ["confirm=maybe"])
+        #expect(bad["confirm"].error == "'maybe': answer yes or no")
+        #expect(bad.ready == false)
+    }
+
+    @Test("card.block: the reason by option number, by value or by title", arguments: [
+        ("1", "lost"), ("2", "stolen"), ("compromised", "compromised"), ("other", "other"), ("Украдена", "stolen"),
+    ])
+    func reason(input: String, value: String) throws {
+        let form = try HostSandbox().describe("card.block", ["cardNumber=4111111111111111", "reason=\(input)", "confirm=yes"])
+        #expect(form["reason"].value == value)
+        #expect(form["reason"].error == nil)
+        #expect(form.ready)
+    }
+
+    @Test("card.block: an unknown reason is refused; none at all is required")
+    func reasonRefused() throws {
+        let sandbox = try HostSandbox()
+        let refused = try sandbox.describe("card.block", ["reason=5"])
+        #expect(refused["reason"].value == nil)
+        #expect(refused["reason"].error == "'5' is not one of the options: 1) Утеряна [lost], 2) Украдена [stolen], 3) Скомпрометирована [compromised], 4) Другое [other]")
+        #expect(try sandbox.describe("card.block", ["cardNumber=4111111111111111", "confirm=yes"]).ready == false)
+    }
+
+    @Test("money: what an amount in RUB accepts", arguments: [
+        ("1 500,50", "1500.50"), ("1,500.50", "1500.50"), ("1.500,50", "1500.50"), ("1500", "1500.00"), ("12.3", "12.30"),
+        ("0,01", "0.01"),
+    ])
+    func moneyAccepted(input: String, value: String) throws {
+        let form = try HostSandbox().describe("transfer.own", ["amount=\(input)"])
+        #expect(form["amount"].value == value)
+        #expect(form["amount"].error == nil)
+    }
+
+    @Test("money: what an amount in RUB refuses", arguments: [
+        ("12.345", "12.345: RUB has 2 decimal places"),
+        ("1e3", "1e3: write the number in full; exponents are not accepted"),
+        ("-5", "-5: an amount must be positive"),
+        ("abc", "an amount takes digits, ',' and '.' only: 'a' at position 1 is not allowed"),
+    ])
+    func moneyRefused(input: String, message: String) throws {
+        let sandbox = try HostSandbox()
+        let form = try sandbox.describe("transfer.own", ["amount=\(input)"])
+        #expect(form["amount"].value == nil)
+        #expect(form["amount"].error == message)
+        // The same in pay.pp.quick's amount.
+        let quick = try sandbox.describe("pay.pp.quick", ["amount=\(input)"])
+        #expect(quick["amount"].error == message)
+    }
+
+    @Test("money: a refused amount after a good one blocks the form")
+    func moneyRefusedAfterGood() throws {
+        let form = try HostSandbox().describe("pay.pp.quick", DescribeQuickTests.complete + ["amount=12.345"])
+        #expect(form["amount"].error == "12.345: RUB has 2 decimal places")
+        #expect(form.ready == false)
+    }
+}
