@@ -41,68 +41,139 @@ public struct Core: Sendable {
         try checkSignatures(batch, publicKey: publicKey)
         let raw = publicKey.rawRepresentation
         return try database.write { db in
-            try batch.map { signed in try apply(signed, publicKey: raw, in: db) }
+            try apply(batch: batch, publicKey: raw, in: db)
         }
     }
 
     func checkSignatures(_ batch: [SignedDocument], publicKey: Curve25519.Signing.PublicKey) throws(LedgerError) {
         let keyId = SigningIdentity.keyId(of: publicKey)
-        for signed in batch {
+        // Verified on all cores; the first bad document in batch order is the one reported.
+        let valid = Parallel.map(batch) { signed in signed.document.keyId != keyId || signed.isValid(publicKey: publicKey) }
+        for (signed, isValid) in zip(batch, valid) {
             guard signed.document.keyId == keyId else {
                 throw .wrongSigner(documentKeyId: signed.document.keyId, keyId: keyId)
             }
-            guard signed.isValid(publicKey: publicKey) else { throw .badSignature(documentId: signed.id) }
+            guard isValid else { throw .badSignature(documentId: signed.id) }
         }
     }
 
     /// Journals and posts one verified document inside the caller's transaction; returns the stored outcome if
     /// the document was already journaled.
     func apply(_ signed: SignedDocument, publicKey: Data, in db: Database) throws -> Outcome {
-        let documentId = signed.id
-        if try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM journal WHERE document_id = ?"), arguments: [documentId]) != nil,
-           let row = try Row.fetchOne(db, sql: "SELECT * FROM journal WHERE document_id = ?", arguments: [documentId]) {
-            return try Self.outcome(of: try JournalEntry(row: row), in: db)
+        try apply(batch: [signed], publicKey: publicKey, in: db)[0]
+    }
+
+    /// Journals and posts verified documents in order inside the caller's transaction, exactly as applying them
+    /// one after another would: a document already journaled (before or earlier in the batch) returns its first
+    /// outcome and posts nothing, and each document sees the balances the earlier ones left.
+    ///
+    /// Done with few statements: one query for the batch's already-journaled ids, the journal tip once, each
+    /// account read once and its balance kept in memory, each touched account's final balance written once at
+    /// the end (the whole batch is one transaction, so nobody sees the intermediate states).
+    /// `ids[i]`, when given, is `batch[i].id` (computed by the caller, e.g. on all cores while signing).
+    func apply(batch: [SignedDocument], ids: [String]? = nil, publicKey: Data, in db: Database) throws -> [Outcome] {
+        let ids = ids ?? batch.map(\.id)
+        precondition(ids.count == batch.count, "one id per document")
+        var state = BatchState(tip: try Journal.tip(db), journaled: try Self.journaledRows(ids, in: db))
+        var outcomes: [Outcome] = []
+        outcomes.reserveCapacity(batch.count)
+        for (signed, id) in zip(batch, ids) {
+            outcomes.append(try apply(signed, documentId: id, publicKey: publicKey, state: &state, in: db))
         }
-        try register(keyId: signed.document.keyId, publicKey: publicKey, in: db)
+        for (number, scale) in state.dirty.sorted(by: { $0.key < $1.key }) {
+            guard let account = state.accounts[number] ?? nil else { continue }
+            try db.cachedStatement(sql: "UPDATE accounts SET balance = ? WHERE number = ?").execute(
+                arguments: [DecimalText.format(account.account.balance, scale: scale), number])
+        }
+        return outcomes
+    }
+
+    /// What one batch knows beyond the database: the journal tip, the entries already journaled under the batch's
+    /// ids, the outcomes settled so far, the registered key ids and the accounts read (with their current
+    /// in-memory balances; `dirty` lists the ones changed, with the scale to write them in).
+    fileprivate struct BatchState {
+        var tip: (sequence: Int64, hash: Data)
+        var journaled: [String: Row]
+        var settled: [String: Outcome] = [:]
+        var registered: Set<String> = []
+        /// `nil` inside: the number is not one of the accounts.
+        var accounts: [String: CachedAccount?] = [:]
+        var dirty: [String: Int] = [:]
+    }
+
+    fileprivate struct CachedAccount {
+        var account: Account
+        /// Whether the balance has no more decimals than the currency's minor units, so writing it as text and
+        /// reading it back gives the same value.
+        var exact: Bool
+    }
+
+    /// The journal rows already stored under any of `ids`, by document id (one `IN (…)` query per 500 ids).
+    private static func journaledRows(_ ids: [String], in db: Database) throws -> [String: Row] {
+        var rows: [String: Row] = [:]
+        let unique = Array(Set(ids))
+        var start = 0
+        while start < unique.count {
+            let chunk = Array(unique[start..<min(start + 500, unique.count)])
+            start += chunk.count
+            let placeholders = String(repeating: "?, ", count: chunk.count - 1) + "?"
+            let statement = try db.makeStatement(sql: "SELECT * FROM journal WHERE document_id IN (\(placeholders))")
+            for row in try Row.fetchAll(statement, arguments: StatementArguments(chunk)) {
+                rows[try row.decode(String.self, forColumn: "document_id")] = row
+            }
+        }
+        return rows
+    }
+
+    private func apply(
+        _ signed: SignedDocument, documentId: String, publicKey: Data, state: inout BatchState, in db: Database
+    ) throws -> Outcome {
+        if let outcome = state.settled[documentId] { return outcome }
+        if let row = state.journaled[documentId] {
+            let outcome = try Self.outcome(of: try JournalEntry(row: row), in: db)
+            state.settled[documentId] = outcome
+            return outcome
+        }
+        let keyId = signed.document.keyId
+        if !state.registered.contains(keyId) {
+            try register(keyId: keyId, publicKey: publicKey, in: db)
+            state.registered.insert(keyId)
+        }
         let now = Timestamp.milliseconds(clock())
-        let tip = try Journal.tip(db)
+        let tip = state.tip
         let sequence = tip.sequence + 1
-        func entry(_ kind: JournalEntry.Kind, rejection: Rejection? = nil, posting: Posting? = nil, balance: String? = nil) -> JournalEntry {
-            let scale = posting.flatMap { Currency.minorUnits(of: $0.currency) } ?? 2
-            return JournalEntry(
+        func entry(_ kind: JournalEntry.Kind, rejection: Rejection? = nil, posting: Posting? = nil,
+                   amount: String? = nil, balance: String? = nil) -> JournalEntry {
+            JournalEntry(
                 sequence: sequence, kind: kind, documentId: documentId, document: signed.canonicalBytes,
-                signature: signed.signature, keyId: signed.document.keyId, reasonCode: rejection?.code.rawValue,
+                signature: signed.signature, keyId: keyId, reasonCode: rejection?.code.rawValue,
                 reason: rejection?.message, debit: posting?.debit, credit: posting?.credit,
-                amount: posting.map { DecimalText.format($0.amount, scale: scale) }, currency: posting?.currency,
+                amount: amount, currency: posting?.currency,
                 balanceAfter: balance, recordedAtMilliseconds: now, previousHash: tip.hash)
         }
 
-        switch try plan(signed.document, in: db) {
+        let record: JournalEntry
+        let outcome: Outcome
+        switch try plan(signed.document, state: &state, in: db) {
         case .acknowledge:
-            let record = entry(.acknowledged)
-            try record.insert(db)
-            return .acknowledged(documentId: documentId, sequence: sequence)
+            record = entry(.acknowledged)
+            outcome = .acknowledged(documentId: documentId, sequence: sequence)
         case .reject(let rejection):
-            let record = entry(.rejected, rejection: rejection)
-            try record.insert(db)
-            return .rejected(documentId: documentId, sequence: sequence, reason: rejection)
-        case .post(let posting, let debitBalance, let creditBalance):
-            let scale = Currency.minorUnits(of: posting.currency) ?? 2
-            let newDebit = debitBalance - posting.amount
-            try db.cachedStatement(sql: "UPDATE accounts SET balance = ? WHERE number = ?").execute(
-                           arguments: [DecimalText.format(newDebit, scale: scale), posting.debit])
-            if let creditBalance {
-                try db.cachedStatement(sql: "UPDATE accounts SET balance = ? WHERE number = ?").execute(
-                               arguments: [DecimalText.format(creditBalance + posting.amount, scale: scale), posting.credit])
-            }
+            record = entry(.rejected, rejection: rejection)
+            outcome = .rejected(documentId: documentId, sequence: sequence, reason: rejection)
+        case .post(let posting, let amountText, let scale):
+            let newDebit = try state.add(-posting.amount, to: posting.debit, scale: scale)
+            if posting.internalTransfer { _ = try state.add(posting.amount, to: posting.credit, scale: scale) }
             try db.cachedStatement(
                 sql: "INSERT INTO postings (document_id, debit, credit, amount, currency, time_ms, journal_seq) VALUES (?, ?, ?, ?, ?, ?, ?)"
-            ).execute(arguments: [documentId, posting.debit, posting.credit, DecimalText.format(posting.amount, scale: scale),
-                            posting.currency, now, sequence])
-            let record = entry(.posted, posting: posting, balance: DecimalText.format(newDebit, scale: scale))
-            try record.insert(db)
-            return .posted(Receipt(documentId: documentId, posting: posting, debitBalance: newDebit, sequence: sequence))
+            ).execute(arguments: [documentId, posting.debit, posting.credit, amountText, posting.currency, now, sequence])
+            record = entry(.posted, posting: posting, amount: amountText, balance: DecimalText.format(newDebit, scale: scale))
+            outcome = .posted(Receipt(documentId: documentId, posting: posting, debitBalance: newDebit, sequence: sequence))
         }
+        try record.insert(db)
+        state.tip = (sequence, record.hash)
+        state.settled[documentId] = outcome
+        return outcome
     }
 
     private static let accountQuery = "SELECT number, currency, balance, owner, title, blocked FROM accounts WHERE number = ?"
@@ -110,12 +181,26 @@ public struct Core: Sendable {
     private enum Plan {
         case acknowledge
         case reject(Rejection)
-        /// The posting, the debit account's balance before it, and the credit account's when it is our own.
-        case post(Posting, Decimal, Decimal?)
+        /// The posting, its amount as text with the currency's minor units, and those minor units.
+        case post(Posting, String, Int)
     }
 
-    /// Decides what a document does, reading the accounts it names; writes nothing.
-    private func plan(_ document: Document, in db: Database) throws -> Plan {
+    /// The account with this number as the batch sees it (read from the database the first time), or `nil`.
+    private func account(_ number: String, state: inout BatchState, in db: Database) throws -> Account? {
+        if let cached = state.accounts[number] { return cached?.account }
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: Self.accountQuery), arguments: [number]) else {
+            state.accounts[number] = .some(nil)
+            return nil
+        }
+        let account = try Self.account(from: row, path: database.path)
+        let balanceText: String = try row.decode(String.self, forColumn: "balance")
+        let exact = DecimalText.scale(of: balanceText).map { $0 <= (Currency.minorUnits(of: account.currency) ?? -1) } ?? false
+        state.accounts[number] = CachedAccount(account: account, exact: exact)
+        return account
+    }
+
+    /// Decides what a document does, reading the accounts it names; changes nothing.
+    private func plan(_ document: Document, state: inout BatchState, in db: Database) throws -> Plan {
         guard let amountText = document["amount"] else { return .acknowledge }
         guard let from = document["from"] else { return .reject(.missing("from", "the debit account")) }
         guard let credit = document["account"] else { return .reject(.missing("account", "the payee's account")) }
@@ -127,30 +212,28 @@ public struct Core: Sendable {
         guard let minorUnits = Currency.minorUnits(of: currency) else { return .reject(.unknownCurrency(currency)) }
         guard scale <= minorUnits else { return .reject(.tooManyDecimals(amountText, currency: currency, minorUnits: minorUnits)) }
 
-        guard let debitRow = try Row.fetchOne(db.cachedStatement(sql: Self.accountQuery), arguments: [from]) else {
+        guard let debit = try account(from, state: &state, in: db) else {
             return .reject(.unknownDebit(from))
         }
-        let debit = try Self.account(from: debitRow, path: database.path)
         guard !debit.blocked else { return .reject(.blocked(from)) }
         guard debit.currency == currency else {
             return .reject(.currencyMismatch(document: currency, account: from, accountCurrency: debit.currency))
         }
         guard credit != from else { return .reject(.sameAccount(from)) }
-        var creditBalance: Decimal?
-        if let creditRow = try Row.fetchOne(db.cachedStatement(sql: Self.accountQuery), arguments: [credit]) {
-            let creditAccount = try Self.account(from: creditRow, path: database.path)
+        var internalTransfer = false
+        if let creditAccount = try account(credit, state: &state, in: db) {
             guard creditAccount.currency == currency else {
                 return .reject(.currencyMismatch(document: currency, account: credit, accountCurrency: creditAccount.currency))
             }
-            creditBalance = creditAccount.balance
+            internalTransfer = true
         }
         guard debit.balance >= amount else {
             return .reject(.insufficientFunds(
                 account: from, balance: DecimalText.format(debit.balance, scale: minorUnits),
                 amount: DecimalText.format(amount, scale: minorUnits), currency: currency))
         }
-        let posting = Posting(debit: from, credit: credit, amount: amount, currency: currency, internalTransfer: creditBalance != nil)
-        return .post(posting, debit.balance, creditBalance)
+        let posting = Posting(debit: from, credit: credit, amount: amount, currency: currency, internalTransfer: internalTransfer)
+        return .post(posting, DecimalText.padded(amountText, scale: scale, to: minorUnits), minorUnits)
     }
 
     /// Stores the public key under its id the first time it signs; a different key under the same id is refused.
@@ -205,5 +288,26 @@ public struct Core: Sendable {
         } catch {
             throw .corruptDatabase(path: path, detail: "an account row cannot be read: \(error)")
         }
+    }
+}
+
+extension Core.BatchState {
+    /// Adds `delta` to the in-memory balance of a read account, marks it to be written with `scale` decimals, and
+    /// returns the unrounded sum. The kept balance is what writing the sum as text and reading it back would give.
+    mutating func add(_ delta: Decimal, to number: String, scale: Int) throws -> Decimal {
+        guard var cached = accounts[number] ?? nil else {
+            throw LedgerError.corruptDatabase(path: "", detail: "account \(number) was not read before posting")
+        }
+        let sum = cached.account.balance + delta
+        if cached.exact {
+            cached.account.balance = sum
+        } else {
+            // The first write rounds to the minor units; from then on the balance is exact.
+            cached.account.balance = DecimalText.parse(DecimalText.format(sum, scale: scale)) ?? sum
+            cached.exact = true
+        }
+        accounts[number] = cached
+        dirty[number] = scale
+        return sum
     }
 }

@@ -71,11 +71,16 @@ public final class Ledger: Sendable {
     public func process(batch: [Document], code: String) throws(LedgerError) -> [Outcome] {
         let identity = try identity()
         var signed: [SignedDocument] = []
+        var ids: [String] = []
         signed.reserveCapacity(batch.count)
-        for document in batch {
-            do {
-                signed.append(try identity.sign(document))
-            } catch {
+        ids.reserveCapacity(batch.count)
+        // Signed on all cores; the first failure in batch order is the one reported, as when signing in order.
+        for result in identity.signAll(batch) {
+            switch result {
+            case .success(let prepared):
+                signed.append(prepared.signed)
+                ids.append(prepared.id)
+            case .failure(let error):
                 throw .keys(error)
             }
         }
@@ -87,7 +92,7 @@ public final class Ledger: Sendable {
             case .failure(let error):
                 return .failure(error)  // committed: the wrong attempt counts
             case .success:
-                return .success(try signed.map { try core.apply($0, publicKey: publicKey, in: db) })
+                return .success(try core.apply(batch: signed, ids: ids, publicKey: publicKey, in: db))
             }
         }
         switch result {

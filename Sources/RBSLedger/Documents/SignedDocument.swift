@@ -19,6 +19,13 @@ public struct SignedDocument: Sendable, Hashable {
         self.signature = signature
     }
 
+    /// Pairs a document with its already computed canonical bytes and a signature over them.
+    init(document: Document, canonicalBytes: Data, signature: Data) {
+        self.document = document
+        self.canonicalBytes = canonicalBytes
+        self.signature = signature
+    }
+
     /// Parses stored canonical bytes and pairs them with their signature.
     public init(canonicalBytes: Data, signature: Data) throws(DocumentError) {
         self.document = try CanonicalEncoding.decode(canonicalBytes)

@@ -43,17 +43,25 @@ public struct JournalEntry: Sendable, Hashable {
 
     /// The hash this entry's content and predecessor give (``hash`` should equal it).
     var computedHash: Data {
-        var hasher = SHA256()
-        func part(_ bytes: Data?) {
-            guard let bytes else {
-                hasher.update(data: Data([0xFF, 0xFF, 0xFF, 0xFF]))
-                return
-            }
-            let n = UInt32(bytes.count)
-            hasher.update(data: Data([UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)]))
-            hasher.update(data: bytes)
+        // All parts in one buffer and one SHA-256 call (the same bytes as hashing them part by part).
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(256 + document.count + signature.count)
+        func length(_ n: UInt32) {
+            buffer.append(UInt8(n >> 24))
+            buffer.append(UInt8(n >> 16 & 0xFF))
+            buffer.append(UInt8(n >> 8 & 0xFF))
+            buffer.append(UInt8(n & 0xFF))
         }
-        func text(_ value: String?) { part(value.map { Data($0.utf8) }) }
+        func part(_ bytes: Data?) {
+            guard let bytes else { return length(0xFFFF_FFFF) }
+            length(UInt32(bytes.count))
+            buffer.append(contentsOf: bytes)
+        }
+        func text(_ value: String?) {
+            guard let value else { return length(0xFFFF_FFFF) }
+            length(UInt32(value.utf8.count))
+            buffer.append(contentsOf: value.utf8)
+        }
         text("RBSJ1")
         text(String(sequence))
         text(kind.rawValue)
@@ -70,7 +78,7 @@ public struct JournalEntry: Sendable, Hashable {
         text(balanceAfter)
         text(String(recordedAtMilliseconds))
         part(previousHash)
-        return Data(hasher.finalize())
+        return Data(SHA256.hash(data: buffer))
     }
 
     init(

@@ -26,8 +26,15 @@ enum DecimalText {
         let digits = text.utf8.filter(isDigit)
         guard digits.count <= 30 else { return nil }
         var significand = Decimal(0)
-        for digit in digits {
-            significand = significand * 10 + Decimal(Int(digit - UInt8(ascii: "0")))
+        if digits.count <= 19 {
+            // Fits a UInt64 (< 10^19): one exact conversion instead of a Decimal multiply and add per digit.
+            var value: UInt64 = 0
+            for digit in digits { value = value * 10 + UInt64(digit - UInt8(ascii: "0")) }
+            significand = Decimal(value)
+        } else {
+            for digit in digits {
+                significand = significand * 10 + Decimal(Int(digit - UInt8(ascii: "0")))
+            }
         }
         let value = Decimal(sign: .plus, exponent: -scale, significand: significand)
         return negative && value != 0 ? -value : value
@@ -53,6 +60,18 @@ enum DecimalText {
         }
         text = scale > 0 ? "\(integer).\(fraction.prefix(scale))" : String(integer)
         return negative ? "-" + text : text
+    }
+
+    /// Plain decimal text `text` with `scale` digits after the '.' (its ``scale(of:)``) written with `target`
+    /// (≥ `scale`) digits: trailing zeros added. For a positive amount this is exactly
+    /// `format(parse(text)!, scale: target)`, without going through `Decimal`.
+    static func padded(_ text: String, scale: Int, to target: Int) -> String {
+        guard target > scale else { return text }
+        var out = text
+        if scale == 0 { out += "." }
+        out += String(repeating: "0", count: target - scale)
+        assert(out == format(parse(text)!, scale: target), "padded(\(text)) = \(out)")
+        return out
     }
 
     private static func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }

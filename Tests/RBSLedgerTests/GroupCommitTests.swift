@@ -1,0 +1,146 @@
+import Crypto
+import Foundation
+import Testing
+@testable import RBSLedger
+
+@Suite("Group commit")
+struct GroupCommitTests {
+    static let current = CoreTests.current
+    static let savings = CoreTests.savings
+    static let blocked = CoreTests.blocked
+
+    /// A second ledger with the same keys and the same (fresh) state, in a copy of the fixture's directory.
+    static func twin(of f: Fixture) throws -> Ledger {
+        let copy = temporaryDirectory()
+        try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+        for name in ["signing.key", "totp.secret", "signing.name"] {
+            try FileManager.default.copyItem(at: f.directory.appendingPathComponent(name), to: copy.appendingPathComponent(name))
+        }
+        return try Ledger(dataDirectory: copy, clock: f.clock.closure)
+    }
+
+    /// What an entry says, without the time it was recorded (and so without its hash).
+    static func content(_ e: JournalEntry) -> [String?] {
+        [String(e.sequence), e.kind.rawValue, e.documentId, Hex.encode(e.document), Hex.encode(e.signature), e.keyId,
+         e.reasonCode, e.reason, e.debit, e.credit, e.amount, e.currency, e.balanceAfter]
+    }
+
+    @Test("a batch with duplicates and insufficient funds after earlier debits gives the outcomes of one at a time")
+    func batchEqualsOneAtATime() throws {
+        let f = try Fixture()
+        let twin = try Self.twin(of: f)
+        let card = try f.ledger.draft(operation: "card.block", plugin: "ru.example.cards", pluginVersion: "1",
+                                      fields: [DocumentField("card", "4276 **** 1234")])
+        let before = try f.payment(amount: "1.00")  // posted before the batch
+        let big = try f.payment(amount: "100000.00")
+        let own = try f.payment(to: Self.savings, amount: "30000")
+        let tooMuch = try f.payment(amount: "30000.00")  // 19,999.00 left after the two above
+        let rest = try f.payment(amount: "19999.00")  // exactly to zero
+        let back = try f.payment(from: Self.savings, to: Self.current, amount: "5")
+        let fromBlocked = try f.payment(from: Self.blocked, amount: "1.00")
+        let overdraw = try f.payment(amount: "5.01")  // 5.00 left
+        let tooPrecise = try f.payment(amount: "1.001")
+        let batch = [big, own, big, tooMuch, before, rest, back, card, fromBlocked, overdraw, own, tooPrecise, card, big]
+
+        // One at a time on the twin, each in its own transaction.
+        _ = try twin.signAndPost(before, code: f.nextCode())
+        var expected: [Outcome] = []
+        for document in batch { expected.append(try twin.signAndPost(document, code: f.nextCode())) }
+
+        // The same as one batch.
+        _ = try f.ledger.signAndPost(before, code: f.nextCode())
+        let outcomes = try f.ledger.process(batch: batch, code: f.nextCode())
+
+        #expect(outcomes == expected)
+        let codes = outcomes.map { outcome -> String in
+            switch outcome {
+            case .posted: "posted"
+            case .acknowledged: "acknowledged"
+            case .rejected(_, _, let reason): reason.code.rawValue
+            }
+        }
+        #expect(codes == ["posted", "posted", "posted", "insufficient_funds", "posted", "posted", "posted", "acknowledged",
+                          "account_blocked", "insufficient_funds", "posted", "too_many_decimals", "acknowledged", "posted"])
+        #expect(outcomes[2] == outcomes[0] && outcomes[13] == outcomes[0] && outcomes[10] == outcomes[1])
+        #expect(outcomes[4].sequence == 1)  // journaled before the batch
+        if case .rejected(_, _, let reason) = outcomes[3] {
+            #expect(reason.message.contains("balance 19999.00 RUB"))
+        }
+        #expect(try f.balance(Self.current) == 5)
+        #expect(try f.ledger.core.accounts() == (try twin.core.accounts()))
+        let entries = try f.ledger.journal.entries()
+        #expect(entries.map(Self.content) == (try twin.journal.entries()).map(Self.content))
+        #expect(entries.count == 10)
+        #expect(try f.ledger.journal.verify() == .ok(10))
+        #expect(try twin.journal.verify() == .ok(10))
+
+        // The whole batch again: every document is already journaled, so the first outcomes and nothing new.
+        #expect(try f.ledger.process(batch: batch, code: f.nextCode()) == outcomes)
+        #expect(try f.ledger.journal.entries().count == 10)
+        #expect(try f.ledger.core.accounts() == (try twin.core.accounts()))
+    }
+
+    @Test("signed documents submitted as a batch give the outcomes of one at a time")
+    func submitBatchEqualsOneAtATime() throws {
+        let f = try Fixture()
+        let twin = try Self.twin(of: f)
+        let documents = try (0..<40).map { i in try f.payment(amount: i % 7 == 3 ? "60000.00" : "1000.50") }
+        let signed = try documents.map { try f.identity.sign($0) }
+        let batch = signed + signed.prefix(5)
+        let outcomes = try f.ledger.core.submit(batch: batch, publicKey: f.identity.publicKey)
+        let expected = try batch.map { try twin.core.submit(signed: $0, publicKey: f.identity.publicKey) }
+        #expect(outcomes == expected)
+        #expect(try f.ledger.core.accounts() == (try twin.core.accounts()))
+        #expect(try f.ledger.journal.verify() == .ok(40))
+    }
+
+    @Test("a bad signature anywhere in a batch refuses the whole batch, naming the first")
+    func badSignatureInBatch() throws {
+        let f = try Fixture()
+        var batch = try (0..<30).map { _ in try f.identity.sign(try f.payment()) }
+        batch[17] = SignedDocument(document: batch[17].document, signature: Data(count: 64))
+        batch[23] = SignedDocument(document: batch[23].document, signature: Data(count: 64))
+        #expect(throws: LedgerError.badSignature(documentId: batch[17].id)) {
+            try f.ledger.core.submit(batch: batch, publicKey: f.identity.publicKey)
+        }
+        #expect(try f.ledger.journal.entries().isEmpty)
+    }
+
+    @Test("the entry hash is the documented part-by-part SHA-256")
+    func entryHashFollowsTheSpecification() throws {
+        let f = try Fixture()
+        _ = try f.ledger.process(batch: [try f.payment(amount: "12.34"), try f.payment(amount: "999999.00")], code: f.nextCode())
+        for entry in try f.ledger.journal.entries() {
+            var hasher = SHA256()
+            func part(_ bytes: Data?) {
+                guard let bytes else { hasher.update(data: Data([0xFF, 0xFF, 0xFF, 0xFF])); return }
+                var n = UInt32(bytes.count).bigEndian
+                hasher.update(data: Data(bytes: &n, count: 4))
+                hasher.update(data: bytes)
+            }
+            func text(_ value: String?) { part(value.map { Data($0.utf8) }) }
+            text("RBSJ1"); text(String(entry.sequence)); text(entry.kind.rawValue); text(entry.documentId)
+            part(entry.document); part(entry.signature); text(entry.keyId); text(entry.reasonCode); text(entry.reason)
+            text(entry.debit); text(entry.credit); text(entry.amount); text(entry.currency); text(entry.balanceAfter)
+            text(String(entry.recordedAtMilliseconds)); part(entry.previousHash)
+            #expect(entry.hash == Data(hasher.finalize()))
+        }
+    }
+
+    @Test("amount text padded to the minor units equals formatting the parsed amount")
+    func paddedAmounts() {
+        for (text, target) in [("1", 2), ("0.5", 2), ("100.00", 2), ("12", 0), ("7.1", 3), ("123456789012345678901234", 2)] {
+            let scale = DecimalText.scale(of: text)!
+            #expect(DecimalText.padded(text, scale: scale, to: target) == DecimalText.format(DecimalText.parse(text)!, scale: target))
+        }
+        #expect(DecimalText.parse("12345678901234567890.5") == Decimal(string: "12345678901234567890.5", locale: Locale(identifier: "en_US_POSIX")))
+        #expect(DecimalText.parse("-0.07") == Decimal(string: "-0.07", locale: Locale(identifier: "en_US_POSIX")))
+    }
+
+    @Test("parallel map keeps the order")
+    func parallelMapOrder() {
+        let items = Array(0..<1_003)
+        #expect(Parallel.map(items) { $0 * 3 } == items.map { $0 * 3 })
+        #expect(Parallel.map([1, 2]) { $0 + 1 } == [2, 3])
+    }
+}
