@@ -49,11 +49,14 @@ enum Completion {
     static func readlineMatches(_ matches: [String], word: String)
         -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {
         guard !matches.isEmpty else { return nil }
-        let entries = matches.count == 1 ? matches : [commonPrefix(matches)] + matches
-        let array = malloc(MemoryLayout<UnsafeMutablePointer<CChar>?>.stride * (entries.count + 1))!
+        // libedit's fn_complete reads matches[2] to decide "single match" (and then appends the space), so a
+        // single match is given as [match, match, NULL]: with only [match, NULL] it read past the array.
+        let entries = matches.count == 1 ? [matches[0], matches[0]] : [commonPrefix(matches)] + matches
+        let array = malloc(MemoryLayout<UnsafeMutablePointer<CChar>?>.stride * (entries.count + 2))!
             .assumingMemoryBound(to: UnsafeMutablePointer<CChar>?.self)
         for (index, entry) in entries.enumerated() { array[index] = strdup(entry) }
         array[entries.count] = nil
+        array[entries.count + 1] = nil
         return array
     }
 

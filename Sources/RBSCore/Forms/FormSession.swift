@@ -84,6 +84,16 @@ public final class FormSession {
         return AtomState(descriptor: atom, caption: captions[index], visible: visible, value: value, error: error)
     }
 
+    /// Whether atom `id`'s error can be fixed at the atom itself now: the plugin marked it, or its valid-if fails
+    /// although every field the condition reads has a value (a condition still waiting for a later field — an
+    /// account's key waiting for the BIC — is not final).
+    public func errorIsFinal(_ id: String) -> Bool {
+        guard let index = index(of: id), let state = atom(id), state.error != nil else { return false }
+        if marks[index] != nil { return true }
+        let reads = operation.compiled.slots[index].validIf?.reads ?? []
+        return reads.allSatisfy { $0 == index || !model.effectiveValues[$0].isNull }
+    }
+
     /// The form-level mark set by the plugin ("the accounts are in different currencies").
     public var formError: String? { formMark }
 

@@ -89,10 +89,11 @@ final class FormModule {
             default:
                 do {
                     announce(try session.commit(atom.id, text: text))
-                    if let error = session.atom(atom.id)?.error {
+                    if let error = session.atom(atom.id)?.error, session.errorIsFinal(atom.id) {
                         // Stay on the atom: fix it, or Enter keeps the value and goes on.
                         console.say("  " + Terminal.yellow("⚠ " + error) + Terminal.dim(" — fix it, or Enter to go on"))
                     } else {
+                        if let error = session.atom(atom.id)?.error { console.say("  " + Terminal.yellow("⚠ " + error)) }
                         cursor += 1
                     }
                 } catch {

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+/// The REPL as a person meets it (in a pseudo-terminal, driven by pexpect) and as a script drives it (a pipe).
+@Suite("REPL")
+struct REPLTests {
+    @Test("in a terminal: list, quick payment with a bad then a good INN, the BIC's bank, signing, journal, completion, history, Ctrl-C",
+          .timeLimit(.minutes(2)))
+    func terminalSession() throws {
+        let sandbox = try HostSandbox()
+        let script = Repo.root.appendingPathComponent("Tests/Fixtures/repl/drive_repl.py")
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
+                                    ["python3", script.path, Repo.binary.path, Repo.plugins.path, sandbox.data.path,
+                                     String(sandbox.clock)],
+                                    environment: sandbox.environment(), timeout: 90)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.hasSuffix("ok\n"), "\(result)")
+    }
+
+    @Test("from a pipe: no prompts, the same results, and a wrong line is one error that says what to do")
+    func pipedScript() throws {
+        let sandbox = try HostSandbox()
+        try sandbox.initKeys()
+        let code = try sandbox.code()
+        let script = """
+        lst
+        list
+        run pay.pp.quick destBic=044525225
+        1
+        ООО Ромашка
+        1234567890
+        7707083893
+
+        40702810938000000001
+
+        оплата по счёту 7
+        1 000,50
+
+        \(code)
+        journal
+        verify
+        quit
+        """
+        let process = Process()
+        process.executableURL = Repo.binary
+        process.arguments = []
+        process.environment = sandbox.environment()
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(Data((script + "\n").utf8))
+        try input.fileHandleForWriting.close()
+        let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(!out.contains("rbs> "), "no prompts in piped output:\n\(out)")
+        #expect(!out.contains("Enter keeps a value"), "no hints for people in piped output")
+        #expect(err.contains("error: unknown command 'lst' — did you mean 'list'?"))
+        #expect(out.contains("pay.pp.quick"))
+        #expect(out.contains("ℹ ПАО Сбербанк"), "the prefilled BIC filled the bank's name:\n\(out)")
+        #expect(out.contains("⚠ The INN's check digits are wrong"))
+        #expect(out.contains("posted — journal entry 1"), "\(out)\n\(err)")
+        #expect(out.contains("1000.50 RUB"))
+        #expect(out.contains("ok 1 entries"))
+    }
+}
