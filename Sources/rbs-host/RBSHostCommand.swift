@@ -37,8 +37,9 @@ struct GlobalOptions: ParsableArguments {
     /// A runtime with every plugin listed: unchanged plugins from the cache, new or changed ones scanned in a child
     /// process (this binary's `scan` mode); plugins are loaded when first used.
     func makeRuntime() -> Runtime {
-        let runtime = Runtime(paths: paths, clock: HostClock.current, scanner: scanner())
-        trustPolicy.install(in: runtime.locator)
+        let policy = trustPolicy
+        let runtime = Runtime(paths: paths, clock: HostClock.current, scanner: TrustingScanner(scanner(), policy: policy))
+        policy.install(in: runtime.locator)
         if isatty(STDERR_FILENO) == 1 {
             runtime.registry.progress = { done, total in
                 guard total >= 20 else { return }

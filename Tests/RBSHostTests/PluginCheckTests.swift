@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+/// Builds the C plugins of Tests/Fixtures/check for the tests of this target.
+enum CheckFixtures {
+    static let folder = Repo.root.appendingPathComponent("Tests/Fixtures/check")
+    static let include = Repo.root.appendingPathComponent("Sources/CRBSPlugin/include")
+
+    struct CompileError: Error, CustomStringConvertible { let description: String }
+
+    /// Compiles `Tests/Fixtures/check/<name>.c` into `directory/<name>.so`.
+    @discardableResult
+    static func build(_ name: String, into directory: URL) throws -> URL {
+        let output = directory.appendingPathComponent("\(name).so")
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
+                                    ["cc", "-std=c11", "-shared", "-fPIC", "-fvisibility=hidden", "-I", include.path,
+                                     "-o", output.path, folder.appendingPathComponent("\(name).c").path],
+                                    environment: ProcessInfo.processInfo.environment, timeout: 60)
+        guard result.status == 0 else { throw CompileError(description: "cc \(name).c: \(result.stderr)") }
+        return output
+    }
+
+    /// A new folder (mode 0755) under the sandbox's data directory.
+    static func folder(in sandbox: HostSandbox, _ name: String) throws -> URL {
+        let url = sandbox.data.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o755])
+        return url
+    }
+}
+
+/// `rbs-host plugin check FILE`: a good plugin passes; a crash, a leak and a hang each fail the check that was running.
+@Suite("plugin check")
+struct PluginCheckTests {
+    /// The PASS/FAIL lines of a report, by check name.
+    private func lines(_ output: String) -> [String: String] {
+        var found: [String: String] = [:]
+        for line in output.split(separator: "\n") where line.hasPrefix("PASS") || line.hasPrefix("FAIL") {
+            let body = line.dropFirst(6)
+            let name = body.components(separatedBy: "  ").first?.trimmingCharacters(in: .whitespaces) ?? ""
+            found[name] = String(line)
+        }
+        return found
+    }
+
+    @Test("a good plugin: every check passes, exit 0")
+    func good() throws {
+        let sandbox = try HostSandbox()
+        let plugin = try CheckFixtures.build("good", into: try CheckFixtures.folder(in: sandbox, "good"))
+        let result = try sandbox.host(["plugin", "check", plugin.path])
+        #expect(result.status == 0, "\(result)")
+        let report = lines(result.stdout)
+        for name in ["load", "create-destroy check.good", "input check.good/name", "input check.good/amount",
+                     "submit check.good", "leak check.good", "unload"] {
+            #expect(report[name]?.hasPrefix("PASS") == true, "\(name): \(result.stdout)")
+        }
+        #expect(!result.stdout.contains("FAIL"))
+    }
+
+    @Test("the example plugins pass")
+    func examples() throws {
+        let sandbox = try HostSandbox()
+        for file in Repo.pluginFiles {
+            let result = try sandbox.host(["plugin", "check", Repo.plugins.appendingPathComponent(file).path])
+            #expect(result.status == 0, "\(file): \(result)")
+        }
+    }
+
+    @Test("a crash in value_changed fails the input check that ran it, names the signal, and the rest still run")
+    func crash() throws {
+        let sandbox = try HostSandbox()
+        let plugin = try CheckFixtures.build("crash_value_changed", into: try CheckFixtures.folder(in: sandbox, "crash"))
+        let result = try sandbox.host(["plugin", "check", plugin.path])
+        #expect(result.status == 1, "\(result)")
+        let report = lines(result.stdout)
+        let failed = try #require(report["input check.crash/name"], "\(result.stdout)")
+        #expect(failed.hasPrefix("FAIL"))
+        #expect(failed.contains("SIGSEGV") && failed.contains("crashed"), "\(failed)")
+        #expect(report["input check.crash/amount"]?.hasPrefix("PASS") == true, "checks after the crash still run: \(result.stdout)")
+        #expect(report["leak check.crash"]?.hasPrefix("PASS") == true)
+    }
+
+    @Test("instances that are never freed fail the leak check")
+    func leak() throws {
+        let sandbox = try HostSandbox()
+        let plugin = try CheckFixtures.build("leak", into: try CheckFixtures.folder(in: sandbox, "leak"))
+        let result = try sandbox.host(["plugin", "check", plugin.path])
+        #expect(result.status == 1, "\(result)")
+        let failed = try #require(lines(result.stdout)["leak check.leak"], "\(result.stdout)")
+        #expect(failed.hasPrefix("FAIL") && failed.contains("resident memory grew"), "\(failed)")
+        #expect(lines(result.stdout)["create-destroy check.leak"]?.hasPrefix("PASS") == true)
+    }
+
+    @Test("a hang in create is killed after --timeout and fails create-destroy")
+    func hang() throws {
+        let sandbox = try HostSandbox()
+        let plugin = try CheckFixtures.build("hang_create", into: try CheckFixtures.folder(in: sandbox, "hang"))
+        let started = Date()
+        let result = try runProcess(Repo.binary, ["plugin", "check", plugin.path, "--timeout", "1"],
+                                    environment: sandbox.environment(), timeout: 60)
+        #expect(result.status == 1, "\(result)")
+        let failed = try #require(lines(result.stdout)["create-destroy check.hang"], "\(result.stdout)")
+        #expect(failed.hasPrefix("FAIL") && failed.contains("hung") && failed.contains("killed"), "\(failed)")
+        #expect(failed.contains("create"), "names what it was doing: \(failed)")
+        #expect(lines(result.stdout)["load"]?.hasPrefix("PASS") == true)
+        #expect(Date().timeIntervalSince(started) < 40)
+    }
+
+    @Test("a file that is not a plugin fails load and nothing else runs")
+    func notAPlugin() throws {
+        let sandbox = try HostSandbox()
+        let file = try CheckFixtures.folder(in: sandbox, "junk").appendingPathComponent("junk.so")
+        try Data("not an ELF file".utf8).write(to: file)
+        let result = try sandbox.host(["plugin", "check", file.path])
+        #expect(result.status == 1)
+        let report = lines(result.stdout)
+        #expect(report["load"]?.contains("not an ELF file") == true, "\(result.stdout)")
+        #expect(report.count == 1)
+    }
+}
