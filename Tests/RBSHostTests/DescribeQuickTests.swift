@@ -189,13 +189,20 @@ struct DescribeQuickTests {
         #expect(atom.stderr.contains("nosuchAtom"))
     }
 
-    @Test("a text atom or a button takes no value: nothing is stored, exit 0")
+    @Test("a text atom, a button or a hidden atom takes no value: nothing is stored, the atom says why, exit 0")
     func notEditable() throws {
         let sandbox = try HostSandbox()
-        let result = try sandbox.host(["describe", "pay.pp.quick", "--set", "destBicInfo=x", "--set", "btnSend=1", "--json"])
+        let result = try sandbox.host(["describe", "pay.pp.quick", "--set", "destBicInfo=x", "--set", "btnSend=1",
+                                       "--set", "destInnError=y", "--json"])
         #expect(result.status == 0, "\(result)")
         let form = try decode(FormJSON.self, result.stdout)
         #expect(form["destBicInfo"].value == nil)
+        #expect(form["destBicInfo"].error == "'destBicInfo' is a text atom and takes no value")
         #expect(form["btnSend"].value == nil)
+        #expect(form["btnSend"].error == "'btnSend' is a button atom and takes no value")
+        let tax = try sandbox.host(["describe", "pay.pp.tax", "--set", "type=0", "--set", "basis=ТП", "--json"])
+        let taxForm = try decode(FormJSON.self, tax.stdout)
+        #expect(taxForm["basis"].value == nil)
+        #expect(taxForm["basis"].error?.contains("hidden by its show-if condition") == true)
     }
 }

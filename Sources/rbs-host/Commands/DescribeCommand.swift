@@ -41,11 +41,12 @@ struct FormDescription: Encodable {
         try container.encode(formError, forKey: .formError)
     }
 
-    init(_ session: FormSession) {
+    /// - Parameter refused: values the form could not take at all (a hidden atom, a label), by atom id.
+    init(_ session: FormSession, refused: [String: String] = [:]) {
         operation = session.operation.id
         atoms = session.atoms.map {
             Atom(id: $0.id, kind: $0.kind.description, caption: $0.caption, visible: $0.visible,
-                 value: $0.value.isEmpty ? nil : $0.value, error: $0.error)
+                 value: $0.value.isEmpty ? nil : $0.value, error: refused[$0.id] ?? $0.error)
         }
         ready = session.isReady
         formError = session.formError
@@ -89,19 +90,29 @@ struct DescribeCommand: ParsableCommand {
             throw ExitCode(2)
         }
         defer { session.close() }
+        var refused: [String: String] = [:]
         for assignment in parsed {
-            do { try session.commit(assignment.id, text: assignment.value) } catch {
-                if case .unknownAtom = error {
+            do {
+                try session.commit(assignment.id, text: assignment.value)
+                refused[assignment.id] = nil
+            } catch {
+                switch error {
+                case .unknownAtom:
                     Terminal.error(error.description)
                     throw ExitCode(2)
+                case .invalid:
+                    refused[assignment.id] = nil  // the form marks the atom itself
+                default:
+                    refused[assignment.id] = error.description
                 }
             }
         }
-        let description = FormDescription(session)
+        let description = FormDescription(session, refused: refused)
         if json {
             JSONOutput.print(description)
         } else {
             print(FormText.render(session))
+            for (id, why) in refused.sorted(by: { $0.key < $1.key }) { Terminal.error(why + " (\(id))") }
         }
     }
 }
