@@ -12,16 +12,29 @@ C_PLUGINS := $(PLUGINS)/transfer-own.so
 SWIFT_PLUGINS := $(PLUGINS)/pay-quick.so $(PLUGINS)/pay-tax.so
 RUST_PLUGINS := $(PLUGINS)/card-block.so
 CARGO ?= cargo
+HOST := .build/debug/rbs-host
+# Development signing: a publisher key made on first use and a data folder that trusts it (both gitignored).
+DEV := .rbs-dev
+DEV_KEY := $(DEV)/publisher.key
+DEV_DATA := $(DEV)/data
 
-.PHONY: run build plugins c-plugins swift-plugins rust-plugins test bench clean
+.PHONY: run build plugins c-plugins swift-plugins rust-plugins sign-plugins test bench clean
 
+# The REPL runs with the development data folder, where the development key is trusted: the real trust path.
 run: build plugins
-	.build/debug/rbs-host $(ARGS)
+	RBS_HOME=$(DEV_DATA) $(HOST) $(ARGS)
 
 build:
 	$(SWIFT) build --product rbs-host
 
-plugins: c-plugins swift-plugins rust-plugins
+plugins: c-plugins swift-plugins rust-plugins sign-plugins
+
+# Signs every plugin in Plugins/ with the development key (writes Plugins/*.so.sig) and trusts that key in $(DEV_DATA).
+sign-plugins: c-plugins swift-plugins rust-plugins | build
+	@test -f $(DEV_KEY) || { mkdir -p $(DEV) && chmod 700 $(DEV) && $(HOST) plugin keygen $(DEV_KEY) --name rbs-host-development; }
+	@RBS_HOME=$(DEV_DATA) $(HOST) trust add $(DEV_KEY).pub >/dev/null
+	@for plugin in $(PLUGINS)/*.so; do $(HOST) plugin sign $$plugin --key $(DEV_KEY) >/dev/null || exit 1; done
+	@echo "signed $(PLUGINS)/*.so with $(DEV_KEY) (trusted in $(DEV_DATA))"
 
 c-plugins: $(C_PLUGINS)
 
