@@ -128,11 +128,20 @@ struct GroupCommitTests {
     }
 
     @Test("amount text padded to the minor units equals formatting the parsed amount")
-    func paddedAmounts() {
+    func paddedAmounts() throws {
         for (text, target) in [("1", 2), ("0.5", 2), ("100.00", 2), ("12", 0), ("7.1", 3), ("123456789012345678901234", 2)] {
             let scale = DecimalText.scale(of: text)!
             #expect(DecimalText.padded(text, scale: scale, to: target) == DecimalText.format(DecimalText.parse(text)!, scale: target))
         }
+        for (text, scale) in [("0", 2), ("0.01", 2), ("-0.05", 2), ("150000.00", 2), ("123", 0), ("-7", 3), ("999999999999999.99", 2),
+                              ("12.5", 2), ("-1234567.891", 3)] {
+            let minor = try #require(DecimalText.minorUnits(text, scale: scale))
+            let value = DecimalText.parse(text)!
+            #expect(DecimalText.decimal(minorUnits: minor, scale: scale) == value)
+            #expect(DecimalText.format(minorUnits: minor, scale: scale) == DecimalText.format(value, scale: scale))
+        }
+        #expect(DecimalText.minorUnits("1.001", scale: 2) == nil)
+        #expect(DecimalText.minorUnits("99999999999999999.99", scale: 2) == nil)
         #expect(DecimalText.parse("12345678901234567890.5") == Decimal(string: "12345678901234567890.5", locale: Locale(identifier: "en_US_POSIX")))
         #expect(DecimalText.parse("-0.07") == Decimal(string: "-0.07", locale: Locale(identifier: "en_US_POSIX")))
     }

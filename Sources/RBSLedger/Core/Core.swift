@@ -83,7 +83,7 @@ public struct Core: Sendable {
         for (number, scale) in state.dirty.sorted(by: { $0.key < $1.key }) {
             guard let account = state.accounts[number] ?? nil else { continue }
             try db.cachedStatement(sql: "UPDATE accounts SET balance = ? WHERE number = ?").execute(
-                arguments: [DecimalText.format(account.account.balance, scale: scale), number])
+                arguments: [account.balanceText(scale: scale), number])
         }
         return outcomes
     }
@@ -102,10 +102,22 @@ public struct Core: Sendable {
     }
 
     fileprivate struct CachedAccount {
+        /// The account as read; its `balance` is stale while `minor` is set.
         var account: Account
         /// Whether the balance has no more decimals than the currency's minor units, so writing it as text and
         /// reading it back gives the same value.
         var exact: Bool
+        /// The balance in minor units while it fits an `Int64` (then all arithmetic is on it, exact).
+        var minor: Int64?
+        /// The minor units of the account's currency.
+        let scale: Int
+
+        var balance: Decimal { minor.map { DecimalText.decimal(minorUnits: $0, scale: scale) } ?? account.balance }
+
+        func balanceText(scale: Int) -> String {
+            if let minor, scale == self.scale { return DecimalText.format(minorUnits: minor, scale: scale) }
+            return DecimalText.format(balance, scale: scale)
+        }
     }
 
     /// The journal rows already stored under any of `ids`, by document id (one `IN (…)` query per 500 ids).
@@ -161,13 +173,13 @@ public struct Core: Sendable {
         case .reject(let rejection):
             record = entry(.rejected, rejection: rejection)
             outcome = .rejected(documentId: documentId, sequence: sequence, reason: rejection)
-        case .post(let posting, let amountText, let scale):
-            let newDebit = try state.add(-posting.amount, to: posting.debit, scale: scale)
-            if posting.internalTransfer { _ = try state.add(posting.amount, to: posting.credit, scale: scale) }
+        case .post(let posting, let amountText, let amountMinor, let scale):
+            let (newDebit, newDebitText) = try state.add(-posting.amount, minor: amountMinor.map { -$0 }, to: posting.debit, scale: scale)
+            if posting.internalTransfer { _ = try state.add(posting.amount, minor: amountMinor, to: posting.credit, scale: scale) }
             try db.cachedStatement(
                 sql: "INSERT INTO postings (document_id, debit, credit, amount, currency, time_ms, journal_seq) VALUES (?, ?, ?, ?, ?, ?, ?)"
             ).execute(arguments: [documentId, posting.debit, posting.credit, amountText, posting.currency, now, sequence])
-            record = entry(.posted, posting: posting, amount: amountText, balance: DecimalText.format(newDebit, scale: scale))
+            record = entry(.posted, posting: posting, amount: amountText, balance: newDebitText)
             outcome = .posted(Receipt(documentId: documentId, posting: posting, debitBalance: newDebit, sequence: sequence))
         }
         try record.insert(db)
@@ -181,22 +193,26 @@ public struct Core: Sendable {
     private enum Plan {
         case acknowledge
         case reject(Rejection)
-        /// The posting, its amount as text with the currency's minor units, and those minor units.
-        case post(Posting, String, Int)
+        /// The posting, its amount as text with the currency's minor units, the amount in minor units (when it
+        /// fits an `Int64`), and the currency's minor units.
+        case post(Posting, String, Int64?, Int)
     }
 
     /// The account with this number as the batch sees it (read from the database the first time), or `nil`.
-    private func account(_ number: String, state: inout BatchState, in db: Database) throws -> Account? {
-        if let cached = state.accounts[number] { return cached?.account }
+    private func account(_ number: String, state: inout BatchState, in db: Database) throws -> CachedAccount? {
+        if let cached = state.accounts[number] { return cached }
         guard let row = try Row.fetchOne(db.cachedStatement(sql: Self.accountQuery), arguments: [number]) else {
             state.accounts[number] = .some(nil)
             return nil
         }
         let account = try Self.account(from: row, path: database.path)
         let balanceText: String = try row.decode(String.self, forColumn: "balance")
-        let exact = DecimalText.scale(of: balanceText).map { $0 <= (Currency.minorUnits(of: account.currency) ?? -1) } ?? false
-        state.accounts[number] = CachedAccount(account: account, exact: exact)
-        return account
+        let scale = Currency.minorUnits(of: account.currency) ?? -1
+        let exact = DecimalText.scale(of: balanceText).map { $0 <= scale } ?? false
+        let minor = scale >= 0 ? DecimalText.minorUnits(balanceText, scale: scale) : nil
+        let cached = CachedAccount(account: account, exact: exact, minor: minor, scale: scale)
+        state.accounts[number] = cached
+        return cached
     }
 
     /// Decides what a document does, reading the accounts it names; changes nothing.
@@ -212,28 +228,35 @@ public struct Core: Sendable {
         guard let minorUnits = Currency.minorUnits(of: currency) else { return .reject(.unknownCurrency(currency)) }
         guard scale <= minorUnits else { return .reject(.tooManyDecimals(amountText, currency: currency, minorUnits: minorUnits)) }
 
-        guard let debit = try account(from, state: &state, in: db) else {
+        guard let debitState = try account(from, state: &state, in: db) else {
             return .reject(.unknownDebit(from))
         }
+        let debit = debitState.account
         guard !debit.blocked else { return .reject(.blocked(from)) }
         guard debit.currency == currency else {
             return .reject(.currencyMismatch(document: currency, account: from, accountCurrency: debit.currency))
         }
         guard credit != from else { return .reject(.sameAccount(from)) }
         var internalTransfer = false
-        if let creditAccount = try account(credit, state: &state, in: db) {
+        if let creditAccount = try account(credit, state: &state, in: db)?.account {
             guard creditAccount.currency == currency else {
                 return .reject(.currencyMismatch(document: currency, account: credit, accountCurrency: creditAccount.currency))
             }
             internalTransfer = true
         }
-        guard debit.balance >= amount else {
+        let amountMinor = DecimalText.minorUnits(amountText, scale: minorUnits)
+        let covered = if let balance = debitState.minor, let amountMinor, debitState.scale == minorUnits {
+            balance >= amountMinor
+        } else {
+            debitState.balance >= amount
+        }
+        guard covered else {
             return .reject(.insufficientFunds(
-                account: from, balance: DecimalText.format(debit.balance, scale: minorUnits),
+                account: from, balance: DecimalText.format(debitState.balance, scale: minorUnits),
                 amount: DecimalText.format(amount, scale: minorUnits), currency: currency))
         }
         let posting = Posting(debit: from, credit: credit, amount: amount, currency: currency, internalTransfer: internalTransfer)
-        return .post(posting, DecimalText.padded(amountText, scale: scale, to: minorUnits), minorUnits)
+        return .post(posting, DecimalText.padded(amountText, scale: scale, to: minorUnits), amountMinor, minorUnits)
     }
 
     /// Stores the public key under its id the first time it signs; a different key under the same id is refused.
@@ -292,22 +315,33 @@ public struct Core: Sendable {
 }
 
 extension Core.BatchState {
-    /// Adds `delta` to the in-memory balance of a read account, marks it to be written with `scale` decimals, and
-    /// returns the unrounded sum. The kept balance is what writing the sum as text and reading it back would give.
-    mutating func add(_ delta: Decimal, to number: String, scale: Int) throws -> Decimal {
+    /// Adds `delta` (`minor` in minor units, when known) to the in-memory balance of a read account, marks it to
+    /// be written with `scale` decimals, and returns the unrounded sum and its text with `scale` decimals. The
+    /// kept balance is what writing the sum as text and reading it back would give.
+    mutating func add(_ delta: Decimal, minor deltaMinor: Int64?, to number: String, scale: Int) throws -> (Decimal, String) {
         guard var cached = accounts[number] ?? nil else {
             throw LedgerError.corruptDatabase(path: "", detail: "account \(number) was not read before posting")
         }
-        let sum = cached.account.balance + delta
+        dirty[number] = scale
+        if let balance = cached.minor, let deltaMinor, cached.scale == scale {
+            let (sum, overflow) = balance.addingReportingOverflow(deltaMinor)
+            if !overflow {
+                cached.minor = sum
+                accounts[number] = cached
+                return (DecimalText.decimal(minorUnits: sum, scale: scale), DecimalText.format(minorUnits: sum, scale: scale))
+            }
+        }
+        let sum = cached.balance + delta
+        let text = DecimalText.format(sum, scale: scale)
+        cached.minor = nil
         if cached.exact {
             cached.account.balance = sum
         } else {
             // The first write rounds to the minor units; from then on the balance is exact.
-            cached.account.balance = DecimalText.parse(DecimalText.format(sum, scale: scale)) ?? sum
+            cached.account.balance = DecimalText.parse(text) ?? sum
             cached.exact = true
         }
         accounts[number] = cached
-        dirty[number] = scale
-        return sum
+        return (sum, text)
     }
 }

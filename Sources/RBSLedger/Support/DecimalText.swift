@@ -74,5 +74,42 @@ enum DecimalText {
         return out
     }
 
+    /// Plain decimal text as a whole number of units of 10^-`scale` (cents for 2), when it has at most `scale`
+    /// decimals and at most 18 digits after scaling (so sums of two stay far from overflowing); else `nil`.
+    static func minorUnits(_ text: String, scale: Int) -> Int64? {
+        guard let textScale = self.scale(of: text), textScale <= scale else { return nil }
+        var value: Int64 = 0
+        var digits = 0
+        for c in text.utf8 where isDigit(c) {
+            digits += 1
+            if digits > 18 { return nil }
+            value = value * 10 + Int64(c - UInt8(ascii: "0"))
+        }
+        for _ in textScale..<scale {
+            digits += 1
+            if digits > 18 { return nil }
+            value *= 10
+        }
+        return text.utf8.first == UInt8(ascii: "-") ? -value : value
+    }
+
+    /// `minor` units of 10^-`scale` as plain decimal text with exactly `scale` decimals: the same text as
+    /// `format(decimal(minorUnits: minor, scale: scale), scale: scale)`, without `Decimal`.
+    static func format(minorUnits minor: Int64, scale: Int) -> String {
+        var digits = String(minor.magnitude)
+        if digits.utf8.count <= scale { digits = String(repeating: "0", count: scale + 1 - digits.utf8.count) + digits }
+        var text = digits
+        if scale > 0 {
+            let split = digits.utf8.index(digits.utf8.endIndex, offsetBy: -scale)
+            text = String(digits[..<split]) + "." + String(digits[split...])
+        }
+        return minor < 0 ? "-" + text : text
+    }
+
+    /// The exact `Decimal` of `minor` units of 10^-`scale`.
+    static func decimal(minorUnits minor: Int64, scale: Int) -> Decimal {
+        Decimal(sign: minor < 0 ? .minus : .plus, exponent: -scale, significand: Decimal(minor.magnitude))
+    }
+
     private static func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
 }
