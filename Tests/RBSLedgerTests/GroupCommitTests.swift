@@ -106,6 +106,30 @@ struct GroupCommitTests {
         #expect(try f.ledger.journal.entries().isEmpty)
     }
 
+    @Test("a document for another key refuses the batch before the code is used")
+    func foreignKeyRefusedFirst() throws {
+        let f = try Fixture()
+        let good = try f.payment(amount: "1.00")
+        let foreign = try Document(operation: "payment.domestic", plugin: "p", pluginVersion: "1", fields: [],
+                                   createdAt: f.clock.now, nonce: Document.randomNonce(), keyId: "0123456789abcdef")
+        let code = f.nextCode()
+        #expect(throws: LedgerError.self) { try f.ledger.process(batch: [good, foreign], code: code) }
+        #expect(try f.ledger.journal.entries().isEmpty)
+        // The code was not spent.
+        #expect(try f.ledger.process(batch: [good], code: code).count == 1)
+    }
+
+    @Test("a large batch is journaled in order while it is being signed")
+    func largeBatch() throws {
+        let f = try Fixture()
+        let batch = try (0..<301).map { i in try f.payment(amount: i == 150 ? "200000.00" : "10.00") }
+        let outcomes = try f.ledger.process(batch: batch, code: f.nextCode())
+        #expect(outcomes.map(\.documentId) == batch.map(\.id))
+        #expect(outcomes.map(\.sequence) == Array(1...301))
+        #expect(try f.balance(Self.current) == 150_000 - 3_000)
+        #expect(try f.ledger.journal.verify() == .ok(301))
+    }
+
     @Test("the entry hash is the documented part-by-part SHA-256")
     func entryHashFollowsTheSpecification() throws {
         let f = try Fixture()

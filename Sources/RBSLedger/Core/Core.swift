@@ -72,13 +72,25 @@ public struct Core: Sendable {
     /// the end (the whole batch is one transaction, so nobody sees the intermediate states).
     /// `ids[i]`, when given, is `batch[i].id` (computed by the caller, e.g. on all cores while signing).
     func apply(batch: [SignedDocument], ids: [String]? = nil, publicKey: Data, in db: Database) throws -> [Outcome] {
-        let ids = ids ?? batch.map(\.id)
-        precondition(ids.count == batch.count, "one id per document")
+        try apply(ids: ids ?? batch.map(\.id), publicKey: publicKey, in: db) { batch[$0] }
+    }
+
+    /// ``apply(batch:ids:publicKey:in:)`` for the documents with these ids, where `document(i)` gives document
+    /// `i` when it is needed (not for one already journaled), so signing can still be running.
+    func apply(ids: [String], publicKey: Data, in db: Database, document: (Int) throws -> SignedDocument) throws -> [Outcome] {
         var state = BatchState(tip: try Journal.tip(db), journaled: try Self.journaledRows(ids, in: db))
         var outcomes: [Outcome] = []
-        outcomes.reserveCapacity(batch.count)
-        for (signed, id) in zip(batch, ids) {
-            outcomes.append(try apply(signed, documentId: id, publicKey: publicKey, state: &state, in: db))
+        outcomes.reserveCapacity(ids.count)
+        for (index, id) in ids.enumerated() {
+            if let outcome = state.settled[id] {
+                outcomes.append(outcome)
+            } else if let row = state.journaled[id] {
+                let outcome = try Self.outcome(of: try JournalEntry(row: row), in: db)
+                state.settled[id] = outcome
+                outcomes.append(outcome)
+            } else {
+                outcomes.append(try apply(try document(index), documentId: id, publicKey: publicKey, state: &state, in: db))
+            }
         }
         for (number, scale) in state.dirty.sorted(by: { $0.key < $1.key }) {
             guard let account = state.accounts[number] ?? nil else { continue }
@@ -140,12 +152,6 @@ public struct Core: Sendable {
     private func apply(
         _ signed: SignedDocument, documentId: String, publicKey: Data, state: inout BatchState, in db: Database
     ) throws -> Outcome {
-        if let outcome = state.settled[documentId] { return outcome }
-        if let row = state.journaled[documentId] {
-            let outcome = try Self.outcome(of: try JournalEntry(row: row), in: db)
-            state.settled[documentId] = outcome
-            return outcome
-        }
         let keyId = signed.document.keyId
         if !state.registered.contains(keyId) {
             try register(keyId: keyId, publicKey: publicKey, in: db)

@@ -70,30 +70,48 @@ public final class Ledger: Sendable {
     /// in ONE transaction, and each outcome is reported only after that commit.
     public func process(batch: [Document], code: String) throws(LedgerError) -> [Outcome] {
         let identity = try identity()
-        var signed: [SignedDocument] = []
-        var ids: [String] = []
-        signed.reserveCapacity(batch.count)
-        ids.reserveCapacity(batch.count)
-        // Signed on all cores; the first failure in batch order is the one reported, as when signing in order.
-        for result in identity.signAll(batch) {
-            switch result {
-            case .success(let prepared):
-                signed.append(prepared.signed)
-                ids.append(prepared.id)
-            case .failure(let error):
-                throw .keys(error)
-            }
+        // What signing in order would refuse first, before anything else happens.
+        for document in batch where document.keyId != identity.keyId {
+            throw .keys(.signingFailed("the document names key \(document.keyId), but this key is \(identity.keyId)"))
         }
+        // Canonical bytes and document ids on all cores; the signatures are made in the background while the
+        // transaction journals and posts the documents in order (each waits for its own signature).
+        let prepared = Parallel.map(batch) { document in
+            let bytes = document.canonicalBytes
+            return (bytes: bytes, id: Document.id(ofCanonical: bytes))
+        }
+        let signer = BatchSigner(key: identity.privateKey, messages: prepared.map(\.bytes))
+        defer { signer.finish() }
+        let ids = prepared.map(\.id)
         let verifier = CodeVerifier(database: database, secret: identity.totpSecret, clock: clock)
         let publicKey = identity.publicKey.rawRepresentation
         let core = self.core
-        let result: Result<[Outcome], OneTimeCodeError> = try database.write { db in
-            switch try verifier.check(code, in: db) {
-            case .failure(let error):
-                return .failure(error)  // committed: the wrong attempt counts
-            case .success:
-                return .success(try core.apply(batch: signed, ids: ids, publicKey: publicKey, in: db))
+        let result: Result<[Outcome], OneTimeCodeError>
+        do {
+            result = try database.write { db in
+                switch try verifier.check(code, in: db) {
+                case .failure(let error):
+                    // A document that cannot be signed is refused before the code is looked at: roll back.
+                    if let failure = signer.firstFailure() { throw LedgerError.keys(failure) }
+                    return .failure(error)  // committed: the wrong attempt counts
+                case .success:
+                    let outcomes = try core.apply(ids: ids, publicKey: publicKey, in: db) { index in
+                        switch signer.signature(index) {
+                        case .success(let signature):
+                            return SignedDocument(document: batch[index], canonicalBytes: prepared[index].bytes, signature: signature)
+                        case .failure(let error):
+                            throw LedgerError.keys(error)
+                        }
+                    }
+                    // Every document is signed before the commit, the ones already journaled included.
+                    if let failure = signer.firstFailure() { throw LedgerError.keys(failure) }
+                    return .success(outcomes)
+                }
             }
+        } catch {
+            // A signing failure is what signing in order would have reported, whatever else went wrong after it.
+            if let failure = signer.firstFailure() { throw .keys(failure) }
+            throw error
         }
         switch result {
         case .success(let outcomes): return outcomes
