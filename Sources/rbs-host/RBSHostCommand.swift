@@ -37,9 +37,10 @@ struct GlobalOptions: ParsableArguments {
     /// A runtime with every plugin listed: unchanged plugins from the cache, new or changed ones scanned in a child
     /// process (this binary's `scan` mode); plugins are loaded when first used.
     func makeRuntime() -> Runtime {
-        let policy = trustPolicy
-        let runtime = Runtime(paths: paths, clock: HostClock.current, scanner: TrustingScanner(scanner(), policy: policy))
-        policy.install(in: runtime.locator)
+        let runtime = Runtime(paths: paths, clock: HostClock.current, scanner: scanner())
+        // The registry checks every file against the policy before a scan or a cached manifest is used, and the
+        // loader checks the very copy it opens.
+        trustPolicy.install(in: runtime.locator)
         if isatty(STDERR_FILENO) == 1 {
             runtime.registry.progress = { done, total in
                 guard total >= 20 else { return }

@@ -37,12 +37,24 @@ struct PluginCache: Codable {
         try? data.write(to: directory.appendingPathComponent(Self.fileName), options: .atomic)
     }
 
-    /// The fingerprint of the file at `path` now, or nil when it cannot be read.
-    static func fingerprint(of path: String) -> Fingerprint? {
+    /// The fingerprint of the file at `path` now and its bytes, or nil when it cannot be read.
+    static func read(_ path: String) -> (fingerprint: Fingerprint, bytes: Data)? {
         var info = stat()
         guard stat(path, &info) == 0, let data = FileManager.default.contents(atPath: path) else { return nil }
         let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        let hash = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
-        return Fingerprint(size: Int64(info.st_size), modified: modified, hash: hash)
+        return (Fingerprint(size: Int64(info.st_size), modified: modified, hash: hexHash(data)), data)
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// SHA-256 as lowercase hex, without a formatter per byte (start-up hashes every plugin file).
+    static func hexHash(_ data: Data) -> String {
+        var text = [UInt8]()
+        text.reserveCapacity(64)
+        for byte in SHA256.hash(data: data) {
+            text.append(hexDigits[Int(byte >> 4)])
+            text.append(hexDigits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -204,13 +204,25 @@ public final class PluginRegistry: @unchecked Sendable {
             for path in failures.keys where !present.contains(path) { failures[path] = nil }
 
             var cache = cacheDirectory.map(PluginCache.load(from:))
+            // The trust policy is checked on every file at every scan and its refusals are never cached: signing a
+            // plugin or trusting its publisher takes effect without touching the plugin.
+            let policy = locator.optional(PluginLoadPolicy.self)
             var changed: [(path: String, fingerprint: PluginCache.Fingerprint)] = []
             for path in files {
                 let current = listings.first { $0.path == path }
                 guard matches(path, current?.manifest.id, only) else { continue }
-                guard let fingerprint = PluginCache.fingerprint(of: path) else { continue }
+                guard let (fingerprint, bytes) = PluginCache.read(path) else { continue }
                 if let current, current.hash == fingerprint.hash { continue }
                 if current == nil, let failure = failures[path], failure.hash == fingerprint.hash { continue }
+                if let verify = policy?.verify {
+                    do throws(PluginProblem) { try verify([UInt8](bytes), path) } catch {
+                        let refusal = PluginLoadError(path: path, problem: error).description
+                        if current == nil { failures[path] = (PluginRecord(path: path, status: .failed, error: refusal), nil) }
+                        reports.append(ReloadReport(change: .failed, path: path, pluginID: current?.manifest.id,
+                                                    oldVersion: current?.manifest.version, milliseconds: 0, error: refusal))
+                        continue
+                    }
+                }
                 changed.append((path, fingerprint))
             }
             guard !changed.isEmpty else { return reports }
@@ -251,6 +263,11 @@ public final class PluginRegistry: @unchecked Sendable {
                         guard case .plugin(let manifest, let services) = result else {
                             if case .failed(let why) = result { throw PluginLoadError(path: path, problem: .scanCrashed(Self.strip(why, path))) }
                             continue
+                        }
+                        if let check = policy?.checkManifest {
+                            do throws(PluginProblem) { try check(manifest, path, fingerprint.hash) } catch {
+                                throw PluginLoadError(path: path, problem: error)
+                            }
                         }
                         try admit(manifest, path: path, replacing: old?.path)
                         if let old, old.image != nil {
