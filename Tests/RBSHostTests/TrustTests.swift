@@ -106,6 +106,22 @@ struct TrustTests {
         #expect(refused.stderr.contains("untrusted key"), "\(refused)")
     }
 
+    @Test("signing and trusting take effect at once, and trust remove withdraws the listing: nothing is cached")
+    func trustIsNeverCached() throws {
+        let world = try World()
+        #expect(try world.listed().ids.isEmpty, "unsigned: refused")
+        try world.sign()
+        #expect(try world.listed().ids.isEmpty, "signed by an untrusted key: refused")
+        try world.trust()
+        #expect(try world.listed().ids == ["transfer.own"], "trusted now, without touching the plugin")
+        #expect(try world.listed(dev: true).ids == ["transfer.own"])
+        let removed = try world.host(["trust", "remove", world.publicKey])
+        #expect(removed.status == 0, "\(removed)")
+        let after = try world.listed()
+        #expect(after.ids.isEmpty, "no longer trusted: not listed")
+        #expect(after.stderr.contains("untrusted key"), "\(after.stderr)")
+    }
+
     @Test("tampered by one byte after signing: refused as changed after signing")
     func tampered() throws {
         let world = try World()
