@@ -67,30 +67,38 @@ public struct Core: Sendable {
     /// one after another would: a document already journaled (before or earlier in the batch) returns its first
     /// outcome and posts nothing, and each document sees the balances the earlier ones left.
     ///
-    /// Done with few statements: one query for the batch's already-journaled ids, the journal tip once, each
+    /// Done with few statements: one indexed lookup per document for an earlier entry, the journal tip once, each
     /// account read once and its balance kept in memory, each touched account's final balance written once at
     /// the end (the whole batch is one transaction, so nobody sees the intermediate states).
     /// `ids[i]`, when given, is `batch[i].id` (computed by the caller, e.g. on all cores while signing).
     func apply(batch: [SignedDocument], ids: [String]? = nil, publicKey: Data, in db: Database) throws -> [Outcome] {
-        try apply(ids: ids ?? batch.map(\.id), publicKey: publicKey, in: db) { batch[$0] }
+        let ids = ids ?? Parallel.map(batch, \.id)
+        return try apply(count: batch.count, publicKey: publicKey, in: db) { (batch[$0], ids[$0]) }
     }
 
-    /// ``apply(batch:ids:publicKey:in:)`` for the documents with these ids, where `document(i)` gives document
-    /// `i` when it is needed (not for one already journaled), so signing can still be running.
-    func apply(ids: [String], publicKey: Data, in db: Database, document: (Int) throws -> SignedDocument) throws -> [Outcome] {
-        var state = BatchState(tip: try Journal.tip(db), journaled: try Self.journaledRows(ids, in: db))
+    /// ``apply(batch:ids:publicKey:in:)`` for `count` documents, where `document(i)` gives document `i` and its
+    /// id when it is needed, so encoding and signing can still be running.
+    func apply(count: Int, publicKey: Data, in db: Database, document: (Int) throws -> (SignedDocument, String)) throws -> [Outcome] {
+        var state = BatchState(tip: try Journal.tip(db))
         var outcomes: [Outcome] = []
-        outcomes.reserveCapacity(ids.count)
-        for (index, id) in ids.enumerated() {
+        outcomes.reserveCapacity(count)
+        let journaled = try db.cachedStatement(sql: "SELECT seq FROM journal WHERE document_id = ?")
+        for index in 0..<count {
+            let (signed, id) = try document(index)
             if let outcome = state.settled[id] {
                 outcomes.append(outcome)
-            } else if let row = state.journaled[id] {
+                continue
+            }
+            let lookup = RawBindings(journaled, prime: index == 0)
+            try lookup.bind(1, id)
+            if try Int64.fetchOne(journaled) != nil,
+               let row = try Row.fetchOne(db, sql: "SELECT * FROM journal WHERE document_id = ?", arguments: [id]) {
                 let outcome = try Self.outcome(of: try JournalEntry(row: row), in: db)
                 state.settled[id] = outcome
                 outcomes.append(outcome)
-            } else {
-                outcomes.append(try apply(try document(index), documentId: id, publicKey: publicKey, state: &state, in: db))
+                continue
             }
+            outcomes.append(try apply(signed, documentId: id, publicKey: publicKey, state: &state, in: db))
         }
         for (number, scale) in state.dirty.sorted(by: { $0.key < $1.key }) {
             guard let account = state.accounts[number] ?? nil else { continue }
@@ -100,17 +108,18 @@ public struct Core: Sendable {
         return outcomes
     }
 
-    /// What one batch knows beyond the database: the journal tip, the entries already journaled under the batch's
-    /// ids, the outcomes settled so far, the registered key ids and the accounts read (with their current
+    /// What one batch knows beyond the database: the journal tip, the outcomes settled so far, the registered key ids and the accounts read (with their current
     /// in-memory balances; `dirty` lists the ones changed, with the scale to write them in).
     fileprivate struct BatchState {
         var tip: (sequence: Int64, hash: Data)
-        var journaled: [String: Row]
         var settled: [String: Outcome] = [:]
         var registered: Set<String> = []
         /// `nil` inside: the number is not one of the accounts.
         var accounts: [String: CachedAccount?] = [:]
         var dirty: [String: Int] = [:]
+        /// Whether the INSERT statements were primed for ``RawBindings`` in this batch.
+        var journalPrimed = false
+        var postingsPrimed = false
     }
 
     fileprivate struct CachedAccount {
@@ -130,23 +139,6 @@ public struct Core: Sendable {
             if let minor, scale == self.scale { return DecimalText.format(minorUnits: minor, scale: scale) }
             return DecimalText.format(balance, scale: scale)
         }
-    }
-
-    /// The journal rows already stored under any of `ids`, by document id (one `IN (…)` query per 500 ids).
-    private static func journaledRows(_ ids: [String], in db: Database) throws -> [String: Row] {
-        var rows: [String: Row] = [:]
-        let unique = Array(Set(ids))
-        var start = 0
-        while start < unique.count {
-            let chunk = Array(unique[start..<min(start + 500, unique.count)])
-            start += chunk.count
-            let placeholders = String(repeating: "?, ", count: chunk.count - 1) + "?"
-            let statement = try db.makeStatement(sql: "SELECT * FROM journal WHERE document_id IN (\(placeholders))")
-            for row in try Row.fetchAll(statement, arguments: StatementArguments(chunk)) {
-                rows[try row.decode(String.self, forColumn: "document_id")] = row
-            }
-        }
-        return rows
     }
 
     private func apply(
@@ -182,13 +174,23 @@ public struct Core: Sendable {
         case .post(let posting, let amountText, let amountMinor, let scale):
             let (newDebit, newDebitText) = try state.add(-posting.amount, minor: amountMinor.map { -$0 }, to: posting.debit, scale: scale)
             if posting.internalTransfer { _ = try state.add(posting.amount, minor: amountMinor, to: posting.credit, scale: scale) }
-            try db.cachedStatement(
-                sql: "INSERT INTO postings (document_id, debit, credit, amount, currency, time_ms, journal_seq) VALUES (?, ?, ?, ?, ?, ?, ?)"
-            ).execute(arguments: [documentId, posting.debit, posting.credit, amountText, posting.currency, now, sequence])
+            let insert = try db.cachedStatement(
+                sql: "INSERT INTO postings (document_id, debit, credit, amount, currency, time_ms, journal_seq) VALUES (?, ?, ?, ?, ?, ?, ?)")
+            let row = RawBindings(insert, prime: !state.postingsPrimed)
+            state.postingsPrimed = true
+            try row.bind(1, documentId)
+            try row.bind(2, posting.debit)
+            try row.bind(3, posting.credit)
+            try row.bind(4, amountText)
+            try row.bind(5, posting.currency)
+            try row.bind(6, now)
+            try row.bind(7, sequence)
+            try insert.execute()
             record = entry(.posted, posting: posting, amount: amountText, balance: newDebitText)
             outcome = .posted(Receipt(documentId: documentId, posting: posting, debitBalance: newDebit, sequence: sequence))
         }
-        try record.insert(db)
+        try record.insert(db, prime: !state.journalPrimed)
+        state.journalPrimed = true
         state.tip = (sequence, record.hash)
         state.settled[documentId] = outcome
         return outcome

@@ -74,15 +74,10 @@ public final class Ledger: Sendable {
         for document in batch where document.keyId != identity.keyId {
             throw .keys(.signingFailed("the document names key \(document.keyId), but this key is \(identity.keyId)"))
         }
-        // Canonical bytes and document ids on all cores; the signatures are made in the background while the
-        // transaction journals and posts the documents in order (each waits for its own signature).
-        let prepared = Parallel.map(batch) { document in
-            let bytes = document.canonicalBytes
-            return (bytes: bytes, id: Document.id(ofCanonical: bytes))
-        }
-        let signer = BatchSigner(key: identity.privateKey, messages: prepared.map(\.bytes))
+        // Encoded, identified and signed in the background while the transaction journals and posts the
+        // documents in order (each waits for its own).
+        let signer = BatchSigner(key: identity.privateKey, documents: batch)
         defer { signer.finish() }
-        let ids = prepared.map(\.id)
         let verifier = CodeVerifier(database: database, secret: identity.totpSecret, clock: clock)
         let publicKey = identity.publicKey.rawRepresentation
         let core = self.core
@@ -95,10 +90,10 @@ public final class Ledger: Sendable {
                     if let failure = signer.firstFailure() { throw LedgerError.keys(failure) }
                     return .failure(error)  // committed: the wrong attempt counts
                 case .success:
-                    let outcomes = try core.apply(ids: ids, publicKey: publicKey, in: db) { index in
-                        switch signer.signature(index) {
-                        case .success(let signature):
-                            return SignedDocument(document: batch[index], canonicalBytes: prepared[index].bytes, signature: signature)
+                    let outcomes = try core.apply(count: batch.count, publicKey: publicKey, in: db) { index in
+                        switch signer.signed(index) {
+                        case .success(let done):
+                            return (SignedDocument(document: batch[index], canonicalBytes: done.canonicalBytes, signature: done.signature), done.id)
                         case .failure(let error):
                             throw LedgerError.keys(error)
                         }

@@ -138,18 +138,33 @@ public struct JournalEntry: Sendable, Hashable {
         }
     }
 
-    /// Appends this entry (its sequence and previous hash must follow the last entry).
-    func insert(_ db: Database) throws {
-        try db.cachedStatement(
+    /// Appends this entry (its sequence and previous hash must follow the last entry). `prime` is needed the
+    /// first time in a transaction (see ``RawBindings``).
+    func insert(_ db: Database, prime: Bool = true) throws {
+        let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO journal (seq, kind, document_id, document, signature, key_id, reason_code, reason, debit, credit,
                                      amount, currency, balance_after, recorded_ms, prev_hash, hash)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """
-        ).execute(arguments: [
-                sequence, kind.rawValue, documentId, document, signature, keyId, reasonCode, reason, debit, credit,
-                amount, currency, balanceAfter, recordedAtMilliseconds, previousHash, hash,
-            ])
+                """)
+        let row = RawBindings(statement, prime: prime)
+        try row.bind(1, sequence)
+        try row.bind(2, kind.rawValue)
+        try row.bind(3, documentId)
+        try row.bind(4, document)
+        try row.bind(5, signature)
+        try row.bind(6, keyId)
+        try row.bind(7, reasonCode)
+        try row.bind(8, reason)
+        try row.bind(9, debit)
+        try row.bind(10, credit)
+        try row.bind(11, amount)
+        try row.bind(12, currency)
+        try row.bind(13, balanceAfter)
+        try row.bind(14, recordedAtMilliseconds)
+        try row.bind(15, previousHash)
+        try row.bind(16, hash)
+        try statement.execute()
     }
 }
 

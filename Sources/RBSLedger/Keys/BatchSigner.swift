@@ -2,7 +2,7 @@ import Crypto
 import Dispatch
 import Foundation
 
-/// Signs the canonical bytes of a batch in the background while the caller journals and posts the documents in
+/// Encodes, identifies and signs the documents of a batch in the background while the caller journals and posts the documents in
 /// order: worker threads (one fewer than the cores, at least one) take chunks of documents in increasing order,
 /// and ``signature(_:)`` waits for a document's chunk — or signs it on the calling thread if no worker has taken
 /// it yet. Ed25519 signing with one key is a pure function of the key bytes and the message, so the workers share
@@ -11,11 +11,11 @@ import Foundation
 /// Call ``finish()`` before dropping it (it stops the workers taking new chunks and waits for them).
 final class BatchSigner: @unchecked Sendable {
     private let key: Curve25519.Signing.PrivateKey
-    private let messages: [Data]
+    private let documents: [Document]
     private let chunkSize: Int
     private let chunkCount: Int
     /// Slot `i` is written once, by whoever signs its chunk, before that chunk is marked done under `condition`.
-    private let results: UnsafeMutablePointer<Result<Data, KeyStoreError>>
+    private let results: UnsafeMutablePointer<Result<Signed, KeyStoreError>>
     private let condition = NSCondition()
     private let group = DispatchGroup()
     // Guarded by `condition`:
@@ -23,14 +23,21 @@ final class BatchSigner: @unchecked Sendable {
     private var done: [Bool]
     private var stopped = false
 
-    init(key: Curve25519.Signing.PrivateKey, messages: [Data], chunkSize: Int = 4) {
+    /// A document's canonical bytes, its id and the signature over the bytes.
+    struct Signed {
+        let canonicalBytes: Data
+        let id: String
+        let signature: Data
+    }
+
+    init(key: Curve25519.Signing.PrivateKey, documents: [Document], chunkSize: Int = 4) {
         self.key = key
-        self.messages = messages
+        self.documents = documents
         self.chunkSize = chunkSize
-        chunkCount = (messages.count + chunkSize - 1) / chunkSize
-        results = .allocate(capacity: max(messages.count, 1))
+        chunkCount = (documents.count + chunkSize - 1) / chunkSize
+        results = .allocate(capacity: max(documents.count, 1))
         done = Array(repeating: false, count: chunkCount)
-        let workers = min(max(1, ProcessInfo.processInfo.activeProcessorCount - 1), chunkCount)
+        let workers = min(max(1, Parallel.cores - 1), chunkCount)
         for _ in 0..<workers {
             DispatchQueue.global(qos: .userInitiated).async(group: group) { [self] in
                 while let chunk = claim() { sign(chunk) }
@@ -43,13 +50,13 @@ final class BatchSigner: @unchecked Sendable {
         results.deallocate()
     }
 
-    /// The signature of message `index` (waiting for it, or making it here).
-    func signature(_ index: Int) -> Result<Data, KeyStoreError> {
+    /// Document `index` encoded, identified and signed (waiting for it, or doing it here).
+    func signed(_ index: Int) -> Result<Signed, KeyStoreError> {
         let chunk = index / chunkSize
         condition.lock()
         while !done[chunk] {
-            if nextChunk <= chunk {
-                // Nobody has taken it: the chunks before it are taken, so take the next one here.
+            if nextChunk < chunkCount {
+                // Rather than wait, take the next chunk nobody has taken (the wanted one itself, if it is that).
                 let mine = nextChunk
                 nextChunk += 1
                 condition.unlock()
@@ -65,8 +72,8 @@ final class BatchSigner: @unchecked Sendable {
 
     /// The first signing failure in batch order, after every message is signed; `nil` when all are.
     func firstFailure() -> KeyStoreError? {
-        for index in messages.indices {
-            if case .failure(let error) = signature(index) { return error }
+        for index in documents.indices {
+            if case .failure(let error) = signed(index) { return error }
         }
         return nil
     }
@@ -80,7 +87,7 @@ final class BatchSigner: @unchecked Sendable {
     }
 
     private func range(_ chunk: Int) -> Range<Int> {
-        chunk * chunkSize..<min((chunk + 1) * chunkSize, messages.count)
+        chunk * chunkSize..<min((chunk + 1) * chunkSize, documents.count)
     }
 
     private func claim() -> Int? {
@@ -93,9 +100,11 @@ final class BatchSigner: @unchecked Sendable {
 
     private func sign(_ chunk: Int) {
         for index in range(chunk) {
-            let result: Result<Data, KeyStoreError>
+            let result: Result<Signed, KeyStoreError>
+            let bytes = documents[index].canonicalBytes
             do {
-                result = .success(try key.signature(for: messages[index]))
+                let signature = try key.signature(for: bytes)
+                result = .success(Signed(canonicalBytes: bytes, id: Document.id(ofCanonical: bytes), signature: signature))
             } catch {
                 result = .failure(.signingFailed(String(describing: error)))
             }

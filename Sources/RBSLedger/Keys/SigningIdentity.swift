@@ -40,14 +40,4 @@ public struct SigningIdentity {
         }
     }
 
-    /// Signs every document on all cores (Ed25519 signing with one key is a pure function of the key bytes
-    /// and the message, safe to run concurrently), each with its document id; result `i` belongs to `batch[i]`.
-    func signAll(_ batch: [Document]) -> [Result<(signed: SignedDocument, id: String), KeyStoreError>] {
-        Parallel.map(batch) { document in
-            Result { () throws(KeyStoreError) in
-                let signed = try sign(document)
-                return (signed, signed.id)
-            }
-        }
-    }
 }
