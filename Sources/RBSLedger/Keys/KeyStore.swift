@@ -10,11 +10,15 @@ public struct KeyStore: Sendable {
 
     public init(dataDirectory: URL) {
         self.dataDirectory = dataDirectory
+        // Made once: building a URL is a noticeable part of loading the keys, which every batch does.
+        signingKeyURL = dataDirectory.appendingPathComponent("signing.key")
+        totpSecretURL = dataDirectory.appendingPathComponent("totp.secret")
+        nameURL = dataDirectory.appendingPathComponent("signing.name")
     }
 
-    var signingKeyURL: URL { dataDirectory.appendingPathComponent("signing.key") }
-    var totpSecretURL: URL { dataDirectory.appendingPathComponent("totp.secret") }
-    var nameURL: URL { dataDirectory.appendingPathComponent("signing.name") }
+    let signingKeyURL: URL
+    let totpSecretURL: URL
+    let nameURL: URL
 
     /// Creates a new Ed25519 key and a random 20-byte TOTP secret; refuses to replace existing keys unless `force`.
     public func initialize(name: String, force: Bool) throws(KeyStoreError) -> Enrolment {
