@@ -170,6 +170,29 @@ struct GroupCommitTests {
         #expect(DecimalText.parse("-0.07") == Decimal(string: "-0.07", locale: Locale(identifier: "en_US_POSIX")))
     }
 
+    @Test("the byte-level encoder writes the bytes of the text-level escaping")
+    func encoderMatchesTextEscaping() throws {
+        let values = ["plain", "a=b", "back\\slash", "line\nfeed", "cr\rtab\t", "ООО «Ромашка» = 7", "emoji 🙂=\\n", "", "=\n\r\t\\"]
+        for (index, value) in values.enumerated() {
+            let document = try Document(
+                operation: "op=" + value, plugin: "p\\" + value, pluginVersion: "1" + value,
+                fields: [DocumentField("a\(index)", value), DocumentField("purpose", value + "x")],
+                createdAt: Date(timeIntervalSince1970: 1_750_000_000.123), nonce: Data(repeating: UInt8(index), count: 16),
+                keyId: "0123456789abcdef")
+            var text = CanonicalEncoding.magic + "\n"
+            text += "operation=" + CanonicalEncoding.escape(document.operation) + "\n"
+            text += "plugin=" + CanonicalEncoding.escape(document.plugin) + "\n"
+            text += "plugin_version=" + CanonicalEncoding.escape(document.pluginVersion) + "\n"
+            text += "created_at=" + Timestamp.format(milliseconds: document.createdAtMilliseconds) + "\n"
+            text += "nonce=" + Hex.encode(document.nonce) + "\n"
+            text += "key_id=" + document.keyId + "\n"
+            text += "fields=" + String(document.fields.count) + "\n"
+            for field in document.fields { text += field.key + "=" + CanonicalEncoding.escape(field.value) + "\n" }
+            #expect(CanonicalEncoding.encode(document) == Data(text.utf8))
+            #expect(try CanonicalEncoding.decode(CanonicalEncoding.encode(document)) == document)
+        }
+    }
+
     @Test("parallel map keeps the order")
     func parallelMapOrder() {
         let items = Array(0..<1_003)

@@ -27,19 +27,45 @@ public enum CanonicalEncoding {
     public static let magic = "RBSDOC1"
 
     /// The canonical bytes of `document`.
+    ///
+    /// Built byte by byte: the characters escaped are ASCII, and an ASCII byte never occurs inside the UTF-8 of
+    /// another character, so escaping the UTF-8 bytes gives exactly the bytes of ``escape(_:)``'s text.
     public static func encode(_ document: Document) -> Data {
-        var text = magic + "\n"
-        text += "operation=" + escape(document.operation) + "\n"
-        text += "plugin=" + escape(document.plugin) + "\n"
-        text += "plugin_version=" + escape(document.pluginVersion) + "\n"
-        text += "created_at=" + Timestamp.format(milliseconds: document.createdAtMilliseconds) + "\n"
-        text += "nonce=" + Hex.encode(document.nonce) + "\n"
-        text += "key_id=" + document.keyId + "\n"
-        text += "fields=" + String(document.fields.count) + "\n"
-        for field in document.fields {
-            text += field.key + "=" + escape(field.value) + "\n"
+        var out: [UInt8] = []
+        out.reserveCapacity(160 + document.fields.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 4 })
+        func line(_ name: String, _ value: String, escaping: Bool) {
+            out.append(contentsOf: name.utf8)
+            out.append(UInt8(ascii: "="))
+            if escaping { appendEscaped(value, to: &out) } else { out.append(contentsOf: value.utf8) }
+            out.append(UInt8(ascii: "\n"))
         }
-        return Data(text.utf8)
+        out.append(contentsOf: magic.utf8)
+        out.append(UInt8(ascii: "\n"))
+        line("operation", document.operation, escaping: true)
+        line("plugin", document.plugin, escaping: true)
+        line("plugin_version", document.pluginVersion, escaping: true)
+        line("created_at", Timestamp.format(milliseconds: document.createdAtMilliseconds), escaping: false)
+        line("nonce", Hex.encode(document.nonce), escaping: false)
+        line("key_id", document.keyId, escaping: false)
+        line("fields", String(document.fields.count), escaping: false)
+        for field in document.fields {
+            line(field.key, field.value, escaping: true)
+        }
+        return Data(out)
+    }
+
+    /// The UTF-8 of ``escape(_:)`` of `text`, appended to `out`.
+    private static func appendEscaped(_ text: String, to out: inout [UInt8]) {
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\\"))
+            case UInt8(ascii: "\n"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+            case UInt8(ascii: "\t"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+            case UInt8(ascii: "="): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "="))
+            default: out.append(byte)
+            }
+        }
     }
 
     /// The document these bytes encode; any deviation from what ``encode(_:)`` writes is an error naming the line.
