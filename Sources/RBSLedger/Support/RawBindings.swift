@@ -15,12 +15,13 @@ struct RawBindings {
     init(_ statement: Statement, prime: Bool) {
         self.statement = statement
         handle = statement.sqliteStatement
+        // A statement stepped before must be reset before it can be bound again; resetting also clears the error
+        // of a failed step (already reported), which GRDB's own reset in `setUncheckedArguments` would trap on.
+        sqlite3_reset(handle)
         if prime {
             statement.setUncheckedArguments(StatementArguments(
-                [DatabaseValue](repeating: .null, count: Int(sqlite3_bind_parameter_count(statement.sqliteStatement)))))
+                [DatabaseValue](repeating: .null, count: Int(sqlite3_bind_parameter_count(handle)))))
         }
-        // A statement stepped before must be reset before it can be bound again (its error, if any, was reported).
-        sqlite3_reset(handle)
     }
 
     func bind(_ index: Int32, _ value: String?) throws {
