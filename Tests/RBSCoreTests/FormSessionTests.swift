@@ -147,14 +147,11 @@ struct FormSessionTests {
         #expect(why.contains("key 'name' is put twice"))
     }
 
-    @Test("10,000 modules opened and closed free every plugin instance, without memory growth")
+    /// The memory side runs in a process of its own (`plugin check --cycles 10000`, Tests/RBSHostTests): here other
+    /// tests share the process and its resident memory.
+    @Test("10,000 modules opened and closed free every plugin instance")
     func modulesAreFreed() throws {
         let (runtime, operation) = try formsRuntime()
-        func residentKilobytes() -> Int {
-            let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-            return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
-        }
         func openAndClose(_ count: Int) throws {
             for index in 0..<count {
                 let form = try runtime.open("forms.all")
@@ -162,13 +159,8 @@ struct FormSessionTests {
                 if index % 2 == 0 { form.close() }  // the others are freed when the last reference goes away
             }
         }
-        try openAndClose(2_000)  // warm up: caches, allocator arenas
-        let before = residentKilobytes()
         try openAndClose(10_000)
-        let after = residentKilobytes()
-        print("resident memory over 10,000 modules: \(before) kB → \(after) kB")
         #expect(liveInstances(operation) == 0)
         #expect(operation.plugin.liveModules == 0)
-        #expect(after - before < 1024, "resident memory grew by \(after - before) kB over 10,000 modules")
     }
 }

@@ -57,6 +57,19 @@ struct PluginCheckTests {
         #expect(!result.stdout.contains("FAIL"))
     }
 
+    @Test("10,000 modules of a C and a Swift plugin opened and closed in a process of their own: no memory growth",
+          .timeLimit(.minutes(2)))
+    func tenThousandModules() throws {
+        let sandbox = try HostSandbox()
+        for plugin in ["transfer-own.so", "pay-quick.so"] {
+            let result = try sandbox.host(["plugin", "check", Repo.plugins.appendingPathComponent(plugin).path,
+                                           "--cycles", "10000", "--leak-limit", "2", "--timeout", "60"])
+            #expect(result.status == 0, "\(result)")
+            let leak = lines(result.stdout).first { $0.key.hasPrefix("leak ") }?.value ?? "(no leak line)"
+            #expect(leak.hasPrefix("PASS") && leak.contains("10000 create/destroy cycles"), "\(plugin): \(leak)")
+        }
+    }
+
     @Test("the example plugins pass")
     func examples() throws {
         let sandbox = try HostSandbox()

@@ -26,17 +26,21 @@ public final class PluginChecker {
     }
 
     public let path: String
-    /// How much the resident memory may grow over 1,000 create/destroy cycles.
+    /// How much the resident memory may grow over the leak check's create/destroy cycles.
     public var leakLimit: Int
+    /// How many runs the leak check opens and closes.
+    public var cycles: Int
     private let emit: (CheckProtocol.Line) -> Void
     private let data: URL
     private var runtime: Runtime?
     private var image: PluginImage?
 
     /// - Parameter emit: writes one protocol line (unbuffered: the process may die right after).
-    public init(path: String, leakLimit: Int = 4 << 20, emit: @escaping (CheckProtocol.Line) -> Void) {
+    public init(path: String, leakLimit: Int = 4 << 20, cycles: Int = 1_000,
+                emit: @escaping (CheckProtocol.Line) -> Void) {
         self.path = path
         self.leakLimit = leakLimit
+        self.cycles = max(1, cycles)
         self.emit = emit
         data = FileManager.default.temporaryDirectory.appendingPathComponent("rbs-check-\(UUID().uuidString)")
     }
@@ -198,20 +202,20 @@ public final class PluginChecker {
             session.close()
         }
         guard let before = ResidentMemory.bytes else { return .pass("resident memory cannot be read here: skipped") }
-        emit(.step("opening and closing 1000 runs"))
-        for run in 0..<1_000 {
+        emit(.step("opening and closing \(cycles) runs"))
+        for run in 0..<cycles {
             switch open(id) {
             case .success(let session): session.close()
             case .failure(let why): return .fail("run \(run + 1): \(why)")
             }
         }
         let growth = (ResidentMemory.bytes ?? before) - before
-        if let alive = leftAlive("1000 runs") { return alive }
+        if let alive = leftAlive("\(cycles) runs") { return alive }
         let text = String(format: "%.1f MB", Double(growth) / 1_048_576)
         guard growth <= leakLimit else {
-            return .fail("resident memory grew by \(text) over 1000 create/destroy cycles (limit \(leakLimit >> 20) MB) — destroy() must free everything create() allocated")
+            return .fail("resident memory grew by \(text) over \(cycles) create/destroy cycles (limit \(leakLimit >> 20) MB) — destroy() must free everything create() allocated")
         }
-        return .pass("1000 create/destroy cycles, resident memory grew by \(text)")
+        return .pass("\(cycles) create/destroy cycles, resident memory grew by \(text)")
     }
 
     private func unload() -> Outcome {

@@ -100,7 +100,20 @@ public final class PluginRegistry: @unchecked Sendable {
     }
 
     private let lock = NSRecursiveLock()
-    private var listings: [Listing] = []
+    /// The plugins in service by path, with indexes of who offers which plugin id, operation and service, so a
+    /// folder of hundreds of plugins is listed without quadratic searches.
+    private var byPath: [String: Listing] = [:]
+    private var pluginOwners: [String: String] = [:]
+    private var operationOwners: [String: String] = [:]
+    private var serviceOwners: [String: String] = [:]
+    private var sortedCache: [Listing]?
+    /// The plugins in service, in file order.
+    private var listings: [Listing] {
+        if let sortedCache { return sortedCache }
+        let sorted = byPath.values.sorted { $0.path < $1.path }
+        sortedCache = sorted
+        return sorted
+    }
     private var failures: [String: (record: PluginRecord, hash: String?)] = [:]
     private var folderError: PluginRecord?
     /// Versions replaced or removed while modules still ran on them.
@@ -157,8 +170,8 @@ public final class PluginRegistry: @unchecked Sendable {
     /// plugin fails to load now (the failure is recorded).
     public func operation(id: String) -> RegisteredOperation? {
         locked {
-            guard let index = listings.firstIndex(where: { $0.manifest.operations.contains { $0.id == id } }),
-                  let image = ensureLoaded(index), let compiled = image.compiled[id] else { return nil }
+            guard let path = operationOwners[id], let image = ensureLoaded(path),
+                  let compiled = image.compiled[id] else { return nil }
             return RegisteredOperation(plugin: image, compiled: compiled)
         }
     }
@@ -209,7 +222,7 @@ public final class PluginRegistry: @unchecked Sendable {
             let policy = locator.optional(PluginLoadPolicy.self)
             var changed: [(path: String, fingerprint: PluginCache.Fingerprint)] = []
             for path in files {
-                let current = listings.first { $0.path == path }
+                let current = byPath[path]
                 guard matches(path, current?.manifest.id, only) else { continue }
                 guard let (fingerprint, bytes) = PluginCache.read(path) else { continue }
                 if let current, current.hash == fingerprint.hash { continue }
@@ -256,8 +269,7 @@ public final class PluginRegistry: @unchecked Sendable {
 
             for (path, fingerprint) in changed {
                 let began = ContinuousClock.now
-                let index = listings.firstIndex { $0.path == path }
-                let old = index.map { listings[$0] }
+                let old = byPath[path]
                 do throws(PluginLoadError) {
                     if let result = results[path] {
                         guard case .plugin(let manifest, let services) = result else {
@@ -288,9 +300,9 @@ public final class PluginRegistry: @unchecked Sendable {
                     }
                     failures[path] = nil
                     reports.append(ReloadReport(change: old == nil ? .added : .updated, path: path,
-                                                pluginID: listings.first { $0.path == path }?.manifest.id,
+                                                pluginID: byPath[path]?.manifest.id,
                                                 oldVersion: old?.manifest.version,
-                                                newVersion: listings.first { $0.path == path }?.manifest.version,
+                                                newVersion: byPath[path]?.manifest.version,
                                                 milliseconds: Self.milliseconds(began.duration(to: .now))))
                 } catch {
                     if old == nil {
@@ -313,8 +325,8 @@ public final class PluginRegistry: @unchecked Sendable {
         locked {
             let directory = (path as NSString).deletingLastPathComponent
             rescan(directory.isEmpty ? "." : directory, only: path)
-            guard let index = listings.firstIndex(where: { $0.path == path }) else { return nil }
-            return ensureLoaded(index)
+            guard byPath[path] != nil else { return nil }
+            return ensureLoaded(path)
         }
     }
 
@@ -331,7 +343,8 @@ public final class PluginRegistry: @unchecked Sendable {
     public func unloadAll() {
         locked {
             for listing in listings.reversed() { listing.image?.stop(locator: locator) }
-            listings.removeAll()
+            for path in Array(byPath.keys) { withdraw(path: path) }
+            retired.removeAll { $0.liveModules == 0 }
             collectRetired()
         }
     }
@@ -342,15 +355,17 @@ public final class PluginRegistry: @unchecked Sendable {
     private func admit(_ manifest: PluginManifest, path: String, replacing: String?,
                        image: PluginImage? = nil) throws(PluginLoadError) {
         func fail(_ problem: PluginProblem) -> PluginLoadError {
-            if let image, image.handle !== listings.first(where: { $0.path == replacing })?.image?.handle {
+            if let image, image.handle !== replacing.flatMap({ byPath[$0] })?.image?.handle {
                 image.stop(locator: locator)
             }
             return PluginLoadError(path: path, problem: problem)
         }
-        for other in listings where other.path != replacing {
-            if other.manifest.id == manifest.id { throw fail(.duplicatePlugin(id: manifest.id, otherPath: other.path)) }
-            for operation in manifest.operations where other.manifest.operations.contains(where: { $0.id == operation.id }) {
-                throw fail(.duplicateOperation(id: operation.id, otherPath: other.path))
+        if let other = pluginOwners[manifest.id], other != replacing {
+            throw fail(.duplicatePlugin(id: manifest.id, otherPath: other))
+        }
+        for operation in manifest.operations {
+            if let other = operationOwners[operation.id], other != replacing {
+                throw fail(.duplicateOperation(id: operation.id, otherPath: other))
             }
         }
     }
@@ -369,7 +384,7 @@ public final class PluginRegistry: @unchecked Sendable {
 
     /// Loads the new version of a plugin whose old version is loaded, and puts it in service.
     private func replaceLoaded(path: String, manifest: PluginManifest, services: [String], hash: String) throws(PluginLoadError) {
-        let old = listings.first { $0.path == path }?.image
+        let old = byPath[path]?.image
         let image = try loader.load(path: path)
         try start(image, replacing: old)
         withdraw(path: path)
@@ -377,17 +392,18 @@ public final class PluginRegistry: @unchecked Sendable {
     }
 
     /// Loads a listed plugin into the host. On failure the plugin leaves service with its reason recorded.
-    private func ensureLoaded(_ index: Int) -> PluginImage? {
-        if let image = listings[index].image { return image }
-        let listing = listings[index]
+    private func ensureLoaded(_ path: String) -> PluginImage? {
+        guard let listing = byPath[path] else { return nil }
+        if let image = listing.image { return image }
         do {
             let image = try loader.load(path: listing.path)
             try start(image, replacing: nil)
-            listings[index].image = image
-            listings[index].manifest = image.manifest
+            byPath[path]?.image = image
+            byPath[path]?.manifest = image.manifest
+            sortedCache = nil
             return image
         } catch {
-            listings.remove(at: index)
+            withdraw(path: path)
             failures[listing.path] = (PluginRecord(path: listing.path, status: .failed, error: error.description), listing.hash)
             locator.optional((any HostLog).self)?.write(level: .error, source: "rbs-host", message: error.description)
             return nil
@@ -397,22 +413,29 @@ public final class PluginRegistry: @unchecked Sendable {
     /// The table of service `id`, loading the listed plugin that provides it.
     private func loadProvider(of id: String) -> UnsafeRawPointer? {
         locked {
-            guard let index = listings.firstIndex(where: { $0.image == nil && $0.services.contains(id) }),
-                  ensureLoaded(index) != nil else { return nil }
+            guard let path = serviceOwners[id], byPath[path]?.image == nil, ensureLoaded(path) != nil else { return nil }
             return locator.table(id: id, fallback: false)
         }
     }
 
     private func insert(_ listing: Listing) {
-        listings.append(listing)
-        listings.sort { $0.path < $1.path }
+        byPath[listing.path] = listing
+        pluginOwners[listing.manifest.id] = listing.path
+        for operation in listing.manifest.operations { operationOwners[operation.id] = listing.path }
+        for service in listing.services { serviceOwners[service] = listing.path }
+        sortedCache = nil
     }
 
     /// Takes a file's plugin out of service; its image is stopped once no module runs on it.
     private func withdraw(path: String) {
-        guard let index = listings.firstIndex(where: { $0.path == path }) else { return }
-        if let image = listings[index].image { retired.append(image) }
-        listings.remove(at: index)
+        guard let listing = byPath.removeValue(forKey: path) else { return }
+        if let image = listing.image { retired.append(image) }
+        if pluginOwners[listing.manifest.id] == path { pluginOwners[listing.manifest.id] = nil }
+        for operation in listing.manifest.operations where operationOwners[operation.id] == path {
+            operationOwners[operation.id] = nil
+        }
+        for service in listing.services where serviceOwners[service] == path { serviceOwners[service] = nil }
+        sortedCache = nil
     }
 
     private func matches(_ path: String, _ id: String?, _ only: String?) -> Bool {

@@ -20,6 +20,8 @@ struct PluginCheckCommand: ParsableCommand {
     @Argument(help: "The plugin file (.so).") var file: String
     @Option(help: "Seconds one check may run before the child is killed.") var timeout: Double = 20
     @Flag(help: "Print a JSON array of {name, passed, detail}.") var json = false
+    @Option(help: "How many runs the leak check opens and closes.") var cycles = 1_000
+    @Option(help: "How many MB resident memory may grow over the leak check's cycles.") var leakLimit = 4
 
     func run() throws {
         guard FileManager.default.fileExists(atPath: file) else {
@@ -27,7 +29,9 @@ struct PluginCheckCommand: ParsableCommand {
             throw ExitCode(2)
         }
         let supervisor = PluginCheckSupervisor(executable: PluginCheckCommand.selfExecutable,
-                                               arguments: ["plugin", "check-child"], timeout: timeout)
+                                               arguments: ["plugin", "check-child", "--cycles", String(cycles),
+                                                           "--leak-limit", String(leakLimit)],
+                                               timeout: timeout)
         if !json { print("Checking \(file)") }
         let width = 34
         let results = supervisor.check(file) { result in
@@ -63,7 +67,8 @@ struct PluginCheckChildCommand: ParsableCommand {
 
     @Argument(help: "The plugin file.") var file: String
     @Option(help: "The index of the first check to run.") var start = 0
-    @Option(help: "How many MB resident memory may grow over 1,000 create/destroy cycles.") var leakLimit = 4
+    @Option(help: "How many MB resident memory may grow over the leak check's cycles.") var leakLimit = 4
+    @Option(help: "How many runs the leak check opens and closes.") var cycles = 1_000
 
     func run() throws {
         // The protocol keeps the original standard output; the plugin's own prints go to standard error.
@@ -71,7 +76,7 @@ struct PluginCheckChildCommand: ParsableCommand {
         guard channel >= 0 else { throw ExitCode(3) }
         fflush(nil)
         dup2(STDERR_FILENO, STDOUT_FILENO)
-        let checker = PluginChecker(path: file, leakLimit: leakLimit << 20) { line in
+        let checker = PluginChecker(path: file, leakLimit: leakLimit << 20, cycles: cycles) { line in
             let bytes = Array((CheckProtocol.render(line) + "\n").utf8)
             var written = 0
             while written < bytes.count {
