@@ -212,3 +212,37 @@ private final class ReportBox: @unchecked Sendable {
     func add(_ reports: [ReloadReport]) { lock.withLock { stored += reports } }
     var reports: [ReloadReport] { lock.withLock { stored } }
 }
+
+@Suite("Plugin cache file")
+struct PluginCacheTests {
+    @Test("the cache round-trips every manifest field, and a corrupt or truncated file reads as empty")
+    func roundTripAndCorruption() throws {
+        let folder = Fixtures.temporaryDirectory("cache-file")
+        try Fixtures.compile(Fixtures.root.appendingPathComponent("Tests/Fixtures/forms/forms.c"),
+                             to: folder.appendingPathComponent("forms.so"))
+        let loader = PluginLoader(imagesDirectory: Fixtures.temporaryDirectory(), locator: ServiceLocator())
+        let result = InProcessScanner.scanOne(folder.appendingPathComponent("forms.so").path, loader: loader)
+        guard case .plugin(let manifest, _) = result else {
+            Issue.record("the forms fixture must scan: \(result)")
+            return
+        }
+        let fingerprint = PluginCache.Fingerprint(size: 1, modified: 2, changed: 3, inode: 4, hash: "ab")
+        let cache = PluginCache(hostABI: "1.0.0", entries: [
+            "a.so": .init(fingerprint: fingerprint, result: .plugin(manifest, services: ["x.y/1"])),
+            "b.so": .init(fingerprint: fingerprint, result: .failed("b.so: the scan crashed")),
+        ])
+        let data = Fixtures.temporaryDirectory("cache-data")
+        cache.save(to: data)
+        let loaded = PluginCache.load(from: data)
+        #expect(loaded.entries["a.so"]?.result == .plugin(manifest, services: ["x.y/1"]))
+        #expect(loaded.entries["b.so"]?.result == .failed("b.so: the scan crashed"))
+        #expect(loaded.entries["a.so"]?.fingerprint == fingerprint)
+
+        let file = data.appendingPathComponent(PluginCache.fileName)
+        let bytes = try Data(contentsOf: file)
+        for broken in [bytes.prefix(bytes.count / 2), Data("garbage".utf8), Data()] {
+            try broken.write(to: file)
+            #expect(PluginCache.load(from: data).entries.isEmpty)
+        }
+    }
+}

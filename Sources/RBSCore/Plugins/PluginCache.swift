@@ -2,15 +2,25 @@ import Crypto
 import Foundation
 
 /// What the host remembers of each plugin file between runs, so unchanged plugins are listed without `dlopen`:
-/// keyed by path, size, modification time, content hash and the host's ABI version.
-struct PluginCache: Codable {
-    struct Fingerprint: Codable, Hashable {
+/// keyed by path, size, modification time, content hash and the host's ABI version. (The file also records the
+/// inode and status-change time: while those and the size and mtime are unchanged, the content is, and the hash is
+/// not computed again — unless the bytes are read anyway, to check a signature.)
+struct PluginCache {
+    struct Fingerprint: Hashable {
         var size: Int64
         var modified: Int64
+        /// ctime: changes on every write, rename into place and chmod, and cannot be set back by a user.
+        var changed: Int64
+        var inode: UInt64
         var hash: String
+
+        /// Whether the file's status says it is the same file, unchanged.
+        func sameStatus(as other: Fingerprint) -> Bool {
+            size == other.size && modified == other.modified && changed == other.changed && inode == other.inode
+        }
     }
 
-    struct Entry: Codable {
+    struct Entry {
         var fingerprint: Fingerprint
         var result: ScanResult
     }
@@ -18,31 +28,40 @@ struct PluginCache: Codable {
     var hostABI: String
     var entries: [String: Entry]
 
-    static let fileName = "plugin-cache.json"
+    static let fileName = "plugin-cache.bin"
 
     /// The cache in `directory`, or an empty one when it is missing, corrupt or from another ABI.
     static func load(from directory: URL) -> PluginCache {
         let empty = PluginCache(hostABI: ABIVersion.host.description, entries: [:])
-        guard let data = try? Data(contentsOf: directory.appendingPathComponent(fileName)),
-              let cache = try? JSONDecoder().decode(PluginCache.self, from: data),
+        guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent(fileName).path),
+              let cache = try? PluginCacheCodec.decode([UInt8](data)),
               cache.hostABI == ABIVersion.host.description else { return empty }
         return cache
     }
 
     /// Writes the cache atomically (a temporary file renamed over the old one).
     func save(to directory: URL) {
-        guard let data = try? JSONEncoder().encode(self) else { return }
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
                                                  attributes: [.posixPermissions: 0o700])
-        try? data.write(to: directory.appendingPathComponent(Self.fileName), options: .atomic)
+        try? Data(PluginCacheCodec.encode(self)).write(to: directory.appendingPathComponent(Self.fileName),
+                                                        options: .atomic)
+    }
+
+    /// The status part of the fingerprint of the file at `path` now (hash empty), or nil when it cannot be read.
+    static func status(_ path: String) -> Fingerprint? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Fingerprint(size: Int64(info.st_size),
+                           modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+                           changed: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec),
+                           inode: UInt64(info.st_ino), hash: "")
     }
 
     /// The fingerprint of the file at `path` now and its bytes, or nil when it cannot be read.
     static func read(_ path: String) -> (fingerprint: Fingerprint, bytes: Data)? {
-        var info = stat()
-        guard stat(path, &info) == 0, let data = FileManager.default.contents(atPath: path) else { return nil }
-        let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        return (Fingerprint(size: Int64(info.st_size), modified: modified, hash: hexHash(data)), data)
+        guard var fingerprint = status(path), let data = FileManager.default.contents(atPath: path) else { return nil }
+        fingerprint.hash = hexHash(data)
+        return (fingerprint, data)
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)

@@ -224,10 +224,19 @@ public final class PluginRegistry: @unchecked Sendable {
             for path in files {
                 let current = byPath[path]
                 guard matches(path, current?.manifest.id, only) else { continue }
-                guard let (fingerprint, bytes) = PluginCache.read(path) else { continue }
+                let fingerprint: PluginCache.Fingerprint
+                var bytes: Data?
+                if policy?.verify == nil, let status = PluginCache.status(path),
+                   let cached = cache?.entries[path]?.fingerprint, cached.sameStatus(as: status) {
+                    fingerprint = cached  // the same file, unchanged: no need to read and hash it again
+                } else {
+                    guard let read = PluginCache.read(path) else { continue }
+                    fingerprint = read.fingerprint
+                    bytes = read.bytes
+                }
                 if let current, current.hash == fingerprint.hash { continue }
                 if current == nil, let failure = failures[path], failure.hash == fingerprint.hash { continue }
-                if let verify = policy?.verify {
+                if let verify = policy?.verify, let bytes {
                     do throws(PluginProblem) { try verify([UInt8](bytes), path) } catch {
                         let refusal = PluginLoadError(path: path, problem: error).description
                         if current == nil { failures[path] = (PluginRecord(path: path, status: .failed, error: refusal), nil) }
@@ -261,7 +270,9 @@ public final class PluginRegistry: @unchecked Sendable {
                         }
                     }
                 }
-                if let cacheDirectory, var kept = cache {
+                // Written only when something was scanned or a file went away: a warm start writes nothing.
+                if let cacheDirectory, var kept = cache,
+                   !toScan.isEmpty || kept.entries.keys.contains(where: { !present.contains($0) }) {
                     kept.entries = kept.entries.filter { present.contains($0.key) }
                     kept.save(to: cacheDirectory)
                 }

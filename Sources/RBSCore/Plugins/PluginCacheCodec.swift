@@ -1,0 +1,228 @@
+import Foundation
+
+/// The manifest cache's file format: compact and fast to read, since every start reads it whole. A magic line,
+/// then unsigned LEB128 integers and length-prefixed UTF-8 strings. Anything malformed makes the whole cache
+/// unreadable, and the host simply scans again.
+enum PluginCacheCodec {
+    static let magic = Array("RBSCACHE2\n".utf8)
+
+    struct Malformed: Error {}
+
+    // MARK: - Writing
+
+    static func encode(_ cache: PluginCache) -> [UInt8] {
+        var out = ByteWriter()
+        out.bytes += magic
+        out.string(cache.hostABI)
+        out.int(cache.entries.count)
+        for (path, entry) in cache.entries.sorted(by: { $0.key < $1.key }) {
+            out.string(path)
+            out.int(Int(entry.fingerprint.size))
+            out.int(Int(entry.fingerprint.modified))
+            out.int(Int(entry.fingerprint.changed))
+            out.int(Int(entry.fingerprint.inode))
+            out.string(entry.fingerprint.hash)
+            switch entry.result {
+            case .failed(let why):
+                out.int(0)
+                out.string(why)
+            case .plugin(let manifest, let services):
+                out.int(1)
+                write(manifest, &out)
+                out.strings(services)
+            }
+        }
+        return out.bytes
+    }
+
+    private static func write(_ manifest: PluginManifest, _ out: inout ByteWriter) {
+        out.string(manifest.id)
+        out.string(manifest.name)
+        out.string(manifest.version)
+        out.string(manifest.vendor)
+        out.optional(manifest.description)
+        out.int(Int(manifest.abi.major))
+        out.int(Int(manifest.abi.minor))
+        out.int(Int(manifest.abi.patch))
+        out.int(manifest.operations.count)
+        for operation in manifest.operations {
+            out.string(operation.id)
+            out.string(operation.title)
+            out.string(operation.category)
+            out.int((operation.observesValues ? 1 : 0) | (operation.hasAction ? 2 : 0))
+            out.int(operation.atoms.count)
+            for atom in operation.atoms {
+                out.string(atom.id)
+                out.int(Int(atom.kind.rawValue))
+                out.int(Int(atom.inputType.rawValue))
+                out.int(Int(atom.flags.rawValue))
+                out.int(atom.minLength)
+                out.int(atom.maxLength)
+                out.string(atom.caption)
+                for text in [atom.hint, atom.currency, atom.showIf, atom.validIf, atom.errorText, atom.filter,
+                             atom.defaultValue] {
+                    out.optional(text)
+                }
+                out.int(atom.options.count)
+                for option in atom.options {
+                    out.string(option.value)
+                    out.string(option.title)
+                }
+            }
+            out.int(operation.functions.count)
+            for function in operation.functions {
+                out.string(function.name)
+                out.string(function.symbol)
+                out.string(function.signature)
+                out.int(function.takesInstance ? 1 : 0)
+            }
+        }
+    }
+
+    // MARK: - Reading
+
+    static func decode(_ bytes: [UInt8]) throws(Malformed) -> PluginCache {
+        guard bytes.starts(with: magic) else { throw Malformed() }
+        var input = ByteReader(bytes: bytes, offset: magic.count)
+        let abi = try input.string()
+        var entries: [String: PluginCache.Entry] = [:]
+        let count = try input.count()
+        entries.reserveCapacity(count)
+        for _ in 0..<count {
+            let path = try input.string()
+            let fingerprint = PluginCache.Fingerprint(size: Int64(try input.int()), modified: Int64(try input.int()),
+                                                      changed: Int64(try input.int()), inode: UInt64(try input.int()),
+                                                      hash: try input.string())
+            let result: ScanResult
+            switch try input.int() {
+            case 0: result = .failed(try input.string())
+            case 1:
+                let manifest = try read(&input)
+                result = .plugin(manifest, services: try input.strings())
+            default: throw Malformed()
+            }
+            entries[path] = PluginCache.Entry(fingerprint: fingerprint, result: result)
+        }
+        return PluginCache(hostABI: abi, entries: entries)
+    }
+
+    private static func read(_ input: inout ByteReader) throws(Malformed) -> PluginManifest {
+        let id = try input.string(), name = try input.string(), version = try input.string()
+        let vendor = try input.string(), description = try input.optional()
+        let abi = ABIVersion(major: UInt32(truncatingIfNeeded: try input.int()),
+                             minor: UInt32(truncatingIfNeeded: try input.int()),
+                             patch: UInt32(truncatingIfNeeded: try input.int()))
+        var operations: [OperationDescriptor] = []
+        for _ in 0..<(try input.count()) {
+            let operationID = try input.string(), title = try input.string(), category = try input.string()
+            let callbacks = try input.int()
+            var atoms: [AtomDescriptor] = []
+            for _ in 0..<(try input.count()) {
+                let atomID = try input.string()
+                guard let kind = AtomKind(rawValue: UInt32(truncatingIfNeeded: try input.int())),
+                      let inputType = AtomInputType(rawValue: UInt32(truncatingIfNeeded: try input.int())) else {
+                    throw Malformed()
+                }
+                let flags = AtomFlags(rawValue: UInt32(truncatingIfNeeded: try input.int()))
+                let minLength = try input.int(), maxLength = try input.int(), caption = try input.string()
+                let hint = try input.optional(), currency = try input.optional(), showIf = try input.optional()
+                let validIf = try input.optional(), errorText = try input.optional(), filter = try input.optional()
+                let defaultValue = try input.optional()
+                var options: [AtomOption] = []
+                for _ in 0..<(try input.count()) {
+                    options.append(AtomOption(value: try input.string(), title: try input.string()))
+                }
+                atoms.append(AtomDescriptor(id: atomID, kind: kind, inputType: inputType, flags: flags,
+                                            minLength: minLength, maxLength: maxLength, caption: caption, hint: hint,
+                                            currency: currency, showIf: showIf, validIf: validIf,
+                                            errorText: errorText, filter: filter, defaultValue: defaultValue,
+                                            options: options))
+            }
+            var functions: [FunctionDescriptor] = []
+            for _ in 0..<(try input.count()) {
+                functions.append(FunctionDescriptor(name: try input.string(), symbol: try input.string(),
+                                                    signature: try input.string(), takesInstance: try input.int() != 0))
+            }
+            operations.append(OperationDescriptor(id: operationID, title: title, category: category, atoms: atoms,
+                                                  functions: functions, observesValues: callbacks & 1 != 0,
+                                                  hasAction: callbacks & 2 != 0))
+        }
+        return PluginManifest(id: id, name: name, version: version, vendor: vendor, description: description,
+                              abi: abi, operations: operations)
+    }
+}
+
+private struct ByteWriter {
+    var bytes: [UInt8] = []
+
+    mutating func int(_ value: Int) {
+        var rest = UInt64(bitPattern: Int64(value))
+        repeat {
+            let low = UInt8(rest & 0x7F)
+            rest >>= 7
+            bytes.append(rest == 0 ? low : low | 0x80)
+        } while rest != 0
+    }
+
+    mutating func string(_ text: String) {
+        let utf8 = Array(text.utf8)
+        int(utf8.count)
+        bytes += utf8
+    }
+
+    mutating func optional(_ text: String?) {
+        if let text {
+            int(1)
+            string(text)
+        } else {
+            int(0)
+        }
+    }
+
+    mutating func strings(_ list: [String]) {
+        int(list.count)
+        for text in list { string(text) }
+    }
+}
+
+private struct ByteReader {
+    let bytes: [UInt8]
+    var offset: Int
+
+    mutating func int() throws(PluginCacheCodec.Malformed) -> Int {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard offset < bytes.count, shift < 64 else { throw PluginCacheCodec.Malformed() }
+            let byte = bytes[offset]
+            offset += 1
+            value |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { break }
+            shift += 7
+        }
+        return Int(Int64(bitPattern: value))
+    }
+
+    /// A count of items that follow: never more than the bytes left could hold.
+    mutating func count() throws(PluginCacheCodec.Malformed) -> Int {
+        let value = try int()
+        guard value >= 0, value <= bytes.count - offset else { throw PluginCacheCodec.Malformed() }
+        return value
+    }
+
+    mutating func string() throws(PluginCacheCodec.Malformed) -> String {
+        let length = try count()
+        defer { offset += length }
+        return String(decoding: bytes[offset..<offset + length], as: UTF8.self)
+    }
+
+    mutating func optional() throws(PluginCacheCodec.Malformed) -> String? {
+        try int() == 0 ? nil : try string()
+    }
+
+    mutating func strings() throws(PluginCacheCodec.Malformed) -> [String] {
+        var list: [String] = []
+        for _ in 0..<(try count()) { list.append(try string()) }
+        return list
+    }
+}
