@@ -226,7 +226,7 @@ public final class PluginRegistry: @unchecked Sendable {
                 guard matches(path, current?.manifest.id, only) else { continue }
                 let fingerprint: PluginCache.Fingerprint
                 var bytes: Data?
-                if policy?.verify == nil, let status = PluginCache.status(path),
+                if policy?.verify == nil || policy?.readsBytes == false, let status = PluginCache.status(path),
                    let cached = cache?.entries[path]?.fingerprint, cached.sameStatus(as: status) {
                     fingerprint = cached  // the same file, unchanged: no need to read and hash it again
                 } else {
@@ -236,8 +236,8 @@ public final class PluginRegistry: @unchecked Sendable {
                 }
                 if let current, current.hash == fingerprint.hash { continue }
                 if current == nil, let failure = failures[path], failure.hash == fingerprint.hash { continue }
-                if let verify = policy?.verify, let bytes {
-                    do throws(PluginProblem) { try verify([UInt8](bytes), path) } catch {
+                if let verify = policy?.verify {
+                    do throws(PluginProblem) { try verify(bytes.map { [UInt8]($0) } ?? [], path) } catch {
                         let refusal = PluginLoadError(path: path, problem: error).description
                         if current == nil { failures[path] = (PluginRecord(path: path, status: .failed, error: refusal), nil) }
                         reports.append(ReloadReport(change: .failed, path: path, pluginID: current?.manifest.id,

@@ -6,9 +6,14 @@ public struct PluginLoadPolicy: Sendable {
     public var verify: PluginLoader.Verifier?
     /// Called with the validated manifest after the descriptors are read, before anything is registered.
     public var checkManifest: PluginLoader.ManifestCheck?
+    /// Whether `verify` looks at the bytes (signatures). When it does not (development mode: permissions only), the
+    /// registry may list an unchanged file from its cache without reading it, passing no bytes.
+    public var readsBytes: Bool
 
-    public init(verify: PluginLoader.Verifier?, checkManifest: PluginLoader.ManifestCheck? = nil) {
+    public init(verify: PluginLoader.Verifier?, checkManifest: PluginLoader.ManifestCheck? = nil,
+                readsBytes: Bool = true) {
         self.verify = verify
         self.checkManifest = checkManifest
+        self.readsBytes = readsBytes
     }
 }

@@ -30,7 +30,7 @@ public final class PluginTrustPolicy: @unchecked Sendable {
         PluginLoadPolicy(verify: { [self] bytes, path throws(PluginProblem) in try verify(bytes, path: path) },
                          checkManifest: { [self] manifest, path, hash throws(PluginProblem) in
                              try checkManifest(manifest, path: path, sha256: hash)
-                         })
+                         }, readsBytes: !development)
     }
 
     /// Makes every load through `locator`'s loaders pass this policy.
