@@ -24,6 +24,9 @@ final class LedgerDatabase: Sendable {
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Checkpoint the WAL every ~32 MB rather than every 4 MB: fewer commits pay for a checkpoint (which
+            // copies pages back into the main file and fsyncs it). Durability is the WAL's, unchanged.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 8000")
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
