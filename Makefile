@@ -47,7 +47,8 @@ swift-plugins:
 	cp Examples/swift/.build/release/libPayQuick.so $(PLUGINS)/pay-quick.so
 	cp Examples/swift/.build/release/libPayTax.so $(PLUGINS)/pay-tax.so
 
-# Rust plugins: a cargo package per plugin, no crates (--offline), mirroring the C ABI by hand in src/abi.rs.
+# Rust plugins: a cargo package per plugin, no crates from a registry (--offline); the ABI binding is the path crate
+# Examples/rust/rbs-plugin-abi.
 rust-plugins:
 	$(CARGO) build --release --offline --manifest-path Examples/rust/card-block/Cargo.toml
 	cp Examples/rust/card-block/target/release/libcard_block.so $(PLUGINS)/card-block.so

@@ -70,6 +70,17 @@ struct PluginCheckTests {
         }
     }
 
+    @Test("a path relative to the working directory works, as `plugin new` tells the author to type it")
+    func relativePath() throws {
+        let sandbox = try HostSandbox()
+        let folder = try CheckFixtures.folder(in: sandbox, "relative")
+        try CheckFixtures.build("good", into: folder)
+        let command = "cd '\(folder.path)' && '\(Repo.binary.path)' plugin check good.so"
+        let result = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", command], environment: sandbox.environment())
+        #expect(result.status == 0, "\(result)")
+        #expect(lines(result.stdout)["load"]?.hasPrefix("PASS") == true, "\(result.stdout)")
+    }
+
     @Test("the example plugins pass")
     func examples() throws {
         let sandbox = try HostSandbox()

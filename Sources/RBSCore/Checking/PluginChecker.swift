@@ -81,7 +81,8 @@ public final class PluginChecker {
         let runtime = Runtime(paths: HostPaths(plugins: folder, data: data), log: StandardErrorLog(minimum: .error))
         self.runtime = runtime
         guard let image = runtime.registry.load(path: path) else {
-            let error = runtime.registry.records.last { $0.path == path }?.error ?? "\(path): not loaded"
+            let error = runtime.registry.records.last { $0.path == path || $0.path.hasSuffix("/" + path) }?.error
+                ?? "\(path): not loaded"
             return .fail(error)
         }
         self.image = image

@@ -335,9 +335,13 @@ public final class PluginRegistry: @unchecked Sendable {
     public func load(path: String) -> PluginImage? {
         locked {
             let directory = (path as NSString).deletingLastPathComponent
-            rescan(directory.isEmpty ? "." : directory, only: path)
-            guard byPath[path] != nil else { return nil }
-            return ensureLoaded(path)
+            let folder = directory.isEmpty ? "." : directory
+            rescan(folder, only: path)
+            // The registry names files as the folder listing does ("./x.so" for "x.so").
+            let listed = byPath[path] != nil ? path
+                : (folder.hasSuffix("/") ? folder : folder + "/") + (path as NSString).lastPathComponent
+            guard byPath[listed] != nil else { return nil }
+            return ensureLoaded(listed)
         }
     }
 

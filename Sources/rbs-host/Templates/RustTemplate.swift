@@ -1,6 +1,6 @@
-/// The Rust plugin skeleton: a cargo package with no crates (`cargo build --offline --release`), the part of the ABI
-/// it uses mirrored with `#[repr(C)]` (checked against the header's sizes at compile time), one operation, and a
-/// Makefile that copies the built library to NAME.so.
+/// The Rust plugin skeleton: a cargo package with no crates from a registry (`cargo build --offline --release`); the
+/// ABI's Rust binding is the path dependency `rbs-plugin-abi` in the rbs-host checkout (layout checked against the
+/// header at compile time); one operation, and a Makefile that copies the built library to NAME.so.
 enum RustTemplate {
     static func files(_ skeleton: PluginSkeleton) -> [(path: String, contents: String)] {
         let id = skeleton.identifier
@@ -16,8 +16,9 @@ enum RustTemplate {
                 crate-type = ["cdylib"]
                 path = "src/lib.rs"
 
-                # No dependencies: the ABI is mirrored by hand in src/abi.rs (headers for reference in include/).
+                # No crates from a registry: the ABI's Rust binding comes from the rbs-host checkout (headers in include/).
                 [dependencies]
+                rbs-plugin-abi = { path = "\(skeleton.sdk.appendingPathComponent("Examples/rust/rbs-plugin-abi").path)" }
 
                 # A panic never unwinds into the host.
                 [profile.release]
@@ -38,15 +39,12 @@ enum RustTemplate {
                 .PHONY: clean
 
                 """),
-            ("src/abi.rs", abi),
             ("src/lib.rs", """
                 //! \(skeleton.operationID) — a skeleton rbs-host plugin in Rust. Build: make. Check: rbs-host plugin check \(skeleton.name).so
                 //!
                 //! Rules: no panics across the boundary (no unwrap, no indexing; `panic = "abort"` in release), every
                 //! incoming pointer checked for NULL, values the host passes are borrowed (copy what you keep).
-                mod abi;
-
-                use abi::*;
+                use rbs_plugin_abi::*;
                 use std::ffi::{c_char, c_void, CStr, CString};
                 use std::ptr::null;
 
@@ -161,171 +159,4 @@ enum RustTemplate {
             (".gitignore", "target/\n*.so\n"),
         ]
     }
-
-    /// The `#[repr(C)]` mirror of the parts of rbs_plugin.h the skeleton uses.
-    static let abi = """
-        //! `#[repr(C)]` mirrors of the parts of rbs_plugin.h (ABI 1.0, copied to include/) this plugin uses: fields in
-        //! the header's order and types; C enums are `u32`; a function pointer that may be NULL is an `Option`.
-        #![allow(dead_code)]
-
-        use std::ffi::{c_char, c_void};
-
-        pub const RBS_ABI_MAJOR: u32 = 1;
-        pub const RBS_ABI_MINOR: u32 = 0;
-        pub const RBS_ABI_PATCH: u32 = 0;
-
-        #[repr(C)]
-        #[derive(Clone, Copy)]
-        pub struct RbsVersion {
-            pub major: u32,
-            pub minor: u32,
-            pub patch: u32,
-        }
-
-        pub const RBS_VALUE_NONE: u32 = 0;
-        pub const RBS_VALUE_TEXT: u32 = 1;
-
-        #[repr(C)]
-        #[derive(Clone, Copy)]
-        pub struct RbsText {
-            pub data: *const c_char,
-            pub length: u64,
-        }
-
-        #[repr(C)]
-        #[derive(Clone, Copy)]
-        pub struct RbsMoney {
-            pub amount: *const c_char,
-            pub currency: *const c_char,
-        }
-
-        #[repr(C)]
-        #[derive(Clone, Copy)]
-        pub union RbsValueAs {
-            pub text: RbsText,
-            pub integer: i64,
-            pub boolean: bool,
-            pub money: RbsMoney,
-        }
-
-        #[repr(C)]
-        #[derive(Clone, Copy)]
-        pub struct RbsValue {
-            pub type_: u32,
-            pub as_: RbsValueAs,
-        }
-
-        pub const RBS_ATOM_INPUT: u32 = 2;
-        pub const RBS_ATOM_BUTTON: u32 = 6;
-        pub const RBS_INPUT_TEXT: u32 = 0;
-        pub const RBS_ATOM_FLAG_SUBMIT: u32 = 1 << 4;
-
-        #[repr(C)]
-        pub struct RbsOption {
-            pub value: *const c_char,
-            pub title: *const c_char,
-        }
-
-        #[repr(C)]
-        pub struct RbsAtomDescriptor {
-            pub id: *const c_char,
-            pub kind: u32,
-            pub input_type: u32,
-            pub flags: u32,
-            pub min_length: u32,
-            pub max_length: u32,
-            pub caption: *const c_char,
-            pub hint: *const c_char,
-            pub currency: *const c_char,
-            pub show_if: *const c_char,
-            pub valid_if: *const c_char,
-            pub error_text: *const c_char,
-            pub filter: *const c_char,
-            pub default_value: *const c_char,
-            pub option_count: u32,
-            pub options: *const RbsOption,
-        }
-
-        /// `rbs_module_t` and `rbs_host_t`: only behind pointers here (the skeleton does not call the host).
-        #[repr(C)]
-        pub struct RbsModule {
-            _opaque: [u8; 0],
-        }
-
-        #[repr(C)]
-        pub struct RbsHost {
-            _opaque: [u8; 0],
-        }
-
-        pub type RbsStatus = i32;
-        pub const RBS_OK: RbsStatus = 0;
-        pub const RBS_INVALID: RbsStatus = 1;
-        pub const RBS_FAILED: RbsStatus = 2;
-
-        #[repr(C)]
-        pub struct RbsFunctionDescriptor {
-            pub name: *const c_char,
-            pub symbol: *const c_char,
-            pub signature: *const c_char,
-            pub flags: u32,
-        }
-
-        #[repr(C)]
-        pub struct RbsDocumentBuilder {
-            pub host_data: *mut c_void,
-            pub put: Option<unsafe extern "C" fn(builder: *const RbsDocumentBuilder, key: *const c_char, value: *const c_char) -> bool>,
-        }
-
-        #[repr(C)]
-        pub struct RbsOperationDescriptor {
-            pub id: *const c_char,
-            pub title: *const c_char,
-            pub category: *const c_char,
-            pub atom_count: u32,
-            pub atoms: *const RbsAtomDescriptor,
-            pub function_count: u32,
-            pub functions: *const RbsFunctionDescriptor,
-            pub create: Option<unsafe extern "C" fn(*const RbsOperationDescriptor, *const RbsHost, *mut RbsModule) -> *mut c_void>,
-            pub destroy: Option<unsafe extern "C" fn(*mut c_void)>,
-            pub value_changed: Option<unsafe extern "C" fn(*mut c_void, *const c_char, *const RbsValue, bool) -> RbsStatus>,
-            pub action: Option<unsafe extern "C" fn(*mut c_void, *const c_char) -> RbsStatus>,
-            pub build_document: Option<unsafe extern "C" fn(*mut c_void, *const RbsDocumentBuilder) -> RbsStatus>,
-        }
-
-        #[repr(C)]
-        pub struct RbsPluginDescriptor {
-            pub id: *const c_char,
-            pub name: *const c_char,
-            pub version: *const c_char,
-            pub vendor: *const c_char,
-            pub description: *const c_char,
-            pub operation_count: u32,
-            pub operations: *const RbsOperationDescriptor,
-        }
-
-        #[repr(C)]
-        pub struct RbsPluginEntry {
-            pub abi_version: RbsVersion,
-            pub descriptor: *const RbsPluginDescriptor,
-            pub init: Option<unsafe extern "C" fn(host: *const RbsHost) -> bool>,
-            pub deinit: Option<unsafe extern "C" fn()>,
-            pub get_extension: Option<unsafe extern "C" fn(id: *const c_char) -> *const c_void>,
-        }
-
-        /// Static descriptors hold raw pointers, which are not `Sync`; everything behind them is immutable and lives as
-        /// long as the image, so sharing them is sound.
-        #[repr(transparent)]
-        pub struct SyncPtr<T>(pub T);
-        unsafe impl<T> Sync for SyncPtr<T> {}
-
-        // The mirror must match the C header (x86-64 / aarch64 Linux): a wrong mirror fails the build, not the host.
-        const _: () = {
-            assert!(std::mem::size_of::<RbsValue>() == 24);
-            assert!(std::mem::size_of::<RbsAtomDescriptor>() == 112);
-            assert!(std::mem::size_of::<RbsOperationDescriptor>() == 96);
-            assert!(std::mem::size_of::<RbsPluginDescriptor>() == 56);
-            assert!(std::mem::size_of::<RbsPluginEntry>() == 48);
-        };
-
-        """
 }

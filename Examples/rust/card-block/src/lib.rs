@@ -5,9 +5,8 @@
 //! unwind into the host (and the release profile aborts on panic anyway). The code itself avoids panicking paths:
 //! no `unwrap`, no indexing that can go out of bounds.
 
-mod abi;
 
-use abi::*;
+use rbs_plugin_abi::*;
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;

@@ -1,9 +1,11 @@
-//! `#[repr(C)]` mirrors of the parts of `Sources/CRBSPlugin/include/rbs_plugin.h` (ABI 1.0) this plugin uses.
+//! The Rust binding of rbs-host's C ABI 1.0: `#[repr(C)]` mirrors of `Sources/CRBSPlugin/include/rbs_plugin.h`,
+//! shared by every Rust plugin (the example `card-block` and the skeletons `rbs-host plugin new --lang rust` writes),
+//! so the mirror is written and checked once. No crates: a path dependency builds offline.
 //!
 //! Field order and types match the header exactly: C enums are stored in `uint32_t` fields, so they are `u32` here;
 //! `const char *` is `*const c_char`; a function pointer that may be NULL is `Option<unsafe extern "C" fn ...>`
 //! (the null-pointer optimisation makes it one pointer wide, NULL being `None`). Released structs never change, so
-//! this file only grows when the plugin starts using another part of the ABI.
+//! this file only grows, as later ABI versions add constants and extension structs.
 #![allow(dead_code)]
 
 use std::ffi::{c_char, c_void};
