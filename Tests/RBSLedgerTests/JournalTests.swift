@@ -82,6 +82,45 @@ struct JournalTests {
         #expect(try ledger.journal.verify() == .bad(sequence: 1, reason: "entry 1 is missing (the next entry is 2)"))
     }
 
+    @Test("the journal refuses a second entry for a document id, and verify names an altered lookup key")
+    func documentKeyIsExactAndChecked() throws {
+        let (f, _) = try Self.closedLedgerWithThreeEntries()
+        let queue = try DatabaseQueue(path: f.directory.appendingPathComponent("rbs.sqlite").path)
+        // A copy of entry 1 under a new sequence number: same document id, refused by the database itself.
+        #expect(throws: DatabaseError.self) {
+            try queue.write { db in
+                try db.execute(sql: """
+                    INSERT INTO journal (seq, kind, document_id, document, signature, key_id, recorded_ms, prev_hash, hash, document_key)
+                    SELECT 4, kind, document_id, document, signature, key_id, recorded_ms, prev_hash, hash, document_key
+                    FROM journal WHERE seq = 1
+                    """)
+            }
+        }
+        // The same key with another id is not a duplicate: the key only narrows the lookup.
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO journal (seq, kind, document_id, document, signature, key_id, recorded_ms, prev_hash, hash, document_key)
+                SELECT 4, kind, document_id || 'x', document, signature, key_id, recorded_ms, prev_hash, hash, document_key
+                FROM journal WHERE seq = 1
+                """)
+            try db.execute(sql: "DROP TRIGGER journal_no_delete")
+            try db.execute(sql: "DELETE FROM journal WHERE seq = 4")
+            try db.execute(sql: "DROP TRIGGER journal_no_update")
+            try db.execute(sql: "UPDATE journal SET document_key = document_key + 1 WHERE seq = 2")
+        }
+        let ledger = try Ledger(dataDirectory: f.directory)
+        guard case .bad(2, let reason) = try ledger.journal.verify() else { Issue.record("not detected"); return }
+        #expect(reason.contains("document key"))
+    }
+
+    @Test("the document key is the id's first 8 bytes; a non-hex id gets key 0")
+    func documentKey() {
+        #expect(JournalEntry.documentKey(of: String(repeating: "0", count: 64)) == 0)
+        #expect(JournalEntry.documentKey(of: "0123456789abcdef" + String(repeating: "f", count: 48)) == 0x0123_4567_89ab_cdef)
+        #expect(JournalEntry.documentKey(of: "ffffffffffffffff" + String(repeating: "0", count: 48)) == -1)
+        #expect(JournalEntry.documentKey(of: "not hex") == 0)
+    }
+
     @Test("verify names a bad signature")
     func detectsBadSignature() throws {
         let (f, _) = try Self.closedLedgerWithThreeEntries()

@@ -82,7 +82,8 @@ public struct Core: Sendable {
         var state = BatchState(tip: try Journal.tip(db))
         var outcomes: [Outcome] = []
         outcomes.reserveCapacity(count)
-        let journaled = try db.cachedStatement(sql: "SELECT seq FROM journal WHERE document_id = ?")
+        // By the compact indexed key, then the full id (the key alone may be shared by different ids).
+        let journaled = try db.cachedStatement(sql: "SELECT seq FROM journal WHERE document_key = ? AND document_id = ?")
         for index in 0..<count {
             let (signed, id) = try document(index)
             if let outcome = state.settled[id] {
@@ -90,9 +91,10 @@ public struct Core: Sendable {
                 continue
             }
             let lookup = RawBindings(journaled, prime: index == 0)
-            try lookup.bind(1, id)
-            if try Int64.fetchOne(journaled) != nil,
-               let row = try Row.fetchOne(db, sql: "SELECT * FROM journal WHERE document_id = ?", arguments: [id]) {
+            try lookup.bind(1, JournalEntry.documentKey(of: id))
+            try lookup.bind(2, id)
+            if let sequence = try Int64.fetchOne(journaled),
+               let row = try Row.fetchOne(db, sql: "SELECT * FROM journal WHERE seq = ?", arguments: [sequence]) {
                 let outcome = try Self.outcome(of: try JournalEntry(row: row), in: db)
                 state.settled[id] = outcome
                 outcomes.append(outcome)

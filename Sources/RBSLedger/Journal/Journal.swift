@@ -67,6 +67,10 @@ public struct Journal: Sendable {
             if let reason = Self.problem(with: entry, previousHash: previousHash, keys: keys) {
                 return .bad(sequence: entry.sequence, reason: reason)
             }
+            // The lookup key is not part of the hash: a wrong one would hide the entry from the idempotency check.
+            if (try? row.decode(Int64.self, forColumn: "document_key")) != JournalEntry.documentKey(of: entry.documentId) {
+                return .bad(sequence: entry.sequence, reason: "the entry's document key does not match its document id (the lookup column was altered)")
+            }
             previousHash = entry.hash
             expected += 1
         }

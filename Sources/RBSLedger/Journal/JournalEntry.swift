@@ -144,8 +144,8 @@ public struct JournalEntry: Sendable, Hashable {
         let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO journal (seq, kind, document_id, document, signature, key_id, reason_code, reason, debit, credit,
-                                     amount, currency, balance_after, recorded_ms, prev_hash, hash)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                     amount, currency, balance_after, recorded_ms, prev_hash, hash, document_key)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         let row = RawBindings(statement, prime: prime)
         try row.bind(1, sequence)
@@ -164,7 +164,30 @@ public struct JournalEntry: Sendable, Hashable {
         try row.bind(14, recordedAtMilliseconds)
         try row.bind(15, previousHash)
         try row.bind(16, hash)
+        try row.bind(17, Self.documentKey(of: documentId))
         try statement.execute()
+    }
+
+    /// The journal's compact lookup key for a document id (the `document_key` column, indexed): the id's first 8
+    /// bytes (its first 16 hex digits) as a big-endian signed integer. Not unique by itself — a lookup always
+    /// compares the full `document_id` too — it only keeps the index small (8 bytes a key instead of 64 of text),
+    /// so inserting a random id touches few pages. Not covered by the hash; ``Journal/verify()`` checks it.
+    static func documentKey(of documentId: String) -> Int64 {
+        var key: UInt64 = 0
+        var digits = 0
+        for byte in documentId.utf8 {
+            guard digits < 16 else { break }
+            let value: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte - UInt8(ascii: "A") + 10
+            default: return 0  // not a hex id: every such id shares key 0, still told apart by the full id
+            }
+            key = key << 4 | UInt64(value)
+            digits += 1
+        }
+        return Int64(bitPattern: digits == 16 ? key : 0)
     }
 }
 
