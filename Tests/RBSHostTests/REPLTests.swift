@@ -17,6 +17,28 @@ struct REPLTests {
         #expect(result.stdout.hasSuffix("ok\n"), "\(result)")
     }
 
+    @Test("with --watch, a plugin renamed into the folder is reloaded and a one-line notice says so",
+          .timeLimit(.minutes(1)))
+    func reloadNotice() throws {
+        let sandbox = try HostSandbox()
+        let folder = try CheckFixtures.folder(in: sandbox, "watched")
+        let source = Repo.root.appendingPathComponent("Tests/Fixtures/scan/versioned.c")
+        for (version, name) in [("1.0.0", "versioned.so"), ("1.1.0", ".next.so")] {
+            let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
+                                        ["cc", "-std=c11", "-shared", "-fPIC", "-fvisibility=hidden",
+                                         "-DVERSION=\"\(version)\"", "-I", CheckFixtures.include.path,
+                                         "-o", folder.appendingPathComponent(name).path, source.path],
+                                        environment: ProcessInfo.processInfo.environment)
+            try #require(result.status == 0, "\(result)")
+        }
+        let script = Repo.root.appendingPathComponent("Tests/Fixtures/repl/watch_reload.py")
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
+                                    ["python3", script.path, Repo.binary.path, folder.path, sandbox.data.path,
+                                     folder.appendingPathComponent(".next.so").path],
+                                    environment: sandbox.environment(), timeout: 45)
+        #expect(result.status == 0 && result.stdout.hasSuffix("ok\n"), "\(result)")
+    }
+
     @Test("from a pipe: no prompts, the same results, and a wrong line is one error that says what to do")
     func pipedScript() throws {
         let sandbox = try HostSandbox()
