@@ -27,6 +27,8 @@ let package = Package(
         .target(name: "RBSLedger", dependencies: [
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "GRDB", package: "GRDB.swift"),
+            // The SQLite C API, for the hot statements of group commit bound without GRDB's value conversions.
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ], exclude: ["Documents/CANONICAL.md"]),
         // The host's model: plugin loading and registry, ServiceLocator, atoms, forms and modules. No terminal code.
         .target(name: "RBSCore", dependencies: [
