@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// What the host remembers of each plugin file between runs, so unchanged plugins are listed without `dlopen`:
@@ -60,20 +59,7 @@ struct PluginCache {
     /// The fingerprint of the file at `path` now and its bytes, or nil when it cannot be read.
     static func read(_ path: String) -> (fingerprint: Fingerprint, bytes: Data)? {
         guard var fingerprint = status(path), let data = FileManager.default.contents(atPath: path) else { return nil }
-        fingerprint.hash = hexHash(data)
+        fingerprint.hash = ContentHash.sha256(data)
         return (fingerprint, data)
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// SHA-256 as lowercase hex, without a formatter per byte (start-up hashes every plugin file).
-    static func hexHash(_ data: Data) -> String {
-        var text = [UInt8]()
-        text.reserveCapacity(64)
-        for byte in SHA256.hash(data: data) {
-            text.append(hexDigits[Int(byte >> 4)])
-            text.append(hexDigits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }

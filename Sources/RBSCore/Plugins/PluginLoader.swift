@@ -1,5 +1,4 @@
 import CRBSPlugin
-import Crypto
 import Foundation
 
 /// Loads one plugin file: checks that it is a whole ELF shared object for this machine, copies it to a unique file
@@ -38,7 +37,7 @@ public struct PluginLoader: Sendable {
         }
         let elf: ELFImage
         do { elf = try ELFImage(bytes: bytes) } catch { throw fail(.image(error.description)) }
-        let hash = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        let hash = ContentHash.sha256(bytes)
         let copy: URL
         do { copy = try uniqueCopy(of: bytes, path: path, hash: hash) } catch {
             throw fail(.unreadable("cannot copy it to \(imagesDirectory.path): \(error.localizedDescription)"))
@@ -100,7 +99,7 @@ public struct PluginLoader: Sendable {
         let stem = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         let target = imagesDirectory.appendingPathComponent("\(stem)-\(hash.prefix(16)).so")
         if let existing = try? Data(contentsOf: target), existing.count == bytes.count,
-           SHA256.hash(data: existing).map({ String(format: "%02x", $0) }).joined() == hash {
+           ContentHash.sha256(existing) == hash {
             return target
         }
         let temporary = imagesDirectory.appendingPathComponent(".\(stem)-\(UUID().uuidString).tmp")

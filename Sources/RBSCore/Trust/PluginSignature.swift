@@ -83,6 +83,6 @@ public struct PluginSignature: Sendable, Equatable {
 
     /// SHA-256 of `bytes`, lowercase hex.
     public static func sha256<Bytes: DataProtocol>(_ bytes: Bytes) -> String {
-        TrustHex.encode(SHA256.hash(data: bytes))
+        ContentHash.sha256(bytes)
     }
 }
