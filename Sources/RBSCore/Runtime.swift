@@ -45,8 +45,7 @@ public final class Runtime: @unchecked Sendable {
     private var openedLedger: Ledger?
 
     /// - Parameters:
-    ///   - accounts: the customer's accounts (by default the embedded core's, once it exists).
-    /// - Parameters:
+    ///   - accounts: the customer's accounts (by default the embedded bank's, once it exists).
     ///   - scanner: how new or changed plugin files are read (the host uses a child process); nil loads every
     ///     plugin into this process at once, without a cache.
     ///   - verifier: the trust policy checked on the very bytes that are opened; nil trusts every plugin.

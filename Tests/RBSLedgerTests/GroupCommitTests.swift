@@ -67,7 +67,7 @@ struct GroupCommitTests {
             #expect(reason.message.contains("balance 19999.00 RUB"))
         }
         #expect(try f.balance(Self.current) == 5)
-        #expect(try f.ledger.core.accounts() == (try twin.core.accounts()))
+        #expect(try f.ledger.bank.accounts() == (try twin.bank.accounts()))
         let entries = try f.ledger.journal.entries()
         #expect(entries.map(Self.content) == (try twin.journal.entries()).map(Self.content))
         #expect(entries.count == 10)
@@ -77,7 +77,7 @@ struct GroupCommitTests {
         // The whole batch again: every document is already journaled, so the first outcomes and nothing new.
         #expect(try f.ledger.process(batch: batch, code: f.nextCode()) == outcomes)
         #expect(try f.ledger.journal.entries().count == 10)
-        #expect(try f.ledger.core.accounts() == (try twin.core.accounts()))
+        #expect(try f.ledger.bank.accounts() == (try twin.bank.accounts()))
     }
 
     @Test("signed documents submitted as a batch give the outcomes of one at a time")
@@ -87,10 +87,10 @@ struct GroupCommitTests {
         let documents = try (0..<40).map { i in try f.payment(amount: i % 7 == 3 ? "60000.00" : "1000.50") }
         let signed = try documents.map { try f.identity.sign($0) }
         let batch = signed + signed.prefix(5)
-        let outcomes = try f.ledger.core.submit(batch: batch, publicKey: f.identity.publicKey)
-        let expected = try batch.map { try twin.core.submit(signed: $0, publicKey: f.identity.publicKey) }
+        let outcomes = try f.ledger.bank.submit(batch: batch, publicKey: f.identity.publicKey)
+        let expected = try batch.map { try twin.bank.submit(signed: $0, publicKey: f.identity.publicKey) }
         #expect(outcomes == expected)
-        #expect(try f.ledger.core.accounts() == (try twin.core.accounts()))
+        #expect(try f.ledger.bank.accounts() == (try twin.bank.accounts()))
         #expect(try f.ledger.journal.verify() == .ok(40))
     }
 
@@ -101,7 +101,7 @@ struct GroupCommitTests {
         batch[17] = SignedDocument(document: batch[17].document, signature: Data(count: 64))
         batch[23] = SignedDocument(document: batch[23].document, signature: Data(count: 64))
         #expect(throws: LedgerError.badSignature(documentId: batch[17].id)) {
-            try f.ledger.core.submit(batch: batch, publicKey: f.identity.publicKey)
+            try f.ledger.bank.submit(batch: batch, publicKey: f.identity.publicKey)
         }
         #expect(try f.ledger.journal.entries().isEmpty)
     }

@@ -50,7 +50,7 @@ struct Fixture {
         ])
     }
 
-    func balance(_ number: String) throws -> Decimal? { try ledger.core.account(number: number)?.balance }
+    func balance(_ number: String) throws -> Decimal? { try ledger.bank.account(number: number)?.balance }
 }
 
 func hex(_ text: String) -> Data { Hex.decode(text) ?? Data() }

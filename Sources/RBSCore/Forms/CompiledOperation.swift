@@ -81,8 +81,7 @@ public struct CompiledOperation: @unchecked Sendable {
             let showIf = try compile(atom.showIf, "show_if", atom: atom, in: scope)
             let validIf = try compile(atom.validIf, "valid_if", atom: atom, in: scope)
             if let filter = try compile(atom.filter, "filter", atom: atom, in: filterScope) { filters[index] = filter }
-            slots.append(FormSlot(name: atom.id, type: Self.valueType(of: atom), showIf: showIf, validIf: validIf,
-                                  isValue: atom.holdsValue))
+            slots.append(FormSlot(name: atom.id, type: Self.valueType(of: atom), showIf: showIf, validIf: validIf))
         }
         do {
             _ = try FormModel(slots: slots)

@@ -7,5 +7,5 @@ final class LedgerAccounts: AccountsService, @unchecked Sendable {
 
     init(open: @escaping () throws -> Ledger) { self.open = open }
 
-    func accounts() throws -> [Account] { try open().core.accounts() }
+    func accounts() throws -> [Account] { try open().bank.accounts() }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RBSLedger
 
 /// A plugin's signature file, `<plugin>.so.sig`, written by `rbs-host plugin sign`:
 /// ```
@@ -39,7 +40,7 @@ public struct PluginSignature: Sendable, Equatable {
                             key: PublisherKey) throws(TrustError) -> PluginSignature {
         var unsigned = PluginSignature(fileSHA256: fileSHA256, pluginID: pluginID, version: version,
                                        publicKey: key.publicKeyHex, signature: "")
-        unsigned.signature = TrustHex.encode(try key.sign(unsigned.canonicalMessage))
+        unsigned.signature = Hex.encode(try key.sign(unsigned.canonicalMessage))
         return unsigned
     }
 
@@ -62,13 +63,13 @@ public struct PluginSignature: Sendable, Equatable {
         }
         let signature = PluginSignature(fileSHA256: values[0].lowercased(), pluginID: values[1], version: values[2],
                                         publicKey: values[3].lowercased(), signature: values[4].lowercased())
-        guard signature.fileSHA256.utf8.count == 64, TrustHex.decode(signature.fileSHA256) != nil else {
+        guard signature.fileSHA256.utf8.count == 64, Hex.decode(signature.fileSHA256) != nil else {
             throw .malformedSignature(path: path, reason: "file-sha256 is not 64 hex digits")
         }
-        guard TrustHex.isPublicKey(signature.publicKey) else {
+        guard Hex.isPublicKey(signature.publicKey) else {
             throw .malformedSignature(path: path, reason: "key is not 64 hex digits")
         }
-        guard signature.signature.utf8.count == 128, TrustHex.decode(signature.signature) != nil else {
+        guard signature.signature.utf8.count == 128, Hex.decode(signature.signature) != nil else {
             throw .malformedSignature(path: path, reason: "signature is not 128 hex digits")
         }
         return signature
@@ -76,7 +77,7 @@ public struct PluginSignature: Sendable, Equatable {
 
     /// Whether the signature is the key's over ``canonicalMessage``.
     public var isValid: Bool {
-        guard let keyBytes = TrustHex.decode(publicKey), let signatureBytes = TrustHex.decode(signature),
+        guard let keyBytes = Hex.decode(publicKey), let signatureBytes = Hex.decode(signature),
               let key = try? Curve25519.Signing.PublicKey(rawRepresentation: keyBytes) else { return false }
         return key.isValidSignature(signatureBytes, for: canonicalMessage)
     }

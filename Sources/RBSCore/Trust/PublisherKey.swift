@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RBSLedger
 
 /// A plugin publisher's Ed25519 key pair, kept in a key file (mode 0600) made by `rbs-host plugin keygen`.
 ///
@@ -20,7 +21,7 @@ public struct PublisherKey {
     let privateKey: Curve25519.Signing.PrivateKey
 
     /// The public key as 64 lowercase hex digits.
-    public var publicKeyHex: String { TrustHex.encode(privateKey.publicKey.rawRepresentation) }
+    public var publicKeyHex: String { Hex.encode(privateKey.publicKey.rawRepresentation) }
 
     /// A new random key pair.
     public static func generate(name: String) -> PublisherKey {
@@ -38,7 +39,7 @@ public struct PublisherKey {
             \(Self.header)
             name \(name)
             public \(publicKeyHex)
-            private \(TrustHex.encode(privateKey.rawRepresentation))
+            private \(Hex.encode(privateKey.rawRepresentation))
 
             """
         try TrustFile.write(text, to: path, mode: 0o600, exclusive: !force)
@@ -51,7 +52,7 @@ public struct PublisherKey {
             throw .keyExposed(path: path, mode: status.mode)
         }
         let fields = try parse(try TrustFile.read(path), path: path)
-        guard let privateHex = fields["private"], let raw = TrustHex.decode(privateHex), raw.count == 32,
+        guard let privateHex = fields["private"], let raw = Hex.decode(privateHex), raw.count == 32,
               let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw) else {
             throw .malformedKey(path: path, reason: "no 'private' line of 64 hex digits")
         }
@@ -65,14 +66,14 @@ public struct PublisherKey {
     /// The public key (hex) and name of a key file, without requiring it to be private: for `trust add FILE`.
     static func publicPart(of path: String) throws(TrustError) -> (hex: String, name: String?) {
         let fields = try parse(try TrustFile.read(path), path: path)
-        if let publicHex = fields["public"], TrustHex.isPublicKey(publicHex) {
+        if let publicHex = fields["public"], Hex.isPublicKey(publicHex) {
             return (publicHex.lowercased(), fields["name"].flatMap { $0.isEmpty ? nil : $0 })
         }
-        guard let privateHex = fields["private"], let raw = TrustHex.decode(privateHex),
+        guard let privateHex = fields["private"], let raw = Hex.decode(privateHex),
               let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw) else {
             throw .malformedKey(path: path, reason: "no 'public' line")
         }
-        return (TrustHex.encode(key.publicKey.rawRepresentation), fields["name"])
+        return (Hex.encode(key.publicKey.rawRepresentation), fields["name"])
     }
 
     /// Signs `message`.

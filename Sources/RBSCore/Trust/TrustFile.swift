@@ -1,4 +1,5 @@
 import Foundation
+import RBSLedger
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -14,18 +15,10 @@ enum TrustFile {
         let temporary = directory(of: path) + "/.\(name(of: path)).\(UUID().uuidString).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
-        let bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { Glibc_write(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                let reason = String(cString: strerror(errno))
-                close(fd)
-                unlink(temporary)
-                throw .io(path: path, reason: reason)
-            }
-            written += count
+        if let failure = Array(text.utf8).withUnsafeBytes({ FileDescriptor.writeAll(fd, $0) }) {
+            close(fd)
+            unlink(temporary)
+            throw .io(path: path, reason: String(cString: strerror(failure)))
         }
         _ = fchmod(fd, mode)
         _ = fsync(fd)
@@ -67,14 +60,5 @@ enum TrustFile {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return (UInt32(info.st_mode) & 0o7777, info.st_uid)
-    }
-
-    private static func Glibc_write(_ fd: Int32, _ pointer: UnsafeRawPointer?, _ count: Int) -> Int {
-        guard let pointer else { return 0 }
-        #if canImport(Glibc)
-        return Glibc.write(fd, pointer, count)
-        #else
-        return Darwin.write(fd, pointer, count)
-        #endif
     }
 }

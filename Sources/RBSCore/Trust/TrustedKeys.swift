@@ -1,4 +1,5 @@
 import Foundation
+import RBSLedger
 
 /// The publisher keys this host trusts: `<data>/trusted-keys`, one key a line:
 /// ```
@@ -42,7 +43,7 @@ public struct TrustedKeys: Sendable {
             if line.isEmpty || line.hasPrefix("#") { continue }
             let parts = line.split(separator: " ", maxSplits: 1)
             let key = String(parts[0]).lowercased()
-            guard TrustHex.isPublicKey(key) else {
+            guard Hex.isPublicKey(key) else {
                 throw .malformedTrustStore(path: path, line: number + 1, reason: "'\(parts[0].prefix(20))' is not a public key")
             }
             let name = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : nil
@@ -94,13 +95,13 @@ public struct TrustedKeys: Sendable {
 
     /// A public key given as 64 hex digits, as a key file (`plugin keygen`), or as its `.pub` file (`<hex> [name]`).
     public static func resolve(_ reference: String) throws(TrustError) -> (hex: String, name: String?) {
-        if TrustHex.isPublicKey(reference) { return (reference.lowercased(), nil) }
+        if Hex.isPublicKey(reference) { return (reference.lowercased(), nil) }
         guard FileManager.default.fileExists(atPath: reference) else { throw .notAKey(reference) }
         let text = try TrustFile.read(reference)
         if text.hasPrefix(PublisherKey.header) { return try PublisherKey.publicPart(of: reference) }
         let line = text.split(separator: "\n").first { !$0.hasPrefix("#") && !$0.trimmingCharacters(in: .whitespaces).isEmpty }
         let parts = line.map { $0.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1) } ?? []
-        guard let first = parts.first, TrustHex.isPublicKey(String(first)) else { throw .notAKey(reference) }
+        guard let first = parts.first, Hex.isPublicKey(String(first)) else { throw .notAKey(reference) }
         return (String(first).lowercased(), parts.count > 1 ? String(parts[1]) : nil)
     }
 }

@@ -8,15 +8,12 @@ public struct FormSlot: Sendable {
     public var showIf: CompiledExpression?
     /// Must be true for submit while the slot is visible; hidden slots are always valid.
     public var validIf: CompiledExpression?
-    /// Whether the slot carries a value the operation uses (as opposed to a label or a group).
-    public var isValue: Bool
 
     public init(name: String, type: ValueType, showIf: CompiledExpression? = nil,
-                validIf: CompiledExpression? = nil, isValue: Bool = true) {
+                validIf: CompiledExpression? = nil) {
         self.name = name
         self.type = type
         self.showIf = showIf
         self.validIf = validIf
-        self.isValue = isValue
     }
 }

@@ -25,7 +25,7 @@ import GRDB
 public final class Ledger: Sendable {
     public let dataDirectory: URL
     public let keys: KeyStore
-    public let core: Core
+    public let bank: EmbeddedBank
     public let journal: Journal
     let database: LedgerDatabase
     let clock: @Sendable () -> Date
@@ -36,7 +36,7 @@ public final class Ledger: Sendable {
         self.clock = clock
         keys = KeyStore(dataDirectory: dataDirectory)
         database = try LedgerDatabase(dataDirectory: dataDirectory)
-        core = Core(database: database, clock: clock)
+        bank = EmbeddedBank(database: database, clock: clock)
         journal = Journal(database: database)
     }
 
@@ -80,7 +80,7 @@ public final class Ledger: Sendable {
         defer { signer.finish() }
         let verifier = CodeVerifier(database: database, secret: identity.totpSecret, clock: clock)
         let publicKey = identity.publicKey.rawRepresentation
-        let core = self.core
+        let bank = self.bank
         let result: Result<[Outcome], OneTimeCodeError>
         do {
             result = try database.write { db in
@@ -90,7 +90,7 @@ public final class Ledger: Sendable {
                     if let failure = signer.firstFailure() { throw LedgerError.keys(failure) }
                     return .failure(error)  // committed: the wrong attempt counts
                 case .success:
-                    let outcomes = try core.apply(count: batch.count, publicKey: publicKey, in: db) { index in
+                    let outcomes = try bank.apply(count: batch.count, publicKey: publicKey, in: db) { index in
                         switch signer.signed(index) {
                         case .success(let done):
                             return (SignedDocument(document: batch[index], canonicalBytes: done.canonicalBytes, signature: done.signature), done.id)

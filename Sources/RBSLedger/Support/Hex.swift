@@ -1,13 +1,14 @@
 import Foundation
 
-/// Lowercase hexadecimal text for bytes, and back.
-enum Hex {
+/// Lowercase hexadecimal text for bytes, and back: the one codec of the package (document ids, key ids, nonces,
+/// the journal's hashes, the trust files' keys and signatures, plugin content hashes).
+package enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
     /// Lowercase hex, two characters a byte.
-    static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    package static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var out: [UInt8] = []
-        out.reserveCapacity(64)
+        out.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {
             out.append(digits[Int(byte >> 4)])
             out.append(digits[Int(byte & 0x0F)])
@@ -17,7 +18,7 @@ enum Hex {
 
     /// Bytes from hex text; `nil` unless every character is a hex digit and the length is even.
     /// Upper- and lowercase digits are accepted unless `lowercaseOnly` is set.
-    static func decode(_ text: String, lowercaseOnly: Bool = false) -> Data? {
+    package static func decode(_ text: String, lowercaseOnly: Bool = false) -> Data? {
         let utf8 = Array(text.utf8)
         guard utf8.count % 2 == 0 else { return nil }
         var out = Data(capacity: utf8.count / 2)

@@ -34,21 +34,12 @@ enum SecureFile {
         unlink(temporary)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard fd >= 0 else { throw .system("cannot create \(temporary): \(errnoText())") }
-        let written = data.withUnsafeBytes { buffer -> Int in
-            guard let base = buffer.baseAddress else { return 0 }
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc_write(fd, base + offset, buffer.count - offset)
-                if n <= 0 { return offset }
-                offset += n
-            }
-            return offset
-        }
+        let failure = data.withUnsafeBytes { FileDescriptor.writeAll(fd, $0) }
         let synced = fsync(fd) == 0
         close(fd)
-        guard written == data.count, synced else {
+        guard failure == nil, synced else {
             unlink(temporary)
-            throw .system("cannot write \(temporary): \(errnoText())")
+            throw .system("cannot write \(temporary): \(failure.map { String(cString: strerror($0)) } ?? errnoText())")
         }
         guard rename(temporary, url.path) == 0 else {
             unlink(temporary)
@@ -64,14 +55,4 @@ enum SecureFile {
     }
 
     private static func errnoText() -> String { String(cString: strerror(errno)) }
-
-    private static func Glibc_write(_ fd: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
-        #if canImport(Darwin)
-        return Darwin.write(fd, pointer, count)
-        #elseif canImport(Musl)
-        return Musl.write(fd, pointer, count)
-        #else
-        return Glibc.write(fd, pointer, count)
-        #endif
-    }
 }

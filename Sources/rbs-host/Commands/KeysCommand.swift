@@ -66,7 +66,7 @@ enum KeysText {
     static func enrolment(_ enrolment: Enrolment) -> String {
         """
         Key id:     \(enrolment.keyId)
-        Public key: \(enrolment.publicKey.map { String(format: "%02x", $0) }.joined())
+        Public key: \(Hex.encode(enrolment.publicKey))
         Add this to your authenticator app (TOTP, SHA1, 6 digits, 30 s):
         \(enrolment.uri)
         """
@@ -76,7 +76,7 @@ enum KeysText {
         """
         Name:       \(identity.name)
         Key id:     \(identity.keyId)
-        Public key: \(identity.publicKey.rawRepresentation.map { String(format: "%02x", $0) }.joined())
+        Public key: \(Hex.encode(identity.publicKey.rawRepresentation))
         """
     }
 }

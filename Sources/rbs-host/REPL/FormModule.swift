@@ -25,8 +25,8 @@ final class FormModule {
     /// Runs the module to its end. `prefill` is the module's typed input: values given on the `run` line.
     func run(prefill: [(id: String, value: String)]) -> ModuleOutput {
         let descriptor = session.operation.descriptor
-        navigation.enter(descriptor.category, .push)
-        navigation.enter(descriptor.title, .push)
+        navigation.enter(descriptor.category)
+        navigation.enter(descriptor.title)
         defer {
             navigation.leave()
             navigation.leave()
@@ -186,7 +186,7 @@ final class FormModule {
             table.rows.append(["\(index + 1)", account.number, Amount.text(account.balance, currency: account.currency),
                                account.currency, account.title + (account.blocked ? " (blocked)" : "")])
         }
-        navigation.enter(atom.caption, .embed)
+        navigation.enter(atom.caption)
         console.hint(table.render().split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
         navigation.leave()
     }

@@ -19,7 +19,7 @@ final class SignPresenter {
     }
 
     func run() -> ModuleOutput {
-        navigation.enter("Sign", .present)
+        navigation.enter("Sign")
         defer { navigation.leave() }
         let module: SignModule
         do {

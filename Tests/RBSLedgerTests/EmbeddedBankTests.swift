@@ -3,7 +3,7 @@ import GRDB
 import Testing
 @testable import RBSLedger
 
-@Suite("Core and Ledger")
+@Suite("EmbeddedBank and Ledger")
 struct CoreTests {
     static let current = "40817810438000000001"
     static let savings = "40817810738000000002"
@@ -13,11 +13,11 @@ struct CoreTests {
     @Test("the demo customer is seeded on first start")
     func seeded() throws {
         let f = try Fixture()
-        let accounts = try f.ledger.core.accounts()
+        let accounts = try f.ledger.bank.accounts()
         #expect(accounts.map(\.number) == [Self.current, Self.savings, Self.blocked, Self.dollars])
         #expect(accounts.allSatisfy { $0.owner == DemoBank.customer })
         #expect(try f.balance(Self.current) == 150_000)
-        #expect(try f.ledger.core.account(number: "40817810000000000000") == nil)
+        #expect(try f.ledger.bank.account(number: "40817810000000000000") == nil)
     }
 
     @Test("a payment to another bank debits the account and returns a receipt")
@@ -48,8 +48,8 @@ struct CoreTests {
     func idempotent() throws {
         let f = try Fixture()
         let signed = try f.identity.sign(try f.payment(amount: "10.00"))
-        let first = try f.ledger.core.submit(signed: signed, publicKey: f.identity.publicKey)
-        let second = try f.ledger.core.submit(signed: signed, publicKey: f.identity.publicKey)
+        let first = try f.ledger.bank.submit(signed: signed, publicKey: f.identity.publicKey)
+        let second = try f.ledger.bank.submit(signed: signed, publicKey: f.identity.publicKey)
         #expect(first == second)
         #expect(try f.balance(Self.current) == 149_990)
         #expect(try f.ledger.journal.entries().count == 1)
@@ -96,7 +96,7 @@ struct CoreTests {
                                           fields: [DocumentField("card", "4276 **** 1234"), DocumentField("reason", "lost")])
         let outcome = try f.ledger.signAndPost(document, code: f.nextCode())
         #expect(outcome == .acknowledged(documentId: document.id, sequence: 1))
-        #expect(try f.ledger.core.accounts().map(\.balance) == DemoBank.seedAccounts.map(\.balance))
+        #expect(try f.ledger.bank.accounts().map(\.balance) == DemoBank.seedAccounts.map(\.balance))
     }
 
     @Test("a wrong code posts nothing and journals nothing")
@@ -115,7 +115,7 @@ struct CoreTests {
         let document = try f.payment()
         let forged = SignedDocument(document: document, signature: Data(count: 64))
         #expect(throws: LedgerError.badSignature(documentId: document.id)) {
-            try f.ledger.core.submit(signed: forged, publicKey: f.identity.publicKey)
+            try f.ledger.bank.submit(signed: forged, publicKey: f.identity.publicKey)
         }
         #expect(try f.ledger.journal.entries().isEmpty)
     }
@@ -139,7 +139,7 @@ struct CoreTests {
         _ = try f.ledger.signAndPost(try f.payment(amount: "5.00"), code: f.nextCode())
         try f.ledger.close()
         let reopened = try Ledger(dataDirectory: f.directory, clock: f.clock.closure)
-        #expect(try reopened.core.account(number: Self.current)?.balance == 149_995)
+        #expect(try reopened.bank.account(number: Self.current)?.balance == 149_995)
         #expect(try reopened.journal.verify() == .ok(1))
     }
 

@@ -7,7 +7,7 @@ import GRDB
 /// ``submit(signed:publicKey:)`` checks the signature, then in ONE write transaction journals the document
 /// with its outcome and applies the posting, so a process killed at any moment leaves either all of it or
 /// none of it. Submitting the same signed document again returns the first outcome and posts nothing.
-public struct Core: Sendable {
+public struct EmbeddedBank: Sendable {
     let database: LedgerDatabase
     let clock: @Sendable () -> Date
 
@@ -57,12 +57,6 @@ public struct Core: Sendable {
         }
     }
 
-    /// Journals and posts one verified document inside the caller's transaction; returns the stored outcome if
-    /// the document was already journaled.
-    func apply(_ signed: SignedDocument, publicKey: Data, in db: Database) throws -> Outcome {
-        try apply(batch: [signed], publicKey: publicKey, in: db)[0]
-    }
-
     /// Journals and posts verified documents in order inside the caller's transaction, exactly as applying them
     /// one after another would: a document already journaled (before or earlier in the batch) returns its first
     /// outcome and posts nothing, and each document sees the balances the earlier ones left.
@@ -70,13 +64,12 @@ public struct Core: Sendable {
     /// Done with few statements: one indexed lookup per document for an earlier entry, the journal tip once, each
     /// account read once and its balance kept in memory, each touched account's final balance written once at
     /// the end (the whole batch is one transaction, so nobody sees the intermediate states).
-    /// `ids[i]`, when given, is `batch[i].id` (computed by the caller, e.g. on all cores while signing).
-    func apply(batch: [SignedDocument], ids: [String]? = nil, publicKey: Data, in db: Database) throws -> [Outcome] {
-        let ids = ids ?? Parallel.map(batch, \.id)
+    func apply(batch: [SignedDocument], publicKey: Data, in db: Database) throws -> [Outcome] {
+        let ids = Parallel.map(batch, \.id)
         return try apply(count: batch.count, publicKey: publicKey, in: db) { (batch[$0], ids[$0]) }
     }
 
-    /// ``apply(batch:ids:publicKey:in:)`` for `count` documents, where `document(i)` gives document `i` and its
+    /// ``apply(batch:publicKey:in:)`` for `count` documents, where `document(i)` gives document `i` and its
     /// id when it is needed, so encoding and signing can still be running.
     func apply(count: Int, publicKey: Data, in db: Database, document: (Int) throws -> (SignedDocument, String)) throws -> [Outcome] {
         var state = BatchState(tip: try Journal.tip(db))
@@ -324,7 +317,7 @@ public struct Core: Sendable {
     }
 }
 
-extension Core.BatchState {
+extension EmbeddedBank.BatchState {
     /// Adds `delta` (`minor` in minor units, when known) to the in-memory balance of a read account, marks it to
     /// be written with `scale` decimals, and returns the unrounded sum and its text with `scale` decimals. The
     /// kept balance is what writing the sum as text and reading it back would give.
