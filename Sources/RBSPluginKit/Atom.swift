@@ -1,6 +1,6 @@
 import CRBSPlugin
 
-/// A brick of an operation's form (seed 000): declare it in one line, put it in `atoms`, read its value in one line.
+/// A brick of an operation's form: declare it in one line, put it in `atoms`, read its value in one line.
 ///
 /// An atom's id is the name of the operation's property that holds it, unless given explicitly. Setting `caption`,
 /// `value`, `error` or `visible` while the operation runs tells the host at once.
@@ -12,7 +12,7 @@ open class Atom {
     var flags: UInt32 = 0
     /// Shown when the person asks for help (`?`).
     public var hint: String?
-    /// Shown while this expression is true (seed 000's `dependency`).
+    /// Shown while this expression is true (its dependency on other atoms).
     public var showIf: String?
     /// Must be true for a submit to pass; `errorText` says what to fix.
     public var validIf: String?
@@ -44,7 +44,7 @@ open class Atom {
         }
     }
 
-    /// The value as text ("" when empty) — seed 000's `stringValue`.
+    /// The value as text ("" when empty).
     public var stringValue: String { value.string }
 
     /// Replaces the value and tells the host.
@@ -84,7 +84,7 @@ open class Atom {
         set { flag(Int(RBS_ATOM_FLAG_SECRET), newValue) }
     }
 
-    /// Seed 000's `showIf(...)`, chainable: `destInnError.showIf("isDestInnCorrect == NO")`.
+    /// Sets `showIf`, chainable: `destInnError.showIf("isDestInnCorrect == NO")`.
     @discardableResult
     public func showIf(_ expression: String) -> Self {
         showIf = expression
@@ -156,7 +156,7 @@ public final class AccountPickerAtom: Atom {
         self.filter = filter
     }
 
-    /// The chosen account number ("" when none) — seed 000's `srcAccount.account`.
+    /// The chosen account number ("" when none).
     public var account: String { stringValue }
 }
 

@@ -47,38 +47,24 @@ public enum AtomValue: Equatable, Sendable {
 
     /// Calls `body` with this value as an `rbs_value_t` whose strings live for the call.
     func withRaw<R>(_ body: (UnsafePointer<rbs_value_t>) -> R) -> R {
-        var raw = rbs_value_t()
+        // Built with value.h's constructors, as the host and every C plugin build them.
+        func pass(_ raw: rbs_value_t) -> R {
+            var raw = raw
+            return body(&raw)
+        }
         func withText(_ type: Int, _ text: String) -> R {
-            text.withCString { pointer in
-                raw.type = UInt32(type)
-                raw.as.text.data = pointer
-                raw.as.text.length = UInt64(strlen(pointer))
-                return body(&raw)
-            }
+            text.withCString { pass(rbs_value_of_text_type(UInt32(type), $0, UInt64(strlen($0)))) }
         }
         switch self {
-        case .none:
-            raw.type = UInt32(RBS_VALUE_NONE)
-            return body(&raw)
+        case .none: return pass(rbs_value_none())
         case .text(let text): return withText(Int(RBS_VALUE_TEXT), text)
         case .date(let text): return withText(Int(RBS_VALUE_DATE), text)
         case .decimal(let text): return withText(Int(RBS_VALUE_DECIMAL), text)
-        case .integer(let value):
-            raw.type = UInt32(RBS_VALUE_INTEGER)
-            raw.as.integer = value
-            return body(&raw)
-        case .bool(let value):
-            raw.type = UInt32(RBS_VALUE_BOOL)
-            raw.as.boolean = value
-            return body(&raw)
+        case .integer(let value): return pass(rbs_value_integer(value))
+        case .bool(let value): return pass(rbs_value_bool(value))
         case .money(let amount, let currency):
             return amount.withCString { amountPointer in
-                currency.withCString { currencyPointer in
-                    raw.type = UInt32(RBS_VALUE_MONEY)
-                    raw.as.money.amount = amountPointer
-                    raw.as.money.currency = currencyPointer
-                    return body(&raw)
-                }
+                currency.withCString { currencyPointer in pass(rbs_value_money(amountPointer, currencyPointer)) }
             }
         }
     }

@@ -10,7 +10,7 @@ public struct DocumentRefusal: Error, Sendable {
     }
 }
 
-/// A C function the operation exports for expressions (seed 000's `isDestInnCorrect`).
+/// A C function the operation exports for expressions (e.g. `isDestInnCorrect`, called from a `validIf`).
 public struct ExportedFunction: Sendable {
     public var name: String
     public var symbol: String
@@ -47,7 +47,7 @@ open class Operation {
 
     public required init() {}
 
-    /// The form, in order. Seed 000: `atoms = [srcAccount, destName, ...]`.
+    /// The form, in order: `atoms = [srcAccount, destName, ...]`.
     open var atoms: [Atom] { [] }
 
     /// A value was edited (`commit` false) or committed (`commit` true).
@@ -121,7 +121,7 @@ final class InstanceContext {
 }
 
 extension Operation {
-    /// Seed 000's BIC lookup: puts the bank's name from the host's directory into `info`, or empties it and marks
+    /// A BIC lookup: puts the bank's name from the host's directory into `info`, or empties it and marks
     /// `bic` when the directory does not know the BIC.
     /// - Returns: the bank, when found.
     @discardableResult

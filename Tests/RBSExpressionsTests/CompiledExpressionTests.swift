@@ -230,4 +230,25 @@ struct CompiledExpressionTests {
         let neg = try CompiledExpression.compile("-$type", in: Self.scope, expecting: .int)
         #expect(neg.evaluate([.int(.min)]) == .null)
     }
+
+    @Test("a comparison that can never be true is refused: enum non-options, letters against digits-only fields")
+    func neverTrueComparisons() throws {
+        var scope = ExpressionScope()
+        scope.declareField("operator", slot: 0, type: .string, domain: .options(["MTS", "BEELINE"]))
+        scope.declareField("kind", slot: 1, type: .int, domain: .options(["1", "2"]))
+        scope.declareField("inn", slot: 2, type: .string, domain: .digits)
+        func refusal(_ source: String) -> String? {
+            do { _ = try CompiledExpression.compile(source, in: scope); return nil } catch { return error.description }
+        }
+        #expect(refusal("operator == 'OTHER'") == "column 13: operator can never be 'OTHER': its options are 'MTS', 'BEELINE'")
+        #expect(refusal("'OTHER' != $operator") == "column 1: operator can never be 'OTHER': its options are 'MTS', 'BEELINE'")
+        #expect(refusal("operator IN {'MTS', 'TELE2'}")?.contains("operator can never be 'TELE2'") == true)
+        #expect(refusal("$kind == 3") == "column 10: kind can never be 3: its options are '1', '2'")
+        #expect(refusal("$inn == '77O7083893'")?.contains("inn can never be '77O7083893': it holds digits only") == true)
+        // What can be true compiles: options, NIL, digits, ordering, other fields.
+        for source in ["operator == 'MTS'", "operator IN {'MTS', 'BEELINE'}", "$kind == 2 OR $kind == NIL",
+                       "$inn == '7707083893'", "$inn == ''", "len($inn) == 10", "$operator == $inn", "$kind > 5"] {
+            #expect(refusal(source) == nil, "\(source)")
+        }
+    }
 }

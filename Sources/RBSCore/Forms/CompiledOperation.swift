@@ -28,6 +28,15 @@ public struct CompiledOperation: @unchecked Sendable {
         }
     }
 
+    /// The values an atom can ever hold beyond its type, so a comparison that can never be true is refused at load.
+    static func domain(of atom: AtomDescriptor) -> FieldDomain? {
+        switch atom.kind {
+        case .enumeration: .options(atom.options.map(\.value))
+        case .input where atom.inputType == .digits: .digits
+        default: nil
+        }
+    }
+
     /// Compiles every expression of `descriptor`, binding its functions at `addresses`.
     /// - Throws: a `PluginProblem.expression` naming the operation, the atom and the expression.
     init(_ descriptor: OperationDescriptor, addresses: [String: UnsafeMutableRawPointer]) throws(PluginProblem) {
@@ -50,7 +59,7 @@ public struct CompiledOperation: @unchecked Sendable {
         var scope = ExpressionScope()
         var slotByID: [String: Int] = [:]
         for (index, atom) in descriptor.atoms.enumerated() {
-            scope.declareField(atom.id, slot: index, type: Self.valueType(of: atom))
+            scope.declareField(atom.id, slot: index, type: Self.valueType(of: atom), domain: Self.domain(of: atom))
             slotByID[atom.id] = index
         }
         for function in functions { scope.declareFunction(function) }
@@ -71,7 +80,8 @@ public struct CompiledOperation: @unchecked Sendable {
             filterScope.declareField(field.name, slot: index, type: field.type)
         }
         for (index, atom) in descriptor.atoms.enumerated() where AccountFilter.field(named: atom.id) == nil {
-            filterScope.declareField(atom.id, slot: AccountFilter.fields.count + index, type: Self.valueType(of: atom))
+            filterScope.declareField(atom.id, slot: AccountFilter.fields.count + index, type: Self.valueType(of: atom),
+                                     domain: Self.domain(of: atom))
         }
         for function in functions where !function.isInstanceBound { filterScope.declareFunction(function) }
 

@@ -157,10 +157,7 @@ public final class FormSession {
         let terminated = bytes + [0]
         return terminated.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { chars in
-                var raw = rbs_value_t()
-                raw.type = UInt32(RBS_VALUE_TEXT)
-                raw.as.text.data = chars.baseAddress
-                raw.as.text.length = UInt64(bytes.count)
+                var raw = rbs_value_of_text_type(UInt32(RBS_VALUE_TEXT), chars.baseAddress, UInt64(bytes.count))
                 return changed(instance, id, &raw, true)
             }
         }

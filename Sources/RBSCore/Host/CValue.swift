@@ -6,39 +6,28 @@ import RBSExpressions
 enum CValue {
     /// Calls `body` with `value` as the `rbs_value_t` the ABI defines for `atom`'s kind; strings live for the call.
     static func with<R>(_ value: ExprValue, for atom: AtomDescriptor, _ body: (UnsafePointer<rbs_value_t>) -> R) -> R {
-        var raw = rbs_value_t()
+        // Built with value.h's constructors, as every C plugin builds them.
+        func pass(_ raw: rbs_value_t) -> R {
+            var raw = raw
+            return body(&raw)
+        }
         func text(_ type: Int, _ string: String) -> R {
-            string.withCString { pointer in
-                raw.type = UInt32(type)
-                raw.as.text.data = pointer
-                raw.as.text.length = UInt64(strlen(pointer))
-                return body(&raw)
-            }
+            string.withCString { pass(rbs_value_of_text_type(UInt32(type), $0, UInt64(strlen($0)))) }
         }
         switch value {
         case .null:
-            raw.type = UInt32(RBS_VALUE_NONE)
-            return body(&raw)
+            return pass(rbs_value_none())
         case .bool(let flag):
-            raw.type = UInt32(RBS_VALUE_BOOL)
-            raw.as.boolean = flag
-            return body(&raw)
+            return pass(rbs_value_bool(flag))
         case .int(let number):
             // Enum values cross as the option's text; other integers as integers.
             if atom.kind == .enumeration { return text(RBS_VALUE_TEXT, String(number)) }
-            raw.type = UInt32(RBS_VALUE_INTEGER)
-            raw.as.integer = number
-            return body(&raw)
+            return pass(rbs_value_integer(number))
         case .decimal(let decimal):
             if atom.kind == .input, atom.inputType == .amount, let currency = atom.currency {
                 let amount = Amount.text(decimal, currency: currency)
                 return amount.withCString { amountPointer in
-                    currency.withCString { currencyPointer in
-                        raw.type = UInt32(RBS_VALUE_MONEY)
-                        raw.as.money.amount = amountPointer
-                        raw.as.money.currency = currencyPointer
-                        return body(&raw)
-                    }
+                    currency.withCString { currencyPointer in pass(rbs_value_money(amountPointer, currencyPointer)) }
                 }
             }
             return text(RBS_VALUE_DECIMAL, MoneyText.plain(decimal))

@@ -17,6 +17,17 @@ struct DescriptorReader {
     static func read(_ entry: UnsafePointer<rbs_plugin_entry_t>) throws(PluginProblem) -> PluginManifest {
         let abi = ABIVersion(entry.pointee.abi_version)
         try checkCompatible(abi)
+        try checkRequirements(entry, abi: abi)
+        do {
+            return try readDescriptor(entry, abi: abi)
+        } catch .descriptor(let location, let issue) where abi.minor > ABIVersion.host.minor {
+            // A value this host does not know may be one a later minor added: say so.
+            throw .descriptor(location: location, issue: "\(issue); the plugin was built against ABI \(abi.short), newer than this host's \(ABIVersion.host.short), so it may use a feature this host lacks (update rbs-host, or list what it needs in \(RBS_EXT_REQUIREMENTS))")
+        }
+    }
+
+    private static func readDescriptor(_ entry: UnsafePointer<rbs_plugin_entry_t>,
+                                       abi: ABIVersion) throws(PluginProblem) -> PluginManifest {
         guard let descriptor = entry.pointee.descriptor else {
             throw .descriptor(location: "entry", issue: "descriptor is NULL")
         }
@@ -56,11 +67,49 @@ struct DescriptorReader {
                               abi: abi, operations: operations)
     }
 
-    /// The host refuses another major, or a newer minor than its own.
+    /// The host refuses another major; any minor of its own major loads (`rbs_version_is_compatible`, rbs/version.h):
+    /// growth within a major is by extensions, and what a plugin cannot do without it lists in its requirements.
     static func checkCompatible(_ abi: ABIVersion) throws(PluginProblem) {
-        let host = ABIVersion.host
-        guard abi.major == host.major else { throw .abiMajor(plugin: abi, host: host) }
-        guard abi.minor <= host.minor else { throw .abiNewerMinor(plugin: abi, host: host) }
+        guard rbs_version_is_compatible(abi.raw) else { throw .abiMajor(plugin: abi, host: ABIVersion.host) }
+    }
+
+    /// The most features a plugin may list in `rbs.requirements/1`.
+    static let maxRequirements = 64
+
+    /// The host services a plugin may require by id (registered by `HostServiceTables`).
+    static let hostServices: Set<String> = [RBS_SERVICE_ACCOUNTS, RBS_SERVICE_DIRECTORY, RBS_SERVICE_LOG, RBS_SERVICE_CLOCK]
+
+    /// Reads the plugin's `rbs.requirements/1` (if it offers it) and refuses the plugin, naming the first feature
+    /// this host lacks: an ABI version newer than the host's, or a service the host does not offer.
+    static func checkRequirements(_ entry: UnsafePointer<rbs_plugin_entry_t>, abi: ABIVersion) throws(PluginProblem) {
+        guard let getExtension = entry.pointee.get_extension,
+              let raw = getExtension(RBS_EXT_REQUIREMENTS) else { return }
+        let requirements = raw.assumingMemoryBound(to: rbs_requirements_extension_t.self).pointee
+        let location = "extension \(RBS_EXT_REQUIREMENTS)"
+        let count = Int(requirements.count)
+        guard count <= maxRequirements else {
+            throw .descriptor(location: location, issue: "count \(count) is more than \(maxRequirements)")
+        }
+        guard count > 0 else { return }
+        guard let features = requirements.features else {
+            throw .descriptor(location: location, issue: "features is NULL but count is \(count)")
+        }
+        for index in 0..<count {
+            let feature = try text(features[index], "feature #\(index + 1)", at: location)
+            guard !isProvided(feature) else { continue }
+            throw .missingFeature(feature: feature, plugin: abi, host: ABIVersion.host)
+        }
+    }
+
+    /// Whether this host has `feature`: "rbs.abi/MAJOR.MINOR" up to its own version, or one of its services.
+    static func isProvided(_ feature: String) -> Bool {
+        let abiPrefix = "rbs.abi/"
+        if feature.hasPrefix(abiPrefix) {
+            let parts = feature.dropFirst(abiPrefix.count).split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 2, let major = UInt32(parts[0]), let minor = UInt32(parts[1]) else { return false }
+            return major == ABIVersion.host.major && minor <= ABIVersion.host.minor
+        }
+        return hostServices.contains(feature)
     }
 
     private static func readOperation(_ raw: rbs_operation_descriptor_t, index: Int,

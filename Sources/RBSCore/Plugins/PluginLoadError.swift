@@ -20,7 +20,8 @@ public enum PluginProblem: Error, CustomStringConvertible, Sendable, Equatable {
     case noEntry
     case entryReturnedNull
     case abiMajor(plugin: ABIVersion, host: ABIVersion)
-    case abiNewerMinor(plugin: ABIVersion, host: ABIVersion)
+    /// The plugin lists in `rbs.requirements/1` a feature this host lacks.
+    case missingFeature(feature: String, plugin: ABIVersion, host: ABIVersion)
     /// A descriptor field is wrong: `location` says where ("operation 'pay.x' atom 'amount'"), `issue` what.
     case descriptor(location: String, issue: String)
     case missingSymbol(location: String, symbol: String)
@@ -41,8 +42,8 @@ public enum PluginProblem: Error, CustomStringConvertible, Sendable, Equatable {
         case .entryReturnedNull: "\(PluginLoader.entrySymbol)() returned NULL — return a pointer to a static rbs_plugin_entry_t"
         case .abiMajor(let plugin, let host):
             "ABI \(plugin.short) is not compatible with this host's ABI \(host.short) — rebuild the plugin against rbs_plugin.h \(host.major).x"
-        case .abiNewerMinor(let plugin, let host):
-            "ABI \(plugin.short) is newer than this host's ABI \(host.short) — update rbs-host, or rebuild the plugin against rbs_plugin.h \(host.short)"
+        case .missingFeature(let feature, let plugin, let host):
+            "the plugin requires \(feature), which this host (ABI \(host.short)) does not offer; it was built against ABI \(plugin.short) — update rbs-host, or use a version of the plugin that does not need \(feature)"
         case .descriptor(let location, let issue): "\(location): \(issue) — fix the plugin's descriptor"
         case .missingSymbol(let location, let symbol):
             "\(location): the image does not export the symbol '\(symbol)' — export it with RBS_EXPORT (or @_cdecl in Swift)"

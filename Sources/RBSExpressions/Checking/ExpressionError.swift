@@ -12,6 +12,8 @@ public enum ExpressionError: Error, Sendable, Equatable, CustomStringConvertible
     case argumentCount(column: Int, function: String, expected: Int, found: Int)
     /// Operands or arguments of types the operator or function does not accept.
     case typeMismatch(column: Int, message: String)
+    /// A field compared with a literal it can never hold (an enum's non-option, letters for a digits-only field).
+    case neverTrue(column: Int, field: String, literal: String, explanation: String)
     /// A MATCHES pattern that is not a valid regular expression.
     case regex(column: Int, pattern: String, reason: String)
     /// Parentheses, NOT, unary minus and calls nested deeper than `limit`.
@@ -25,7 +27,7 @@ public enum ExpressionError: Error, Sendable, Equatable, CustomStringConvertible
     public var column: Int {
         switch self {
         case .parse(let c, _, _), .badLiteral(let c, _, _), .unknownField(let c, _), .unknownFunction(let c, _),
-             .argumentCount(let c, _, _, _), .typeMismatch(let c, _), .regex(let c, _, _), .tooDeep(let c, _),
+             .argumentCount(let c, _, _, _), .typeMismatch(let c, _), .neverTrue(let c, _, _, _), .regex(let c, _, _), .tooDeep(let c, _),
              .tooManyNodes(let c, _), .tooLong(let c, _, _):
             c
         }
@@ -45,6 +47,8 @@ public enum ExpressionError: Error, Sendable, Equatable, CustomStringConvertible
             "column \(c): \(function)() takes \(expected) argument\(expected == 1 ? "" : "s") but was given \(found)"
         case .typeMismatch(let c, let message):
             "column \(c): type mismatch: \(message)"
+        case .neverTrue(let c, let field, let literal, let explanation):
+            "column \(c): \(field) can never be \(literal): \(explanation)"
         case .regex(let c, let pattern, let reason):
             "column \(c): invalid regular expression '\(pattern)': \(reason)"
         case .tooDeep(let c, let limit):

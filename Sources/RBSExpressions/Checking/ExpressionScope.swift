@@ -1,3 +1,5 @@
+import Foundation
+
 /// What an expression may refer to: fields (each with a slot index into the values array and a type) and
 /// plugin functions. The built-in functions (`len`, `trim`, `upper`, `lower`, `isInn`, `isKpp`, `isBic`,
 /// `accountKeyOk`, `isIban`, `luhn`) are always available; a plugin function with the same name takes precedence.
@@ -5,6 +7,7 @@ public struct ExpressionScope: Sendable {
     struct Field: Sendable {
         var slot: Int
         var type: ValueType
+        var domain: FieldDomain?
     }
 
     private(set) var fields: [String: Field] = [:]
@@ -24,6 +27,12 @@ public struct ExpressionScope: Sendable {
         fields[name] = Field(slot: slot, type: type)
     }
 
+    /// Declares field `name` whose values are limited to `domain`: comparing it (`==`, `!=`, IN) with a literal
+    /// outside the domain is refused at compile time, since such a comparison could never be true.
+    public mutating func declareField(_ name: String, slot: Int, type: ValueType, domain: FieldDomain?) {
+        fields[name] = Field(slot: slot, type: type, domain: domain)
+    }
+
     /// Declares a plugin function, callable by its `name`.
     public mutating func declareFunction(_ function: ForeignFunction) {
         functions[function.name] = function
@@ -32,5 +41,35 @@ public struct ExpressionScope: Sendable {
     /// The slot of field `name`, if declared.
     public func slot(of name: String) -> Int? {
         fields[name]?.slot
+    }
+}
+
+/// The values a field can ever hold, beyond its type.
+public enum FieldDomain: Sendable, Equatable {
+    /// One of an enum atom's option values.
+    case options([String])
+    /// Text of the digits 0-9 only (a digits-only input: INN, account numbers).
+    case digits
+
+    /// Whether a field of this domain can ever equal `literal`.
+    func admits(_ literal: ExprValue) -> Bool {
+        switch (self, literal) {
+        case (_, .null): true
+        case (.options(let values), .string(let text)): values.contains(text)
+        case (.options(let values), .int(let number)): values.contains { Int64($0) == number }
+        case (.options(let values), .decimal(let number)):
+            values.contains { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) == number }
+        case (.options, _): false
+        case (.digits, .string(let text)): text.unicodeScalars.allSatisfy { ("0"..."9").contains($0) }
+        case (.digits, _): true
+        }
+    }
+
+    /// What the field can hold, for a message.
+    var explanation: String {
+        switch self {
+        case .options(let values): "its options are " + values.map { "'\($0)'" }.joined(separator: ", ")
+        case .digits: "it holds digits only"
+        }
     }
 }

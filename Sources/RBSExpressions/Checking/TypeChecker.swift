@@ -68,6 +68,10 @@ struct TypeChecker {
         case .comparison(let op, let leftSyntax, let rightSyntax):
             let left = try check(leftSyntax), right = try check(rightSyntax)
             try requireComparable(left.type, right.type, ordering: op.isOrdering, what: "'\(op)'", column: column)
+            if !op.isOrdering {
+                try requirePossible(leftSyntax, rightSyntax)
+                try requirePossible(rightSyntax, leftSyntax)
+            }
             return (Self.lowerComparison(op, left.node, right.node), .bool)
         case .string(let op, let options, let leftSyntax, let rightSyntax):
             let left = try check(leftSyntax), right = try check(rightSyntax)
@@ -100,6 +104,7 @@ struct TypeChecker {
             for syntax in elementSyntax {
                 let element = try check(syntax)
                 try requireComparable(operand.type, element.type, ordering: false, what: "IN", column: syntax.column)
+                try requirePossible(operandSyntax, syntax)
                 elements.append(element.node)
             }
             return (.member(operand.node, elements), .bool)
@@ -110,6 +115,17 @@ struct TypeChecker {
             try requireComparable(operand.type, high.type, ordering: true, what: "BETWEEN", column: highSyntax.column)
             return (.between(operand.node, low.node, high.node), .bool)
         }
+    }
+
+    /// Refuses `field == literal` (or IN) when the field's domain can never hold the literal.
+    private func requirePossible(_ fieldSyntax: SyntaxNode, _ literalSyntax: SyntaxNode) throws(ExpressionError) {
+        guard case .name(let name, _) = fieldSyntax.kind, let field = scope.fields[name], let domain = field.domain,
+              case .literal(let literal) = literalSyntax.kind, !domain.admits(literal) else { return }
+        let shown: String = switch literal {
+        case .string(let text): "'\(text)'"
+        default: "\(literal)"
+        }
+        throw .neverTrue(column: literalSyntax.column, field: name, literal: shown, explanation: domain.explanation)
     }
 
     private func requireComparable(_ a: ValueType?, _ b: ValueType?, ordering: Bool, what: String,

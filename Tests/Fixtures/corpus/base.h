@@ -66,6 +66,9 @@
 #ifndef INIT
 #define INIT NULL
 #endif
+#ifndef GET_EXTENSION
+#define GET_EXTENSION NULL
+#endif
 
 static int corpus_token;
 static void *corpus_create(const rbs_operation_descriptor_t *operation, const rbs_host_t *host, rbs_module_t *module) {
@@ -109,6 +112,7 @@ static const rbs_plugin_entry_t corpus_entry = {
     .abi_version = ABI_INIT,
     .descriptor = DESCRIPTOR_POINTER,
     .init = INIT,
+    .get_extension = GET_EXTENSION,
 };
 
 #ifndef NO_ENTRY

@@ -84,7 +84,7 @@ static rbs_status_t value_changed(void *instance, const char *atom_id, const rbs
         host->set_error(host, self->module, "name", strcmp(name, "Bad") == 0 ? "no bad names" : NULL);
         host->set_error(host, self->module, NULL, strcmp(name, "Formerr") == 0 ? "the form is wrong" : NULL);
         if (strcmp(name, "Fill") == 0) {
-            rbs_value_t code = { .type = RBS_VALUE_TEXT, .as.text = { .data = "12", .length = 2 } };
+            rbs_value_t code = rbs_value_text("12");
             host->set_value(host, self->module, "code", &code);
         }
         rbs_value_t read;

@@ -1,6 +1,6 @@
 import RBSPluginKit
 
-/// Seed 000's quick payment order: one line per atom; reorder the form by moving a line in `atoms`.
+/// A quick payment order: one line per atom; reorder the form by moving a line in `atoms`.
 final class PayPPQuickOperation: Operation, OperationDefinition {
     static let id = "pay.pp.quick"
     static let title = "Quick payment"
@@ -104,5 +104,5 @@ public func isDestInnCorrect(_ instance: UnsafeMutableRawPointer?) -> Bool {
 @_cdecl("rbs_plugin_entry")
 public func rbsPluginEntry() -> UnsafeRawPointer? {
     Plugin.entry(id: "ru.example.payments.quick", name: "Quick payment", version: "1.0.0", vendor: "Example Bank",
-                 description: "Seed 000's quick payment order.", operations: [PayPPQuickOperation.self])
+                 description: "A quick payment order to any bank.", operations: [PayPPQuickOperation.self])
 }

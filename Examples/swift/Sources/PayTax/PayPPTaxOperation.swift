@@ -21,7 +21,7 @@ final class PayPPTaxOperation: Operation, OperationDefinition {
     /// Written with bracket classes instead of backslashes so it reads the same whatever the string escapes.
     static let taxPeriod = "(МС[.](0[1-9]|1[0-2])|КВ[.]0[1-4]|ПЛ[.]0[12]|ГД[.]00)[.][0-9]{4}"
 
-    /// Seed 000's own dependency of fields 106–109, verbatim.
+    /// The dependency of fields 106–109 on the payer status (field 101), as the Bank of Russia's rules give it.
     static let budgetFieldsShown = "($type == 1) || ($type == 2)"
 
     let srcAccount = AccountPickerAtom(title: "Списать со счета", filter: "currency == 'RUB' AND NOT blocked")

@@ -1,5 +1,6 @@
 /*
- * rbs/atom.h — atoms: the reusable bricks an operation's form is built from (one line each, as in seed 000).
+ * rbs/atom.h — atoms: the reusable bricks an operation's form is built from (one line of the form
+ * each: a field, a choice, a label, a button).
  *
  * Every string in a descriptor is UTF-8 and NUL-terminated, and lives as long as the plugin image is loaded.
  * All descriptors are plain data: reading them has no side effects, so the host may cache them.
@@ -8,6 +9,10 @@
 #define RBS_ATOM_H
 
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* The kind of an atom: how it is shown and what value it holds. */
 enum {
@@ -65,5 +70,9 @@ typedef struct rbs_atom_descriptor {
     uint32_t option_count;        /* ENUM: number of options, at least 1; 0 for other kinds */
     const rbs_option_t *options;  /* ENUM: option_count options; NULL for other kinds */
 } rbs_atom_descriptor_t;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* RBS_ATOM_H */

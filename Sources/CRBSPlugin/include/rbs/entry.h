@@ -3,9 +3,10 @@
  *
  *     RBS_EXPORT const rbs_plugin_entry_t *rbs_plugin_entry(void);
  *
- * The host finds it with dlsym(RBS_ENTRY_SYMBOL), calls it once, checks `abi_version` (the first field), then
- * validates the whole descriptor before it registers anything. Calling the entry and reading the descriptor must
- * have no side effects: the host may do it in a scanner process and cache the result.
+ * The host finds it with dlsym(RBS_ENTRY_SYMBOL), calls it, checks `abi_version` (the first field) with
+ * rbs_version_is_compatible(), then validates the whole descriptor before it registers anything. Calling the entry,
+ * reading the descriptor and calling get_extension must have no side effects: the host may do it in a scanner
+ * process, more than once, and cache the result.
  */
 #ifndef RBS_ENTRY_H
 #define RBS_ENTRY_H
@@ -17,9 +18,13 @@
 #include "operation.h"
 #include "version.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define RBS_ENTRY_SYMBOL "rbs_plugin_entry"
 
-/* Describes a plugin: one .so file. */
+/* Describes a plugin: one .so file. Static data. */
 typedef struct rbs_plugin_descriptor {
     const char *id;          /* required: reverse-DNS, unique across plugins ("ru.example.payments") */
     const char *name;        /* required: human readable ("Payments") */
@@ -36,18 +41,32 @@ typedef struct rbs_plugin_entry {
     const rbs_plugin_descriptor_t *descriptor; /* required */
 
     /* May be NULL. Called once after validation and before any create(); `host` lives until deinit() returns.
-     * Register services here. Return false to refuse to start (the host reports it and does not use the plugin). */
+     * Register services here. Return false to refuse to start (the host reports it and does not use the plugin).
+     * [plugin-thread] */
     bool (*init)(const rbs_host_t *host);
 
-    /* May be NULL. Called once when the host stops using the plugin, after every module was destroyed. */
+    /* May be NULL. Called once when the host stops using the plugin, after every module was destroyed.
+     * [plugin-thread] */
     void (*deinit)(void);
 
     /* May be NULL. Returns the plugin's table for an extension by versioned id ("rbs.state/1"), or NULL when the
-     * plugin does not offer it. Extensions are how the ABI grows: released structs never change. */
+     * plugin does not offer it. Extensions are how the ABI grows: released structs never change. No side effects;
+     * may be called before init() (e.g. for "rbs.requirements/1"). [plugin-thread] */
     const void *(*get_extension)(const char *id);
 } rbs_plugin_entry_t;
 
 /* The type of the entry symbol. */
 typedef const rbs_plugin_entry_t *(*rbs_plugin_entry_fn)(void);
+
+/* The entry symbol itself, declared so the compiler checks a plugin's definition against it. Define it once:
+ *
+ *     RBS_EXPORT const rbs_plugin_entry_t *rbs_plugin_entry(void) { return &entry; }
+ *
+ * Returns static data, never NULL. [plugin-thread] (no side effects; may be called more than once) */
+RBS_EXPORT const rbs_plugin_entry_t *rbs_plugin_entry(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* RBS_ENTRY_H */

@@ -1,8 +1,8 @@
 /*
  * rbs/host.h — what the host offers a plugin: services, logging and the mutators of a running form.
  *
- * Threading: the host calls a plugin from one thread at a time, and a plugin calls the host back only from inside
- * a call the host made (on that same thread), unless a function below says otherwise.
+ * Threading: every function here is [in-callback] — a plugin calls it only from inside a call the host made into
+ * the plugin, on that same thread — unless it says [any-thread]. (Tags are defined in rbs_plugin.h.)
  * Ownership: strings passed in either direction are borrowed for the call; the callee copies what it keeps.
  */
 #ifndef RBS_HOST_H
@@ -13,6 +13,10 @@
 
 #include "version.h"
 #include "value.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* One run of an operation (a module). Opaque; valid from the operation's create() until its destroy() returns. */
 typedef struct rbs_module rbs_module_t;
@@ -36,38 +40,44 @@ struct rbs_host {
 
     /* Looks up a service by its versioned id ("rbs.accounts/1", see rbs/services.h, or one a plugin registered).
      * Returns the service's table, which lives until the host (or the registering plugin) is unloaded, or NULL
-     * when no such service exists: a plugin must handle NULL. */
+     * when no such service exists: a plugin must handle NULL. [in-callback] */
     const void *(*get_service)(const rbs_host_t *host, const char *id);
 
     /* Registers a service this plugin offers to other plugins under a versioned id "vendor.name/N". `service` must
-     * live until the plugin's deinit(). Returns false when the id is malformed or already taken. Call from init(). */
+     * live until the plugin's deinit(). Returns false when the id is malformed or already taken. Call from init().
+     * [in-callback] */
     bool (*register_service)(const rbs_host_t *host, const char *id, const void *service);
 
     /* Writes one line to the host's log, tagged with the plugin's id. `message` is NUL-terminated UTF-8.
-     * May be called from any thread. */
+     * [any-thread] */
     void (*log)(const rbs_host_t *host, uint32_t level, const char *message);
 
     /* Reads the current value of an atom of a running module into *out: RBS_VALUE_NONE when it is empty or hidden
      * (a hidden atom's value never counts). Strings in *out are owned by the host and valid until the next call that
-     * changes this module. Returns false for an unknown atom id. */
+     * changes this module. Returns false for an unknown atom id. [in-callback] */
     bool (*get_value)(const rbs_host_t *host, rbs_module_t *module, const char *atom_id, rbs_value_t *out);
 
     /* Sets the value of an atom (an RBS_VALUE_NONE value clears it). Dependencies are recomputed; the plugin's
      * value_changed is not called for a change it made itself. Returns false for an unknown atom or a value of the
-     * wrong type for the atom. */
+     * wrong type for the atom. Build `value` with the rbs_value_* constructors (rbs/value.h). [in-callback] */
     bool (*set_value)(const rbs_host_t *host, rbs_module_t *module, const char *atom_id, const rbs_value_t *value);
 
-    /* Sets the caption of an atom (a TEXT atom's caption is its content). Returns false for an unknown atom. */
+    /* Sets the caption of an atom (a TEXT atom's caption is its content). Returns false for an unknown atom.
+     * [in-callback] */
     bool (*set_caption)(const rbs_host_t *host, rbs_module_t *module, const char *atom_id, const char *caption);
 
     /* Shows or hides an atom that has no show_if expression (for one that has, the expression decides and this
-     * returns false). Returns false for an unknown atom. */
+     * returns false). Returns false for an unknown atom. [in-callback] */
     bool (*set_visible)(const rbs_host_t *host, rbs_module_t *module, const char *atom_id, bool visible);
 
     /* Marks an atom as needing attention with `message`, or clears the mark when `message` is NULL. `atom_id` NULL
      * marks the whole form (e.g. "the accounts are in different currencies"). A marked form cannot be submitted.
-     * Returns false for an unknown atom. */
+     * Returns false for an unknown atom. [in-callback] */
     bool (*set_error)(const rbs_host_t *host, rbs_module_t *module, const char *atom_id, const char *message);
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* RBS_HOST_H */

@@ -4,12 +4,18 @@
  * Each service is a table whose first field is a context pointer to pass back to its functions. Strings a service
  * returns are owned by the host and valid until the next call to the same service. Every lookup may fail (return
  * false or NULL): a plugin handles it.
+ * Threads: every service function is [in-callback] (called from inside a host call into the plugin, on that thread)
+ * unless it says [any-thread].
  */
 #ifndef RBS_SERVICES_H
 #define RBS_SERVICES_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* ---- rbs.accounts/1: the customer's accounts ---- */
 #define RBS_SERVICE_ACCOUNTS "rbs.accounts/1"
@@ -50,7 +56,7 @@ typedef struct rbs_directory_service {
 
 typedef struct rbs_log_service {
     void *context;
-    /* `level`: RBS_LOG_*; `source` and `message`: NUL-terminated UTF-8. Any thread. */
+    /* `level`: RBS_LOG_*; `source` and `message`: NUL-terminated UTF-8. [any-thread] */
     void (*write)(void *context, uint32_t level, const char *source, const char *message);
 } rbs_log_service_t;
 
@@ -63,5 +69,9 @@ typedef struct rbs_clock_service {
     /* Writes today's date "YYYY-MM-DD" in the host's time zone and a NUL into out (at least 11 bytes). */
     void (*today)(void *context, char out[11]);
 } rbs_clock_service_t;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* RBS_SERVICES_H */
