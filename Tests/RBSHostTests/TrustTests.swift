@@ -21,7 +21,10 @@ struct TrustTests {
             key = sandbox.data.appendingPathComponent("publisher.key")
             let made = try sandbox.host(["plugin", "keygen", key.path, "--name", "Tests"], environment: ["RBS_DEV": nil])
             try #require(made.status == 0, "keygen: \(made)")
-            publicKey = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let lines = made.stdout.split(separator: "\n").map(String.init)
+            publicKey = lines.first { $0.hasPrefix("public key ") }.map { String($0.dropFirst("public key ".count)) } ?? ""
+            #expect(lines.first == "wrote \(key.path) (the private key, mode 0600: keep it secret) and \(key.path).pub (the public key)")
+            #expect(made.stdout.contains("rbs-host trust add \(key.path).pub"))
         }
 
         /// `rbs-host ARGS` without RBS_DEV.
@@ -48,7 +51,7 @@ struct TrustTests {
         }
     }
 
-    @Test("keygen writes a 0600 key file and a .pub file, and prints the public key")
+    @Test("keygen writes a 0600 key file and a .pub file, and says which files it wrote and the public key")
     func keygen() throws {
         let world = try World()
         #expect(world.publicKey.count == 64 && world.publicKey.allSatisfy(\.isHexDigit))

@@ -13,7 +13,7 @@ struct PluginCommand: ParsableCommand {
 /// `rbs-host plugin keygen KEYFILE`: a new publisher key.
 struct PluginKeygenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "keygen", abstract: "Create a publisher key file (0600) and KEYFILE.pub; print the public key.",
+        commandName: "keygen", abstract: "Create a publisher key file (0600) and KEYFILE.pub; say what was written and the public key.",
         discussion: "A publisher key signs plugins. It is not your document-signing key (`rbs-host keys`).")
 
     @Argument(help: "The key file to create.") var keyFile: String
@@ -24,7 +24,12 @@ struct PluginKeygenCommand: ParsableCommand {
         do {
             let key = PublisherKey.generate(name: name)
             try key.write(to: keyFile, force: force)
-            print(key.publicKeyHex)
+            print("""
+                wrote \(keyFile) (the private key, mode 0600: keep it secret) and \(keyFile).pub (the public key)
+                public key \(key.publicKeyHex)
+                Next: rbs-host plugin sign PLUGIN.so --key \(keyFile)
+                      rbs-host trust add \(keyFile).pub    (on each host that should load your plugins; RBS_HOME/--data picks the host's data folder)
+                """)
         } catch {
             Terminal.error(error.description)
             throw ExitCode.failure
