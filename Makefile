@@ -4,7 +4,7 @@
 SWIFT ?= swift
 CC ?= cc
 CFLAGS ?= -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden
-INCLUDE := Sources/CRBSPlugin/include
+INCLUDE := SDK/Sources/CRBSPlugin/include
 HEADERS := $(wildcard $(INCLUDE)/*.h $(INCLUDE)/rbs/*.h $(INCLUDE)/rbs/ext/*.h)
 PLUGINS := Plugins
 
@@ -41,14 +41,15 @@ c-plugins: $(C_PLUGINS)
 $(PLUGINS)/transfer-own.so: Examples/c/transfer-own/transfer_own.c $(HEADERS)
 	$(CC) $(CFLAGS) -I$(INCLUDE) -o $@ $<
 
-# Swift plugins: a separate package (Examples/swift) that depends on the SDK, built on its own, never linked to the host.
+# Swift plugins: a separate package (Examples/swift) that depends on the SDK package (SDK/) alone, built on its own,
+# never linked to the host.
 swift-plugins:
 	cd Examples/swift && $(SWIFT) build -c release
 	cp Examples/swift/.build/release/libPayQuick.so $(PLUGINS)/pay-quick.so
 	cp Examples/swift/.build/release/libPayTax.so $(PLUGINS)/pay-tax.so
 
 # Rust plugins: a cargo package per plugin, no crates from a registry (--offline); the ABI binding is the path crate
-# Examples/rust/rbs-plugin-abi.
+# SDK/rust/rbs-plugin-abi.
 rust-plugins:
 	$(CARGO) build --release --offline --manifest-path Examples/rust/card-block/Cargo.toml
 	cp Examples/rust/card-block/target/release/libcard_block.so $(PLUGINS)/card-block.so

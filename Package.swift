@@ -7,7 +7,7 @@ let package = Package(
     products: [
         .executable(name: "rbs-host", targets: ["rbs-host"]),
         .executable(name: "rbs-bench", targets: ["rbs-bench"]),
-        // The C ABI and the Swift SDK, for plugin packages (Examples/swift depends on these two).
+        // The C ABI and the Swift SDK. A plugin depends on the SDK package (SDK/) instead, which resolves nothing else.
         .library(name: "CRBSPlugin", targets: ["CRBSPlugin"]),
         .library(name: "RBSPluginKit", targets: ["RBSPluginKit"]),
     ],
@@ -17,8 +17,9 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     ],
     targets: [
-        // The C ABI: the only contract between the host and plugins.
-        .target(name: "CRBSPlugin", path: "Sources/CRBSPlugin"),
+        // The C ABI: the only contract between the host and plugins. Its sources live in the SDK package (SDK/), which a
+        // plugin depends on alone; the host builds the same files.
+        .target(name: "CRBSPlugin", path: "SDK/Sources/CRBSPlugin"),
         // libffi, with accessors for its ffi_type globals.
         .systemLibrary(name: "CFFI", path: "Sources/CFFI", pkgConfig: "libffi"),
         // The expression language of show-if / valid-if / filter, the validators, money; calls plugin functions via libffi.
@@ -36,7 +37,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ], resources: [.copy("Resources/banks.csv")]),
         // The Swift SDK for plugin authors. The host never links it.
-        .target(name: "RBSPluginKit", dependencies: ["CRBSPlugin"]),
+        .target(name: "RBSPluginKit", dependencies: ["CRBSPlugin"], path: "SDK/Sources/RBSPluginKit"),
         // Line editing for the REPL: libedit bound at run time (only its runtime is on a fresh machine), plain input otherwise.
         .target(name: "RBSLineEditor"),
         .executableTarget(name: "rbs-host", dependencies: [

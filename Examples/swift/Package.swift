@@ -1,12 +1,8 @@
 // swift-tools-version: 6.1
 // Example plugins written with the Swift SDK. Built separately from the host: `make plugins` (or
-// `swift build -c release` here) and copy lib*.so into Plugins/.
-import Foundation
+// `swift build -c release` here) and copy lib*.so into Plugins/. They depend on the SDK package alone (SDK/: the C
+// headers and RBSPluginKit), which resolves nothing else.
 import PackageDescription
-
-// The rbs-host package is two folders up; SwiftPM names a path dependency after its folder.
-let hostPackage = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().deletingLastPathComponent()
-let hostIdentity = hostPackage.lastPathComponent
 
 let package = Package(
     name: "rbs-example-plugins",
@@ -15,11 +11,11 @@ let package = Package(
         .library(name: "PayTax", type: .dynamic, targets: ["PayTax"]),
     ],
     dependencies: [
-        .package(path: hostPackage.path),
+        .package(path: "../../SDK"),
     ],
     targets: [
-        .target(name: "PayQuick", dependencies: [.product(name: "RBSPluginKit", package: hostIdentity)]),
-        .target(name: "PayTax", dependencies: [.product(name: "RBSPluginKit", package: hostIdentity)]),
+        .target(name: "PayQuick", dependencies: [.product(name: "RBSPluginKit", package: "SDK")]),
+        .target(name: "PayTax", dependencies: [.product(name: "RBSPluginKit", package: "SDK")]),
     ]
 )
 

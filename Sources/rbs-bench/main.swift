@@ -31,7 +31,7 @@ if wanted("registry") {
     if FileManager.default.isExecutableFile(atPath: host.path) {
         do {
             let figures = try RegistryBenchmarks(work: work.appendingPathComponent("registry"), host: host,
-                                                 include: repository.appendingPathComponent("Sources/CRBSPlugin/include")).run()
+                                                 include: repository.appendingPathComponent("SDK/Sources/CRBSPlugin/include")).run()
             sections.append(("Plugin registry (issue 7)", figures))
         } catch {
             FileHandle.standardError.write(Data("registry benchmarks failed: \(error)\n".utf8))

@@ -4,7 +4,7 @@ import Testing
 /// Builds the C plugins of Tests/Fixtures/check for the tests of this target.
 enum CheckFixtures {
     static let folder = Repo.root.appendingPathComponent("Tests/Fixtures/check")
-    static let include = Repo.root.appendingPathComponent("Sources/CRBSPlugin/include")
+    static let include = Repo.root.appendingPathComponent("SDK/Sources/CRBSPlugin/include")
 
     struct CompileError: Error, CustomStringConvertible { let description: String }
 

@@ -1,7 +1,7 @@
 /*
  * transfer.own — a transfer between the customer's own accounts, written in plain C against rbs_plugin.h alone.
  *
- * Build: cc -std=c11 -shared -fPIC -I../../../Sources/CRBSPlugin/include -o transfer-own.so transfer_own.c
+ * Build: cc -std=c11 -shared -fPIC -I../../../SDK/Sources/CRBSPlugin/include -o transfer-own.so transfer_own.c
  */
 #include <rbs_plugin.h>
 

@@ -6,7 +6,7 @@ enum Fixtures {
     /// The repository's top folder.
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let include = root.appendingPathComponent("Sources/CRBSPlugin/include")
+    static let include = root.appendingPathComponent("SDK/Sources/CRBSPlugin/include")
     static let corpus = root.appendingPathComponent("Tests/Fixtures/corpus")
     static let clashes = root.appendingPathComponent("Tests/Fixtures/clashes")
     static let abi10 = root.appendingPathComponent("Tests/Fixtures/abi-1.0")

@@ -1,5 +1,5 @@
-//! The Rust binding of rbs-host's C ABI 1.0: `#[repr(C)]` mirrors of `Sources/CRBSPlugin/include/rbs_plugin.h`,
-//! shared by every Rust plugin (the example `card-block` and the skeletons `rbs-host plugin new --lang rust` writes),
+//! The Rust binding of rbs-host's C ABI 1.0: `#[repr(C)]` mirrors of `SDK/Sources/CRBSPlugin/include/rbs_plugin.h`,
+//! shared by every Rust plugin (the example `card-block`, and a copy in each skeleton `rbs-host plugin new --lang rust` writes),
 //! so the mirror is written and checked once. No crates: a path dependency builds offline.
 //!
 //! Field order and types match the header exactly: C enums are stored in `uint32_t` fields, so they are `u32` here;
