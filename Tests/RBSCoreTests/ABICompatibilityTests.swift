@@ -175,4 +175,20 @@ struct ABICompatibilityTests {
         #expect(status != 0)
         #expect(output.contains("conflicting types for") && output.contains("rbs_plugin_entry"), "\(output)")
     }
+
+    @Test("no references to seeds in the SDK or the plugin guide: an author cannot know what they are")
+    func noSeedsInTheSDKOrTheGuide() throws {
+        let sdk = Fixtures.root.appendingPathComponent("SDK")
+        var files = try FileManager.default.subpathsOfDirectory(atPath: sdk.path)
+            .filter { !$0.contains(".build") && !$0.contains("target/") }
+            .map { sdk.appendingPathComponent($0) }
+        files.append(Fixtures.root.appendingPathComponent("Examples/README.md"))
+        var read = 0
+        for file in files {
+            guard let text = try? String(contentsOf: file, encoding: .utf8) else { continue }
+            read += 1
+            #expect(!text.lowercased().contains("seed"), "\(file.path) mentions seeds")
+        }
+        #expect(read >= 20)
+    }
 }

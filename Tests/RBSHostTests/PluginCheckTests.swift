@@ -55,6 +55,20 @@ struct PluginCheckTests {
             #expect(report[name]?.hasPrefix("PASS") == true, "\(name): \(result.stdout)")
         }
         #expect(!result.stdout.contains("FAIL"))
+        #expect(report["submit check.good"]?.contains("the core would accept it ({purpose})") == true, "\(result.stdout)")
+    }
+
+    @Test("a document that breaks the contract (an amount without an account) fails submit, with the core's reason")
+    func documentContract() throws {
+        let sandbox = try HostSandbox()
+        let plugin = try CheckFixtures.build("amount_without_account", into: try CheckFixtures.folder(in: sandbox, "contract"))
+        let result = try sandbox.host(["plugin", "check", plugin.path])
+        #expect(result.status == 1, "\(result)")
+        let submit = lines(result.stdout)["submit check.contract"] ?? "(no submit line)"
+        #expect(submit.hasPrefix("FAIL"), "\(result.stdout)")
+        #expect(submit.contains("the document {from, amount, currency, purpose} breaks the document contract: the core would reject it: the document has an amount but no \"account\" field (the payee's account) — see rbs_document_builder_t in rbs/operation.h"),
+                "\(submit)")
+        #expect(lines(result.stdout)["load"]?.hasPrefix("PASS") == true)
     }
 
     @Test("10,000 modules of a C and a Swift plugin opened and closed in a process of their own: no memory growth",

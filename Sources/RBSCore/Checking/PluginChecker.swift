@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import RBSLedger
 
 /// The checks of `rbs-host plugin check`, run inside the checking child process (`plugin check-child`): loads one
 /// plugin with a throw-away data directory (no trust needed), then exercises every operation through the same
@@ -189,11 +191,50 @@ public final class PluginChecker {
         session.close()
         let what: String
         switch outcome {
-        case .ready: what = "a document was built"
-        case .needsAttention(let issues): what = "the form needs attention (\(issues.count) issue(s))"
+        case .ready(let draft):
+            emit(.step("checking the document against the contract (the core's own validation)"))
+            if let breach = contractBreach(draft) {
+                return leftAlive("submitting") ?? .fail("the document \(Self.describe(draft)) breaks the document contract: \(breach) — see rbs_document_builder_t in rbs/operation.h")
+            }
+            what = "a document was built and the core would accept it (\(Self.describe(draft)))"
+        case .needsAttention(let issues): what = "the form needs attention (\(issues.count) issue(s)), so no document was checked"
         case .failed(let why): what = "refused: \(why)"
         }
         return leftAlive("submitting") ?? .pass("empty and filled submits answered; \(what)")
+    }
+
+    /// The document's keys, for a message: "{from, account, amount, currency}".
+    static func describe(_ draft: DocumentDraft) -> String { "{" + draft.fields.map(\.key).joined(separator: ", ") + "}" }
+
+    /// Why the core would refuse `draft` for a reason the plugin controls (the document contract), or nil: the
+    /// document is built as the host builds it (keys, characters, the amount's form) and handed to the embedded
+    /// bank's posting path in the check's throw-away data folder — the very rules of posting, not a copy of them. A refusal that
+    /// depends on the customer's money rather than on the document (insufficient funds, a blocked account) is not a
+    /// breach.
+    private func contractBreach(_ draft: DocumentDraft) -> String? {
+        // A throw-away signing key: the check's data folder is its own, and nothing a person owns is touched.
+        let key = Curve25519.Signing.PrivateKey()
+        let document: Document
+        do {
+            document = try Document(operation: draft.operation, plugin: draft.plugin, pluginVersion: draft.pluginVersion,
+                                    fields: draft.fields.map { DocumentField($0.key, $0.value) }, createdAt: Date(),
+                                    nonce: Document.randomNonce(), keyId: SigningIdentity.keyId(of: key.publicKey))
+        } catch {
+            return "\(error)"
+        }
+        guard let runtime else { return nil }
+        do {
+            // Posting in the check's own throw-away data folder runs every rule the core applies to a real document.
+            let signed = SignedDocument(document: document, signature: try key.signature(for: document.canonicalBytes))
+            guard case .rejected(_, _, let rejection) = try runtime.ledger().bank.submit(signed: signed, publicKey: key.publicKey)
+            else { return nil }
+            switch rejection.code {
+            case .insufficientFunds, .accountBlocked: return nil
+            default: return "the core would reject it: \(rejection.message)"
+            }
+        } catch {
+            return "the core could not check it: \(error)"
+        }
     }
 
     private func leak(_ id: String) -> Outcome {

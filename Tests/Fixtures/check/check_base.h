@@ -1,6 +1,7 @@
 /*
  * check_base.h — a tiny operation shared by the `plugin check` fixtures. Each fixture defines the callbacks
- * CHECK_CREATE, CHECK_DESTROY, CHECK_VALUE_CHANGED (macros naming functions) and includes this file.
+ * CHECK_CREATE, CHECK_DESTROY, CHECK_VALUE_CHANGED (macros naming functions) and includes this file; it may define
+ * CHECK_BUILD_DOCUMENT too (by default the document is {purpose}).
  */
 #include <rbs_plugin.h>
 
@@ -13,11 +14,14 @@ static const rbs_atom_descriptor_t check_atoms[] = {
     {.id = "send", .kind = RBS_ATOM_BUTTON, .flags = RBS_ATOM_FLAG_SUBMIT, .caption = "Send"},
 };
 
+#ifndef CHECK_BUILD_DOCUMENT
 static rbs_status_t check_build_document(void *instance, const rbs_document_builder_t *builder) {
     (void)instance;
     builder->put(builder, "purpose", "check");
     return RBS_OK;
 }
+#define CHECK_BUILD_DOCUMENT check_build_document
+#endif
 
 static const rbs_operation_descriptor_t check_operations[] = {{
     .id = CHECK_OPERATION_ID,
@@ -28,7 +32,7 @@ static const rbs_operation_descriptor_t check_operations[] = {{
     .create = CHECK_CREATE,
     .destroy = CHECK_DESTROY,
     .value_changed = CHECK_VALUE_CHANGED,
-    .build_document = check_build_document,
+    .build_document = CHECK_BUILD_DOCUMENT,
 }};
 
 static const rbs_plugin_descriptor_t check_descriptor = {
