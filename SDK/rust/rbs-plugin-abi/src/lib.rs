@@ -24,6 +24,12 @@ pub struct RbsVersion {
     pub patch: u32,
 }
 
+/// `rbs_version_is_compatible()`: whether a host of this ABI loads a plugin built against `plugin` — the same major;
+/// the minors do not matter (growth within a major is by extensions; see rbs/version.h).
+pub const fn rbs_version_is_compatible(plugin: RbsVersion) -> bool {
+    plugin.major == RBS_ABI_MAJOR
+}
+
 // ---- rbs/value.h ----
 
 pub const RBS_VALUE_NONE: u32 = 0;
@@ -268,6 +274,19 @@ pub struct RbsPluginEntry {
     pub get_extension: Option<unsafe extern "C" fn(id: *const c_char) -> *const c_void>,
 }
 
+// ---- rbs/ext/requirements.h ----
+
+/// The extension id a plugin answers in `get_extension` with its `RbsRequirementsExtension`.
+pub const RBS_EXT_REQUIREMENTS: &std::ffi::CStr = c"rbs.requirements/1";
+
+/// What a plugin cannot work without: "rbs.abi/1.1", or a host service id. An older host refuses the plugin and
+/// names the first feature it lacks.
+#[repr(C)]
+pub struct RbsRequirementsExtension {
+    pub count: u32,
+    pub features: *const *const c_char,
+}
+
 /// Lets a `static` hold plain data with raw pointers (which are not `Sync`). Sound here because everything behind
 /// the pointers is itself immutable static data that lives as long as the image.
 #[repr(transparent)]
@@ -294,4 +313,5 @@ const _: () = {
     assert!(size_of::<RbsHost>() == 104 && offset_of!(RbsHost, get_service) == 40);
     assert!(size_of::<RbsDocumentBuilder>() == 16);
     assert!(align_of::<RbsValue>() == 8);
+    assert!(size_of::<RbsRequirementsExtension>() == 16 && offset_of!(RbsRequirementsExtension, features) == 8);
 };
