@@ -95,12 +95,17 @@ struct PluginCheckTests {
         #expect(lines(result.stdout)["load"]?.hasPrefix("PASS") == true, "\(result.stdout)")
     }
 
-    @Test("the example plugins pass")
+    @Test("the example plugins pass, and each submit builds a document the core would accept")
     func examples() throws {
         let sandbox = try HostSandbox()
         for file in Repo.pluginFiles {
             let result = try sandbox.host(["plugin", "check", Repo.plugins.appendingPathComponent(file).path])
             #expect(result.status == 0, "\(file): \(result)")
+            let submits = lines(result.stdout).filter { $0.key.hasPrefix("submit ") }
+            #expect(!submits.isEmpty)
+            for (name, line) in submits {
+                #expect(line.contains("a document was built and the core would accept it"), "\(file) \(name): \(line)")
+            }
         }
     }
 

@@ -181,9 +181,18 @@ public final class PluginChecker {
             emit(.step("pressing \(atom.id)"))
             _ = try? session.press(atom.id)
         }
-        for atom in operation.atoms where atom.holdsValue {
-            emit(.step("committing a plausible value to \(atom.id)"))
-            _ = try? session.commit(atom.id, text: CheckValues.plausible(for: atom))
+        // Valid values, as far as the atoms' own checks tell: so that the document a person could submit is built.
+        // Two passes: an atom checked against a later one (an account's key against the BIC after it) gets its turn
+        // again once the later one has a value.
+        for pass in 0..<2 {
+            for atom in operation.atoms where atom.holdsValue
+                && (pass == 0 || session.attention().contains(where: { $0.atom == atom.id })) {
+                emit(.step("committing a plausible value to \(atom.id)"))
+                for candidate in CheckValues.candidates(for: atom) {
+                    guard (try? session.commit(atom.id, text: candidate)) != nil else { continue }
+                    if !session.attention().contains(where: { $0.atom == atom.id }) { break }
+                }
+            }
         }
         emit(.step("submitting the filled form"))
         let outcome = session.submit()
@@ -197,7 +206,9 @@ public final class PluginChecker {
                 return leftAlive("submitting") ?? .fail("the document \(Self.describe(draft)) breaks the document contract: \(breach) — see rbs_document_builder_t in rbs/operation.h")
             }
             what = "a document was built and the core would accept it (\(Self.describe(draft)))"
-        case .needsAttention(let issues): what = "the form needs attention (\(issues.count) issue(s)), so no document was checked"
+        case .needsAttention(let issues):
+            let named = issues.map { "\($0.atom ?? "the form"): \($0.message)" }.joined(separator: "; ")
+            what = "no plausible values found that pass the form's own checks (\(named)), so no document was checked"
         case .failed(let why): what = "refused: \(why)"
         }
         return leftAlive("submitting") ?? .pass("empty and filled submits answered; \(what)")
