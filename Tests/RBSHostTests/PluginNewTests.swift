@@ -80,6 +80,13 @@ struct PluginNewTests {
         let array = try #require(try jsonObject(listed.stdout) as? [[String: Any]])
         #expect(array.compactMap { $0["id"] as? String } == ["example.\(name)"], "\(listed)")
         #expect(array.first?["plugin"] as? String == "com.example.\(name)")
+        if language == "c" {
+            // The C skeleton trims the note and sets it back with value.h's constructors.
+            let described = try host(["describe", "example.\(name)", "--set", "note=  padded note  ", "--json"])
+            let form = try #require(try jsonObject(described.stdout) as? [String: Any], "\(described)")
+            let note = (form["atoms"] as? [[String: Any]])?.first { $0["id"] as? String == "note" }
+            #expect(note?["value"] as? String == "padded note", "\(described.stdout)")
+        }
         try sandbox.initKeys()
         let code = try sandbox.code()
         let ran = try host(["run", "example.\(name)", "--set", "note=Hello from the guide", "--code", code, "--json"])

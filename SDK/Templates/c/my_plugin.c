@@ -27,14 +27,18 @@ static const rbs_atom_descriptor_t atoms[] = {
 
 /* One run of the operation. */
 typedef struct {
+    const rbs_host_t *host; /* valid until destroy(): to call the host back from a callback */
+    rbs_module_t *module;
     char note[4 * 140 + 1]; /* UTF-8: at most 4 bytes a character */
 } my_plugin_t;
 
 static void *my_plugin_create(const rbs_operation_descriptor_t *operation, const rbs_host_t *host, rbs_module_t *module) {
     (void)operation;
-    (void)host;
-    (void)module;
-    return calloc(1, sizeof(my_plugin_t)); /* NULL when out of memory: the host reports it */
+    my_plugin_t *self = calloc(1, sizeof *self);
+    if (self == NULL) return NULL; /* out of memory: the host reports it */
+    self->host = host;
+    self->module = module;
+    return self;
 }
 
 static void my_plugin_destroy(void *instance) { free(instance); }
@@ -49,6 +53,17 @@ static rbs_status_t my_plugin_value_changed(void *instance, const char *atom_id,
                                                                      : sizeof self->note - 1;
         memcpy(self->note, value->as.text.data, length);
         self->note[length] = '\0';
+    }
+    /* Spaces around the note are not signed: keep it trimmed, and show the person the trimmed text by setting the
+     * atom's value (built with rbs/value.h's constructors; value_changed is not called again for it). */
+    size_t start = 0, end = strlen(self->note);
+    while (self->note[start] == ' ') start++;
+    while (end > start && self->note[end - 1] == ' ') end--;
+    if (start > 0 || end < strlen(self->note)) {
+        memmove(self->note, self->note + start, end - start);
+        self->note[end - start] = '\0';
+        rbs_value_t trimmed = self->note[0] == '\0' ? rbs_value_none() : rbs_value_text(self->note);
+        self->host->set_value(self->host, self->module, "note", &trimmed);
     }
     return RBS_OK;
 }
