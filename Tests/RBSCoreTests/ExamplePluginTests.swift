@@ -1,5 +1,6 @@
+import CRBSPlugin
 import Foundation
-import RBSCore
+@testable import RBSCore
 import Testing
 
 /// The example plugins the README's commands build into Plugins/ (`make plugins`).
@@ -22,5 +23,18 @@ struct ExamplePluginTests {
         #expect(quick.descriptor.functions.map(\.name) == ["isDestInnCorrect"])
         let transfer = try #require(runtime.registry.operation(id: "transfer.own"))
         #expect(!transfer.plugin.isSwift)
+    }
+
+    @Test("RBSPluginKit declares requirements: pay.pp.quick answers rbs.requirements/1 with the services it needs, and loads")
+    func swiftRequirements() throws {
+        let runtime = Fixtures.runtime(plugins: Fixtures.plugins)
+        runtime.loadPlugins()
+        let quick = try #require(runtime.registry.operation(id: "pay.pp.quick"))
+        let getExtension = try #require(quick.plugin.entry.pointee.get_extension)
+        let raw = try #require(getExtension(RBS_EXT_REQUIREMENTS))
+        let table = raw.assumingMemoryBound(to: rbs_requirements_extension_t.self).pointee
+        let features = try #require(table.features)
+        #expect((0..<Int(table.count)).compactMap { features[$0].map { String(cString: $0) } } == ["rbs.accounts/1", "rbs.directory/1"])
+        #expect(getExtension("rbs.other/1") == nil)
     }
 }

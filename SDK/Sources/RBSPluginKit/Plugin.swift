@@ -23,11 +23,25 @@ public enum Plugin {
     /// Operation types by the address of their C descriptor, for `create`.
     private static let types = Mutex(Shared<[UnsafeRawPointer: any OperationDefinition.Type]>(value: [:]))
 
+    /// The `rbs.requirements/1` table, when the plugin declared any.
+    private static let requirements = Mutex(Shared<UnsafeRawPointer?>(value: nil))
+
     /// The plugin's entry (`const rbs_plugin_entry_t *`), built on the first call.
+    /// - Parameter requires: what the plugin cannot work without (rbs/ext/requirements.h): `"rbs.abi/1.1"`, or a host
+    ///   service id such as `"rbs.directory/1"`. A host that lacks one refuses the plugin and names it.
     public static func entry(id: String, name: String, version: String, vendor: String, description: String? = nil,
+                             requires: [String] = [],
                              operations: [any OperationDefinition.Type]) -> UnsafeRawPointer? {
         exported.withLock { cached in
             if let built = cached.value { return Shared(value: built) }
+            if !requires.isEmpty {
+                let features = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: requires.count)
+                for (index, feature) in requires.enumerated() { features[index] = keep(feature) }
+                let table = UnsafeMutablePointer<rbs_requirements_extension_t>.allocate(capacity: 1)
+                table.initialize(to: rbs_requirements_extension_t(count: UInt32(requires.count),
+                                                                  features: UnsafePointer(features)))
+                requirements.withLock { $0.value = UnsafeRawPointer(table) }
+            }
             let built = build(id: id, name: name, version: version, vendor: vendor, description: description,
                               operations: operations)
             cached.value = built
@@ -69,7 +83,7 @@ public enum Plugin {
         entry.initialize(to: rbs_plugin_entry_t(
             abi_version: rbs_version_t(major: UInt32(RBS_ABI_MAJOR), minor: UInt32(RBS_ABI_MINOR),
                                        patch: UInt32(RBS_ABI_PATCH)),
-            descriptor: UnsafePointer(plugin), init: nil, deinit: nil, get_extension: nil))
+            descriptor: UnsafePointer(plugin), init: nil, deinit: nil, get_extension: getExtension))
         return UnsafeRawPointer(entry)
     }
 
@@ -94,6 +108,12 @@ public enum Plugin {
     private static func keep(_ text: String) -> UnsafePointer<CChar> { UnsafePointer(strdup(text)!) }
 
     // MARK: - Callbacks
+
+    /// `get_extension`: the requirements table for "rbs.requirements/1", NULL for anything else. [plugin-thread]
+    private static let getExtension: @convention(c) (UnsafePointer<CChar>?) -> UnsafeRawPointer? = { id in
+        guard let id, strcmp(id, RBS_EXT_REQUIREMENTS) == 0 else { return nil }
+        return requirements.withLock { Shared(value: $0.value) }.value
+    }
 
     private static let create: @convention(c) (UnsafePointer<rbs_operation_descriptor_t>?, UnsafePointer<rbs_host_t>?,
                                                OpaquePointer?) -> UnsafeMutableRawPointer? = { descriptor, host, module in

@@ -104,5 +104,6 @@ public func isDestInnCorrect(_ instance: UnsafeMutableRawPointer?) -> Bool {
 @_cdecl("rbs_plugin_entry")
 public func rbsPluginEntry() -> UnsafeRawPointer? {
     Plugin.entry(id: "ru.example.payments.quick", name: "Quick payment", version: "1.0.0", vendor: "Example Bank",
-                 description: "A quick payment order to any bank.", operations: [PayPPQuickOperation.self])
+                 description: "A quick payment order to any bank.",
+                 requires: ["rbs.accounts/1", "rbs.directory/1"], operations: [PayPPQuickOperation.self])
 }
