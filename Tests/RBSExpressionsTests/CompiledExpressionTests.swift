@@ -245,9 +245,12 @@ struct CompiledExpressionTests {
         #expect(refusal("operator IN {'MTS', 'TELE2'}")?.contains("operator can never be 'TELE2'") == true)
         #expect(refusal("$kind == 3") == "column 10: kind can never be 3: its options are '1', '2'")
         #expect(refusal("$inn == '77O7083893'")?.contains("inn can never be '77O7083893': it holds digits only") == true)
+        #expect(refusal("$inn CONTAINS 'x'")?.contains("inn can never contain 'x': it holds digits only") == true)
+        #expect(refusal("operator BEGINSWITH 'T'")?.contains("operator can never begin with 'T'") == true)
         // What can be true compiles: options, NIL, digits, ordering, other fields.
         for source in ["operator == 'MTS'", "operator IN {'MTS', 'BEELINE'}", "$kind == 2 OR $kind == NIL",
-                       "$inn == '7707083893'", "$inn == ''", "len($inn) == 10", "$operator == $inn", "$kind > 5"] {
+                       "$inn == '7707083893'", "$inn == ''", "len($inn) == 10", "$operator == $inn", "$kind > 5",
+                       "$inn BEGINSWITH '77'", "operator ENDSWITH 'LINE'", "operator CONTAINS[c] 'mts'", "$inn CONTAINS ''"] {
             #expect(refusal(source) == nil, "\(source)")
         }
     }

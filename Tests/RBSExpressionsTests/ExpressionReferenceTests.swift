@@ -23,7 +23,7 @@ struct ExpressionReferenceTests {
             ("bic", .string, .digits, .string("044525225")),
             ("account", .string, .digits, .string("40702810938000000001")),
             ("amount", .decimal, nil, .decimal(Decimal(150_050) / 100)),
-            ("date", .string, nil, .string("2026-11-22")),
+            ("date", .string, .date, .string("2026-11-22")),
             ("urgent", .bool, nil, .bool(true)),
             ("note", .string, nil, .null),
         ]

@@ -33,6 +33,7 @@ public struct CompiledOperation: @unchecked Sendable {
         switch atom.kind {
         case .enumeration: .options(atom.options.map(\.value))
         case .input where atom.inputType == .digits: .digits
+        case .input where atom.inputType == .date: .date
         default: nil
         }
     }

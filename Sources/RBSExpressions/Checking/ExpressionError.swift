@@ -13,7 +13,8 @@ public enum ExpressionError: Error, Sendable, Equatable, CustomStringConvertible
     /// Operands or arguments of types the operator or function does not accept.
     case typeMismatch(column: Int, message: String)
     /// A field compared with a literal it can never hold (an enum's non-option, letters for a digits-only field).
-    case neverTrue(column: Int, field: String, literal: String, explanation: String)
+    /// `relation` says what can never hold: "be 'OTHER'", "begin with 'ab'".
+    case neverTrue(column: Int, field: String, relation: String, explanation: String)
     /// A MATCHES pattern that is not a valid regular expression.
     case regex(column: Int, pattern: String, reason: String)
     /// Parentheses, NOT, unary minus and calls nested deeper than `limit`.
@@ -47,8 +48,8 @@ public enum ExpressionError: Error, Sendable, Equatable, CustomStringConvertible
             "column \(c): \(function)() takes \(expected) argument\(expected == 1 ? "" : "s") but was given \(found)"
         case .typeMismatch(let c, let message):
             "column \(c): type mismatch: \(message)"
-        case .neverTrue(let c, let field, let literal, let explanation):
-            "column \(c): \(field) can never be \(literal): \(explanation)"
+        case .neverTrue(let c, let field, let relation, let explanation):
+            "column \(c): \(field) can never \(relation): \(explanation)"
         case .regex(let c, let pattern, let reason):
             "column \(c): invalid regular expression '\(pattern)': \(reason)"
         case .tooDeep(let c, let limit):

@@ -50,6 +50,8 @@ public enum FieldDomain: Sendable, Equatable {
     case options([String])
     /// Text of the digits 0-9 only (a digits-only input: INN, account numbers).
     case digits
+    /// An ISO 8601 calendar date "YYYY-MM-DD" (a date input).
+    case date
 
     /// Whether a field of this domain can ever equal `literal`.
     func admits(_ literal: ExprValue) -> Bool {
@@ -60,8 +62,29 @@ public enum FieldDomain: Sendable, Equatable {
         case (.options(let values), .decimal(let number)):
             values.contains { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) == number }
         case (.options, _): false
-        case (.digits, .string(let text)): text.unicodeScalars.allSatisfy { ("0"..."9").contains($0) }
+        case (.digits, .string(let text)): Self.isDigits(text)
         case (.digits, _): true
+        case (.date, .string(let text)): text.isEmpty || Self.isISODate(text)
+        case (.date, _): true
+        }
+    }
+
+    /// Whether a field of this domain can ever begin with, end with or contain `part` (`operator` says which).
+    func admits(part: String) -> Bool {
+        switch self {
+        case .options: true // checked against each option by the caller
+        case .digits: Self.isDigits(part)
+        case .date: part.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || $0 == "-" }
+        }
+    }
+
+    private static func isDigits(_ text: String) -> Bool { text.unicodeScalars.allSatisfy { ("0"..."9").contains($0) } }
+
+    private static func isISODate(_ text: String) -> Bool {
+        let scalars = Array(text.unicodeScalars)
+        guard scalars.count == 10 else { return false }
+        return scalars.enumerated().allSatisfy { index, scalar in
+            index == 4 || index == 7 ? scalar == "-" : ("0"..."9").contains(scalar)
         }
     }
 
@@ -70,6 +93,7 @@ public enum FieldDomain: Sendable, Equatable {
         switch self {
         case .options(let values): "its options are " + values.map { "'\($0)'" }.joined(separator: ", ")
         case .digits: "it holds digits only"
+        case .date: "it holds a date written YYYY-MM-DD"
         }
     }
 }

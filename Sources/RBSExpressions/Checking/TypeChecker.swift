@@ -79,6 +79,7 @@ struct TypeChecker {
                 throw .typeMismatch(column: column,
                                     message: "\(op) needs strings, but the \(side) operand is \(Self.name(typed.type))")
             }
+            try requirePossible(op, options, leftSyntax, rightSyntax)
             switch op {
             case .like:
                 if case .constant(.string(let p)) = right.node {
@@ -125,7 +126,29 @@ struct TypeChecker {
         case .string(let text): "'\(text)'"
         default: "\(literal)"
         }
-        throw .neverTrue(column: literalSyntax.column, field: name, literal: shown, explanation: domain.explanation)
+        throw .neverTrue(column: literalSyntax.column, field: name, relation: "be \(shown)", explanation: domain.explanation)
+    }
+
+    /// Refuses `field BEGINSWITH/ENDSWITH/CONTAINS literal` (without modifiers) when no value of the field's domain
+    /// could ever match: letters in a digits-only field, a part of no option.
+    private func requirePossible(_ op: StringOperator, _ options: StringOptions, _ fieldSyntax: SyntaxNode,
+                                 _ literalSyntax: SyntaxNode) throws(ExpressionError) {
+        guard options.isEmpty, op == .beginsWith || op == .endsWith || op == .contains,
+              case .name(let name, _) = fieldSyntax.kind, let domain = scope.fields[name]?.domain,
+              case .literal(.string(let part)) = literalSyntax.kind, !part.isEmpty else { return }
+        let possible: Bool = switch domain {
+        case .options(let values):
+            values.contains { op == .beginsWith ? $0.hasPrefix(part) : op == .endsWith ? $0.hasSuffix(part) : $0.contains(part) }
+        default: domain.admits(part: part)
+        }
+        guard !possible else { return }
+        let verb = switch op {
+        case .beginsWith: "begin with"
+        case .endsWith: "end with"
+        default: "contain"
+        }
+        throw .neverTrue(column: literalSyntax.column, field: name, relation: "\(verb) '\(part)'",
+                         explanation: domain.explanation)
     }
 
     private func requireComparable(_ a: ValueType?, _ b: ValueType?, ordering: Bool, what: String,
