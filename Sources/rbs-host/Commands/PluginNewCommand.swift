@@ -61,15 +61,14 @@ struct PluginNewCommand: ParsableCommand {
         print("""
             Created \(folder.path) (\(language.rawValue)): plugin \(skeleton.pluginID), operation \(skeleton.operationID).
             The SDK it builds against: \(sdkPart).
-            Next:
+            Next (Examples/README.md, "Start a plugin"):
               cd \(folder.path) && make
               rbs-host plugin check \(name).so
-              rbs-host list --dev --plugins \(folder.path)                 (try it unsigned, development mode)
-              rbs-host plugin keygen ~/.rbs-publisher.key                  (once: your publisher key)
-              rbs-host plugin sign \(name).so --key ~/.rbs-publisher.key   (after every build)
-              RBS_HOME=DATA rbs-host trust add ~/.rbs-publisher.key.pub    (once per data folder that should load it;
-                                                                            `make run` in rbs-host uses DATA=.rbs-dev/data)
-              copy \(name).so and \(name).so.sig into the host's plugin folder (Plugins/)
+              rbs-host list --dev --plugins \(folder.path)    # try it unsigned, in development mode
+              rbs-host plugin keygen ~/.rbs-publisher.key    # once: your publisher key
+              rbs-host plugin sign \(name).so --key ~/.rbs-publisher.key    # after every build
+              RBS_HOME=DATA rbs-host trust add ~/.rbs-publisher.key.pub    # once per data folder that should load it
+              cp \(name).so \(name).so.sig PLUGINS/    # the host's plugin folder (make run: Plugins/ and .rbs-dev/data)
             """)
     }
 
