@@ -20,6 +20,8 @@ let package = Package(
         // The C ABI: the only contract between the host and plugins. Its sources live in the SDK package (SDK/), which a
         // plugin depends on alone; the host builds the same files.
         .target(name: "CRBSPlugin", path: "SDK/Sources/CRBSPlugin"),
+        // What a plugin worker needs from the kernel that Swift cannot call directly: Landlock (host-internal).
+        .target(name: "CIsolation", path: "Sources/CIsolation"),
         // libffi, with accessors for its ffi_type globals.
         .systemLibrary(name: "CFFI", path: "Sources/CFFI", pkgConfig: "libffi"),
         // The expression language of show-if / valid-if / filter, the validators, money; calls plugin functions via libffi.
@@ -33,7 +35,7 @@ let package = Package(
         ], exclude: ["Documents/CANONICAL.md"]),
         // The host's model: plugin loading and registry, ServiceLocator, atoms, forms and modules. No terminal code.
         .target(name: "RBSCore", dependencies: [
-            "CRBSPlugin", "RBSExpressions", "RBSLedger",
+            "CRBSPlugin", "CIsolation", "RBSExpressions", "RBSLedger",
             .product(name: "Crypto", package: "swift-crypto"),
         ], resources: [.copy("Resources/banks.csv")]),
         // The Swift SDK for plugin authors. The host never links it.

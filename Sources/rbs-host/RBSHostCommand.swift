@@ -11,7 +11,7 @@ struct RBSHostCommand: ParsableCommand {
         version: RBSHost.version,
         subcommands: [REPLCommand.self, ListCommand.self, PluginsCommand.self, DescribeCommand.self, RunCommand.self,
                       KeysCommand.self, JournalCommand.self, VerifyCommand.self, ScanCommand.self,
-                      PluginCommand.self, TrustCommand.self],
+                      PluginCommand.self, TrustCommand.self, WorkerCommand.self],
         defaultSubcommand: REPLCommand.self)
 }
 
@@ -31,13 +31,44 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .long, help: "Development mode (also RBS_DEV=1): plugins need no signature, hot reload is on.")
     var dev = false
 
+    @Option(name: .long, help: ArgumentHelp("Where plugins run: none (in this process, the default) or plugin (a worker process per plugin; also RBS_ISOLATION).", valueName: "mode"))
+    var isolation: IsolationSettings.Mode?
+
+    @Option(name: .customLong("worker-timeout"), help: ArgumentHelp("Seconds one call into a plugin worker may take before the worker is killed (default 5; also RBS_WORKER_TIMEOUT).", valueName: "seconds"))
+    var workerTimeout: Double?
+
+    /// The isolation settings: `--isolation`, else RBS_ISOLATION, else `none`; pins from DATA/isolation.conf;
+    /// RBS_WORKER_TIMEOUT, RBS_WORKER_LIMIT_AS (MiB) and RBS_WORKER_LIMIT_CPU (seconds) tune the workers.
+    func isolationSettings(default fallback: IsolationSettings.Mode = .none) throws -> IsolationSettings {
+        let environment = ProcessInfo.processInfo.environment
+        var mode = fallback
+        if let isolation {
+            mode = isolation
+        } else if let text = environment["RBS_ISOLATION"], !text.isEmpty {
+            guard let parsed = IsolationSettings.Mode(rawValue: text) else {
+                throw ValidationError("RBS_ISOLATION=\(text): use none or plugin")
+            }
+            mode = parsed
+        }
+        let timeout = workerTimeout ?? environment["RBS_WORKER_TIMEOUT"].flatMap(Double.init) ?? 5
+        guard timeout > 0, timeout <= 3600 else { throw ValidationError("--worker-timeout \(timeout): use 0 < seconds <= 3600") }
+        let limits = PluginWorker.Limits(addressSpaceMiB: environment["RBS_WORKER_LIMIT_AS"].flatMap(Int.init) ?? 0,
+                                         cpuSeconds: environment["RBS_WORKER_LIMIT_CPU"].flatMap(Int.init) ?? 0)
+        let pins: [String: IsolationSettings.Mode]
+        do { pins = try IsolationSettings.pins(in: paths.data) } catch { throw ValidationError(error.description) }
+        return IsolationSettings(mode: mode, pins: pins,
+                                 workerExecutable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path,
+                                 deadline: .milliseconds(Int(timeout * 1000)), limits: limits)
+    }
+
     /// Development mode: `--dev` or RBS_DEV=1.
     var developmentMode: Bool { dev || ProcessInfo.processInfo.environment["RBS_DEV"] == "1" }
 
     /// A runtime with every plugin listed: unchanged plugins from the cache, new or changed ones scanned in a child
     /// process (this binary's `scan` mode); plugins are loaded when first used.
-    func makeRuntime() -> Runtime {
-        let runtime = Runtime(paths: paths, clock: HostClock.current, scanner: scanner())
+    func makeRuntime() throws -> Runtime {
+        let runtime = Runtime(paths: paths, clock: HostClock.current, scanner: scanner(),
+                              isolation: try isolationSettings())
         // The registry checks every file against the policy before a scan or a cached manifest is used, and the
         // loader checks the very copy it opens.
         trustPolicy.install(in: runtime.locator)

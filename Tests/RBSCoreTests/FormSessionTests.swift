@@ -16,7 +16,7 @@ private func formsRuntime() throws -> (Runtime, RegisteredOperation) {
 
 /// The number of the fixture's instances alive now.
 private func liveInstances(_ operation: RegisteredOperation) -> Int32 {
-    guard let symbol = operation.plugin.handle.symbol("forms_live_instances") else { return -1 }
+    guard let symbol = operation.plugin.handle?.symbol("forms_live_instances") else { return -1 }
     return unsafeBitCast(symbol, to: (@convention(c) () -> Int32).self)()
 }
 

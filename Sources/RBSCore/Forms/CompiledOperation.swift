@@ -41,17 +41,32 @@ public struct CompiledOperation: @unchecked Sendable {
     /// Compiles every expression of `descriptor`, binding its functions at `addresses`.
     /// - Throws: a `PluginProblem.expression` naming the operation, the atom and the expression.
     init(_ descriptor: OperationDescriptor, addresses: [String: UnsafeMutableRawPointer]) throws(PluginProblem) {
+        try self.init(descriptor) { function throws(PluginProblem) in
+            guard let address = addresses[function.name] else {
+                throw .missingSymbol(location: "operation '\(descriptor.id)' function '\(function.name)'",
+                                     symbol: function.symbol)
+            }
+            return { name, signature, bound throws(FFIError) in
+                try ForeignFunction(name: name, pointer: UnsafeRawPointer(address), signature: signature,
+                                    isInstanceBound: bound)
+            }
+        }
+    }
+
+    /// How one declared function is bound: a libffi call of its address in this process, or a call forwarded to a
+    /// plugin worker (see `WorkerRuntime`).
+    typealias Binder = (_ name: String, _ signature: String, _ instanceBound: Bool) throws(FFIError) -> ForeignFunction
+
+    /// Compiles every expression of `descriptor`, binding each function with what `binder` gives for it.
+    init(_ descriptor: OperationDescriptor,
+         binder: (FunctionDescriptor) throws(PluginProblem) -> Binder) throws(PluginProblem) {
         self.descriptor = descriptor
         let here = "operation '\(descriptor.id)'"
         var functions: [ForeignFunction] = []
         for function in descriptor.functions {
-            guard let address = addresses[function.name] else {
-                throw .missingSymbol(location: "\(here) function '\(function.name)'", symbol: function.symbol)
-            }
+            let bind = try binder(function)
             do {
-                functions.append(try ForeignFunction(name: function.name, pointer: UnsafeRawPointer(address),
-                                                     signature: function.signature,
-                                                     isInstanceBound: function.takesInstance))
+                functions.append(try bind(function.name, function.signature, function.takesInstance))
             } catch {
                 throw .expression(location: "\(here) function '\(function.name)'",
                                   issue: "signature \"\(function.signature)\": \(error) — use RESULT(ARG, ...) with int64, double, bool, string")

@@ -14,14 +14,15 @@ public final class FormSession {
     /// A refused input or the plugin's mark, per atom.
     private var marks: [String?]
     private var formMark: String?
-    private var instance: UnsafeMutableRawPointer?
-    private var handle: ModuleHandle?
+    /// The plugin's instance for this run, in-process or in a worker (see `PluginRuntime`).
+    private var module: (any PluginModule)?
+    /// What expressions hand to instance-bound plugin functions.
+    private var instance: UnsafeMutableRawPointer? { module?.instance }
     public private(set) var isClosed = false
     /// Called once the module has ended and its instance is freed (the registry retires unused old versions).
     var onClose: (() -> Void)?
 
     private var descriptor: OperationDescriptor { operation.descriptor }
-    private var callbacks: rbs_operation_descriptor_t? { operation.plugin.operationPointer(operation.id)?.pointee }
 
     /// Opens a run: creates the plugin's instance and computes the initial visibility.
     public init(operation: RegisteredOperation, locator: ServiceLocator) throws(FormSessionError) {
@@ -34,15 +35,12 @@ public final class FormSession {
         }
         captions = atoms.map(\.caption)
         marks = Array(repeating: nil, count: atoms.count)
-        let handle = ModuleHandle(control: self)
-        self.handle = handle
-        guard let pointer = operation.plugin.operationPointer(operation.id), let create = pointer.pointee.create,
-              let created = create(pointer, UnsafePointer(operation.plugin.hostTable.pointer), handle.opaque) else {
-            self.handle = nil
+        do {
+            module = try operation.plugin.runtime.open(operation: operation.id, control: self)
+        } catch {
             isClosed = true
-            throw .createFailed(operation: operation.id)
+            throw error.endsModule ? .pluginFailed(error.description) : .createFailed(operation: operation.id)
         }
-        instance = created
         operation.plugin.liveModules += 1
         model.recomputeAll(instance: instance)
         for (index, atom) in atoms.enumerated() {
@@ -56,9 +54,8 @@ public final class FormSession {
     public func close() {
         guard !isClosed else { return }
         isClosed = true
-        if let instance, let destroy = callbacks?.destroy { destroy(instance) }
-        instance = nil
-        handle = nil
+        module?.destroy()
+        module = nil
         operation.plugin.liveModules -= 1
         onClose?()
         onClose = nil
@@ -137,9 +134,10 @@ public final class FormSession {
         let before = snapshot()
         marks[index] = nil
         _ = model.set(index, to: value, instance: instance)
-        if let changed = callbacks?.value_changed, let instance {
-            let status = CValue.with(value, for: atom) { changed(instance, atom.id, $0, true) }
-            if status == RBS_FAILED {
+        if let module {
+            let status: rbs_status_t?
+            do { status = try module.valueChanged(atom: atom, value: value) } catch { throw end(error) }
+            if status == rbs_status_t(RBS_FAILED) {
                 operation.plugin.hostTable.log(.warning, "value_changed(\(atom.id)) failed")
             }
         }
@@ -153,13 +151,10 @@ public final class FormSession {
     /// the boundary. The form's own state is not changed. Returns the plugin's status, or nil when the atom is unknown,
     /// the run is closed, or the plugin has no `value_changed`.
     func feedRaw(atom id: String, bytes: [UInt8]) -> rbs_status_t? {
-        guard !isClosed, let instance, let changed = callbacks?.value_changed, index(of: id) != nil else { return nil }
-        let terminated = bytes + [0]
-        return terminated.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { chars in
-                var raw = rbs_value_of_text_type(UInt32(RBS_VALUE_TEXT), chars.baseAddress, UInt64(bytes.count))
-                return changed(instance, id, &raw, true)
-            }
+        guard !isClosed, let module, index(of: id) != nil else { return nil }
+        do { return try module.valueChangedRaw(atom: id, bytes: bytes) } catch {
+            _ = end(error)
+            return nil
         }
     }
 
@@ -171,8 +166,10 @@ public final class FormSession {
         guard descriptor.atoms[index].kind == .button else { throw .notAButton(id: id) }
         guard model.isVisible(index) else { throw .hidden(id: id) }
         let before = snapshot()
-        if let action = callbacks?.action, let instance {
-            if action(instance, id) == RBS_FAILED {
+        if let module {
+            let status: rbs_status_t?
+            do { status = try module.action(atom: id) } catch { throw end(error) }
+            if status == rbs_status_t(RBS_FAILED) {
                 throw .pluginFailed("\(descriptor.id): the action of '\(id)' failed — see the log")
             }
         }
@@ -183,17 +180,17 @@ public final class FormSession {
     /// Checks the form (every visible required atom has a value, every valid-if holds, nothing is marked), then
     /// asks the plugin to build the document. Hidden atoms never block a submit.
     public func submit() -> SubmitOutcome {
-        guard !isClosed, let instance else { return .failed(FormSessionError.closed.description) }
+        guard !isClosed, let module else { return .failed(FormSessionError.closed.description) }
         let issues = attention()
         guard issues.isEmpty else { return .needsAttention(issues) }
-        guard let build = callbacks?.build_document else { return .failed("the plugin has no build_document") }
-        let collector = DocumentCollector()
-        let status = collector.withBuilder { build(instance, $0) }
-        if let problem = collector.problem { return .failed("\(descriptor.id): build_document: \(problem)") }
-        switch status {
+        let built: BuiltDocument?
+        do { built = try module.buildDocument() } catch { return .failed(end(error).description) }
+        guard let built else { return .failed("the plugin has no build_document") }
+        if let problem = built.problem { return .failed("\(descriptor.id): build_document: \(problem)") }
+        switch built.status {
         case rbs_status_t(RBS_OK):
             return .ready(DocumentDraft(operation: descriptor.id, plugin: operation.plugin.id,
-                                        pluginVersion: operation.plugin.version, fields: collector.fields))
+                                        pluginVersion: operation.plugin.version, fields: built.fields))
         case rbs_status_t(RBS_INVALID):
             let marked = attention()
             return .needsAttention(marked.isEmpty ? [AtomIssue(atom: nil, message: "the operation refused the document")] : marked)
@@ -326,6 +323,13 @@ public final class FormSession {
     }
 
     private func index(of id: String) -> Int? { operation.compiled.slotByID[id] }
+
+    /// A fault of the plugin's runtime (its worker crashed, exited or hung): the run is over. The module is closed
+    /// without calling into the plugin again, and the fault becomes the error the front end shows.
+    private func end(_ fault: PluginFault) -> FormSessionError {
+        if fault.endsModule { close() }
+        return .pluginFailed(fault.description)
+    }
 }
 
 // MARK: - What the plugin may do to its module

@@ -1,5 +1,6 @@
 import CRBSPlugin
 import Foundation
+import RBSExpressions
 
 /// Loads one plugin file: checks that it is a whole ELF shared object for this machine, copies it to a unique file
 /// in the data directory, opens the copy, finds the entry, checks the ABI version and validates every descriptor
@@ -19,15 +20,20 @@ public struct PluginLoader: Sendable {
     let locator: ServiceLocator
     /// Nil: every well-formed plugin is opened (development).
     public var verifier: Verifier?
+    /// Whether plugins run in workers (nil: always in this process).
+    public var isolation: IsolationSettings?
 
-    public init(imagesDirectory: URL, locator: ServiceLocator, verifier: Verifier? = nil) {
+    public init(imagesDirectory: URL, locator: ServiceLocator, verifier: Verifier? = nil,
+                isolation: IsolationSettings? = nil) {
         self.imagesDirectory = imagesDirectory
         self.locator = locator
         self.verifier = verifier
+        self.isolation = isolation
     }
 
-    /// Loads the plugin at `path` (not yet started: see `PluginRegistry`).
-    public func load(path: String) throws(PluginLoadError) -> PluginImage {
+    /// Loads the plugin at `path` (not yet started: see `PluginRegistry`). `pluginID` (when the registry already
+    /// knows it from a listing) picks the plugin's pinned isolation mode.
+    public func load(path: String, pluginID: String? = nil) throws(PluginLoadError) -> PluginImage {
         func fail(_ problem: PluginProblem) -> PluginLoadError { PluginLoadError(path: path, problem: problem) }
         let bytes: [UInt8]
         do {
@@ -51,6 +57,10 @@ public struct PluginLoader: Sendable {
                 throw fail(.unreadable("cannot read back its copy \(copy.path)"))
             }
             do { try verifier(copied, path) } catch { throw fail(error) }
+        }
+        if let isolation, isolation.mode(for: pluginID) == .plugin {
+            return try loadInWorker(path: path, copy: copy, hash: hash, isSwift: elf.isSwift, settings: isolation,
+                                    policy: policy)
         }
         var options: DLHandle.Options = [.now, .local]
         if elf.isSwift { options.insert(.noDelete) }
@@ -88,6 +98,42 @@ public struct PluginLoader: Sendable {
         } catch {
             handle.close()
             throw fail(.image("\(error)"))
+        }
+    }
+
+    /// Starts a worker on the verified copy and builds the image from what it answers: nothing of the plugin is
+    /// opened in this process, and every function its expressions call is forwarded to the worker.
+    private func loadInWorker(path: String, copy: URL, hash: String, isSwift: Bool, settings: IsolationSettings,
+                              policy: PluginLoadPolicy?) throws(PluginLoadError) -> PluginImage {
+        func fail(_ problem: PluginProblem) -> PluginLoadError { PluginLoadError(path: path, problem: problem) }
+        let started: WorkerRuntime.Started
+        switch WorkerRuntime.start(image: copy.path, settings: settings, locator: locator) {
+        case .failure(let problem): throw fail(problem)
+        case .success(let value): started = value
+        }
+        let runtime = started.runtime
+        if let warning = started.confinementWarning { WorkerConfinementNotice.once(warning, locator: locator) }
+        do {
+            try policy?.checkManifest?(started.manifest, path, hash)
+            var compiled: [String: CompiledOperation] = [:]
+            for operation in started.manifest.operations {
+                let id = operation.id
+                compiled[id] = try CompiledOperation(operation) { _ in
+                    { name, signature, bound throws(FFIError) in
+                        try ForeignFunction(name: name, signature: signature, isInstanceBound: bound) { [weak runtime] token, arguments in
+                            runtime?.callFunction(operation: id, name: name, token: token, arguments: arguments) ?? .null
+                        }
+                    }
+                }
+            }
+            let hostTable = PluginHostTable(pluginID: started.manifest.id, locator: locator)
+            hostTable.registered = []
+            return PluginImage(path: path, loadedPath: copy.path, manifest: started.manifest, isSwift: isSwift,
+                               contentHash: hash, handle: nil, entry: nil, hostTable: hostTable, compiled: compiled,
+                               runtime: runtime)
+        } catch {
+            runtime.retire()
+            throw fail(error)
         }
     }
 

@@ -370,7 +370,7 @@ public final class PluginRegistry: @unchecked Sendable {
     private func admit(_ manifest: PluginManifest, path: String, replacing: String?,
                        image: PluginImage? = nil) throws(PluginLoadError) {
         func fail(_ problem: PluginProblem) -> PluginLoadError {
-            if let image, image.handle !== replacing.flatMap({ byPath[$0] })?.image?.handle {
+            if let image, image !== replacing.flatMap({ byPath[$0] })?.image {
                 image.stop(locator: locator)
             }
             return PluginLoadError(path: path, problem: problem)
@@ -391,7 +391,7 @@ public final class PluginRegistry: @unchecked Sendable {
         old?.hostTable.withdrawServices()
         do { try image.start() } catch {
             old?.reregisterServices()
-            if image.handle !== old?.handle { image.stop(locator: locator) }
+            if image !== old { image.stop(locator: locator) }
             throw PluginLoadError(path: image.path, problem: error)
         }
         if let state { PluginState.load(state, into: image) }
@@ -411,7 +411,7 @@ public final class PluginRegistry: @unchecked Sendable {
         guard let listing = byPath[path] else { return nil }
         if let image = listing.image { return image }
         do {
-            let image = try loader.load(path: listing.path)
+            let image = try loader.load(path: listing.path, pluginID: listing.manifest.id)
             try start(image, replacing: nil)
             byPath[path]?.image = image
             byPath[path]?.manifest = image.manifest

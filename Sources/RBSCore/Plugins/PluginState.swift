@@ -5,7 +5,29 @@ import Foundation
 enum PluginState {
     /// The old version's saved state, or nil when it does not offer the extension or its save fails.
     static func save(from image: PluginImage) -> Data? {
-        guard let table = image.extensionTable(RBS_EXT_STATE)?.assumingMemoryBound(to: rbs_state_extension_t.self),
+        if let worker = image.runtime as? WorkerRuntime { return worker.saveState() }
+        guard let table = image.extensionTable(RBS_EXT_STATE) else { return nil }
+        guard let saved = save(extension: table) else {
+            image.hostTable.log(.warning, "rbs.state/1 save() failed: the new version starts without the old state")
+            return nil
+        }
+        return saved
+    }
+
+    /// Gives the saved state to the new version.
+    static func load(_ data: Data, into image: PluginImage) {
+        if let worker = image.runtime as? WorkerRuntime {
+            if !worker.loadState(data) { image.hostTable.log(.warning, "rbs.state/1 load() refused the saved state") }
+            return
+        }
+        if !load(data, extension: image.extensionTable(RBS_EXT_STATE)) {
+            image.hostTable.log(.warning, "rbs.state/1 load() refused the saved state")
+        }
+    }
+
+    /// Calls the extension's save(); nil when there is no extension or it fails (in-process and in a worker alike).
+    static func save(extension table: UnsafeRawPointer?) -> Data? {
+        guard let table = table?.assumingMemoryBound(to: rbs_state_extension_t.self),
               let save = table.pointee.save else { return nil }
         let buffer = StateBuffer()
         let ok = save(Unmanaged.passUnretained(buffer).toOpaque()) { writer, bytes, size in
@@ -15,21 +37,15 @@ enum PluginState {
             buffer.data.append(bytes, count: size)
             return true
         }
-        guard ok else {
-            image.hostTable.log(.warning, "rbs.state/1 save() failed: the new version starts without the old state")
-            return nil
-        }
-        return buffer.data
+        return ok ? buffer.data : nil
     }
 
-    /// Gives the saved state to the new version.
-    static func load(_ data: Data, into image: PluginImage) {
-        guard let table = image.extensionTable(RBS_EXT_STATE)?.assumingMemoryBound(to: rbs_state_extension_t.self),
-              let load = table.pointee.load else { return }
-        let ok = data.withUnsafeBytes { raw in
-            load(raw.bindMemory(to: UInt8.self).baseAddress, raw.count)
-        }
-        if !ok { image.hostTable.log(.warning, "rbs.state/1 load() refused the saved state") }
+    /// Calls the extension's load(); true when there is none to call or it accepted the state.
+    static func load(_ data: some Collection<UInt8>, extension table: UnsafeRawPointer?) -> Bool {
+        guard let table = table?.assumingMemoryBound(to: rbs_state_extension_t.self),
+              let load = table.pointee.load else { return true }
+        let bytes = Array(data)
+        return bytes.withUnsafeBufferPointer { load($0.baseAddress, $0.count) }
     }
 }
 

@@ -14,20 +14,26 @@ public final class ForeignFunction: @unchecked Sendable {
     /// result depends on plugin state the host cannot see (expressions calling it are volatile).
     public let isInstanceBound: Bool
 
+    /// Where a call goes instead of `pointer` when the function lives in another process (a plugin worker): it gets
+    /// the instance token and the declared arguments and returns the result.
+    public typealias Forward = @Sendable (_ instance: UnsafeMutableRawPointer?, _ arguments: [ExprValue]) -> ExprValue
+
     private let pointer: @convention(c) () -> Void
+    private let forward: Forward?
     private let cif: UnsafeMutablePointer<ffi_cif>
     private let argumentTypes: UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>
     private let cArgumentCount: Int
 
     /// Declares a function whose C entry point is `pointer` (as returned by `dlsym`).
     public init(name: String, pointer: UnsafeRawPointer, signature: FunctionSignature,
-                isInstanceBound: Bool = false) throws(FFIError) {
+                isInstanceBound: Bool = false, forward: Forward? = nil) throws(FFIError) {
         guard let first = name.unicodeScalars.first, first == "_" || first.properties.isAlphabetic,
               name.unicodeScalars.allSatisfy({ $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) })
         else { throw .badName(name) }
         self.name = name
         self.signature = signature
         self.isInstanceBound = isInstanceBound
+        self.forward = forward
         self.pointer = unsafeBitCast(pointer, to: (@convention(c) () -> Void).self)
         let count = signature.parameters.count + (isInstanceBound ? 1 : 0)
         cArgumentCount = count
@@ -57,6 +63,13 @@ public final class ForeignFunction: @unchecked Sendable {
                       isInstanceBound: isInstanceBound)
     }
 
+    /// Declares a function served by another process: every call goes to `forward` (with the same argument checks).
+    public convenience init(name: String, signature: String, isInstanceBound: Bool = false,
+                            forward: @escaping Forward) throws(FFIError) {
+        try self.init(name: name, pointer: UnsafeRawPointer(bitPattern: 1)!, signature: FunctionSignature.parse(signature),
+                      isInstanceBound: isInstanceBound, forward: forward)
+    }
+
     deinit {
         cif.deallocate()
         argumentTypes.deallocate()
@@ -78,6 +91,7 @@ public final class ForeignFunction: @unchecked Sendable {
     @inline(__always)
     func call(instance: UnsafeMutableRawPointer?, argument: (Int) -> ExprValue) -> ExprValue {
         if isInstanceBound, instance == nil { return .null }
+        if let forward { return forward(instance, (0..<signature.parameters.count).map(argument)) }
         let count = cArgumentCount
         let parameters = signature.parameters
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: max(count, 1)) { storage in

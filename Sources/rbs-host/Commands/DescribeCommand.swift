@@ -81,7 +81,7 @@ struct DescribeCommand: ParsableCommand {
     @Flag(help: "Print {operation, atoms: [{id, kind, caption, visible, value, error}], ready}.") var json = false
 
     func run() throws {
-        let runtime = global.makeRuntime()
+        let runtime = try global.makeRuntime()
         Listing.printFailures(runtime.registry)
         let parsed = try assignments.map(Assignment.init(parsing:))
         let session: FormSession

@@ -25,7 +25,7 @@ struct ListCommand: ParsableCommand {
     @Flag(help: "Print a JSON array of {id, title, category, plugin, pluginVersion}.") var json = false
 
     func run() throws {
-        let runtime = global.makeRuntime()
+        let runtime = try global.makeRuntime()
         Listing.printFailures(runtime.registry)
         let operations = runtime.registry.operations
         if json {

@@ -9,7 +9,7 @@ struct PluginsCommand: ParsableCommand {
     @Flag(help: "Print a JSON array of {path, id, version, abi, status, error}.") var json = false
 
     func run() throws {
-        let runtime = global.makeRuntime()
+        let runtime = try global.makeRuntime()
         if json {
             JSONOutput.print(runtime.registry.records)
         } else {

@@ -10,7 +10,7 @@ struct REPLCommand: ParsableCommand {
     var watch: Bool?
 
     func run() throws {
-        let runtime = global.makeRuntime()
+        let runtime = try global.makeRuntime()
         let repl = REPL(runtime: runtime)
         var watcher: PluginWatcher?
         if watch ?? global.developmentMode {

@@ -62,7 +62,7 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let parsed = try assignments.map(Assignment.init(parsing:))
-        let runtime = global.makeRuntime()
+        let runtime = try global.makeRuntime()
         Listing.printFailures(runtime.registry)
         let report = execute(runtime: runtime, assignments: parsed)
         if json {

@@ -1,0 +1,448 @@
+import CIsolation
+import CRBSPlugin
+import Foundation
+import RBSExpressions
+
+/// The worker side of plugin isolation: `rbs-host worker IMAGE` `dlopen`s one plugin image and serves its
+/// operations to the host over the socket on descriptor 3 (see `WireKind`). The plugin runs exactly as it would
+/// in-process — the same `rbs_host_t`, whose functions here forward to the host — but in a process with no
+/// descriptor to the data folder, an empty working directory, Landlock denying every file outside the system's
+/// read-only folders where the kernel has it, and optional address-space and CPU limits.
+///
+/// Every worker starts the same way whatever it is for (a run, a check, a benchmark), so a plugin cannot tell them
+/// apart.
+public enum PluginWorker {
+    /// The descriptor the host hands the worker its end of the socket pair on.
+    public static let channel: Int32 = 3
+
+    /// Limits a worker runs under; zero means none.
+    public struct Limits: Sendable, Equatable {
+        /// Address space, in MiB (RLIMIT_AS).
+        public var addressSpaceMiB: Int = 0
+        /// CPU time, in seconds (RLIMIT_CPU): the kernel sends SIGXCPU when it is used up.
+        public var cpuSeconds: Int = 0
+
+        public init(addressSpaceMiB: Int = 0, cpuSeconds: Int = 0) {
+            self.addressSpaceMiB = addressSpaceMiB
+            self.cpuSeconds = cpuSeconds
+        }
+    }
+
+    /// Runs the worker until the host says quit or goes away; returns the exit status.
+    public static func run(image: String, limits: Limits) -> Int32 {
+        closeInheritedDescriptors()
+        let confinement = confine(image: image, limits: limits)
+        let server = Server(fd: channel)
+        return server.start(image: image, confinement: confinement)
+    }
+
+    /// Closes every descriptor but 0, 1, 2 and the channel: nothing the host had open (the journal, the database,
+    /// a key file) reaches the plugin.
+    private static func closeInheritedDescriptors() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return }
+        let own = opendirDescriptorHint()
+        for name in names {
+            guard let fd = Int32(name), fd > channel, fd != own else { continue }
+            close(fd)
+        }
+    }
+
+    /// FileManager's listing has closed its own directory descriptor by the time we iterate; nothing to skip.
+    private static func opendirDescriptorHint() -> Int32 { -1 }
+
+    /// Empty working directory, rlimits, Landlock. Returns a warning for the host when the kernel could not deny the
+    /// data folder.
+    private static func confine(image: String, limits: Limits) -> String? {
+        var template = Array("/tmp/rbs-worker-XXXXXX".utf8CString)
+        if let made = mkdtemp(&template) {
+            let directory = String(cString: made)
+            if chdir(directory) == 0 { rmdir(directory) }
+        } else {
+            _ = chdir("/")
+        }
+        if limits.addressSpaceMiB > 0 {
+            let bytes = rlim_t(limits.addressSpaceMiB) << 20
+            var limit = rlimit(rlim_cur: bytes, rlim_max: bytes)
+            setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit)
+        }
+        if limits.cpuSeconds > 0 {
+            var limit = rlimit(rlim_cur: rlim_t(limits.cpuSeconds), rlim_max: rlim_t(limits.cpuSeconds + 1))
+            setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &limit)
+        }
+        let readable = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/proc", "/sys", image]
+        let writable = ["/dev"]
+        var why = [CChar](repeating: 0, count: 256)
+        let result = withCStrings(readable) { read in
+            withCStrings(writable) { write in
+                rbs_landlock_restrict(read, Int32(readable.count), write, Int32(writable.count), &why, why.count)
+            }
+        }
+        if result > 0 { return nil }
+        return "the kernel could not confine plugin workers (Landlock: \(String(cString: why))) — plugins in workers can still open the data folder by its path"
+    }
+
+    private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+        let copies = strings.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let pointers = copies.map { UnsafePointer($0) }
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}
+
+extension PluginWorker {
+    /// The serving loop and the plugin's host table inside the worker.
+    final class Server {
+        let fd: Int32
+        private var handle: DLHandle?
+        private var entry: UnsafePointer<rbs_plugin_entry_t>?
+        private var operations: [String: UnsafePointer<rbs_operation_descriptor_t>] = [:]
+        private var manifest: PluginManifest?
+        /// Live instances by the host's module id.
+        private var instances: [UInt32: (operation: UnsafePointer<rbs_operation_descriptor_t>, instance: UnsafeMutableRawPointer)] = [:]
+        private var functions: [String: ForeignFunction] = [:]
+        private var services: [String] = []
+        private let host: UnsafeMutablePointer<rbs_host_t> = .allocate(capacity: 1)
+        /// Strings handed to the plugin by get_value and the services: valid until the next such call.
+        private let arena = CStringArena()
+        private let accounts: UnsafeMutablePointer<rbs_accounts_service_t> = .allocate(capacity: 1)
+        private let directory: UnsafeMutablePointer<rbs_directory_service_t> = .allocate(capacity: 1)
+        private let logService: UnsafeMutablePointer<rbs_log_service_t> = .allocate(capacity: 1)
+        private let clock: UnsafeMutablePointer<rbs_clock_service_t> = .allocate(capacity: 1)
+        private let name = strdup("rbs-host")
+        private let version = strdup(RBSHost.version)
+
+        init(fd: Int32) {
+            self.fd = fd
+            Server.current = self
+            buildTables()
+        }
+
+        nonisolated(unsafe) static var current: Server?
+
+        func start(image: String, confinement: String?) -> Int32 {
+            func refuse(_ message: String) -> Int32 {
+                var writer = WireWriter(.startFailed)
+                writer.string(message)
+                _ = WireIO.write(fd, writer.frame)
+                return 1
+            }
+            let isSwift = (try? ELFImage(bytes: [UInt8](Data(contentsOf: URL(fileURLWithPath: image)))))?.isSwift ?? true
+            var options: DLHandle.Options = [.now, .local]
+            if isSwift { options.insert(.noDelete) }
+            let handle: DLHandle
+            do { handle = try DLHandle(path: image, options: options) } catch { return refuse(error.description) }
+            self.handle = handle
+            guard let symbol = handle.symbol(RBS_ENTRY_SYMBOL) else { return refuse(PluginProblem.noEntry.description) }
+            guard let entry = unsafeBitCast(symbol, to: rbs_plugin_entry_fn.self)() else {
+                return refuse(PluginProblem.entryReturnedNull.description)
+            }
+            self.entry = entry
+            let manifest: PluginManifest
+            do { manifest = try DescriptorReader.read(entry) } catch { return refuse(error.description) }
+            self.manifest = manifest
+            if let descriptor = entry.pointee.descriptor, let list = descriptor.pointee.operations {
+                for index in 0..<Int(descriptor.pointee.operation_count) {
+                    if let id = list[index].id { operations[String(cString: id)] = list + index }
+                }
+            }
+            if let initialize = entry.pointee.`init`, !initialize(UnsafePointer(host)) {
+                return refuse(PluginProblem.initFailed.description)
+            }
+            var ready = WireWriter(.ready)
+            ready.data((try? JSONEncoder().encode(manifest)).map { [UInt8]($0) } ?? [])
+            ready.u32(UInt32(services.count))
+            for service in services { ready.string(service) }
+            ready.optionalString(confinement)
+            guard WireIO.write(fd, ready.frame) else { return 0 }
+            return serve()
+        }
+
+        private func serve() -> Int32 {
+            while true {
+                switch WireIO.read(fd) {
+                case .end: return 0
+                case .malformed: return 2
+                case .frame(var request):
+                    do {
+                        guard let reply = try handle(&request) else { return quit() }
+                        guard WireIO.write(fd, reply.frame) else { return 0 }
+                    } catch {
+                        return 2
+                    }
+                }
+            }
+        }
+
+        private func quit() -> Int32 {
+            if let entry, let deinitialize = entry.pointee.deinit { deinitialize() }
+            return 0
+        }
+
+        /// Serves one request; nil for quit.
+        private func handle(_ request: inout WireReader) throws(WireError) -> WireWriter? {
+            var reply = WireWriter(.reply)
+            switch request.kind {
+            case .create:
+                let module = try request.u32()
+                let id = try request.string()
+                guard let pointer = operations[id], let create = pointer.pointee.create,
+                      let created = create(pointer, UnsafePointer(host), OpaquePointer(bitPattern: UInt(module)))
+                else {
+                    reply.i32(1)
+                    return reply
+                }
+                instances[module] = (pointer, created)
+                reply.i32(0)
+            case .destroy:
+                let module = try request.u32()
+                if let live = instances.removeValue(forKey: module), let destroy = live.operation.pointee.destroy {
+                    destroy(live.instance)
+                }
+            case .valueChanged:
+                let module = try request.u32()
+                let atom = try request.string()
+                let value = try request.value()
+                guard let live = instances[module], let changed = live.operation.pointee.value_changed else {
+                    reply.i32(-1)
+                    return reply
+                }
+                reply.i32(atom.withCString { name in value.withC { changed(live.instance, name, $0, true) } })
+            case .action:
+                let module = try request.u32()
+                let atom = try request.string()
+                guard let live = instances[module], let action = live.operation.pointee.action else {
+                    reply.i32(-1)
+                    return reply
+                }
+                reply.i32(atom.withCString { action(live.instance, $0) })
+            case .build:
+                let module = try request.u32()
+                guard let live = instances[module], let build = live.operation.pointee.build_document else {
+                    reply.i32(-1)
+                    return reply
+                }
+                let collector = DocumentCollector()
+                let status = collector.withBuilder { build(live.instance, $0) }
+                reply.i32(status)
+                reply.u32(UInt32(collector.fields.count))
+                for field in collector.fields {
+                    reply.string(field.key)
+                    reply.string(field.value)
+                }
+                reply.optionalString(collector.problem)
+            case .call:
+                let module = try request.u32()
+                let operation = try request.string()
+                let name = try request.string()
+                let count = try request.u32()
+                guard count <= 256 else { throw WireError(description: "\(count) arguments") }
+                var arguments: [ExprValue] = []
+                for _ in 0..<count { arguments.append(try request.expression()) }
+                let instance = module == 0 ? nil : instances[module]?.instance
+                reply.expression(function(operation, name)?.call(instance: instance, arguments: arguments) ?? .null)
+            case .stateSave:
+                let saved = PluginState.save(extension: extensionTable(RBS_EXT_STATE))
+                reply.bool(saved != nil)
+                if let saved { reply.data(saved) }
+            case .stateLoad:
+                let bytes = try request.data()
+                reply.bool(PluginState.load(bytes, extension: extensionTable(RBS_EXT_STATE)))
+            case .quit:
+                return nil
+            default:
+                throw WireError(description: "unexpected \(request.kind)")
+            }
+            return reply
+        }
+
+        private func extensionTable(_ id: String) -> UnsafeRawPointer? {
+            guard let lookup = entry?.pointee.get_extension else { return nil }
+            return id.withCString { lookup($0) }
+        }
+
+        /// The function `name` of `operation`, bound through libffi on first use.
+        private func function(_ operation: String, _ name: String) -> ForeignFunction? {
+            let key = operation + "\u{0}" + name
+            if let known = functions[key] { return known }
+            guard let declared = manifest?.operations.first(where: { $0.id == operation })?.functions
+                .first(where: { $0.name == name }),
+                  let address = handle?.symbol(declared.symbol),
+                  let bound = try? ForeignFunction(name: name, pointer: UnsafeRawPointer(address),
+                                                   signature: declared.signature, isInstanceBound: declared.takesInstance)
+            else { return nil }
+            functions[key] = bound
+            return bound
+        }
+
+        // MARK: - Calling the host back
+
+        /// Sends a callback and waits for the host's reply. A host that is gone ends the worker.
+        func callback(_ writer: WireWriter) -> WireReader? {
+            guard WireIO.write(fd, writer.frame) else { exit(0) }
+            switch WireIO.read(fd) {
+            case .frame(let reply) where reply.kind == .reply: return reply
+            default: exit(0)
+            }
+        }
+
+        func boolCallback(_ writer: WireWriter) -> Bool {
+            guard var reply = callback(writer) else { return false }
+            return (try? reply.bool()) ?? false
+        }
+
+        func notify(_ writer: WireWriter) { _ = WireIO.write(fd, writer.frame) }
+
+        private func buildTables() {
+            host.initialize(to: rbs_host_t(
+                abi_version: ABIVersion.host.raw,
+                name: name.map { UnsafePointer($0) },
+                version: version.map { UnsafePointer($0) },
+                host_data: nil,
+                get_service: { _, id in
+                    guard let server = Server.current, let id else { return nil }
+                    switch String(cString: id) {
+                    case RBS_SERVICE_ACCOUNTS: return UnsafeRawPointer(server.accounts)
+                    case RBS_SERVICE_DIRECTORY: return UnsafeRawPointer(server.directory)
+                    case RBS_SERVICE_LOG: return UnsafeRawPointer(server.logService)
+                    case RBS_SERVICE_CLOCK: return UnsafeRawPointer(server.clock)
+                    default: return nil
+                    }
+                },
+                register_service: { _, id, service in
+                    guard let server = Server.current, let id, service != nil else { return false }
+                    server.services.append(String(cString: id))
+                    return true
+                },
+                log: { _, level, message in
+                    var writer = WireWriter(.log)
+                    writer.u32(level)
+                    writer.optionalString(nil)
+                    writer.cString(message)
+                    Server.current?.notify(writer)
+                },
+                get_value: { _, module, atom, out in
+                    guard let server = Server.current, let atom, let out else { return false }
+                    var writer = WireWriter(.getValue)
+                    writer.u32(UInt32(truncatingIfNeeded: UInt(bitPattern: module)))
+                    writer.cString(atom)
+                    guard var reply = server.callback(writer), (try? reply.bool()) == true,
+                          let value = try? reply.value() else { return false }
+                    out.pointee = server.keep(value)
+                    return true
+                },
+                set_value: { _, module, atom, value in
+                    guard let server = Server.current, let atom, let value else { return false }
+                    var writer = WireWriter(.setValue)
+                    writer.u32(UInt32(truncatingIfNeeded: UInt(bitPattern: module)))
+                    writer.cString(atom)
+                    writer.value(value.pointee)
+                    return server.boolCallback(writer)
+                },
+                set_caption: { _, module, atom, caption in
+                    guard let server = Server.current, let atom, let caption else { return false }
+                    var writer = WireWriter(.setCaption)
+                    writer.u32(UInt32(truncatingIfNeeded: UInt(bitPattern: module)))
+                    writer.cString(atom)
+                    writer.cString(caption)
+                    return server.boolCallback(writer)
+                },
+                set_visible: { _, module, atom, visible in
+                    guard let server = Server.current, let atom else { return false }
+                    var writer = WireWriter(.setVisible)
+                    writer.u32(UInt32(truncatingIfNeeded: UInt(bitPattern: module)))
+                    writer.cString(atom)
+                    writer.bool(visible)
+                    return server.boolCallback(writer)
+                },
+                set_error: { _, module, atom, message in
+                    guard let server = Server.current else { return false }
+                    var writer = WireWriter(.setError)
+                    writer.u32(UInt32(truncatingIfNeeded: UInt(bitPattern: module)))
+                    writer.bool(atom != nil)
+                    if let atom { writer.cString(atom) }
+                    writer.bool(message != nil)
+                    if let message { writer.cString(message) }
+                    return server.boolCallback(writer)
+                }))
+            accounts.initialize(to: rbs_accounts_service_t(
+                context: nil,
+                count: { _ in
+                    guard var reply = Server.current?.callback(WireWriter(.accountsCount)) else { return 0 }
+                    return (try? reply.u32()) ?? 0
+                },
+                at: { _, index, out in
+                    var writer = WireWriter(.accountsAt)
+                    writer.u32(index)
+                    return Server.current?.account(writer, into: out) ?? false
+                },
+                find: { _, number, out in
+                    guard let number else { return false }
+                    var writer = WireWriter(.accountsFind)
+                    writer.cString(number)
+                    return Server.current?.account(writer, into: out) ?? false
+                }))
+            directory.initialize(to: rbs_directory_service_t(
+                context: nil,
+                lookup: { _, bic, out in
+                    guard let server = Server.current, let bic, let out else { return false }
+                    var writer = WireWriter(.directoryLookup)
+                    writer.cString(bic)
+                    guard var reply = server.callback(writer), (try? reply.bool()) == true,
+                          let fields = try? (0..<4).map({ _ throws(WireError) in try reply.string() }) else { return false }
+                    server.arena.reset()
+                    out.pointee = rbs_bank_t(bic: server.arena.keep(fields[0]), name: server.arena.keep(fields[1]),
+                                             corr_account: server.arena.keep(fields[2]), city: server.arena.keep(fields[3]))
+                    return true
+                }))
+            logService.initialize(to: rbs_log_service_t(
+                context: nil,
+                write: { _, level, source, message in
+                    var writer = WireWriter(.log)
+                    writer.u32(level)
+                    writer.optionalString(source.map { String(cString: $0) })
+                    writer.cString(message)
+                    Server.current?.notify(writer)
+                }))
+            clock.initialize(to: rbs_clock_service_t(
+                context: nil,
+                now_unix_ms: { _ in
+                    guard var reply = Server.current?.callback(WireWriter(.clockNow)) else { return 0 }
+                    return (try? reply.i64()) ?? 0
+                },
+                today: { _, out in
+                    guard let out, var reply = Server.current?.callback(WireWriter(.clockToday)),
+                          let text = try? reply.string() else { return }
+                    let bytes = Array(text.utf8.prefix(10)) + [0]
+                    for (index, byte) in bytes.enumerated() { out[index] = CChar(bitPattern: byte) }
+                }))
+        }
+
+        private func account(_ writer: WireWriter, into out: UnsafeMutablePointer<rbs_account_t>?) -> Bool {
+            guard let out, var reply = callback(writer), (try? reply.bool()) == true,
+                  let fields = try? (0..<5).map({ _ throws(WireError) in try reply.string() }),
+                  let blocked = try? reply.bool() else { return false }
+            arena.reset()
+            out.pointee = rbs_account_t(number: arena.keep(fields[0]), currency: arena.keep(fields[1]),
+                                        balance: arena.keep(fields[2]), owner: arena.keep(fields[3]),
+                                        title: arena.keep(fields[4]), blocked: blocked)
+            return true
+        }
+
+        /// A value from the host as an `rbs_value_t` whose strings live in the arena.
+        private func keep(_ value: WireValue) -> rbs_value_t {
+            arena.reset()
+            return value.withC { raw in
+                var copy = raw.pointee
+                switch Int(copy.type) {
+                case RBS_VALUE_TEXT, RBS_VALUE_DATE, RBS_VALUE_DECIMAL:
+                    copy.as.text.data = arena.keep(String(decoding: value.text, as: UTF8.self))
+                case RBS_VALUE_MONEY:
+                    copy.as.money.amount = arena.keep(String(decoding: value.text, as: UTF8.self))
+                    copy.as.money.currency = arena.keep(String(decoding: value.currency, as: UTF8.self))
+                default: break
+                }
+                return copy
+            }
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import ArgumentParser
+import Foundation
+import RBSCore
+
+/// A plugin worker (started by the host, never by hand): `dlopen`s one plugin image and serves its operations over
+/// descriptor 3. See `PluginWorker`.
+struct WorkerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worker", abstract: "Serve one plugin image to the host over descriptor 3 (started by the host).",
+        shouldDisplay: false)
+
+    @Option(name: .customLong("limit-as"), help: "Address-space limit in MiB (0: none).") var addressSpace = 0
+    @Option(name: .customLong("limit-cpu"), help: "CPU-time limit in seconds (0: none).") var cpu = 0
+    @Argument(help: "The plugin image.") var image: String
+
+    func run() throws {
+        let status = PluginWorker.run(image: image, limits: PluginWorker.Limits(addressSpaceMiB: addressSpace, cpuSeconds: cpu))
+        throw ExitCode(status)
+    }
+}
+
+/// `--isolation none|plugin`.
+extension IsolationSettings.Mode: ExpressibleByArgument {}

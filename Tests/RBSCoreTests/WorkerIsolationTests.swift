@@ -1,0 +1,208 @@
+import Foundation
+import RBSLedger
+import Testing
+@testable import RBSCore
+
+/// The fault corpus (Tests/Fixtures/faults/fault.c) run in plugin workers: every fault in every callback ends only
+/// the faulting module, with one message naming plugin, call and fault; nothing is journaled for it; a module of
+/// another plugin opened before the fault finishes and posts; `verify` passes.
+@Suite(.serialized)
+struct WorkerIsolationTests {
+    static let worker = Fixtures.root.appendingPathComponent(".build/debug/rbs-host")
+    static let source = Fixtures.root.appendingPathComponent("Tests/Fixtures/faults/fault.c")
+    static let now = Date(timeIntervalSince1970: 1_790_000_000)
+
+    enum Fault: Int, CaseIterable, Sendable {
+        case segfault = 1, abort, exit0, endlessLoop, readKey, writeDatabase, twoFaces, stackOverflow, mallocBomb,
+             closesChannel, garbage
+        /// What the message must say, or nil when the fault is a refused file access the run survives.
+        var cause: String? {
+            switch self {
+            case .segfault, .stackOverflow: "killed by SIGSEGV"
+            case .abort, .twoFaces: "killed by SIGABRT"
+            case .exit0: "exited with status 0"
+            case .endlessLoop: "no answer in 1 s"
+            case .mallocBomb: "address-space limit of 1024 MiB"
+            case .closesChannel: "closed its channel to the host"
+            case .garbage: "broke the protocol"
+            case .readKey, .writeDatabase: nil
+            }
+        }
+    }
+
+    enum Place: Int, CaseIterable, Sendable {
+        case create = 1, valueChanged, action, buildDocument, function
+        var call: String {
+            switch self {
+            case .create: "create()"
+            case .valueChanged: "value_changed(from)"
+            case .action: "action(poke)"
+            case .buildDocument: "build_document()"
+            case .function: "fault_check()"
+            }
+        }
+    }
+
+    static func settings(deadline: Duration = .seconds(1)) -> IsolationSettings {
+        IsolationSettings(mode: .plugin, workerExecutable: worker.path, deadline: deadline,
+                          limits: PluginWorker.Limits(addressSpaceMiB: 1024), quarantineAfter: 1_000_000)
+    }
+
+    /// A plugin folder with the good plugin and (optionally) one faulty one, a data folder with keys, a runtime.
+    static func setUp(fault: Fault?, place: Place?) throws -> (Runtime, URL, Enrolment) {
+        try #require(FileManager.default.isExecutableFile(atPath: worker.path), "build rbs-host first (swift build)")
+        let plugins = Fixtures.temporaryDirectory("faults")
+        let data = Fixtures.temporaryDirectory("faults-data")
+        func compile(_ name: String, _ defines: [String]) throws {
+            let (status, text) = Fixtures.run("/usr/bin/env", ["cc", "-std=c11", "-shared", "-fPIC", "-fvisibility=hidden",
+                                                             "-I", Fixtures.include.path] + defines
+                                              + ["-o", plugins.appendingPathComponent(name).path, source.path])
+            try #require(status == 0, "\(text)")
+        }
+        try compile("good.so", ["-DPLUGIN_ID=\"test.good\"", "-DOPERATION_ID=\"good.op\""])
+        if let fault, let place {
+            try compile("fault.so", ["-DPLUGIN_ID=\"test.fault\"", "-DFAULT=\(fault.rawValue)", "-DWHERE=\(place.rawValue)",
+                                     "-DDATA_DIR=\"\(data.path)\""])
+        }
+        let enrolment = try KeyStore(dataDirectory: data).initialize(name: "test", force: false)
+        let runtime = Runtime(paths: HostPaths(plugins: plugins.path, data: data), clock: FixedClock(now),
+                              log: StandardErrorLog(minimum: .error), isolation: settings())
+        runtime.loadPlugins()
+        return (runtime, data, enrolment)
+    }
+
+    /// Fills the corpus form; the first fault (thrown or returned by submit) is returned as its message.
+    static func drive(_ session: FormSession) -> String? {
+        do {
+            try session.commit("from", text: "1")
+            try session.commit("account", text: "40702810938000000001")
+            try session.commit("amount", text: "10")
+            try session.press("poke")
+        } catch {
+            return error.description
+        }
+        if case .failed(let why) = session.submit() { return why }
+        return nil
+    }
+
+    static let cases: [(Fault, Place)] = Fault.allCases.flatMap { fault in Place.allCases.map { (fault, $0) } }
+
+    @Test("a fault in one plugin's worker ends only its module", arguments: cases)
+    func faultEndsOnlyItsModule(fault: Fault, place: Place) throws {
+        let (runtime, data, enrolment) = try Self.setUp(fault: fault, place: place)
+        let keyBefore = try Data(contentsOf: data.appendingPathComponent("signing.key"))
+        // The other customer's module, opened before the fault.
+        let good = try runtime.open("good.op")
+        try good.commit("from", text: "1")
+
+        var message: String?
+        do {
+            let faulty = try runtime.open("fault.op")
+            message = Self.drive(faulty)
+            faulty.close()
+        } catch {
+            message = error.description
+        }
+        if let cause = fault.cause {
+            let text = try #require(message, "the \(fault) in \(place) was not reported")
+            #expect(text.contains("plugin test.fault"), "\(text)")
+            #expect(text.contains("operation fault.op"), "\(text)")
+            #expect(text.contains(place.call), "\(text)")
+            // A malloc bomb either meets its address-space limit or is still touching pages at the deadline.
+            #expect(text.contains(cause) || (fault == .mallocBomb && text.contains("no answer in")), "\(text)")
+        } else {
+            #expect(message == nil, "a refused file access is no fault: \(message ?? "")")
+        }
+        #expect(try Data(contentsOf: data.appendingPathComponent("signing.key")) == keyBefore)
+
+        // The good module finishes and posts; only it is journaled; the journal verifies.
+        _ = Self.drive(good)
+        guard case .ready(let draft) = good.submit() else {
+            Issue.record("the good module could not submit: \(good.attention())")
+            return
+        }
+        let sign = try SignModule(draft: draft, ledger: try runtime.ledger(), directory: nil)
+        _ = try sign.sign(code: TOTP.code(secret: enrolment.totpSecret, at: Self.now))
+        good.close()
+        let entries = try runtime.ledger().journal.entries()
+        #expect(entries.count == 1)
+        #expect(entries.allSatisfy { String(decoding: $0.document, as: UTF8.self).contains("good.op") })
+        #expect(try runtime.ledger().journal.verify() == .ok(1))
+
+        // A fresh worker serves the next run of the faulty plugin.
+        if fault.cause != nil, place != .create {
+            let again = try runtime.open("fault.op")
+            again.close()
+        }
+        runtime.registry.unloadAll()
+    }
+
+    /// The children of this process that are zombies, and this process's open descriptors.
+    static func zombies() -> Int {
+        let me = getpid()
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return names.compactMap(Int32.init).filter { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 2 && fields[0] == "Z" && Int32(fields[1]) == me
+        }.count
+    }
+
+    static func children() -> Int {
+        let me = getpid()
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return names.compactMap(Int32.init).filter { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 2 && Int32(fields[1]) == me
+        }.count
+    }
+
+    static func descriptors() -> Int { ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count }
+
+    @Test("1,000 injected faults leave no zombie and no leaked descriptor")
+    func thousandFaults() throws {
+        let (runtime, _, _) = try Self.setUp(fault: .abort, place: .create)
+        // Warm up once so lazily opened descriptors (the registry, the cache) are counted in the baseline.
+        #expect(throws: (any Error).self) { _ = try runtime.open("fault.op") }
+        let fds = Self.descriptors()
+        let children = Self.children()
+        for round in 0..<1000 {
+            do {
+                _ = try runtime.open("fault.op")
+                Issue.record("round \(round): the faulty create() opened a module")
+            } catch {
+                if round == 0 { #expect(error.description.contains("killed by SIGABRT")) }
+            }
+        }
+        #expect(Self.zombies() == 0)
+        #expect(Self.children() == children)
+        #expect(Self.descriptors() <= fds)
+        runtime.registry.unloadAll()
+    }
+
+    @Test("a plugin that faults again and again is quarantined with the reason")
+    func quarantine() throws {
+        let plugins = Fixtures.temporaryDirectory("quarantine")
+        let (status, text) = Fixtures.run("/usr/bin/env", ["cc", "-std=c11", "-shared", "-fPIC", "-I", Fixtures.include.path,
+                                                          "-DFAULT=1", "-DWHERE=1", "-o",
+                                                          plugins.appendingPathComponent("fault.so").path, Self.source.path])
+        try #require(status == 0, "\(text)")
+        var settings = Self.settings()
+        settings.quarantineAfter = 3
+        let host = Runtime(paths: HostPaths(plugins: plugins.path, data: Fixtures.temporaryDirectory("q-data")),
+                           accounts: StaticAccounts(DemoAccounts.list), log: StandardErrorLog(minimum: .error),
+                           isolation: settings)
+        host.loadPlugins()
+        var messages: [String] = []
+        for _ in 0..<4 {
+            do { _ = try host.open("fault.op") } catch { messages.append(error.description) }
+        }
+        #expect(messages.count == 4)
+        #expect(messages.first?.contains("killed by SIGSEGV") == true, "\(messages)")
+        #expect(messages.last?.contains("quarantined") == true, "\(messages)")
+        host.registry.unloadAll()
+    }
+}
