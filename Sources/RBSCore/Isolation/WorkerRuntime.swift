@@ -348,7 +348,7 @@ final class WorkerModule: PluginModule {
 
     private func send(_ writer: WireWriter, call: String) throws(PluginFault) -> WireReader {
         if let pendingFault { throw pendingFault }
-        try runtime.request(writer, on: worker, operation: operation, call: call)
+        return try runtime.request(writer, on: worker, operation: operation, call: call)
     }
 
     private func status(_ reply: WireReader, call: String) throws(PluginFault) -> rbs_status_t? {
