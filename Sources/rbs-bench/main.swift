@@ -1,7 +1,7 @@
 import Foundation
 
 // rbs-bench: every figure next to its baseline, measured in the same run; the results go to BENCHMARKS.md.
-// Usage: swift run -c release rbs-bench [expressions|ledger|registry ...] [--output FILE]
+// Usage: swift run -c release rbs-bench [expressions|ledger|registry|isolation ...] [--output FILE]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let outputIndex = arguments.firstIndex(of: "--output")
@@ -38,6 +38,23 @@ if wanted("registry") {
         }
     } else {
         FileHandle.standardError.write(Data("registry benchmarks need \(host.path): build it with `swift build -c release --product rbs-host` (make bench does)\n".utf8))
+    }
+}
+
+if wanted("isolation") {
+    print("plugin workers…")
+    let host = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent("rbs-host")
+    if FileManager.default.isExecutableFile(atPath: host.path) {
+        do {
+            let figures = try IsolationBenchmarks(work: work.appendingPathComponent("isolation"), host: host,
+                                                  repository: repository).run()
+            sections.append(("Plugin workers (issue 15)", figures))
+        } catch {
+            FileHandle.standardError.write(Data("isolation benchmarks failed: \(error)\n".utf8))
+        }
+    } else {
+        FileHandle.standardError.write(Data("isolation benchmarks need \(host.path): build it with `swift build -c release --product rbs-host` (make bench does)\n".utf8))
     }
 }
 

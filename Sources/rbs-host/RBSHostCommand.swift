@@ -67,8 +67,9 @@ struct GlobalOptions: ParsableArguments {
     /// A runtime with every plugin listed: unchanged plugins from the cache, new or changed ones scanned in a child
     /// process (this binary's `scan` mode); plugins are loaded when first used.
     func makeRuntime() throws -> Runtime {
-        let runtime = Runtime(paths: paths, clock: HostClock.current, scanner: scanner(),
-                              isolation: try isolationSettings())
+        let isolation = try isolationSettings()
+        let runtime = Runtime(paths: paths, clock: HostClock.current, scanner: scanner(isolation: isolation.mode),
+                              isolation: isolation)
         // The registry checks every file against the policy before a scan or a cached manifest is used, and the
         // loader checks the very copy it opens.
         trustPolicy.install(in: runtime.locator)
@@ -82,9 +83,10 @@ struct GlobalOptions: ParsableArguments {
         return runtime
     }
 
-    /// The child-process scanner: this same executable, in its `scan` mode, with the same options.
-    func scanner() -> ChildProcessScanner {
-        var arguments = ["scan", "--data", paths.data.path]
+    /// The child-process scanner: this same executable, in its `scan` mode, with the same options (with
+    /// `--isolation plugin` it opens each plugin in a worker started as the run's workers are).
+    func scanner(isolation: IsolationSettings.Mode = .none) -> ChildProcessScanner {
+        var arguments = ["scan", "--data", paths.data.path, "--isolation", isolation.rawValue]
         if developmentMode { arguments.append("--dev") }
         if let plugins { arguments += ["--plugins", plugins] }
         return ChildProcessScanner(executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),

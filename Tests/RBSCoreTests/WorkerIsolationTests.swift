@@ -164,22 +164,74 @@ struct WorkerIsolationTests {
 
     @Test("1,000 injected faults leave no zombie and no leaked descriptor")
     func thousandFaults() throws {
-        let (runtime, _, _) = try Self.setUp(fault: .abort, place: .create)
-        // Warm up once so lazily opened descriptors (the registry, the cache) are counted in the baseline.
-        #expect(throws: (any Error).self) { _ = try runtime.open("fault.op") }
+        let (good, _, _) = try Self.setUp(fault: nil, place: nil)
+        let manifest = try #require(good.registry.operation(id: "good.op")?.plugin.manifest)
+        good.registry.unloadAll()
+        // A worker that answers its start as a real one would, then aborts in create().
+        let folder = Fixtures.temporaryDirectory("fake-worker")
+        var ready = WireWriter(.ready)
+        ready.data([UInt8](try JSONEncoder().encode(manifest)))
+        ready.u32(0)
+        ready.optionalString(nil)
+        let frame = folder.appendingPathComponent("ready.frame")
+        try Data(ready.frame).write(to: frame)
+        let fake = folder.appendingPathComponent("fake-worker")
+        let (status, text) = Fixtures.run("/usr/bin/env", ["cc", "-std=c11", "-O2", "-o", fake.path,
+                                                          Fixtures.root.appendingPathComponent("Tests/Fixtures/faults/fake_worker.c").path])
+        try #require(status == 0, "\(text)")
+        setenv("RBS_FAKE_READY", frame.path, 1)
+        defer { unsetenv("RBS_FAKE_READY") }
+        var settings = Self.settings()
+        settings.workerExecutable = fake.path
+        settings.quarantineAfter = Int.max
+        let plugins = Fixtures.temporaryDirectory("fake-plugins")
+        try FileManager.default.copyItem(at: URL(fileURLWithPath: good.paths.plugins).appendingPathComponent("good.so"),
+                                         to: plugins.appendingPathComponent("good.so"))
+        let runtime = Runtime(paths: HostPaths(plugins: plugins.path, data: Fixtures.temporaryDirectory("fake-data")),
+                              accounts: StaticAccounts(DemoAccounts.list), log: StandardErrorLog(minimum: .error),
+                              isolation: settings)
+        runtime.loadPlugins()
+        // Warm up once so lazily opened descriptors (the registry, the cache) are in the baseline.
+        #expect(throws: (any Error).self) { _ = try runtime.open("good.op") }
         let fds = Self.descriptors()
         let children = Self.children()
         for round in 0..<1000 {
             do {
-                _ = try runtime.open("fault.op")
-                Issue.record("round \(round): the faulty create() opened a module")
+                _ = try runtime.open("good.op")
+                Issue.record("round \(round): a faulting create() opened a module")
             } catch {
-                if round == 0 { #expect(error.description.contains("killed by SIGABRT")) }
+                if round == 0 { #expect(error.description.contains("create() — killed by SIGABRT"), "\(error)") }
             }
         }
         #expect(Self.zombies() == 0)
         #expect(Self.children() == children)
         #expect(Self.descriptors() <= fds)
+        runtime.registry.unloadAll()
+    }
+
+    /// After the whole corpus (faults of real workers), nothing is left behind either.
+    @Test("the corpus's workers leave no zombie")
+    func noZombiesAfterCorpus() {
+        #expect(Self.zombies() == 0)
+    }
+
+    @Test("a plugin that behaves only while it is scanned fails its scan: scan and run workers start alike")
+    func noTwoFaces() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.worker.path), "build rbs-host first (swift build)")
+        let plugins = Fixtures.temporaryDirectory("two-faces")
+        let data = Fixtures.temporaryDirectory("two-faces-data")
+        let (status, text) = Fixtures.run("/usr/bin/env", ["cc", "-std=c11", "-shared", "-fPIC", "-I", Fixtures.include.path,
+                                                          "-DFAULT=7", "-DWHERE=6", "-o",
+                                                          plugins.appendingPathComponent("faces.so").path, Self.source.path])
+        try #require(status == 0, "\(text)")
+        let scanner = ChildProcessScanner(executable: Self.worker,
+                                          arguments: ["scan", "--data", data.path, "--dev", "--isolation", "plugin"])
+        let runtime = Runtime(paths: HostPaths(plugins: plugins.path, data: data), accounts: StaticAccounts(DemoAccounts.list),
+                              log: StandardErrorLog(minimum: .error), scanner: scanner, isolation: Self.settings())
+        runtime.loadPlugins()
+        let record = try #require(runtime.registry.records.first)
+        #expect(record.status == .failed, "the plugin passed its scan by telling it from a run")
+        #expect(record.error?.contains("SIGABRT") == true, "\(record.error ?? "")")
         runtime.registry.unloadAll()
     }
 
@@ -203,6 +255,12 @@ struct WorkerIsolationTests {
         #expect(messages.count == 4)
         #expect(messages.first?.contains("killed by SIGSEGV") == true, "\(messages)")
         #expect(messages.last?.contains("quarantined") == true, "\(messages)")
+        // Listed as unavailable, with the reason, until the file changes.
+        let listing = try #require(host.registry.operations.first { $0.id == "fault.op" })
+        #expect(listing.unavailable?.contains("quarantined") == true)
+        let record = try #require(host.registry.records.first)
+        #expect(record.status == .failed)
+        #expect(record.error?.contains("quarantined") == true)
         host.registry.unloadAll()
     }
 }

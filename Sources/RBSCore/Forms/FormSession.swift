@@ -158,6 +158,16 @@ public final class FormSession {
         }
     }
 
+    /// Hands the plugin's value_changed the atom's current value and nothing more (no parsing, no recompute): the
+    /// boundary's round trip that rbs-bench measures, in-process or through a worker.
+    package func valueChangedRoundTrip(_ id: String) throws(FormSessionError) -> Int32? {
+        guard !isClosed, let module else { throw .closed }
+        guard let index = index(of: id) else { throw .unknownAtom(id: id, operation: descriptor.id) }
+        do { return try module.valueChanged(atom: descriptor.atoms[index], value: model.values[index]) } catch {
+            throw end(error)
+        }
+    }
+
     /// Presses a button that does not submit: calls the plugin's action.
     @discardableResult
     public func press(_ id: String) throws(FormSessionError) -> FormAnnouncements {

@@ -21,7 +21,12 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
     private var nextModule: UInt32 = 1
     private var faults: [ContinuousClock.Instant] = []
     /// Why this plugin's runs are refused, once it is quarantined.
-    private(set) var quarantine: String?
+    private var quarantineReason: String?
+    var quarantine: String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return quarantineReason
+    }
     /// Modules open now, so the last one to close on a retired version can stop its worker.
     private var live = 0
     private var retired = false
@@ -108,7 +113,7 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
         func fault(_ cause: String) -> PluginFault {
             PluginFault(plugin: pluginID, operation: operation, call: "create()", cause: cause)
         }
-        if let quarantine { throw fault(quarantine) }
+        if let quarantineReason { throw fault(quarantineReason) }
         if current?.isAlive != true {
             current = nil
             switch spawn() {
@@ -162,9 +167,10 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
     private func noteFault() {
         let now = ContinuousClock.now
         faults = faults.filter { now - $0 < settings.quarantineWindow } + [now]
-        if quarantine == nil, faults.count >= settings.quarantineAfter {
-            quarantine = "quarantined: its worker failed \(faults.count) times within \(WorkerProcess.seconds(settings.quarantineWindow)) — fix the plugin; it is tried again when its file changes"
-            locator.optional((any HostLog).self)?.write(level: .error, source: "rbs-host", message: "plugin \(pluginID): \(quarantine ?? "")")
+        if quarantineReason == nil, faults.count >= settings.quarantineAfter {
+            let reason = "quarantined: its worker failed \(faults.count) times within \(WorkerProcess.seconds(settings.quarantineWindow)) — fix the plugin; it is tried again when its file changes"
+            quarantineReason = reason
+            locator.optional((any HostLog).self)?.write(level: .error, source: "rbs-host", message: "plugin \(pluginID): \(reason)")
         }
     }
 

@@ -26,6 +26,8 @@ public final class PluginImage: @unchecked Sendable {
     private(set) var started = false
     /// Where this plugin's modules run (see `PluginRuntime`).
     lazy var runtime: any PluginRuntime = InProcessRuntime(image: self)
+    /// The services the plugin registered in its worker's init() (not offered to other plugins from there).
+    var workerServices: [String] = []
     /// Modules of this plugin that are open now.
     public internal(set) var liveModules = 0
 
@@ -77,6 +79,9 @@ public final class PluginImage: @unchecked Sendable {
     }
 
     func reregisterServices() { hostTable.restoreServices() }
+
+    /// Why this version's runs are refused (its workers failed again and again), or nil.
+    public var quarantine: String? { (runtime as? WorkerRuntime)?.quarantine }
 
     /// The plugin's table for an extension ("rbs.state/1"), or nil.
     func extensionTable(_ id: String) -> UnsafeRawPointer? {

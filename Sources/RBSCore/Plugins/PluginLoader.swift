@@ -127,10 +127,11 @@ public struct PluginLoader: Sendable {
                 }
             }
             let hostTable = PluginHostTable(pluginID: started.manifest.id, locator: locator)
-            hostTable.registered = []
-            return PluginImage(path: path, loadedPath: copy.path, manifest: started.manifest, isSwift: isSwift,
-                               contentHash: hash, handle: nil, entry: nil, hostTable: hostTable, compiled: compiled,
-                               runtime: runtime)
+            let image = PluginImage(path: path, loadedPath: copy.path, manifest: started.manifest, isSwift: isSwift,
+                                    contentHash: hash, handle: nil, entry: nil, hostTable: hostTable, compiled: compiled,
+                                    runtime: runtime)
+            image.workerServices = started.services
+            return image
         } catch {
             runtime.retire()
             throw fail(error)

@@ -40,6 +40,8 @@ public struct OperationListing: Sendable {
     public let pluginID: String
     public let pluginVersion: String
     public let path: String
+    /// Why the operation cannot be run now (its plugin is quarantined), or nil.
+    public var unavailable: String?
 
     public var id: String { descriptor.id }
 }
@@ -140,8 +142,10 @@ public final class PluginRegistry: @unchecked Sendable {
     public var records: [PluginRecord] {
         locked {
             var all = listings.map { listing in
-                PluginRecord(path: listing.path, id: listing.manifest.id, version: listing.manifest.version,
-                             abi: listing.manifest.abi.description, status: .loaded, error: nil)
+                let quarantine = listing.image?.quarantine
+                return PluginRecord(path: listing.path, id: listing.manifest.id, version: listing.manifest.version,
+                                    abi: listing.manifest.abi.description, status: quarantine == nil ? .loaded : .failed,
+                                    error: quarantine.map { "\(listing.path): \($0)" })
             } + failures.values.map(\.record)
             all.sort { $0.path < $1.path }
             return (folderError.map { [$0] } ?? []) + all
@@ -158,9 +162,11 @@ public final class PluginRegistry: @unchecked Sendable {
     public var operations: [OperationListing] {
         locked {
             listings.flatMap { listing in
-                listing.manifest.operations.map {
+                let quarantine = listing.image?.quarantine
+                return listing.manifest.operations.map {
                     OperationListing(descriptor: $0, pluginID: listing.manifest.id,
-                                     pluginVersion: listing.manifest.version, path: listing.path)
+                                     pluginVersion: listing.manifest.version, path: listing.path,
+                                     unavailable: quarantine.map { "plugin \(listing.manifest.id) \($0)" })
                 }
             }
         }

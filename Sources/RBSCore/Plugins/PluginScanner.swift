@@ -34,7 +34,7 @@ public struct InProcessScanner: PluginScanner {
             let image = try loader.load(path: path)
             defer { image.stop(locator: loader.locator) }
             do { try image.start() } catch { return .failed(PluginLoadError(path: path, problem: error).description) }
-            return .plugin(image.manifest, services: image.hostTable.registered.map(\.id).sorted())
+            return .plugin(image.manifest, services: (image.hostTable.registered.map(\.id) + image.workerServices).sorted())
         } catch {
             return .failed(error.description)
         }
@@ -90,6 +90,11 @@ public struct ChildProcessScanner: PluginScanner {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
+        // A crash is reported here in one line; Swift's backtracer in the child would only delay it (past the
+        // timeout, under load) and attach a tracer to a process that is about to be killed.
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        process.environment = environment
         do { try process.run() } catch {
             return ([:], Stuck(path: paths[0], reason: "the scanner could not start: \(error.localizedDescription)"))
         }

@@ -8,6 +8,8 @@ struct OperationSummary: Encodable {
     var category: String
     var plugin: String
     var pluginVersion: String
+    /// Present only when the operation cannot be run now (its plugin is quarantined): why.
+    var unavailable: String?
 
     init(_ operation: OperationListing) {
         id = operation.id
@@ -15,6 +17,7 @@ struct OperationSummary: Encodable {
         category = operation.descriptor.category
         plugin = operation.pluginID
         pluginVersion = operation.pluginVersion
+        unavailable = operation.unavailable
     }
 }
 
@@ -45,7 +48,8 @@ enum Listing {
             table.rows.append(["\(index + 1)", operation.id, operation.descriptor.title, operation.descriptor.category,
                                "\(operation.pluginID) \(operation.pluginVersion)"])
         }
-        return table.render()
+        let unavailable = operations.compactMap { operation in operation.unavailable.map { "\(operation.id): unavailable — \($0)" } }
+        return ([table.render()] + (unavailable.isEmpty ? [] : [""] + unavailable)).joined(separator: "\n")
     }
 
     static func plugins(_ records: [PluginRecord]) -> String {

@@ -5,6 +5,10 @@ import RBSCore
 /// The scanner mode the host runs in a child process: loads each plugin, validates it, starts it to learn the
 /// services it registers, and answers with one JSON line per file. A plugin that crashes or hangs here takes only
 /// this process down; the host records it as failed.
+///
+/// With `--isolation plugin` the plugin itself is opened in a plugin worker (`rbs-host worker IMAGE`), started
+/// exactly as the workers that serve runs are: a plugin cannot tell a scan from a run and behave well only while it
+/// is scanned.
 struct ScanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan", abstract: "Scan plugin files and print their manifests as JSON lines (used by the host).",
@@ -14,7 +18,11 @@ struct ScanCommand: ParsableCommand {
     @Argument(help: "Plugin files.") var files: [String]
 
     func run() throws {
-        let runtime = Runtime(paths: global.paths, clock: HostClock.current, log: StandardErrorLog(minimum: .error))
+        var isolation = try global.isolationSettings()
+        // Within the host's 5 s per file, so a plugin that hangs while it starts is named by its worker's fault.
+        isolation.deadline = .seconds(4)
+        let runtime = Runtime(paths: global.paths, clock: HostClock.current, log: StandardErrorLog(minimum: .error),
+                              isolation: isolation.mode == .plugin ? isolation : nil)
         // The child checks the bytes it opens too, so a file swapped after the host's check is refused here.
         global.trustPolicy.install(in: runtime.locator)
         let encoder = JSONEncoder()

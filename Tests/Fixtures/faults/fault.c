@@ -3,7 +3,7 @@
  * -DFAULT=... -DWHERE=... -DPLUGIN_ID=... -DDATA_DIR=... . Without FAULT it is a well-behaved payment operation
  * (from, account, amount), the "other customer's" plugin whose run must finish while a neighbour faults.
  *
- * WHERE: 1 create, 2 value_changed, 3 action, 4 build_document, 5 an exported function (valid_if).
+ * WHERE: 1 create, 2 value_changed, 3 action, 4 build_document, 5 an exported function (valid_if), 6 init().
  * FAULT: 1 segfault, 2 abort, 3 exit(0), 4 endless loop, 5 read DATA/signing.key, 6 write DATA/rbs.sqlite,
  *        7 abort unless started as a scan, 8 stack overflow, 9 malloc bomb, 10 close stdin/stdout/channel,
  *        11 write garbage to the protocol channel.
@@ -168,6 +168,12 @@ static const rbs_plugin_descriptor_t descriptor = {
     .operation_count = 1, .operations = operations,
 };
 
-static const rbs_plugin_entry_t entry = {.abi_version = RBS_ABI_VERSION_INIT, .descriptor = &descriptor};
+static bool plugin_init(const rbs_host_t *host) {
+    misbehave(6, host);
+    return true;
+}
+
+static const rbs_plugin_entry_t entry = {.abi_version = RBS_ABI_VERSION_INIT, .descriptor = &descriptor,
+                                         .init = plugin_init};
 
 RBS_EXPORT const rbs_plugin_entry_t *rbs_plugin_entry(void) { return &entry; }
