@@ -222,7 +222,7 @@ struct IsolationBenchmarks {
 
     private func minimalProcessRSS() throws -> Double {
         let text = try Shell.output(try compilePingPong().path, ["rss"])
-        return (Double(text.split(separator: " ").first { !$0.isEmpty } ?? "") ?? .nan) / 1024
+        return (Double(text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first ?? "") ?? .nan) / 1024
     }
 }
 
