@@ -14,7 +14,7 @@ struct IsolationBenchmarks {
     let host: URL
     let repository: URL
 
-    private var include: URL { repository.appendingPathComponent("Sources/CRBSPlugin/include") }
+    private var include: URL { repository.appendingPathComponent("SDK/Sources/CRBSPlugin/include") }
 
     func run() throws -> [BenchmarkFigure] {
         let plugins = work.appendingPathComponent("plugins")
