@@ -35,7 +35,10 @@ final class FormModule {
         console.say(Terminal.bold(navigation.breadcrumb))
         console.hint(Terminal.dim("Enter keeps a value · back returns · ? helps · cancel leaves"))
         for (id, value) in prefill {
-            do { announce(try session.commit(id, text: value)) } catch { console.error(error.description) }
+            do { announce(try session.commit(id, text: value)) } catch {
+                if session.isClosed { return .failed(error.description) }
+                console.error(error.description)
+            }
         }
         while true {
             guard cursor < atoms.count else {
@@ -97,6 +100,8 @@ final class FormModule {
                         cursor += 1
                     }
                 } catch {
+                    // The plugin's worker failed: the run is over, and the line says why (no "try again").
+                    if session.isClosed { return .failed(error.description) }
                     console.error(error.description + " — try again, ? for help")
                 }
             }
@@ -119,7 +124,10 @@ final class FormModule {
             case "?": console.say(submits ? "Submits the form: it is checked, then you review and sign it." : "Runs the operation's action.")
             case "":
                 if submits { return submitFlow() }
-                do { announce(try session.press(atom.id)) } catch { console.error(error.description) }
+                do { announce(try session.press(atom.id)) } catch {
+                    if session.isClosed { return .failed(error.description) }
+                    console.error(error.description)
+                }
                 cursor += 1
             default: console.error("'\(text)': press Enter, or type back or cancel")
             }
