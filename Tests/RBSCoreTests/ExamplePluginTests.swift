@@ -30,7 +30,7 @@ struct ExamplePluginTests {
         let runtime = Fixtures.runtime(plugins: Fixtures.plugins)
         runtime.loadPlugins()
         let quick = try #require(runtime.registry.operation(id: "pay.pp.quick"))
-        let getExtension = try #require(quick.plugin.entry.pointee.get_extension)
+        let getExtension = try #require(quick.plugin.entry?.pointee.get_extension)
         let raw = try #require(getExtension(RBS_EXT_REQUIREMENTS))
         let table = raw.assumingMemoryBound(to: rbs_requirements_extension_t.self).pointee
         let features = try #require(table.features)
