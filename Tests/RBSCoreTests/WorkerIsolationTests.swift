@@ -137,28 +137,20 @@ struct WorkerIsolationTests {
         runtime.registry.unloadAll()
     }
 
-    /// The children of this process that are zombies, and this process's open descriptors.
-    static func zombies() -> Int {
+    /// The states ("S", "Z", ...) of this process's children.
+    static func childStates() -> [Substring] {
         let me = getpid()
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return names.compactMap(Int32.init).filter { pid in
+        return names.compactMap(Int32.init).compactMap { pid in
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
+                  let close = stat.lastIndex(of: ")") else { return nil }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 2 && fields[0] == "Z" && Int32(fields[1]) == me
-        }.count
+            return fields.count > 2 && Int32(fields[1]) == me ? fields[0] : nil
+        }
     }
 
-    static func children() -> Int {
-        let me = getpid()
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return names.compactMap(Int32.init).filter { pid in
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 2 && Int32(fields[1]) == me
-        }.count
-    }
+    static func zombies() -> Int { childStates().filter { $0 == "Z" }.count }
+    static func children() -> Int { childStates().count }
 
     static func descriptors() -> Int { ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count }
 
@@ -233,6 +225,55 @@ struct WorkerIsolationTests {
         #expect(record.status == .failed, "the plugin passed its scan by telling it from a run")
         #expect(record.error?.contains("SIGABRT") == true, "\(record.error ?? "")")
         runtime.registry.unloadAll()
+    }
+
+    @Test("hot reload: the new version starts in a new worker; the old one finishes its module, then exits")
+    func hotReload() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.worker.path), "build rbs-host first (swift build)")
+        let plugins = Fixtures.temporaryDirectory("reload")
+        let build = Fixtures.temporaryDirectory("reload-build")
+        func compile(_ version: String) throws -> URL {
+            let output = build.appendingPathComponent("versioned-\(version).so")
+            let (status, text) = Fixtures.run("/usr/bin/env", ["cc", "-std=c11", "-shared", "-fPIC", "-I", Fixtures.include.path,
+                                                              "-DVERSION=\"\(version)\"", "-o", output.path,
+                                                              Fixtures.root.appendingPathComponent("Tests/Fixtures/scan/versioned.c").path])
+            try #require(status == 0, "\(text)")
+            return output
+        }
+        let file = plugins.appendingPathComponent("versioned.so")
+        try FileManager.default.copyItem(at: try compile("1.0.0"), to: file)
+        let runtime = Runtime(paths: HostPaths(plugins: plugins.path, data: Fixtures.temporaryDirectory("reload-data")),
+                              accounts: StaticAccounts(DemoAccounts.list), log: StandardErrorLog(minimum: .error),
+                              isolation: Self.settings(deadline: .seconds(10)))
+        runtime.loadPlugins()
+        let baseline = Self.children()
+        let old = try runtime.open("versioned.op")
+        try FileManager.default.removeItem(at: file)
+        try FileManager.default.copyItem(at: try compile("1.1.0"), to: file)
+        runtime.reload()
+        let new = try runtime.open("versioned.op")
+        #expect(old.operation.plugin.version == "1.0.0")
+        #expect(new.operation.plugin.version == "1.1.0")
+        #expect(Self.children() == baseline + 1, "two versions, two workers")
+        // The old module still runs on its own worker.
+        try old.commit("note", text: "still here")
+        guard case .ready(let draft) = old.submit() else {
+            Issue.record("the old version's module could not submit")
+            return
+        }
+        #expect(draft["version"] == "1.0.0")
+        old.close()
+        let deadline = Date().addingTimeInterval(10)
+        while Self.children() > baseline, Date() < deadline { usleep(20_000) }
+        #expect(Self.children() == baseline, "the old worker exits after its last module")
+        guard case .ready(let fresh) = new.submit() else {
+            Issue.record("the new version's module could not submit")
+            return
+        }
+        #expect(fresh["version"] == "1.1.0")
+        new.close()
+        runtime.registry.unloadAll()
+        #expect(Self.zombies() == 0)
     }
 
     @Test("a plugin that faults again and again is quarantined with the reason")

@@ -130,17 +130,7 @@ public struct ChildProcessScanner: PluginScanner {
         }
     }
 
-    static func signalName(_ signal: Int32) -> String {
-        switch signal {
-        case SIGSEGV: "SIGSEGV"
-        case SIGABRT: "SIGABRT"
-        case SIGBUS: "SIGBUS"
-        case SIGILL: "SIGILL"
-        case SIGFPE: "SIGFPE"
-        case SIGKILL: "SIGKILL"
-        default: "signal \(signal)"
-        }
-    }
+    static func signalName(_ signal: Int32) -> String { WorkerProcess.signalName(signal) }
 }
 
 /// Reads lines from a pipe with a timeout per line.
