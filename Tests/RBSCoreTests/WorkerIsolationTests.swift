@@ -276,6 +276,54 @@ struct WorkerIsolationTests {
         #expect(Self.zombies() == 0)
     }
 
+    @Test("a worker over its CPU-time limit is killed and the limit is named")
+    func cpuLimit() throws {
+        let plugins = Fixtures.temporaryDirectory("cpu")
+        let (status, text) = Fixtures.run("/usr/bin/env", ["cc", "-std=c11", "-shared", "-fPIC", "-I", Fixtures.include.path,
+                                                          "-DFAULT=4", "-DWHERE=1", "-o",
+                                                          plugins.appendingPathComponent("loop.so").path, Self.source.path])
+        try #require(status == 0, "\(text)")
+        var settings = Self.settings(deadline: .seconds(30))
+        settings.limits = PluginWorker.Limits(cpuSeconds: 1)
+        let host = Runtime(paths: HostPaths(plugins: plugins.path, data: Fixtures.temporaryDirectory("cpu-data")),
+                           accounts: StaticAccounts(DemoAccounts.list), log: StandardErrorLog(minimum: .error),
+                           isolation: settings)
+        host.loadPlugins()
+        #expect { _ = try host.open("fault.op") } throws: { error in
+            "\(error)".contains("killed by SIGXCPU (its CPU-time limit of 1 s was reached)")
+        }
+        host.registry.unloadAll()
+    }
+
+    @Test("DATA/isolation.conf pins a plugin to a mode; a malformed line is refused with its place")
+    func pins() throws {
+        let data = Fixtures.temporaryDirectory("pins")
+        try "# pins\ntest.good none\n\ntest.fault   plugin # comment\n".write(to: data.appendingPathComponent("isolation.conf"),
+                                                                              atomically: true, encoding: .utf8)
+        let pins = try IsolationSettings.pins(in: data)
+        #expect(pins == ["test.good": .none, "test.fault": .plugin])
+        var settings = Self.settings()
+        settings.pins = pins
+        #expect(settings.mode(for: "test.good") == IsolationSettings.Mode.none)
+        #expect(settings.mode(for: "other") == .plugin)
+
+        // The pinned plugin is opened in this process, the other in a worker.
+        let (runtime, _, _) = try Self.setUp(fault: .readKey, place: .create)
+        runtime.registry.unloadAll()
+        let pinned = Runtime(paths: HostPaths(plugins: runtime.paths.plugins, data: data),
+                             accounts: StaticAccounts(DemoAccounts.list), log: StandardErrorLog(minimum: .error),
+                             isolation: settings)
+        pinned.loadPlugins()
+        #expect(pinned.registry.operation(id: "good.op")?.plugin.handle != nil, "pinned to none: in-process")
+        #expect(pinned.registry.operation(id: "fault.op")?.plugin.handle == nil, "default plugin: in a worker")
+        pinned.registry.unloadAll()
+
+        try "test.good sandbox\n".write(to: data.appendingPathComponent("isolation.conf"), atomically: true, encoding: .utf8)
+        #expect { _ = try IsolationSettings.pins(in: data) } throws: { error in
+            "\(error)".contains("isolation.conf:1: 'test.good sandbox'")
+        }
+    }
+
     @Test("a plugin that faults again and again is quarantined with the reason")
     func quarantine() throws {
         let plugins = Fixtures.temporaryDirectory("quarantine")

@@ -58,9 +58,10 @@ public struct PluginLoader: Sendable {
             }
             do { try verifier(copied, path) } catch { throw fail(error) }
         }
-        if let isolation, isolation.mode(for: pluginID) == .plugin {
-            return try loadInWorker(path: path, copy: copy, hash: hash, isSwift: elf.isSwift, settings: isolation,
-                                    policy: policy)
+        if let isolation, isolation.mode(for: pluginID) == .plugin,
+           let image = try loadInWorker(path: path, copy: copy, hash: hash, isSwift: elf.isSwift, settings: isolation,
+                                        policy: policy) {
+            return image
         }
         var options: DLHandle.Options = [.now, .local]
         if elf.isSwift { options.insert(.noDelete) }
@@ -103,8 +104,9 @@ public struct PluginLoader: Sendable {
 
     /// Starts a worker on the verified copy and builds the image from what it answers: nothing of the plugin is
     /// opened in this process, and every function its expressions call is forwarded to the worker.
+    /// - Returns: nil when the plugin's id turns out to be pinned to `none` (the caller loads it in-process).
     private func loadInWorker(path: String, copy: URL, hash: String, isSwift: Bool, settings: IsolationSettings,
-                              policy: PluginLoadPolicy?) throws(PluginLoadError) -> PluginImage {
+                              policy: PluginLoadPolicy?) throws(PluginLoadError) -> PluginImage? {
         func fail(_ problem: PluginProblem) -> PluginLoadError { PluginLoadError(path: path, problem: problem) }
         let started: WorkerRuntime.Started
         switch WorkerRuntime.start(image: copy.path, settings: settings, locator: locator) {
@@ -112,6 +114,10 @@ public struct PluginLoader: Sendable {
         case .success(let value): started = value
         }
         let runtime = started.runtime
+        if settings.mode(for: started.manifest.id) == .none {
+            runtime.retire()
+            return nil
+        }
         if let warning = started.confinementWarning { WorkerConfinementNotice.once(warning, locator: locator) }
         do {
             try policy?.checkManifest?(started.manifest, path, hash)

@@ -406,7 +406,7 @@ public final class PluginRegistry: @unchecked Sendable {
     /// Loads the new version of a plugin whose old version is loaded, and puts it in service.
     private func replaceLoaded(path: String, manifest: PluginManifest, services: [String], hash: String) throws(PluginLoadError) {
         let old = byPath[path]?.image
-        let image = try loader.load(path: path)
+        let image = try loader.load(path: path, pluginID: manifest.id)
         try start(image, replacing: old)
         withdraw(path: path)
         insert(Listing(path: path, manifest: image.manifest, services: services, hash: image.contentHash, image: image))

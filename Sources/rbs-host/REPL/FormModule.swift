@@ -139,7 +139,7 @@ final class FormModule {
     private func submitFlow() -> ModuleOutput? {
         switch session.submit() {
         case .failed(let why):
-            console.error(why)
+            // The REPL prints a module's failure once, when it ends.
             return .failed(why)
         case .needsAttention(let issues):
             console.say(Terminal.yellow("Needs attention:"))
