@@ -48,11 +48,12 @@ public final class Runtime: @unchecked Sendable {
     ///   - accounts: the customer's accounts (by default the embedded bank's, once it exists).
     ///   - scanner: how new or changed plugin files are read (the host uses a child process); nil loads every
     ///     plugin into this process at once, without a cache.
-    ///   - verifier: the trust policy checked on the very bytes that are opened; nil trusts every plugin.
+    ///   - policy: the checks every plugin load passes (the trust policy: the folder, the very bytes that are opened,
+    ///     the manifest against its signature); nil loads every well-formed plugin.
     ///   - isolation: whether plugins run in worker processes (see `IsolationSettings`); nil: in this process.
     public init(paths: HostPaths, accounts: (any AccountsService)? = nil, clock: any Clock = SystemClock(),
                 log: any HostLog = StandardErrorLog(), directory: BankDirectory = .bundled(),
-                scanner: (any PluginScanner)? = nil, verifier: PluginLoader.Verifier? = nil,
+                scanner: (any PluginScanner)? = nil, policy: PluginLoadPolicy? = nil,
                 isolation: IsolationSettings? = nil) {
         self.paths = paths
         let locator = ServiceLocator()
@@ -64,9 +65,11 @@ public final class Runtime: @unchecked Sendable {
         for problem in directory.problems { log.write(level: .warning, source: "rbs-host", message: problem.description) }
         self.locator = locator
         serviceTables = HostServiceTables(locator: locator)
-        registry = PluginRegistry(loader: PluginLoader(imagesDirectory: paths.images, locator: locator, verifier: verifier,
+        registry = PluginRegistry(loader: PluginLoader(imagesDirectory: paths.images, locator: locator, policy: policy,
                                                        isolation: isolation),
                                   locator: locator, scanner: scanner, cacheDirectory: scanner == nil ? nil : paths.data)
+        // A service nobody registered yet may belong to a listed plugin: the registry loads it.
+        locator.provider = registry
         if accounts == nil {
             locator.register(LedgerAccounts { [unowned self] in try self.ledger() }, as: (any AccountsService).self)
         }

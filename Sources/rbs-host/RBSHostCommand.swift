@@ -68,11 +68,10 @@ struct GlobalOptions: ParsableArguments {
     /// process (this binary's `scan` mode); plugins are loaded when first used.
     func makeRuntime() throws -> Runtime {
         let isolation = try isolationSettings()
-        let runtime = Runtime(paths: paths, clock: HostClock.current, scanner: scanner(isolation: isolation.mode),
-                              isolation: isolation)
         // The registry checks every file against the policy before a scan or a cached manifest is used, and the
         // loader checks the very copy it opens.
-        trustPolicy.install(in: runtime.locator)
+        let runtime = Runtime(paths: paths, clock: HostClock.current, scanner: scanner(isolation: isolation.mode),
+                              policy: trustPolicy.loadPolicy, isolation: isolation)
         if isatty(STDERR_FILENO) == 1 {
             runtime.registry.progress = { done, total in
                 guard total >= 20 else { return }

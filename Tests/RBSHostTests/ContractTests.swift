@@ -29,7 +29,7 @@ struct ContractTests {
         #expect(strings == Self.operations)
     }
 
-    @Test("plugins --json: exactly {path, id, version, abi, status, error}, all four loaded, error null")
+    @Test("plugins --json: exactly {path, id, version, abi, status, error}, all four listed (not loaded until used), error null")
     func pluginsJSON() throws {
         let sandbox = try HostSandbox()
         let result = try sandbox.host(["plugins", "--json"])
@@ -38,7 +38,7 @@ struct ContractTests {
         #expect(array.count == 4)
         for item in array {
             #expect(keys(item) == ["path", "id", "version", "abi", "status", "error"])
-            #expect(item["status"] as? String == "loaded")
+            #expect(item["status"] as? String == "listed")
             #expect(item["error"] is NSNull)
             #expect(item["abi"] as? String == "1.0.0")
             #expect(item["version"] as? String == "1.0.0")
@@ -153,7 +153,7 @@ struct ContractTests {
                 #expect(record["version"] is NSNull)
                 #expect((record["error"] as? String)?.contains(file) == true, "\(record)")
             } else {
-                #expect(record["status"] as? String == "loaded", "\(record)")
+                #expect(record["status"] as? String == "listed", "\(record)")
                 #expect(record["error"] is NSNull)
             }
         }

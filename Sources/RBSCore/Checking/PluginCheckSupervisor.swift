@@ -55,35 +55,26 @@ public struct PluginCheckSupervisor: Sendable {
     }
 
     private func runChild(path: String, start: Int, record: (CheckResult) -> Void) -> ChildOutcome {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments + [path, "--start", String(start)]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        let lines = LineQueue(out.fileHandleForReading)
-        let errors = TailBuffer(err.fileHandleForReading)
-        do { try process.run() } catch {
-            return .failedToStart("cannot start the checking child \(executable.path): \(error.localizedDescription)")
+        let child: ChildLineReader
+        do {
+            child = try ChildLineReader(executable: executable.path, arguments: arguments + [path, "--start", String(start)],
+                                        keepStandardError: true)
+        } catch {
+            return .failedToStart("cannot start the checking child \(executable.path): \(error.reason)")
         }
-        try? out.fileHandleForWriting.close()
-        try? err.fileHandleForWriting.close()
+        let timeout = Duration.milliseconds(Int64(self.timeout * 1000))
         var current: (index: Int, name: String)?
         var step: String?
         var finished: Set<Int> = []
-        var deadline = Date().addingTimeInterval(timeout)
+        var deadline = ContinuousClock.now + timeout
         while true {
-            switch lines.next(until: deadline) {
+            switch child.next(until: deadline) {
             case .line(let text):
                 switch CheckProtocol.parse(text) {
                 case .begin(let index, let name)?:
                     current = (index, name)
                     step = nil
-                    deadline = Date().addingTimeInterval(timeout)
+                    deadline = .now + timeout
                 case .step(let text)?: step = text
                 case .pass(let index, let detail)?:
                     finished.insert(index)
@@ -92,117 +83,27 @@ public struct PluginCheckSupervisor: Sendable {
                     finished.insert(index)
                     record(CheckResult(name: current?.name ?? "check \(index)", passed: false, detail: reason))
                 case .end?:
-                    lines.drain()
-                    process.waitUntilExit()
+                    if child.waitForEnd(until: .now + .seconds(5)) == nil { child.kill() }
                     return .finished
                 case nil: continue
                 }
             case .timedOut:
-                _ = kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                child.kill()
                 let doing = step.map { " while \($0)" } ?? ""
                 guard let current, !finished.contains(current.index) else {
-                    return .failedToStart("the checking child gave no answer for \(Int(timeout)) s and was killed")
+                    return .failedToStart("the checking child gave no answer for \(Int(self.timeout)) s and was killed")
                 }
                 return .lost(index: current.index, name: current.name,
-                             reason: "hung: no answer within \(Int(timeout)) s\(doing) — the child was killed; a callback must not block (a loop, a wait, a lock)")
-            case .closed:
-                process.waitUntilExit()
-                let how = Self.describe(process)
+                             reason: "hung: no answer within \(Int(self.timeout)) s\(doing) — the child was killed; a callback must not block (a loop, a wait, a lock)")
+            case .ended(let termination):
                 let doing = step.map { " while \($0)" } ?? ""
-                let said = errors.lastLine.map { " (last words: \($0))" } ?? ""
+                let said = child.lastErrorLine.map { " (last words: \($0))" } ?? ""
                 guard let current, !finished.contains(current.index) else {
-                    return .failedToStart("the checking child ended without finishing: \(how)\(said)")
+                    return .failedToStart("the checking child ended without finishing: \(termination)\(said)")
                 }
                 return .lost(index: current.index, name: current.name,
-                             reason: "crashed: \(how)\(doing)\(said) — the plugin took the process down; run it under a debugger or with sanitizers")
+                             reason: "crashed: \(termination)\(doing)\(said) — the plugin took the process down; run it under a debugger or with sanitizers")
             }
         }
-    }
-
-    /// "signal 11 (SIGSEGV)" or "exit status 3".
-    static func describe(_ process: Process) -> String {
-        let status = process.terminationStatus
-        guard process.terminationReason == .uncaughtSignal else { return "exit status \(status)" }
-        let names: [Int32: String] = [SIGSEGV: "SIGSEGV", SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGILL: "SIGILL",
-                                      SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGTRAP: "SIGTRAP"]
-        return "signal \(status)" + (names[status].map { " (\($0))" } ?? "")
-    }
-}
-
-/// Lines read from a pipe on a background thread, handed out with a deadline.
-private final class LineQueue: @unchecked Sendable {
-    enum Next { case line(String), timedOut, closed }
-
-    private let lock = NSLock()
-    private let available = DispatchSemaphore(value: 0)
-    private var lines: [String] = []
-    private var closed = false
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        let thread = Thread { [self] in
-            var pending = Data()
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                pending.append(chunk)
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                    pending.removeSubrange(pending.startIndex...newline)
-                    lock.withLock { lines.append(line) }
-                    available.signal()
-                }
-            }
-            lock.withLock { closed = true }
-            available.signal()
-            done.signal()
-        }
-        thread.start()
-    }
-
-    func next(until deadline: Date) -> Next {
-        while true {
-            let (line, isClosed): (String?, Bool) = lock.withLock {
-                lines.isEmpty ? (nil, closed) : (lines.removeFirst(), false)
-            }
-            if let line { return .line(line) }
-            if isClosed { return .closed }
-            let wait = deadline.timeIntervalSinceNow
-            if wait <= 0 { return .timedOut }
-            if available.wait(timeout: .now() + wait) == .timedOut { return .timedOut }
-        }
-    }
-
-    /// Waits (briefly) for the reader to see the end of the pipe.
-    func drain() { _ = done.wait(timeout: .now() + 5) }
-}
-
-/// The last few kilobytes a child wrote to standard error.
-private final class TailBuffer: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-
-    init(_ handle: FileHandle) {
-        let thread = Thread { [self] in
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                lock.withLock {
-                    data.append(chunk)
-                    if data.count > 8192 { data = data.suffix(4096) }
-                }
-            }
-        }
-        thread.start()
-    }
-
-    /// The last non-empty line, shortened.
-    var lastLine: String? {
-        usleep(50_000)
-        let text = lock.withLock { String(decoding: data, as: UTF8.self) }
-        guard let line = text.split(separator: "\n").last(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty })
-        else { return nil }
-        return String(line.prefix(200))
     }
 }

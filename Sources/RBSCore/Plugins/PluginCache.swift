@@ -26,6 +26,9 @@ struct PluginCache {
 
     var hostABI: String
     var entries: [String: Entry]
+    /// The files that were in service when the registry last changed: when two new files claim one id, the one
+    /// that was in service keeps it.
+    var inService: Set<String> = []
 
     static let fileName = "plugin-cache.bin"
 
@@ -56,10 +59,34 @@ struct PluginCache {
                            inode: UInt64(info.st_ino), hash: "")
     }
 
-    /// The fingerprint of the file at `path` now and its bytes, or nil when it cannot be read.
-    static func read(_ path: String) -> (fingerprint: Fingerprint, bytes: Data)? {
-        guard var fingerprint = status(path), let data = FileManager.default.contents(atPath: path) else { return nil }
+    /// The fingerprint of the file at `path` now and its bytes, or what keeps it from being read: a plugin file
+    /// must be a readable regular file (a directory, a dangling or looping link, a FIFO is refused, never waited on).
+    static func read(_ path: String) -> Result<(fingerprint: Fingerprint, bytes: Data), PluginProblem> {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let error = errno
+            var link = stat()
+            if lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK {
+                if error == ELOOP { return .failure(.notAFile(.linkLoop)) }
+                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
+                return .failure(.notAFile(.danglingLink(target: target)))
+            }
+            return .failure(.unreadable(String(cString: strerror(error))))
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: return .failure(.notAFile(.directory))
+        default: return .failure(.notAFile(.special))
+        }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return .failure(.unreadable(String(cString: strerror(errno)))) }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        let data: Data
+        do { data = try handle.readToEnd() ?? Data() } catch {
+            return .failure(.unreadable((error as NSError).localizedDescription))
+        }
+        guard var fingerprint = status(path) else { return .failure(.unreadable("it went away while it was read")) }
         fingerprint.hash = ContentHash.sha256(data)
-        return (fingerprint, data)
+        return .success((fingerprint, data))
     }
 }

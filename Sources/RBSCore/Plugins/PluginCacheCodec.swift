@@ -4,7 +4,7 @@ import Foundation
 /// then unsigned LEB128 integers and length-prefixed UTF-8 strings. Anything malformed makes the whole cache
 /// unreadable, and the host simply scans again.
 enum PluginCacheCodec {
-    static let magic = Array("RBSCACHE2\n".utf8)
+    static let magic = Array("RBSCACHE3\n".utf8)
 
     struct Malformed: Error {}
 
@@ -32,6 +32,7 @@ enum PluginCacheCodec {
                 out.strings(services)
             }
         }
+        out.strings(cache.inService.sorted())
         return out.bytes
     }
 
@@ -103,7 +104,7 @@ enum PluginCacheCodec {
             }
             entries[path] = PluginCache.Entry(fingerprint: fingerprint, result: result)
         }
-        return PluginCache(hostABI: abi, entries: entries)
+        return PluginCache(hostABI: abi, entries: entries, inService: Set(try input.strings()))
     }
 
     private static func read(_ input: inout ByteReader) throws(Malformed) -> PluginManifest {

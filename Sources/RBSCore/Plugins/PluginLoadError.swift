@@ -14,7 +14,17 @@ public struct PluginLoadError: Error, CustomStringConvertible, Sendable, Equatab
 
 /// What is wrong with a plugin. Each description says what to do about it.
 public enum PluginProblem: Error, CustomStringConvertible, Sendable, Equatable {
+    /// What a `*.so` name in the plugin folder is when it is not a plugin file.
+    public enum NotAFile: Sendable, Equatable {
+        case directory
+        case danglingLink(target: String)
+        case linkLoop
+        /// A FIFO, a socket or a device.
+        case special
+    }
+
     case unreadable(String)
+    case notAFile(NotAFile)
     case image(String)
     case dlopen(String)
     case noEntry
@@ -35,6 +45,11 @@ public enum PluginProblem: Error, CustomStringConvertible, Sendable, Equatable {
     public var description: String {
         switch self {
         case .unreadable(let why): "cannot read the file (\(why)) — check that it exists and is readable"
+        case .notAFile(.directory): "is a directory, not a plugin file — remove it or rename it without .so"
+        case .notAFile(.danglingLink(let target)):
+            "is a symbolic link to \(target), which does not exist — fix the link or remove it"
+        case .notAFile(.linkLoop): "is a symbolic link that loops back on itself — fix the link or remove it"
+        case .notAFile(.special): "is not a regular file (a FIFO, a socket or a device) — remove it"
         case .image(let why): why
         case .dlopen(let why): "dlopen failed: \(why) — check the libraries the plugin needs (ldd)"
         case .noEntry:

@@ -18,16 +18,17 @@ public struct PluginLoader: Sendable {
     /// Where the unique copies that are opened live.
     public let imagesDirectory: URL
     let locator: ServiceLocator
-    /// Nil: every well-formed plugin is opened (development).
-    public var verifier: Verifier?
+    /// The checks every load must pass (the host's trust policy); nil opens every well-formed plugin (library use
+    /// and tests).
+    public let policy: PluginLoadPolicy?
     /// Whether plugins run in workers (nil: always in this process).
     public var isolation: IsolationSettings?
 
-    public init(imagesDirectory: URL, locator: ServiceLocator, verifier: Verifier? = nil,
+    public init(imagesDirectory: URL, locator: ServiceLocator, policy: PluginLoadPolicy? = nil,
                 isolation: IsolationSettings? = nil) {
         self.imagesDirectory = imagesDirectory
         self.locator = locator
-        self.verifier = verifier
+        self.policy = policy
         self.isolation = isolation
     }
 
@@ -48,9 +49,7 @@ public struct PluginLoader: Sendable {
         do { copy = try uniqueCopy(of: bytes, path: path, hash: hash) } catch {
             throw fail(.unreadable("cannot copy it to \(imagesDirectory.path): \(error.localizedDescription)"))
         }
-        // A verifier of its own wins; otherwise the host's policy in the locator (see PluginLoadPolicy), if any.
-        let policy = locator.optional(PluginLoadPolicy.self)
-        if let verifier = verifier ?? policy?.verify {
+        if let verifier = policy?.verify {
             // Verify the copy that will be opened, not the file in the plugin folder, so nothing can be swapped in
             // between the check and dlopen.
             guard let copied = try? [UInt8](Data(contentsOf: copy)) else {

@@ -83,27 +83,15 @@ public struct ChildProcessScanner: PluginScanner {
 
     /// Runs one child over `paths`; returns what it answered and the file it died or hung on, if any.
     private func runChild(_ paths: [String], progress: (Int) -> Void) -> ([String: ScanResult], Stuck?) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments + paths
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        // A crash is reported here in one line; Swift's backtracer in the child would only delay it (past the
-        // timeout, under load) and attach a tracer to a process that is about to be killed.
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
-        do { try process.run() } catch {
-            return ([:], Stuck(path: paths[0], reason: "the scanner could not start: \(error.localizedDescription)"))
+        let child: ChildLineReader
+        do { child = try ChildLineReader(executable: executable.path, arguments: arguments + paths) } catch {
+            return ([:], Stuck(path: paths[0], reason: "the scanner could not start: \(error.reason)"))
         }
-        let reader = LineReader(handle: output.fileHandleForReading)
         var results: [String: ScanResult] = [:]
         var current: String?
         let decoder = JSONDecoder()
         while true {
-            switch reader.next(timeout: timeout) {
+            switch child.next(until: .now + timeout) {
             case .line(let line):
                 if line.hasPrefix("begin ") {
                     current = String(line.dropFirst(6))
@@ -111,18 +99,16 @@ public struct ChildProcessScanner: PluginScanner {
                     results[current] = result
                     progress(results.count)
                 }
-            case .timeout:
-                process.terminate()
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+            case .timedOut:
+                child.kill()
                 let path = current.flatMap { results[$0] == nil ? $0 : nil } ?? paths.first { results[$0] == nil } ?? paths[0]
                 return (results, Stuck(path: path, reason: "the scan hung: no answer within \(timeout) — killed"))
-            case .end:
-                process.waitUntilExit()
+            case .ended(let termination):
                 if let current, results[current] == nil {
-                    let how = process.terminationReason == .uncaughtSignal
-                        ? "the scan crashed (signal \(process.terminationStatus): \(Self.signalName(process.terminationStatus)))"
-                        : "the scan exited with status \(process.terminationStatus) without an answer"
+                    let how = switch termination {
+                    case .signalled(let signal): "the scan crashed (signal \(signal): \(Self.signalName(signal)))"
+                    case .exited(let status): "the scan exited with status \(status) without an answer"
+                    }
                     return (results, Stuck(path: current, reason: how))
                 }
                 return (results, nil)
@@ -131,50 +117,4 @@ public struct ChildProcessScanner: PluginScanner {
     }
 
     static func signalName(_ signal: Int32) -> String { WorkerProcess.signalName(signal) }
-}
-
-/// Reads lines from a pipe with a timeout per line.
-final class LineReader {
-    enum Event {
-        case line(String)
-        case timeout
-        case end
-    }
-
-    private let descriptor: Int32
-    private var buffer: [UInt8] = []
-    private var ended = false
-
-    init(handle: FileHandle) { descriptor = handle.fileDescriptor }
-
-    func next(timeout: Duration) -> Event {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if let newline = buffer.firstIndex(of: 10) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                return .line(line)
-            }
-            if ended { return .end }
-            let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { return .timeout }
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
-            let ready = poll(&poller, 1, milliseconds)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                ended = true
-                continue
-            }
-            if ready == 0 { continue }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let count = read(descriptor, &chunk, chunk.count)
-            if count <= 0 {
-                if count < 0, errno == EINTR { continue }
-                ended = true
-            } else {
-                buffer += chunk[..<count]
-            }
-        }
-    }
 }

@@ -15,6 +15,13 @@ public enum ServiceError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 }
 
+/// Who can make a service available that nobody registered yet: the plugin registry, which loads the listed plugin
+/// that provides it. Called without any of the locator's locks held.
+public protocol ServiceProvider: AnyObject, Sendable {
+    /// Makes service `id` available if it can (registering its table), and returns when it has tried.
+    func provide(serviceID id: String)
+}
+
 /// The host's registry of services (seed 002's ServiceLocator): typed registration and `inject()` for the host's own
 /// parts, and C service tables looked up by versioned string id for plugins.
 public final class ServiceLocator: @unchecked Sendable {
@@ -62,19 +69,19 @@ public final class ServiceLocator: @unchecked Sendable {
         lock.withLock { tables = tables.filter { $0.value.token != token } }
     }
 
-    /// Asked for a table nobody registered yet: the registry loads a listed plugin that provides it.
-    public var fallback: (@Sendable (String) -> UnsafeRawPointer?)? {
-        get { lock.withLock { storedFallback } }
-        set { lock.withLock { storedFallback = newValue } }
+    /// Asked for a table nobody registered yet (set by the `Runtime` to its plugin registry).
+    public var provider: (any ServiceProvider)? {
+        get { lock.withLock { weakProvider } }
+        set { lock.withLock { weakProvider = newValue } }
     }
-    private var storedFallback: (@Sendable (String) -> UnsafeRawPointer?)?
+    private weak var weakProvider: (any ServiceProvider)?
 
-    /// The C table registered under `id`, or nil.
-    /// - Parameter fallback: whether to load a listed plugin that provides it.
-    public func table(id: String, fallback: Bool = true) -> UnsafeRawPointer? {
+    /// The C table registered under `id`, or nil; a missing one is asked of the ``provider`` first.
+    public func table(id: String) -> UnsafeRawPointer? {
         if let found = lock.withLock({ tables[id]?.table }) { return found }
-        guard fallback, let load = self.fallback else { return nil }
-        return load(id)
+        guard let provider else { return nil }
+        provider.provide(serviceID: id)
+        return lock.withLock { tables[id]?.table }
     }
 
     /// The ids of every registered C table, sorted.

@@ -1,19 +1,24 @@
-/// The checks a host asks every plugin load to pass, registered in its `ServiceLocator` (so a `Runtime` built by the
-/// command line gets them without changing how the runtime is made). A `PluginLoader` with its own `verifier` uses
-/// that instead; a locator without a policy loads every well-formed plugin (library use and tests).
+/// The checks a host asks every plugin load to pass: given to the `Runtime`, which hands it to its `PluginLoader`
+/// (the registry reads it there). Without one, every well-formed plugin is loaded (library use and tests).
 public struct PluginLoadPolicy: Sendable {
+    /// Checks the plugin folder itself before any file in it is considered.
+    public typealias FolderCheck = @Sendable (_ directory: String) throws(PluginProblem) -> Void
+
     /// Called with the bytes of the unique copy before `dlopen`.
     public var verify: PluginLoader.Verifier?
     /// Called with the validated manifest after the descriptors are read, before anything is registered.
     public var checkManifest: PluginLoader.ManifestCheck?
+    /// Called with the plugin folder at every scan: a refused folder is one failed record, and nothing in it loads.
+    public var checkFolder: FolderCheck?
     /// Whether `verify` looks at the bytes (signatures). When it does not (development mode: permissions only), the
     /// registry may list an unchanged file from its cache without reading it, passing no bytes.
     public var readsBytes: Bool
 
     public init(verify: PluginLoader.Verifier?, checkManifest: PluginLoader.ManifestCheck? = nil,
-                readsBytes: Bool = true) {
+                checkFolder: FolderCheck? = nil, readsBytes: Bool = true) {
         self.verify = verify
         self.checkManifest = checkManifest
+        self.checkFolder = checkFolder
         self.readsBytes = readsBytes
     }
 }

@@ -25,17 +25,14 @@ public final class PluginTrustPolicy: @unchecked Sendable {
         self.development = development
     }
 
-    /// The loader hooks of this policy.
+    /// The loader hooks of this policy, for `Runtime(policy:)`.
     public var loadPolicy: PluginLoadPolicy {
         PluginLoadPolicy(verify: { [self] bytes, path throws(PluginProblem) in try verify(bytes, path: path) },
                          checkManifest: { [self] manifest, path, hash throws(PluginProblem) in
                              try checkManifest(manifest, path: path, sha256: hash)
-                         }, readsBytes: !development)
-    }
-
-    /// Makes every load through `locator`'s loaders pass this policy.
-    public func install(in locator: ServiceLocator) {
-        locator.register(loadPolicy)
+                         },
+                         checkFolder: { directory throws(PluginProblem) in try Self.checkFolder(directory) },
+                         readsBytes: !development)
     }
 
     // MARK: - Before dlopen
@@ -88,7 +85,16 @@ public final class PluginTrustPolicy: @unchecked Sendable {
     /// Refuses a plugin file, or its folder, that other users can write to or that another non-root user owns.
     public static func checkPermissions(path: String) throws(PluginProblem) {
         let folder = TrustFile.directory(of: path)
-        for (item, what) in [(path, "the plugin file"), (folder, "the plugin folder \(folder)")] {
+        try check([(path, "the plugin file"), (folder, "the plugin folder \(folder)")])
+    }
+
+    /// Refuses a plugin folder that other users can write to or that another non-root user owns.
+    public static func checkFolder(_ directory: String) throws(PluginProblem) {
+        try check([(directory, "the plugin folder \(directory)")])
+    }
+
+    private static func check(_ items: [(path: String, what: String)]) throws(PluginProblem) {
+        for (item, what) in items {
             guard let status = TrustFile.status(item) else { continue }
             if status.mode & 0o022 != 0 {
                 throw .untrusted("other users can write to \(what) (mode \(String(status.mode, radix: 8))): anyone could swap in code the host runs, so it is never loaded, not even with --dev — run `chmod go-w \(item)`")

@@ -30,17 +30,28 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         let runtime = try global.makeRuntime()
         Listing.printFailures(runtime.registry)
-        let operations = runtime.registry.operations
         if json {
-            JSONOutput.print(operations.map(OperationSummary.init))
+            JSONOutput.print(runtime.registry.operations.map(OperationSummary.init))
         } else {
-            print(Listing.operations(operations))
+            print(Listing.operations(of: runtime.registry))
         }
     }
 }
 
 /// Text renderings shared by the commands and the REPL.
 enum Listing {
+    /// The registry's operations as a table; with none, why there are none.
+    static func operations(of registry: PluginRegistry) -> String {
+        let operations = registry.operations
+        guard operations.isEmpty else { return Self.operations(operations) }
+        if let problem = registry.folderProblem { return "No operations: \(problem)" }
+        let failed = registry.records.filter { $0.status == .failed }.count
+        guard failed == 0 else {
+            return "No operations: \(failed == 1 ? "the plugin file" : "all \(failed) plugin files") in the folder failed to load — `plugins` says why"
+        }
+        return Self.operations(operations)
+    }
+
     static func operations(_ operations: [OperationListing]) -> String {
         guard !operations.isEmpty else { return "No operations: put plugins (*.so) into the plugin folder." }
         var table = Table(header: ["#", "OPERATION", "TITLE", "CATEGORY", "PLUGIN"])

@@ -21,10 +21,9 @@ struct ScanCommand: ParsableCommand {
         var isolation = try global.isolationSettings()
         // Within the host's 5 s per file, so a plugin that hangs while it starts is named by its worker's fault.
         isolation.deadline = .seconds(4)
-        let runtime = Runtime(paths: global.paths, clock: HostClock.current, log: StandardErrorLog(minimum: .error),
-                              isolation: isolation.mode == .plugin ? isolation : nil)
         // The child checks the bytes it opens too, so a file swapped after the host's check is refused here.
-        global.trustPolicy.install(in: runtime.locator)
+        let runtime = Runtime(paths: global.paths, clock: HostClock.current, log: StandardErrorLog(minimum: .error),
+                              policy: global.trustPolicy.loadPolicy, isolation: isolation.mode == .plugin ? isolation : nil)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         for file in files {

@@ -69,7 +69,7 @@ final class REPL: @unchecked Sendable {
         guard let command = words.first?.lowercased() else { return true }
         let arguments = Array(words.dropFirst())
         switch command {
-        case "list", "ls": console.say(Listing.operations(runtime.registry.operations))
+        case "list", "ls": console.say(Listing.operations(of: runtime.registry))
         case "run": run(arguments)
         case "plugins": console.say(Listing.plugins(runtime.registry.records))
         case "reload":

@@ -1,0 +1,341 @@
+import Foundation
+
+/// A rescan, in the order it runs: list the folder, withdraw what went away, fingerprint and trust what is new or
+/// changed, read manifests (cache or scan), settle contested ids, put the rest in service. Each phase takes the
+/// state lock only to read or update the registry; plugin code (a scan, `init`) runs without it.
+extension PluginRegistry {
+    /// Brings the registry in line with the plugin folder: lists or loads new files, replaces changed ones (new
+    /// runs get the new version; running modules finish on the old one), withdraws removed ones. A new version that
+    /// fails leaves the last working one in service. A file that failed is not tried again until it changes.
+    /// - Parameter only: just the plugin with this id, file name or path.
+    @discardableResult
+    public func rescan(_ directory: String, only: String? = nil) -> [ReloadReport] {
+        rescanning.withLock {
+            let folder = list(directory)
+            var reports = withdrawRemoved(present: folder.present, only: only)
+            var cache = cacheDirectory.map(PluginCache.load(from:))
+            let changed = changedFiles(folder, only: only, cache: cache, reports: &reports)
+            guard !changed.isEmpty else { return reports }
+            let found = manifests(of: changed, present: folder.present, cache: &cache)
+            reports += putInService(changed, found, lastInService: cache?.inService ?? [])
+            if let cacheDirectory, var kept = cache {
+                let inService = locked { Set(byPath.keys) }
+                if kept.inService != inService {
+                    kept.inService = inService
+                    kept.save(to: cacheDirectory)
+                }
+            }
+            collectRetired()
+            return reports
+        }
+    }
+
+    /// What the folder holds: the plugin files to consider, and every `*.so` name that is present at all.
+    struct FolderListing {
+        var files: [String] = []
+        var present: Set<String> = []
+    }
+
+    /// The `*.so` files in `directory`, sorted by name, as paths that start with `directory` as given.
+    public static func pluginFiles(in directory: String) throws -> [String] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+        return names.filter { $0.hasSuffix(".so") && !$0.hasPrefix(".") }.sorted().map { prefix + $0 }
+    }
+
+    // MARK: - Phase 1: list the folder
+
+    /// Reads the folder and checks it against the trust policy. A folder that cannot be read or is refused is one
+    /// failed record, and nothing in it is in service.
+    private func list(_ directory: String) -> FolderListing {
+        let files: [String]
+        var problem: String?
+        do {
+            files = try Self.pluginFiles(in: directory)
+            if let check = loader.policy?.checkFolder {
+                do throws(PluginProblem) { try check(directory) } catch { problem = "\(directory): \(error)" }
+            }
+        } catch {
+            files = []
+            problem = "\(directory): cannot read the plugin folder (\((error as NSError).localizedDescription)) — check --plugins or RBS_PLUGINS"
+        }
+        locked { folderError = problem.map { PluginRecord(failed: directory, $0) } }
+        guard problem == nil else { return FolderListing() }
+        return FolderListing(files: files, present: Set(files))
+    }
+
+    /// Withdraws the plugins whose files went away; forgets failures of files that went away.
+    private func withdrawRemoved(present: Set<String>, only: String?) -> [ReloadReport] {
+        locked {
+            var reports: [ReloadReport] = []
+            for listing in listings where !present.contains(listing.path) && matches(listing.path, listing.manifest.id, only) {
+                waitForLoad(of: listing.path)
+                withdraw(path: listing.path)
+                reports.append(ReloadReport(change: .removed, path: listing.path, pluginID: listing.manifest.id,
+                                            oldVersion: listing.manifest.version, milliseconds: 0))
+            }
+            for path in failures.keys where !present.contains(path) { failures[path] = nil }
+            return reports
+        }
+    }
+
+    // MARK: - Phase 2: fingerprint and trust
+
+    /// A file that is new or changed since the registry last saw it, and passed the trust policy.
+    struct Candidate {
+        var path: String
+        var fingerprint: PluginCache.Fingerprint
+    }
+
+    /// The files that are new or changed and pass the trust policy. The policy is checked on every file at every
+    /// scan and its refusals are never cached: signing a plugin or trusting its publisher takes effect without
+    /// touching the plugin. A file that is not a readable regular file is refused here with what it is.
+    private func changedFiles(_ folder: FolderListing, only: String?, cache: PluginCache?,
+                              reports: inout [ReloadReport]) -> [Candidate] {
+        let policy = loader.policy
+        var changed: [Candidate] = []
+        for path in folder.files {
+            let (current, failure) = locked { (byPath[path], failures[path]) }
+            guard matches(path, current?.manifest.id, only) else { continue }
+            func refuse(_ problem: PluginProblem, until hash: String?) {
+                let refusal = PluginLoadError(path: path, problem: problem).description
+                if current == nil { locked { failures[path] = (PluginRecord(failed: path, refusal), hash) } }
+                reports.append(ReloadReport(change: .failed, path: path, pluginID: current?.manifest.id,
+                                            oldVersion: current?.manifest.version, milliseconds: 0, error: refusal))
+            }
+            let fingerprint: PluginCache.Fingerprint
+            var bytes: Data?
+            if policy?.verify == nil || policy?.readsBytes == false, let status = PluginCache.status(path),
+               let cached = cache?.entries[path]?.fingerprint, cached.sameStatus(as: status) {
+                fingerprint = cached  // the same file, unchanged: no need to read and hash it again
+            } else {
+                switch PluginCache.read(path) {
+                case .success(let read):
+                    fingerprint = read.fingerprint
+                    bytes = read.bytes
+                case .failure(let problem):
+                    // Reported again at every rescan that finds it, like a trust refusal, until it is fixed.
+                    if failure?.record.error != PluginLoadError(path: path, problem: problem).description || current != nil {
+                        refuse(problem, until: nil)
+                    }
+                    continue
+                }
+            }
+            if let current, current.hash == fingerprint.hash { continue }
+            if current == nil, let failure, failure.hash == fingerprint.hash { continue }
+            if let verify = policy?.verify {
+                do throws(PluginProblem) { try verify(bytes.map { [UInt8]($0) } ?? [], path) } catch {
+                    refuse(error, until: nil)
+                    continue
+                }
+            }
+            changed.append(Candidate(path: path, fingerprint: fingerprint))
+        }
+        return changed
+    }
+
+    // MARK: - Phase 3: manifests
+
+    /// What a candidate turned out to be: a manifest (scanned or cached) with its services, a loaded but not yet
+    /// started image (no scanner), or why not.
+    enum Found {
+        case listed(PluginManifest, services: [String])
+        case opened(PluginImage)
+        case failed(PluginLoadError)
+
+        var manifest: PluginManifest? {
+            switch self {
+            case .listed(let manifest, _): manifest
+            case .opened(let image): image.manifest
+            case .failed: nil
+            }
+        }
+    }
+
+    /// Manifests from the cache when the fingerprint matches, else from a scan; without a scanner, each file is
+    /// opened in this process (not started). The cache is written only when something was scanned or a file went
+    /// away: a warm start writes nothing.
+    private func manifests(of changed: [Candidate], present: Set<String>, cache: inout PluginCache?) -> [String: Found] {
+        var found: [String: Found] = [:]
+        guard let scanner else {
+            for candidate in changed {
+                do throws(PluginLoadError) { found[candidate.path] = .opened(try loader.load(path: candidate.path)) } catch {
+                    found[candidate.path] = .failed(error)
+                }
+            }
+            return found
+        }
+        var results: [String: ScanResult] = [:]
+        var toScan: [Candidate] = []
+        for candidate in changed {
+            if let entry = cache?.entries[candidate.path], entry.fingerprint == candidate.fingerprint {
+                results[candidate.path] = entry.result
+            } else {
+                toScan.append(candidate)
+            }
+        }
+        if !toScan.isEmpty {
+            let scanned = scanner.scan(toScan.map(\.path), progress: progress)
+            for candidate in toScan {
+                let result = scanned[candidate.path] ?? .failed("\(candidate.path): the scanner gave no answer")
+                results[candidate.path] = result
+                cache?.entries[candidate.path] = PluginCache.Entry(fingerprint: candidate.fingerprint, result: result)
+            }
+        }
+        if let cacheDirectory, var kept = cache,
+           !toScan.isEmpty || kept.entries.keys.contains(where: { !present.contains($0) }) {
+            kept.entries = kept.entries.filter { present.contains($0.key) }
+            kept.save(to: cacheDirectory)
+            cache = kept
+        }
+        let policy = loader.policy
+        for candidate in changed {
+            let path = candidate.path
+            switch results[path] {
+            case .plugin(let manifest, let services)?:
+                if let check = policy?.checkManifest {
+                    do throws(PluginProblem) { try check(manifest, path, candidate.fingerprint.hash) } catch {
+                        found[path] = .failed(PluginLoadError(path: path, problem: error))
+                        continue
+                    }
+                }
+                found[path] = .listed(manifest, services: services)
+            case .failed(let why)?:
+                found[path] = .failed(PluginLoadError(path: path, problem: .scanCrashed(Self.strip(why, path))))
+            case nil:
+                found[path] = .failed(PluginLoadError(path: path, problem: .scanCrashed("the scanner gave no answer")))
+            }
+        }
+        return found
+    }
+
+    // MARK: - Phase 4: admission and service
+
+    /// Settles ids several new files claim at once, checks the rest against the plugins in service, and puts the
+    /// admitted ones in service (loading at once what has no scanner, or whose old version is loaded).
+    private func putInService(_ changed: [Candidate], _ found: [String: Found],
+                              lastInService: Set<String>) -> [ReloadReport] {
+        var reports: [ReloadReport] = []
+        let contested = contestedClaims(changed, found, lastInService: lastInService)
+        for candidate in changed {
+            let path = candidate.path
+            let began = ContinuousClock.now
+            let old: Listing? = locked {
+                waitForLoad(of: path)
+                return byPath[path]
+            }
+            var opened: PluginImage?
+            do throws(PluginLoadError) {
+                switch found[path] {
+                case .failed(let error)?: throw error
+                case nil: throw PluginLoadError(path: path, problem: .scanCrashed("the scanner gave no answer"))
+                case .opened(let image)?:
+                    opened = image
+                    if let problem = contested[path] { throw PluginLoadError(path: path, problem: problem) }
+                    try admit(image.manifest, path: path)
+                    try start(image, replacing: old?.image)
+                    opened = nil
+                    locked {
+                        if old != nil { withdraw(path: path) }
+                        insert(Listing(path: path, manifest: image.manifest, services: image.hostTable.registered.map(\.id),
+                                       hash: image.contentHash, image: image))
+                    }
+                case .listed(let manifest, let services)?:
+                    if let problem = contested[path] { throw PluginLoadError(path: path, problem: problem) }
+                    try admit(manifest, path: path)
+                    if let loaded = old?.image {
+                        // The old version is in use: load the new one now, so new runs get it.
+                        let image = try loader.load(path: path, pluginID: manifest.id)
+                        opened = image
+                        try start(image, replacing: loaded)
+                        opened = nil
+                        locked {
+                            withdraw(path: path)
+                            insert(Listing(path: path, manifest: image.manifest, services: services,
+                                           hash: image.contentHash, image: image))
+                        }
+                    } else {
+                        locked {
+                            if old != nil { withdraw(path: path) }
+                            insert(Listing(path: path, manifest: manifest, services: services, hash: candidate.fingerprint.hash))
+                        }
+                    }
+                }
+                let now = locked { byPath[path] }
+                locked { failures[path] = nil }
+                reports.append(ReloadReport(change: old == nil ? .added : .updated, path: path,
+                                            pluginID: now?.manifest.id, oldVersion: old?.manifest.version,
+                                            newVersion: now?.manifest.version,
+                                            milliseconds: Self.milliseconds(began.duration(to: .now))))
+            } catch {
+                // An image opened for this file and not put in service is closed (unless it is the one in service).
+                if let opened, opened !== old?.image { opened.stop(locator: locator) }
+                if old == nil {
+                    locked { failures[path] = (PluginRecord(failed: path, error.description), candidate.fingerprint.hash) }
+                }
+                reports.append(ReloadReport(change: .failed, path: path, pluginID: old?.manifest.id,
+                                            oldVersion: old?.manifest.version,
+                                            milliseconds: Self.milliseconds(began.duration(to: .now)),
+                                            error: error.description))
+            }
+        }
+        return reports
+    }
+
+    /// Ids (plugin or operation) that more than one of the new or changed files claims, where no plugin in service
+    /// holds them: the file that was in service at the last start keeps them (the cache remembers), else the file
+    /// that has been in the folder longest (status change time: a file dropped in later cannot look older); every
+    /// other claimant is refused, naming the one that keeps it. So a newcomer never takes an id away by sorting first.
+    private func contestedClaims(_ changed: [Candidate], _ found: [String: Found],
+                                 lastInService: Set<String>) -> [String: PluginProblem] {
+        var claims: [String: [String]] = [:]  // "plugin:ID" / "operation:ID" → paths
+        for candidate in changed {
+            guard let manifest = found[candidate.path]?.manifest else { continue }
+            claims["plugin:" + manifest.id, default: []].append(candidate.path)
+            for operation in manifest.operations { claims["operation:" + operation.id, default: []].append(candidate.path) }
+        }
+        let changedAt = Dictionary(uniqueKeysWithValues: changed.map { ($0.path, $0.fingerprint.changed) })
+        var refused: [String: PluginProblem] = [:]
+        for (key, paths) in claims.sorted(by: { $0.key < $1.key }) where paths.count > 1 {
+            let isPlugin = key.hasPrefix("plugin:")
+            let id = String(key.drop { $0 != ":" }.dropFirst())
+            // A file in service that already holds the id (its update) keeps it; admission refuses the others.
+            let holder = locked { isPlugin ? pluginOwners[id] : operationOwners[id] }
+            if let holder, paths.contains(holder) { continue }
+            let remembered = paths.filter(lastInService.contains)
+            let oldest = paths.min { (changedAt[$0] ?? 0, $0) < (changedAt[$1] ?? 0, $1) }
+            guard let keeper = remembered.count == 1 ? remembered[0] : oldest else { continue }
+            for path in paths where path != keeper && refused[path] == nil {
+                refused[path] = isPlugin ? .duplicatePlugin(id: id, otherPath: keeper)
+                    : .duplicateOperation(id: id, otherPath: keeper)
+            }
+        }
+        return refused
+    }
+
+    /// Checks a manifest's ids against the plugins in service (other than the file it replaces).
+    private func admit(_ manifest: PluginManifest, path: String) throws(PluginLoadError) {
+        let clash: PluginProblem? = locked {
+            if let other = pluginOwners[manifest.id], other != path {
+                return .duplicatePlugin(id: manifest.id, otherPath: other)
+            }
+            for operation in manifest.operations {
+                if let other = operationOwners[operation.id], other != path {
+                    return .duplicateOperation(id: operation.id, otherPath: other)
+                }
+            }
+            return nil
+        }
+        if let clash { throw PluginLoadError(path: path, problem: clash) }
+    }
+
+    private func matches(_ path: String, _ id: String?, _ only: String?) -> Bool {
+        guard let only else { return true }
+        return id == only || path == only || path.hasSuffix("/" + only)
+    }
+
+    /// A scan's message already names the file; the record adds it again.
+    private static func strip(_ message: String, _ path: String) -> String {
+        message.hasPrefix(path + ": ") ? String(message.dropFirst(path.count + 2)) : message
+    }
+}
