@@ -227,15 +227,19 @@ struct PluginCacheTests {
             return
         }
         let fingerprint = PluginCache.Fingerprint(size: 1, modified: 2, changed: 3, inode: 4, hash: "ab")
+        let refused = ScanFailure.refused(.untrusted(.writableByOthers(.pluginFolder("/p"), path: "/p", mode: 0o777)))
         let cache = PluginCache(hostABI: "1.0.0", entries: [
             "a.so": .init(fingerprint: fingerprint, result: .plugin(manifest, services: ["x.y/1"])),
-            "b.so": .init(fingerprint: fingerprint, result: .failed("b.so: the scan crashed")),
-        ])
+            "b.so": .init(fingerprint: fingerprint, result: .failed(.crashed(signal: 11))),
+            "c.so": .init(fingerprint: fingerprint, result: .failed(refused)),
+        ], inService: ["a.so"])
         let data = Fixtures.temporaryDirectory("cache-data")
         cache.save(to: data)
         let loaded = PluginCache.load(from: data)
         #expect(loaded.entries["a.so"]?.result == .plugin(manifest, services: ["x.y/1"]))
-        #expect(loaded.entries["b.so"]?.result == .failed("b.so: the scan crashed"))
+        #expect(loaded.entries["b.so"]?.result == .failed(.crashed(signal: 11)))
+        #expect(loaded.entries["c.so"]?.result == .failed(refused))
+        #expect(loaded.inService == ["a.so"], "which files were in service survives a restart")
         #expect(loaded.entries["a.so"]?.fingerprint == fingerprint)
 
         let file = data.appendingPathComponent(PluginCache.fileName)

@@ -57,7 +57,7 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
     static func start(image: String, settings: IsolationSettings, locator: ServiceLocator) -> Result<Started, PluginProblem> {
         let runtime = WorkerRuntime(pluginID: "", image: image, settings: settings, locator: locator)
         switch runtime.spawn() {
-        case .failure(let error): return .failure(.image("the plugin's worker \(error.description)"))
+        case .failure(let error): return .failure(.workerFailed(error.description))
         case .success(let (worker, manifest, services, warning)):
             let named = WorkerRuntime(pluginID: manifest.id, image: image, settings: settings, locator: locator)
             named.current = worker

@@ -2,14 +2,14 @@ import Foundation
 
 /// What the host reads from a plugin file before it lets `dlopen` near it: is it a shared object for this machine,
 /// is it whole, and does it need the Swift runtime (a Swift image must never be unloaded).
-struct ELFImage: Sendable {
+public struct ELFImage: Sendable {
     /// The libraries the image names in `DT_NEEDED`.
     let needed: [String]
 
     /// True when the image links the Swift runtime, so it must be opened with `RTLD_NODELETE`.
     var isSwift: Bool { needed.contains { $0.hasPrefix("libswiftCore") } }
 
-    enum Problem: Error, Equatable, CustomStringConvertible {
+    public enum Problem: Error, Hashable, Codable, CustomStringConvertible {
         case empty
         case notELF
         case notSharedObject(type: UInt16)
@@ -17,7 +17,7 @@ struct ELFImage: Sendable {
         case wrongMachine(found: UInt16, expected: UInt16)
         case truncated(what: String, needs: Int, size: Int)
 
-        var description: String {
+        public var description: String {
             switch self {
             case .empty: "the file is empty — rebuild the plugin"
             case .notELF: "not an ELF file — a plugin is a shared object built with `cc -shared` or a dynamic library product"

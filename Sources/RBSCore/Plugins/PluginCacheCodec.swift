@@ -4,7 +4,7 @@ import Foundation
 /// then unsigned LEB128 integers and length-prefixed UTF-8 strings. Anything malformed makes the whole cache
 /// unreadable, and the host simply scans again.
 enum PluginCacheCodec {
-    static let magic = Array("RBSCACHE3\n".utf8)
+    static let magic = Array("RBSCACHE4\n".utf8)
 
     struct Malformed: Error {}
 
@@ -23,9 +23,9 @@ enum PluginCacheCodec {
             out.int(Int(entry.fingerprint.inode))
             out.string(entry.fingerprint.hash)
             switch entry.result {
-            case .failed(let why):
+            case .failed(let failure):
                 out.int(0)
-                out.string(why)
+                out.string((try? JSONEncoder().encode(failure)).map { String(decoding: $0, as: UTF8.self) } ?? "")
             case .plugin(let manifest, let services):
                 out.int(1)
                 write(manifest, &out)
@@ -96,7 +96,11 @@ enum PluginCacheCodec {
                                                       hash: try input.string())
             let result: ScanResult
             switch try input.int() {
-            case 0: result = .failed(try input.string())
+            case 0:
+                guard let failure = try? JSONDecoder().decode(ScanFailure.self, from: Data(try input.string().utf8)) else {
+                    throw Malformed()
+                }
+                result = .failed(failure)
             case 1:
                 let manifest = try read(&input)
                 result = .plugin(manifest, services: try input.strings())

@@ -13,9 +13,9 @@ public struct PluginLoadError: Error, CustomStringConvertible, Sendable, Equatab
 }
 
 /// What is wrong with a plugin. Each description says what to do about it.
-public enum PluginProblem: Error, CustomStringConvertible, Sendable, Equatable {
+public enum PluginProblem: Error, CustomStringConvertible, Sendable, Hashable, Codable {
     /// What a `*.so` name in the plugin folder is when it is not a plugin file.
-    public enum NotAFile: Sendable, Equatable {
+    public enum NotAFile: Sendable, Hashable, Codable {
         case directory
         case danglingLink(target: String)
         case linkLoop
@@ -25,7 +25,8 @@ public enum PluginProblem: Error, CustomStringConvertible, Sendable, Equatable {
 
     case unreadable(String)
     case notAFile(NotAFile)
-    case image(String)
+    /// Not a whole ELF shared object for this machine (found before `dlopen` sees it).
+    case image(ELFImage.Problem)
     case dlopen(String)
     case noEntry
     case entryReturnedNull
@@ -39,8 +40,13 @@ public enum PluginProblem: Error, CustomStringConvertible, Sendable, Equatable {
     case duplicatePlugin(id: String, otherPath: String)
     case duplicateOperation(id: String, otherPath: String)
     case initFailed
-    case scanCrashed(String)
-    case untrusted(String)
+    /// The child process that scans new files gave no manifest (a crash, a hang).
+    indirect case scanFailed(ScanFailure)
+    /// The worker process that was to serve the plugin (`--isolation plugin`) failed to start it; the reason is
+    /// what the worker said over its wire, or how it ended.
+    case workerFailed(String)
+    /// The trust policy refused the file.
+    case untrusted(TrustRefusal)
 
     public var description: String {
         switch self {
@@ -50,7 +56,7 @@ public enum PluginProblem: Error, CustomStringConvertible, Sendable, Equatable {
             "is a symbolic link to \(target), which does not exist — fix the link or remove it"
         case .notAFile(.linkLoop): "is a symbolic link that loops back on itself — fix the link or remove it"
         case .notAFile(.special): "is not a regular file (a FIFO, a socket or a device) — remove it"
-        case .image(let why): why
+        case .image(let problem): problem.description
         case .dlopen(let why): "dlopen failed: \(why) — check the libraries the plugin needs (ldd)"
         case .noEntry:
             "no entry symbol \(PluginLoader.entrySymbol) — export `RBS_EXPORT const rbs_plugin_entry_t *rbs_plugin_entry(void)`"
@@ -68,8 +74,9 @@ public enum PluginProblem: Error, CustomStringConvertible, Sendable, Equatable {
         case .duplicateOperation(let id, let otherPath):
             "operation id '\(id)' is already offered by \(otherPath) — give the operation another id or remove one plugin"
         case .initFailed: "the plugin's init() refused to start — see the plugin's log lines above"
-        case .scanCrashed(let why): why
-        case .untrusted(let why): why
+        case .workerFailed(let why): "the plugin's worker \(why)"
+        case .scanFailed(let failure): failure.description
+        case .untrusted(let refusal): refusal.description
         }
     }
 }

@@ -43,7 +43,7 @@ public struct PluginLoader: Sendable {
             throw fail(.unreadable((error as NSError).localizedDescription))
         }
         let elf: ELFImage
-        do { elf = try ELFImage(bytes: bytes) } catch { throw fail(.image(error.description)) }
+        do { elf = try ELFImage(bytes: bytes) } catch { throw fail(.image(error)) }
         let hash = ContentHash.sha256(bytes)
         let copy: URL
         do { copy = try uniqueCopy(of: bytes, path: path, hash: hash) } catch {
@@ -68,7 +68,7 @@ public struct PluginLoader: Sendable {
         do { handle = try DLHandle(path: copy.path, options: options) } catch {
             throw fail(.dlopen(error.description.replacingOccurrences(of: copy.path, with: path)))
         }
-        do {
+        do throws(PluginProblem) {
             guard let symbol = handle.symbol(Self.entrySymbol) else { throw PluginProblem.noEntry }
             let function = unsafeBitCast(symbol, to: rbs_plugin_entry_fn.self)
             guard let entry = function() else { throw PluginProblem.entryReturnedNull }
@@ -92,12 +92,9 @@ public struct PluginLoader: Sendable {
                                contentHash: hash, handle: handle, entry: entry,
                                hostTable: PluginHostTable(pluginID: manifest.id, locator: locator),
                                compiled: compiled)
-        } catch let problem as PluginProblem {
-            handle.close()
-            throw fail(problem)
         } catch {
             handle.close()
-            throw fail(.image("\(error)"))
+            throw fail(error)
         }
     }
 

@@ -177,7 +177,7 @@ extension PluginRegistry {
         if !toScan.isEmpty {
             let scanned = scanner.scan(toScan.map(\.path), progress: progress)
             for candidate in toScan {
-                let result = scanned[candidate.path] ?? .failed("\(candidate.path): the scanner gave no answer")
+                let result = scanned[candidate.path] ?? .failed(.noAnswer)
                 results[candidate.path] = result
                 cache?.entries[candidate.path] = PluginCache.Entry(fingerprint: candidate.fingerprint, result: result)
             }
@@ -200,10 +200,12 @@ extension PluginRegistry {
                     }
                 }
                 found[path] = .listed(manifest, services: services)
-            case .failed(let why)?:
-                found[path] = .failed(PluginLoadError(path: path, problem: .scanCrashed(Self.strip(why, path))))
+            case .failed(.refused(let problem))?:
+                found[path] = .failed(PluginLoadError(path: path, problem: problem))
+            case .failed(let failure)?:
+                found[path] = .failed(PluginLoadError(path: path, problem: .scanFailed(failure)))
             case nil:
-                found[path] = .failed(PluginLoadError(path: path, problem: .scanCrashed("the scanner gave no answer")))
+                found[path] = .failed(PluginLoadError(path: path, problem: .scanFailed(.noAnswer)))
             }
         }
         return found
@@ -228,7 +230,7 @@ extension PluginRegistry {
             do throws(PluginLoadError) {
                 switch found[path] {
                 case .failed(let error)?: throw error
-                case nil: throw PluginLoadError(path: path, problem: .scanCrashed("the scanner gave no answer"))
+                case nil: throw PluginLoadError(path: path, problem: .scanFailed(.noAnswer))
                 case .opened(let image)?:
                     opened = image
                     if let problem = contested[path] { throw PluginLoadError(path: path, problem: problem) }
@@ -332,10 +334,5 @@ extension PluginRegistry {
     private func matches(_ path: String, _ id: String?, _ only: String?) -> Bool {
         guard let only else { return true }
         return id == only || path == only || path.hasSuffix("/" + only)
-    }
-
-    /// A scan's message already names the file; the record adds it again.
-    private static func strip(_ message: String, _ path: String) -> String {
-        message.hasPrefix(path + ": ") ? String(message.dropFirst(path.count + 2)) : message
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// What scanning one plugin file found: its manifest and the services its init() registers, or why it failed.
 public enum ScanResult: Codable, Hashable, Sendable {
     case plugin(PluginManifest, services: [String])
-    case failed(String)
+    case failed(ScanFailure)
 }
 
 /// Reads plugin files' manifests. The host uses a child process (a plugin that crashes or hangs while it is
@@ -33,10 +33,10 @@ public struct InProcessScanner: PluginScanner {
         do {
             let image = try loader.load(path: path)
             defer { image.stop(locator: loader.locator) }
-            do { try image.start() } catch { return .failed(PluginLoadError(path: path, problem: error).description) }
+            do { try image.start() } catch { return .failed(.refused(error)) }
             return .plugin(image.manifest, services: (image.hostTable.registered.map(\.id) + image.workerServices).sorted())
         } catch {
-            return .failed(error.description)
+            return .failed(.refused(error.problem))
         }
     }
 }
@@ -63,13 +63,11 @@ public struct ChildProcessScanner: PluginScanner {
             let batch = Array(remaining)
             let (found, stuck) = runChild(batch) { done in progress(results.count + done, paths.count) }
             results.merge(found) { _, new in new }
-            if let stuck {
-                results[stuck.path] = .failed("\(stuck.path): \(stuck.reason) — the plugin is not loaded until the file changes")
-            }
+            if let stuck { results[stuck.path] = .failed(stuck.failure) }
             remaining = remaining.drop(while: { results[$0] != nil })
             if stuck == nil, !remaining.isEmpty {
                 // The child ended without answering for the rest: never loop forever.
-                for path in remaining { results[path] = .failed("\(path): the scanner stopped before this file") }
+                for path in remaining { results[path] = .failed(.stoppedBefore) }
                 remaining = []
             }
         }
@@ -78,14 +76,14 @@ public struct ChildProcessScanner: PluginScanner {
 
     private struct Stuck {
         var path: String
-        var reason: String
+        var failure: ScanFailure
     }
 
     /// Runs one child over `paths`; returns what it answered and the file it died or hung on, if any.
     private func runChild(_ paths: [String], progress: (Int) -> Void) -> ([String: ScanResult], Stuck?) {
         let child: ChildLineReader
         do { child = try ChildLineReader(executable: executable.path, arguments: arguments + paths) } catch {
-            return ([:], Stuck(path: paths[0], reason: "the scanner could not start: \(error.reason)"))
+            return ([:], Stuck(path: paths[0], failure: .couldNotStart(reason: error.reason)))
         }
         var results: [String: ScanResult] = [:]
         var current: String?
@@ -102,14 +100,14 @@ public struct ChildProcessScanner: PluginScanner {
             case .timedOut:
                 child.kill()
                 let path = current.flatMap { results[$0] == nil ? $0 : nil } ?? paths.first { results[$0] == nil } ?? paths[0]
-                return (results, Stuck(path: path, reason: "the scan hung: no answer within \(timeout) — killed"))
+                return (results, Stuck(path: path, failure: .hung(timeout: timeout)))
             case .ended(let termination):
                 if let current, results[current] == nil {
-                    let how = switch termination {
-                    case .signalled(let signal): "the scan crashed (signal \(signal): \(Self.signalName(signal)))"
-                    case .exited(let status): "the scan exited with status \(status) without an answer"
+                    let failure: ScanFailure = switch termination {
+                    case .signalled(let signal): .crashed(signal: signal)
+                    case .exited(let status): .exited(status: status)
                     }
-                    return (results, Stuck(path: current, reason: how))
+                    return (results, Stuck(path: current, failure: failure))
                 }
                 return (results, nil)
             }

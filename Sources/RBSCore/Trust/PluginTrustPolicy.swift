@@ -42,27 +42,20 @@ public final class PluginTrustPolicy: @unchecked Sendable {
         try Self.checkPermissions(path: path)
         guard !development else { return }
         let signaturePath = path + ".sig"
-        let sign = "`rbs-host plugin sign \(path) --key KEY`"
-        guard FileManager.default.fileExists(atPath: signaturePath) else {
-            throw .untrusted("not signed — sign it with \(sign) and trust that key with `rbs-host trust add`, or run with --dev")
-        }
+        guard FileManager.default.fileExists(atPath: signaturePath) else { throw .untrusted(.notSigned(path: path)) }
         let signature: PluginSignature
         do { signature = try PluginSignature.parse(try TrustFile.read(signaturePath), path: signaturePath) } catch {
-            throw .untrusted("its signature file cannot be used (\(error.description)) — or run with --dev")
+            throw .untrusted(.unusableSignature(error))
         }
-        guard signature.isValid else {
-            throw .untrusted("the signature in \(signaturePath) does not verify (damaged or forged) — sign the plugin again with \(sign), or run with --dev")
-        }
+        guard signature.isValid else { throw .untrusted(.badSignature(path: path, signaturePath: signaturePath)) }
         let trusted: TrustedKeys
         do { trusted = try TrustedKeys(path: trustedKeysPath) } catch {
-            throw .untrusted("cannot read the trusted keys: \(error.description)")
+            throw .untrusted(.unreadableTrustedKeys(error))
         }
-        guard trusted.contains(signature.publicKey) else {
-            throw .untrusted("signed by an untrusted key \(signature.publicKey) — if you trust its publisher, run `rbs-host trust add \(signature.publicKey)`; or run with --dev")
-        }
+        guard trusted.contains(signature.publicKey) else { throw .untrusted(.untrustedKey(publicKey: signature.publicKey)) }
         let hash = PluginSignature.sha256(bytes)
         guard hash == signature.fileSHA256 else {
-            throw .untrusted("changed after signing (the file's SHA-256 is \(hash.prefix(16))…, the signature is for \(signature.fileSHA256.prefix(16))…) — rebuild it and sign it again with \(sign), or run with --dev")
+            throw .untrusted(.changedAfterSigning(path: path, fileSHA256: hash, signedSHA256: signature.fileSHA256))
         }
         lock.withLock { accepted[hash] = signature }
     }
@@ -72,11 +65,10 @@ public final class PluginTrustPolicy: @unchecked Sendable {
     /// Checks that the manifest's id and version are the signed ones.
     public func checkManifest(_ manifest: PluginManifest, path: String, sha256: String) throws(PluginProblem) {
         guard !development else { return }
-        guard let signature = lock.withLock({ accepted[sha256] }) else {
-            throw .untrusted("its signature was not checked before it was opened — run with the trust policy's verifier installed")
-        }
+        guard let signature = lock.withLock({ accepted[sha256] }) else { throw .untrusted(.notVerifiedBeforeOpening) }
         guard signature.pluginID == manifest.id, signature.version == manifest.version else {
-            throw .untrusted("the signature is for plugin '\(signature.pluginID)' \(signature.version) but the file is '\(manifest.id)' \(manifest.version) — sign it again with `rbs-host plugin sign \(path) --key KEY`, or run with --dev")
+            throw .untrusted(.signedForAnother(path: path, signedID: signature.pluginID, signedVersion: signature.version,
+                                               id: manifest.id, version: manifest.version))
         }
     }
 
@@ -85,23 +77,19 @@ public final class PluginTrustPolicy: @unchecked Sendable {
     /// Refuses a plugin file, or its folder, that other users can write to or that another non-root user owns.
     public static func checkPermissions(path: String) throws(PluginProblem) {
         let folder = TrustFile.directory(of: path)
-        try check([(path, "the plugin file"), (folder, "the plugin folder \(folder)")])
+        try check([(path, .pluginFile), (folder, .pluginFolder(folder))])
     }
 
     /// Refuses a plugin folder that other users can write to or that another non-root user owns.
     public static func checkFolder(_ directory: String) throws(PluginProblem) {
-        try check([(directory, "the plugin folder \(directory)")])
+        try check([(directory, .pluginFolder(directory))])
     }
 
-    private static func check(_ items: [(path: String, what: String)]) throws(PluginProblem) {
-        for (item, what) in items {
-            guard let status = TrustFile.status(item) else { continue }
-            if status.mode & 0o022 != 0 {
-                throw .untrusted("other users can write to \(what) (mode \(String(status.mode, radix: 8))): anyone could swap in code the host runs, so it is never loaded, not even with --dev — run `chmod go-w \(item)`")
-            }
-            if status.owner != 0, status.owner != getuid() {
-                throw .untrusted("\(what) is owned by another user (uid \(status.owner)), who could change it: it is never loaded, not even with --dev — give it to yourself or root (chown)")
-            }
+    private static func check(_ items: [(path: String, item: TrustRefusal.Item)]) throws(PluginProblem) {
+        for (path, item) in items {
+            guard let status = TrustFile.status(path) else { continue }
+            if status.mode & 0o022 != 0 { throw .untrusted(.writableByOthers(item, path: path, mode: status.mode)) }
+            if status.owner != 0, status.owner != getuid() { throw .untrusted(.ownedByAnother(item, owner: UInt32(status.owner))) }
         }
     }
 }

@@ -1,6 +1,6 @@
 /// Why a publisher key, the trusted-keys file, a signature file or a signing could not be used. Each description
 /// names the file and says what to do.
-public enum TrustError: Error, CustomStringConvertible, Sendable, Equatable {
+public enum TrustError: Error, CustomStringConvertible, Sendable, Hashable, Codable {
     /// A file could not be read or written.
     case io(path: String, reason: String)
     /// A key file exists where a new one would be written.

@@ -23,7 +23,12 @@ struct RunReport: Encodable {
         var balanceAfter: String
     }
 
-    var status: String
+    /// What became of the run; `run --json` writes the raw value. Exit 0 only when posted.
+    enum Status: String, Encodable {
+        case posted, rejected, invalid
+    }
+
+    var status: Status
     var journal: Int64?
     var document: DocumentJSON?
     var errors: [AtomIssue]
@@ -70,12 +75,12 @@ struct RunCommand: ParsableCommand {
         } else {
             print(RunText.render(report))
         }
-        if report.status != "posted" { throw ExitCode.failure }
+        if report.status != .posted { throw ExitCode.failure }
     }
 
     private func execute(runtime: Runtime, assignments: [Assignment]) -> RunReport {
         func invalid(_ issues: [AtomIssue]) -> RunReport {
-            RunReport(status: "invalid", journal: nil, document: nil, errors: issues)
+            RunReport(status: .invalid, journal: nil, document: nil, errors: issues)
         }
         let session: FormSession
         do { session = try runtime.open(operation) } catch { return invalid([AtomIssue(atom: nil, message: error.description)]) }
@@ -99,15 +104,15 @@ struct RunCommand: ParsableCommand {
             switch try sign.sign(code: code) {
             case .posted(let receipt):
                 let posting = receipt.posting
-                return RunReport(status: "posted", journal: receipt.sequence, document: document, errors: [],
+                return RunReport(status: .posted, journal: receipt.sequence, document: document, errors: [],
                                  posting: .init(debit: posting.debit, credit: posting.credit,
                                                 amount: Amount.text(posting.amount, currency: posting.currency),
                                                 currency: posting.currency,
                                                 balanceAfter: Amount.text(receipt.debitBalance, currency: posting.currency)))
             case .acknowledged(_, let sequence):
-                return RunReport(status: "posted", journal: sequence, document: document, errors: [])
+                return RunReport(status: .posted, journal: sequence, document: document, errors: [])
             case .rejected(_, let sequence, let reason):
-                return RunReport(status: "rejected", journal: sequence, document: document,
+                return RunReport(status: .rejected, journal: sequence, document: document,
                                  errors: [AtomIssue(atom: nil, message: reason.message)])
             }
         } catch {
@@ -120,9 +125,9 @@ enum RunText {
     static func render(_ report: RunReport) -> String {
         var lines: [String] = []
         switch report.status {
-        case "posted": lines.append(Terminal.green("posted") + (report.journal.map { " — journal entry \($0)" } ?? ""))
-        case "rejected": lines.append(Terminal.red("rejected") + (report.journal.map { " — journal entry \($0)" } ?? ""))
-        default: lines.append(Terminal.yellow("not submitted"))
+        case .posted: lines.append(Terminal.green("posted") + (report.journal.map { " — journal entry \($0)" } ?? ""))
+        case .rejected: lines.append(Terminal.red("rejected") + (report.journal.map { " — journal entry \($0)" } ?? ""))
+        case .invalid: lines.append(Terminal.yellow("not submitted"))
         }
         if let posting = report.posting {
             lines.append("  \(posting.debit) → \(posting.credit): \(posting.amount) \(posting.currency); balance now \(posting.balanceAfter) \(posting.currency)")
