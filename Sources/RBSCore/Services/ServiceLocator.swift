@@ -1,27 +1,5 @@
 import Foundation
 
-/// What went wrong looking a service up. A missing service is an error the caller handles, never a crash.
-public enum ServiceError: Error, CustomStringConvertible, Sendable, Equatable {
-    case missing(String)
-    case malformedID(String)
-    case taken(id: String, owner: String)
-
-    public var description: String {
-        switch self {
-        case .missing(let name): "no service \(name) is registered"
-        case .malformedID(let id): "service id '\(id)' is not of the form vendor.name/N (e.g. rbs.accounts/1)"
-        case .taken(let id, let owner): "service id '\(id)' is already registered by \(owner)"
-        }
-    }
-}
-
-/// Who can make a service available that nobody registered yet: the plugin registry, which loads the listed plugin
-/// that provides it. Called without any of the locator's locks held.
-public protocol ServiceProvider: AnyObject, Sendable {
-    /// Makes service `id` available if it can (registering its table), and returns when it has tried.
-    func provide(serviceID id: String)
-}
-
 /// The host's registry of services (seed 002's ServiceLocator): typed registration and `inject()` for the host's own
 /// parts, and C service tables looked up by versioned string id for plugins.
 public final class ServiceLocator: @unchecked Sendable {

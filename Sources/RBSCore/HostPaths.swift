@@ -1,0 +1,33 @@
+import Foundation
+
+/// Where the host reads plugins from and keeps its data.
+public struct HostPaths: Sendable {
+    /// The plugin folder, as given (so messages name files the way the person wrote them).
+    public var plugins: String
+    /// The data directory: keys, journal, history, plugin images.
+    public var data: URL
+
+    public init(plugins: String, data: URL) {
+        self.plugins = plugins
+        self.data = data
+    }
+
+    /// `--plugins` wins, then `RBS_PLUGINS`, then `Plugins/` in the working directory; `--data` wins, then
+    /// `RBS_HOME`, then `~/.rbs`.
+    public static func resolve(plugins: String?, data: String?,
+                               environment: [String: String] = ProcessInfo.processInfo.environment) -> HostPaths {
+        let pluginDirectory = plugins ?? environment["RBS_PLUGINS"].flatMap { $0.isEmpty ? nil : $0 } ?? "Plugins"
+        let dataDirectory: URL
+        if let data {
+            dataDirectory = URL(fileURLWithPath: data)
+        } else if let home = environment["RBS_HOME"], !home.isEmpty {
+            dataDirectory = URL(fileURLWithPath: home)
+        } else {
+            dataDirectory = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".rbs")
+        }
+        return HostPaths(plugins: pluginDirectory, data: dataDirectory)
+    }
+
+    /// Where the unique copies of plugin images go.
+    public var images: URL { data.appendingPathComponent("images") }
+}
