@@ -1,5 +1,6 @@
 # rbs-host — the two commands of the README:
 #   make run    builds the host and the example plugins, then starts the REPL with them loaded
+#   make serve  builds the host and the example plugins, then serves them (rbs-host serve) with a demo customer
 #   make test   builds everything and runs the whole test suite
 SWIFT ?= swift
 CC ?= cc
@@ -18,11 +19,22 @@ DEV := .rbs-dev
 DEV_KEY := $(DEV)/publisher.key
 DEV_DATA := $(DEV)/data
 
-.PHONY: run build plugins c-plugins swift-plugins rust-plugins sign-plugins test bench clean
+# The demo customer of `make serve` (in the development data folder).
+DEMO_CUSTOMER := demo
+DEMO_PASSWORD := demo-password
+
+.PHONY: run serve web-test build plugins c-plugins swift-plugins rust-plugins sign-plugins test bench clean
 
 # The REPL runs with the development data folder, where the development key is trusted: the real trust path.
 run: build plugins
 	RBS_HOME=$(DEV_DATA) $(HOST) $(ARGS)
+
+# The same plugins served over HTTP (http://127.0.0.1:8080 unless ARGS="--listen HOST:PORT"), with a demo customer.
+serve: build plugins
+	@RBS_HOME=$(DEV_DATA) $(HOST) customers list | grep -q '^$(DEMO_CUSTOMER) ' || \
+		echo '$(DEMO_PASSWORD)' | RBS_HOME=$(DEV_DATA) $(HOST) customers add $(DEMO_CUSTOMER) --password-stdin
+	@echo "log in as $(DEMO_CUSTOMER) / $(DEMO_PASSWORD); one-time code: RBS_HOME=$(DEV_DATA) $(HOST) customers code $(DEMO_CUSTOMER)"
+	RBS_HOME=$(DEV_DATA) $(HOST) serve $(ARGS)
 
 build:
 	$(SWIFT) build --product rbs-host
@@ -57,6 +69,11 @@ rust-plugins:
 test: plugins
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) web-test
+
+# The server's API fuzzer (schemathesis) and its web client in a real browser (chromium + selenium); installs them.
+web-test:
+	Tests/ServerWeb/run.sh
 
 # Benchmarks build in their own folder, so a release build never waits on (or evicts) the debug one.
 bench:

@@ -15,6 +15,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        // `rbs-host serve` only (RBSServer): HTTP, metrics. Without Hummingbird's default traits (swift-configuration).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // The C ABI: the only contract between the host and plugins. Its sources live in the SDK package (SDK/), which a
@@ -42,8 +49,20 @@ let package = Package(
         .target(name: "RBSPluginKit", dependencies: ["CRBSPlugin"], path: "SDK/Sources/RBSPluginKit"),
         // Line editing for the REPL: libedit bound at run time (only its runtime is on a fresh machine), plain input otherwise.
         .target(name: "RBSLineEditor"),
+        // `rbs-host serve`: customers, the /api/v1 JSON protocol, server-sent events, metrics and the web client.
+        .target(name: "RBSServer", dependencies: [
+            "RBSCore", "RBSLedger", "RBSExpressions",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ], resources: [.copy("Web"), .copy("openapi.json")]),
         .executableTarget(name: "rbs-host", dependencies: [
-            "RBSCore", "RBSLineEditor",
+            "RBSCore", "RBSLineEditor", "RBSServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "rbs-bench", dependencies: ["RBSCore", "RBSExpressions", "RBSLedger"]),
@@ -52,6 +71,10 @@ let package = Package(
         .testTarget(name: "RBSCoreTests", dependencies: ["RBSCore"]),
         .testTarget(name: "RBSHostTests", dependencies: ["RBSCore"]),
         .testTarget(name: "RBSLineEditorTests", dependencies: ["RBSLineEditor"]),
+        .testTarget(name: "RBSServerTests", dependencies: [
+            "RBSServer", "RBSCore", "RBSLedger",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+        ]),
     ]
 )
 

@@ -18,14 +18,25 @@ public final class SignModule {
     public let document: Document
     private let ledger: Ledger
     private let directory: BankDirectory?
+    /// The customer who signs (`rbs-host serve`), or nil for the host's own key (`rbs-host keys`).
+    private let customer: CustomerCredentials?
 
     /// Prepares the document for `draft`. Fails when there are no keys yet (run `rbs-host keys init`).
-    public init(draft: DocumentDraft, ledger: Ledger, directory: BankDirectory?) throws(LedgerError) {
+    /// - Parameter customer: sign with this customer's key after their code (`serve`); nil: the host's key.
+    public init(draft: DocumentDraft, ledger: Ledger, directory: BankDirectory?,
+                customer: CustomerCredentials? = nil) throws(LedgerError) {
         self.draft = draft
         self.ledger = ledger
         self.directory = directory
-        document = try ledger.draft(operation: draft.operation, plugin: draft.plugin, pluginVersion: draft.pluginVersion,
-                                    fields: draft.fields.map { DocumentField($0.key, $0.value) })
+        self.customer = customer
+        let fields = draft.fields.map { DocumentField($0.key, $0.value) }
+        if let customer {
+            document = try ledger.draft(operation: draft.operation, plugin: draft.plugin, pluginVersion: draft.pluginVersion,
+                                        fields: fields, keyId: customer.customer.keyId)
+        } else {
+            document = try ledger.draft(operation: draft.operation, plugin: draft.plugin, pluginVersion: draft.pluginVersion,
+                                        fields: fields)
+        }
     }
 
     /// The atoms of the sign module: review lines, then the code.
@@ -55,6 +66,7 @@ public final class SignModule {
 
     /// Checks the one-time code, signs, journals and submits to the core — one transaction.
     public func sign(code: String) throws(LedgerError) -> Outcome {
-        try ledger.signAndPost(document, code: code)
+        if let customer { return try ledger.signAndPost(document, code: code, as: customer) }
+        return try ledger.signAndPost(document, code: code)
     }
 }

@@ -27,6 +27,8 @@ public final class Ledger: Sendable {
     public let keys: KeyStore
     public let bank: EmbeddedBank
     public let journal: Journal
+    /// The customers of `rbs-host serve`, their accounts and what the host keeps to sign for them.
+    public let customers: Customers
     let database: LedgerDatabase
     let clock: @Sendable () -> Date
 
@@ -38,6 +40,7 @@ public final class Ledger: Sendable {
         database = try LedgerDatabase(dataDirectory: dataDirectory)
         bank = EmbeddedBank(database: database, clock: clock)
         journal = Journal(database: database)
+        customers = Customers(database: database, clock: clock)
     }
 
     /// The one-time code verifier for the enrolled TOTP secret.
@@ -49,7 +52,13 @@ public final class Ledger: Sendable {
     public func draft(
         operation: String, plugin: String, pluginVersion: String, fields: [DocumentField]
     ) throws(LedgerError) -> Document {
-        let keyId = try identity().keyId
+        try draft(operation: operation, plugin: plugin, pluginVersion: pluginVersion, fields: fields, keyId: try identity().keyId)
+    }
+
+    /// A new document for the key `keyId` (a customer's): now, a fresh nonce.
+    public func draft(
+        operation: String, plugin: String, pluginVersion: String, fields: [DocumentField], keyId: String
+    ) throws(LedgerError) -> Document {
         do {
             return try Document(
                 operation: operation, plugin: plugin, pluginVersion: pluginVersion, fields: fields,
@@ -70,6 +79,22 @@ public final class Ledger: Sendable {
     /// in ONE transaction, and each outcome is reported only after that commit.
     public func process(batch: [Document], code: String) throws(LedgerError) -> [Outcome] {
         let identity = try identity()
+        return try process(batch: batch, code: code, identity: identity,
+                           verifier: CodeVerifier(database: database, secret: identity.totpSecret, clock: clock))
+    }
+
+    /// Checks `customer`'s one-time code (their own attempt count and lock), then signs `document` with the key the
+    /// host keeps for them, journals and posts it — in one transaction, as ``signAndPost(_:code:)``. The document
+    /// must name the customer's key (``draft(operation:plugin:pluginVersion:fields:keyId:)``).
+    public func signAndPost(_ document: Document, code: String, as customer: CustomerCredentials) throws(LedgerError) -> Outcome {
+        let identity: SigningIdentity
+        do { identity = try customer.identity() } catch { throw .keys(error) }
+        return try process(batch: [document], code: code, identity: identity,
+                           verifier: customers.codeVerifier(for: customer))[0]
+    }
+
+    private func process(batch: [Document], code: String, identity: SigningIdentity,
+                         verifier: CodeVerifier) throws(LedgerError) -> [Outcome] {
         // What signing in order would refuse first, before anything else happens.
         for document in batch where document.keyId != identity.keyId {
             throw .keys(.signingFailed("the document names key \(document.keyId), but this key is \(identity.keyId)"))
@@ -78,7 +103,6 @@ public final class Ledger: Sendable {
         // documents in order (each waits for its own).
         let signer = BatchSigner(key: identity.privateKey, documents: batch)
         defer { signer.finish() }
-        let verifier = CodeVerifier(database: database, secret: identity.totpSecret, clock: clock)
         let publicKey = identity.publicKey.rawRepresentation
         let bank = self.bank
         let result: Result<[Outcome], OneTimeCodeError>

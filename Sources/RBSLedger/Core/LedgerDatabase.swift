@@ -151,6 +151,8 @@ final class LedgerDatabase: Sendable {
                     ])
             }
         }
+        // `rbs-host serve`'s customers: a step of its own, so existing databases gain the tables on first open.
+        migrator.registerMigration(CustomerSchema.migration, migrate: CustomerSchema.create)
         return migrator
     }
 }

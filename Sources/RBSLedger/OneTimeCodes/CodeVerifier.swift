@@ -17,6 +17,35 @@ public struct CodeVerifier: Sendable {
     let database: LedgerDatabase
     let secret: Data
     let clock: @Sendable () -> Date
+    /// Whose attempt count, lock and last step: the host's key (`code_state`) or a customer's.
+    var state: StateRow = .host
+
+    /// The row that keeps a code state.
+    enum StateRow: Sendable {
+        /// `code_state`, the host's own key (`rbs-host keys`).
+        case host
+        /// `customer_code_state` of customer `id` (`rbs-host serve`).
+        case customer(Int64)
+
+        var select: (sql: String, arguments: StatementArguments) {
+            switch self {
+            case .host: ("SELECT last_step, failures, locked_until_ms FROM code_state WHERE id = 1", [])
+            case .customer(let id):
+                ("SELECT last_step, failures, locked_until_ms FROM customer_code_state WHERE customer_id = ?", [id])
+            }
+        }
+
+        func update(lastStep: Int64?, failures: Int, lockedUntil: Int64?) -> (sql: String, arguments: StatementArguments) {
+            switch self {
+            case .host:
+                ("UPDATE code_state SET last_step = ?, failures = ?, locked_until_ms = ? WHERE id = 1",
+                 [lastStep, failures, lockedUntil])
+            case .customer(let id):
+                ("UPDATE customer_code_state SET last_step = ?, failures = ?, locked_until_ms = ? WHERE customer_id = ?",
+                 [lastStep, failures, lockedUntil, id])
+            }
+        }
+    }
 
     /// Accepts `code` or throws why not; the attempt is recorded either way.
     public func verify(_ code: String) throws(LedgerError) {
@@ -29,7 +58,8 @@ public struct CodeVerifier: Sendable {
     func check(_ code: String, in db: Database) throws -> Result<UInt64, OneTimeCodeError> {
         let now = clock()
         let nowMs = Timestamp.milliseconds(now)
-        guard let row = try Row.fetchOne(db, sql: "SELECT last_step, failures, locked_until_ms FROM code_state WHERE id = 1") else {
+        let select = state.select
+        guard let row = try Row.fetchOne(db, sql: select.sql, arguments: select.arguments) else {
             return .failure(.storage("the code state row is missing"))
         }
         let lastStep = try row.decode(Int64?.self, forColumn: "last_step")
@@ -71,9 +101,8 @@ public struct CodeVerifier: Sendable {
     }
 
     private func save(_ db: Database, lastStep: Int64?, failures: Int, lockedUntil: Int64?) throws {
-        try db.execute(
-            sql: "UPDATE code_state SET last_step = ?, failures = ?, locked_until_ms = ? WHERE id = 1",
-            arguments: [lastStep, failures, lockedUntil])
+        let update = state.update(lastStep: lastStep, failures: failures, lockedUntil: lockedUntil)
+        try db.execute(sql: update.sql, arguments: update.arguments)
     }
 
     private static func constantTimeEqual(_ a: String, _ b: String) -> Bool {

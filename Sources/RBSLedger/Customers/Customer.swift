@@ -1,0 +1,48 @@
+import Foundation
+
+/// A customer of the bank who uses `rbs-host serve`: a name to log in with and a signing key the host keeps.
+public struct Customer: Sendable, Hashable, Codable {
+    /// The database row id: stable for the customer's lifetime, never reused while the row exists.
+    public let id: Int64
+    public let name: String
+    /// The key id of the customer's Ed25519 signing key (see ``SigningIdentity/keyId(of:)``).
+    public let keyId: String
+    public let createdAtMilliseconds: Int64
+}
+
+/// What the host holds for a customer to check a login and sign after a code: loaded only for that.
+public struct CustomerCredentials: Sendable {
+    public let customer: Customer
+    /// The password KDF's record (algorithm, parameters, salt, output), as the server wrote it.
+    public let passwordRecord: String
+    let totpSecret: Data
+    let signingKey: Data
+
+    /// The signing identity: the customer's key and TOTP secret.
+    func identity() throws(KeyStoreError) -> SigningIdentity {
+        do {
+            return SigningIdentity(name: customer.name, privateKey: try .init(rawRepresentation: signingKey),
+                                   totpSecret: totpSecret)
+        } catch {
+            throw .corrupt(path: "customers/\(customer.name)", detail: "the stored signing key is not an Ed25519 key")
+        }
+    }
+}
+
+/// Why a customer could not be added, found or removed.
+public enum CustomerError: Error, Sendable, Hashable, CustomStringConvertible {
+    case invalidName(String)
+    case exists(String)
+    case unknown(String)
+    case storage(LedgerError)
+
+    public var description: String {
+        switch self {
+        case .invalidName(let name):
+            "'\(name)' cannot be a customer name: use 1–64 letters, digits, '.', '-' or '_'"
+        case .exists(let name): "a customer named '\(name)' already exists (see `rbs-host customers list`)"
+        case .unknown(let name): "there is no customer named '\(name)' (see `rbs-host customers list`)"
+        case .storage(let error): error.description
+        }
+    }
+}

@@ -1,0 +1,200 @@
+import Crypto
+import Foundation
+import GRDB
+
+/// The bank's customers who use `rbs-host serve`, their accounts in the embedded core, and what the host keeps to
+/// sign for them. Everything is in `rbs.sqlite` (tables of ``CustomerSchema``); adding a customer writes the
+/// customer, the accounts and the code state in one transaction.
+public struct Customers: Sendable {
+    let database: LedgerDatabase
+    let clock: @Sendable () -> Date
+
+    /// An account a new customer opens: currency, opening balance, title.
+    public struct Opening: Sendable {
+        public var currency: String
+        public var balance: Decimal
+        public var title: String
+
+        public init(currency: String, balance: Decimal, title: String) {
+            self.currency = currency
+            self.balance = balance
+            self.title = title
+        }
+    }
+
+    /// What a new customer gets unless told otherwise: two RUB accounts and a USD one.
+    public static let standardOpenings: [Opening] = [
+        Opening(currency: "RUB", balance: 150_000, title: "Текущий счёт"),
+        Opening(currency: "RUB", balance: 500_000, title: "Накопительный счёт"),
+        Opening(currency: "USD", balance: 2_500, title: "Валютный счёт"),
+    ]
+
+    /// Whether `name` can be a customer's name (it appears in URLs, logs and the otpauth URI).
+    public static func isValidName(_ name: String) -> Bool {
+        (1...64).contains(name.count) && name.unicodeScalars.allSatisfy {
+            ($0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)))
+        }
+    }
+
+    /// Adds a customer with a new signing key, a new TOTP secret and accounts in the core.
+    /// - Parameter passwordRecord: the password KDF's record of the customer's login secret.
+    /// - Returns: the customer and the enrolment to show once (the otpauth URI for the authenticator app).
+    public func add(name: String, passwordRecord: String,
+                    openings: [Opening] = Customers.standardOpenings) throws(CustomerError) -> (Customer, Enrolment) {
+        guard Self.isValidName(name) else { throw .invalidName(name) }
+        let key = Curve25519.Signing.PrivateKey()
+        var generator = SystemRandomNumberGenerator()
+        let secret = Data((0..<20).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let keyId = SigningIdentity.keyId(of: key.publicKey)
+        let now = Timestamp.milliseconds(clock())
+        let result: Int64?
+        do {
+            result = try database.write { db -> Int64? in
+                if try Int64.fetchOne(db, sql: "SELECT id FROM customers WHERE name = ?", arguments: [name]) != nil { return nil }
+                try db.execute(
+                    sql: "INSERT INTO customers (name, password, totp_secret, signing_key, key_id, created_ms) VALUES (?, ?, ?, ?, ?, ?)",
+                    arguments: [name, passwordRecord, secret, key.rawRepresentation, keyId, now])
+                let id = db.lastInsertedRowID
+                try db.execute(sql: "INSERT INTO customer_code_state (customer_id, last_step, failures, locked_until_ms) VALUES (?, NULL, 0, NULL)",
+                               arguments: [id])
+                var position = try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(position), 0) FROM accounts") ?? 0
+                for (index, opening) in openings.enumerated() {
+                    position += 1
+                    let number = try Self.newAccountNumber(customer: id, index: index, currency: opening.currency, in: db)
+                    let scale = Currency.minorUnits(of: opening.currency) ?? 2
+                    try db.execute(
+                        sql: "INSERT INTO accounts (number, currency, balance, owner, title, blocked, position) VALUES (?, ?, ?, ?, ?, 0, ?)",
+                        arguments: [number, opening.currency, DecimalText.format(opening.balance, scale: scale), name,
+                                    opening.title, position])
+                    try db.execute(sql: "INSERT INTO customer_accounts (number, customer_id) VALUES (?, ?)", arguments: [number, id])
+                }
+                return id
+            }
+        } catch {
+            throw .storage(error)
+        }
+        guard let id = result else { throw .exists(name) }
+        let customer = Customer(id: id, name: name, keyId: keyId, createdAtMilliseconds: now)
+        return (customer, Enrolment(name: name, keyId: keyId, publicKey: key.publicKey.rawRepresentation, totpSecret: secret))
+    }
+
+    /// Every customer, by name.
+    public func list() throws(CustomerError) -> [Customer] {
+        do {
+            return try database.read { db in
+                try Row.fetchAll(db, sql: "SELECT id, name, key_id, created_ms FROM customers ORDER BY name").map(Self.customer)
+            }
+        } catch {
+            throw .storage(error)
+        }
+    }
+
+    /// The customer named `name`, or nil.
+    public func customer(named name: String) throws(CustomerError) -> Customer? {
+        try credentials(named: name)?.customer
+    }
+
+    /// What the host needs to check `name`'s login and to sign for them, or nil for an unknown name.
+    public func credentials(named name: String) throws(CustomerError) -> CustomerCredentials? {
+        let row: Row?
+        do {
+            row = try database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM customers WHERE name = ?", arguments: [name]) }
+        } catch {
+            throw .storage(error)
+        }
+        guard let row else { return nil }
+        do {
+            return CustomerCredentials(customer: try Self.customer(row), passwordRecord: try row.decode(String.self, forColumn: "password"),
+                                       totpSecret: try row.decode(Data.self, forColumn: "totp_secret"),
+                                       signingKey: try row.decode(Data.self, forColumn: "signing_key"))
+        } catch {
+            throw .storage(.corruptDatabase(path: database.path, detail: "customer \(name) cannot be read: \(error)"))
+        }
+    }
+
+    /// Removes `name`'s login, code state and signing key. Their accounts stay in the core, blocked, and the
+    /// journal keeps every entry they signed (it is append-only and still verifies: the public key is registered).
+    public func remove(name: String) throws(CustomerError) {
+        let removed: Bool
+        do {
+            removed = try database.write { db in
+                guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM customers WHERE name = ?", arguments: [name]) else { return false }
+                try db.execute(sql: "UPDATE accounts SET blocked = 1 WHERE number IN (SELECT number FROM customer_accounts WHERE customer_id = ?)",
+                               arguments: [id])
+                try db.execute(sql: "DELETE FROM customer_code_state WHERE customer_id = ?", arguments: [id])
+                try db.execute(sql: "DELETE FROM customers WHERE id = ?", arguments: [id])
+                return true
+            }
+        } catch {
+            throw .storage(error)
+        }
+        guard removed else { throw .unknown(name) }
+    }
+
+    /// The customer's accounts in the core, in the order they were opened.
+    public func accounts(of customer: Customer) throws(CustomerError) -> [Account] {
+        do {
+            let rows = try database.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT a.* FROM accounts a JOIN customer_accounts c ON c.number = a.number
+                    WHERE c.customer_id = ? ORDER BY a.position
+                    """, arguments: [customer.id])
+            }
+            var accounts: [Account] = []
+            for row in rows { accounts.append(try EmbeddedBank.account(from: row, path: database.path)) }
+            return accounts
+        } catch {
+            throw .storage(error)
+        }
+    }
+
+    /// The journal entries the customer signed, oldest first.
+    public func journal(of customer: Customer) throws(CustomerError) -> [JournalEntry] {
+        do {
+            let rows = try database.read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM journal WHERE key_id = ? ORDER BY seq", arguments: [customer.keyId])
+            }
+            var entries: [JournalEntry] = []
+            for row in rows { entries.append(try JournalEntry(row: row)) }
+            return entries
+        } catch {
+            throw .storage(error)
+        }
+    }
+
+    /// The one-time code verifier of this customer (their secret, their own attempt count and lock).
+    func codeVerifier(for credentials: CustomerCredentials) -> CodeVerifier {
+        CodeVerifier(database: database, secret: credentials.totpSecret, clock: clock, state: .customer(credentials.customer.id))
+    }
+
+    private static func customer(_ row: Row) throws -> Customer {
+        Customer(id: try row.decode(Int64.self, forColumn: "id"), name: try row.decode(String.self, forColumn: "name"),
+                 keyId: try row.decode(String.self, forColumn: "key_id"),
+                 createdAtMilliseconds: try row.decode(Int64.self, forColumn: "created_ms"))
+    }
+
+    /// A 20-digit number at the demo bank, with a valid control key, that no account has yet:
+    /// balance account 40817, the currency's numeric code, the key, branch 3801, then seven digits.
+    private static func newAccountNumber(customer: Int64, index: Int, currency: String, in db: Database) throws -> String {
+        let numeric = ["RUB": "810", "USD": "840", "EUR": "978", "CNY": "156"][currency] ?? "810"
+        var serial = customer * 10 + Int64(index)
+        while true {
+            let personal = String(serial)
+            let padded = String(repeating: "0", count: max(0, 7 - personal.count)) + personal
+            let raw = "40817" + numeric + "0" + "3801" + padded.suffix(7)
+            guard let number = ControlKey.withKey(account: raw, bic: DemoBank.bic) else {
+                throw LedgerError.corruptDatabase(path: "", detail: "cannot make an account number from \(raw)")
+            }
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM accounts WHERE number = ?", arguments: [number]) == nil { return number }
+            serial += 1_000_000
+        }
+    }
+}
+
+extension Customers {
+    /// The one-time code `name`'s authenticator app shows at `date` (for development and demos, as `keys code`).
+    public func code(for name: String, at date: Date) throws(CustomerError) -> String {
+        guard let credentials = try credentials(named: name) else { throw .unknown(name) }
+        return TOTP.code(secret: credentials.totpSecret, at: date)
+    }
+}

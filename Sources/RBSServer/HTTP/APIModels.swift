@@ -1,0 +1,198 @@
+import Foundation
+import RBSCore
+import RBSLedger
+
+/// The JSON bodies of /api/v1 (described in `openapi.json`, which must be changed with them).
+package enum API {
+    package struct LoginRequest: Decodable, Sendable {
+        package var customer: String
+        package var password: String
+    }
+
+    package struct LoginAnswer: Encodable, Sendable {
+        package var customer: String
+        package var token: String
+        package var expiresAt: String
+    }
+
+    package struct Me: Encodable, Sendable {
+        package var customer: String
+    }
+
+    package struct Operation: Encodable, Sendable {
+        package var id: String
+        package var title: String
+        package var category: String
+        package var plugin: String
+        package var pluginVersion: String
+    }
+
+    package struct AccountJSON: Encodable, Sendable {
+        package var number: String
+        package var title: String
+        package var currency: String
+        package var balance: String
+        package var blocked: Bool
+    }
+
+    package struct Option: Encodable, Sendable, Equatable {
+        package var value: String
+        package var title: String
+    }
+
+    /// An atom's value: text, or true/false for a toggle.
+    package enum Value: Codable, Sendable, Equatable {
+        case text(String)
+        case flag(Bool)
+
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let flag = try? container.decode(Bool.self) { self = .flag(flag) } else { self = .text(try container.decode(String.self)) }
+        }
+
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .text(let text): try container.encode(text)
+            case .flag(let flag): try container.encode(flag)
+            }
+        }
+    }
+
+    package struct Atom: Encodable, Sendable, Equatable {
+        package var id: String
+        package var kind: String
+        package var caption: String
+        package var hint: String?
+        package var inputType: String?
+        package var currency: String?
+        package var value: Value
+        package var visible: Bool
+        package var error: String?
+        package var optional: Bool
+        package var secret: Bool
+        package var submit: Bool
+        package var maxLength: Int?
+        package var options: [Option]?
+        package var accounts: [AccountChoice]?
+    }
+
+    package struct AccountChoice: Encodable, Sendable, Equatable {
+        package var number: String
+        package var title: String
+        package var currency: String
+        package var balance: String
+    }
+
+    package struct Run: Encodable, Sendable {
+        package var id: String
+        package var operation: String
+        package var title: String
+        package var plugin: String
+        package var pluginVersion: String
+        package var state: String
+        package var ready: Bool
+        package var formError: String?
+        package var atoms: [Atom]
+    }
+
+    package struct OpenRequest: Decodable, Sendable {
+        package var operation: String
+    }
+
+    package struct CommitRequest: Decodable, Sendable {
+        package var value: JSONValue
+    }
+
+    /// Only what changed: every atom whose caption, visibility, value or error differs after the commit.
+    package struct Changes: Encodable, Sendable {
+        package var changed: [Atom]
+        package var ready: Bool
+        package var formError: String?
+    }
+
+    package struct ReviewLine: Encodable, Sendable {
+        package var caption: String
+        package var value: String
+        package var prominent: Bool
+    }
+
+    package struct Review: Encodable, Sendable {
+        package var fields: [ReviewLine]
+        package var amount: String?
+        package var currency: String?
+        package var payee: String?
+        /// The document's id: the SHA-256 of its canonical bytes, which the signature covers.
+        package var documentHash: String
+    }
+
+    package struct SignRequest: Decodable, Sendable {
+        package var code: String
+    }
+
+    package struct Posting: Encodable, Sendable {
+        package var debit: String
+        package var credit: String
+        package var amount: String
+        package var currency: String
+        package var balanceAfter: String
+    }
+
+    package struct Receipt: Encodable, Sendable {
+        package var status: String
+        package var journal: Int64
+        package var documentHash: String
+        package var posting: Posting?
+        package var reason: String?
+    }
+
+    package struct JournalLine: Encodable, Sendable {
+        package var sequence: Int64
+        package var kind: String
+        package var documentHash: String
+        package var recordedAt: String
+        package var debit: String?
+        package var credit: String?
+        package var amount: String?
+        package var currency: String?
+        package var balanceAfter: String?
+        package var reason: String?
+    }
+
+    package struct Health: Encodable, Sendable {
+        package var status: String
+        package var plugins: Int
+        package var openRuns: Int
+    }
+}
+
+/// Any JSON value, decoded as given, so a wrong type is reported by the server (naming the atom), not by the decoder.
+package enum JSONValue: Decodable, Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array
+    case object
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() { self = .null }
+        else if let flag = try? container.decode(Bool.self) { self = .bool(flag) }
+        else if let number = try? container.decode(Double.self) { self = .number(number) }
+        else if let text = try? container.decode(String.self) { self = .string(text) }
+        else if (try? container.decode([JSONValue].self)) != nil { self = .array }
+        else { self = .object }
+    }
+
+    var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}

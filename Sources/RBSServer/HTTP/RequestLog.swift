@@ -1,0 +1,120 @@
+import Foundation
+import Hummingbird
+import HTTPTypes
+import NIOCore
+import Prometheus
+
+/// Wraps every request: one line in the Common Log Format (with the duration in seconds appended) on `write`,
+/// Prometheus counters and a latency histogram, the security headers (content security policy and friends), and
+/// errors the router or Hummingbird throw (no such route, method not allowed, body too large) turned into RFC 9457
+/// problems like the API's own.
+struct RequestLog: RouterMiddleware {
+    typealias Context = APIContext
+
+    let write: @Sendable (String) -> Void
+    let metrics: ServerMetrics
+
+    func handle(_ request: Request, context: APIContext, next: (Request, APIContext) async throws -> Response) async throws -> Response {
+        let started = ContinuousClock.now
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            response = Self.problem(for: error, request: request)
+        } catch let problem as Problem {
+            response = Routes.problem(problem)
+        } catch {
+            response = Routes.problem(.internalError("\(error)"))
+        }
+        Self.secure(&response.headers)
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let route = Self.route(request.uri.path)
+        metrics.observe(method: request.method.rawValue, route: route, status: response.status.code, seconds: seconds)
+        let size = response.body.contentLength.map(String.init) ?? "-"
+        write("\(context.remoteAddress) - - [\(Self.timestamp())] \"\(request.method.rawValue) \(Self.clean(request.uri.description)) HTTP/1.1\" \(response.status.code) \(size) \(String(format: "%.6f", seconds))")
+        return response
+    }
+
+    /// The headers every answer carries: the web client's scripts and styles come from this server only.
+    static func secure(_ headers: inout HTTPFields) {
+        headers[HTTPField.Name("Content-Security-Policy")!] =
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        if headers[.cacheControl] == nil { headers[.cacheControl] = "no-store" }
+    }
+
+    static func problem(for error: any HTTPResponseError, request: Request) -> Response {
+        let status = Int(error.status.code)
+        let problem: Problem
+        switch status {
+        case 404: problem = .notFound("there is nothing at \(clean(request.uri.path))")
+        case 405: problem = Problem("method-not-allowed", "Method not allowed", status: 405,
+                                    detail: "\(request.method.rawValue) is not allowed on \(clean(request.uri.path))")
+        case 413: problem = Problem("too-large", "The request body is too large", status: 413, detail: "send at most 64 KB")
+        case 400..<500: problem = Problem("bad-request", "Bad request", status: status, detail: "\(error)")
+        default: problem = .internalError("\(error)")
+        }
+        return Routes.problem(problem)
+    }
+
+    /// The path with ids replaced, so metrics have few series: /api/v1/runs/{run}/atoms/{atom}.
+    static func route(_ path: String) -> String {
+        var parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        for index in parts.indices.dropFirst() {
+            if parts[index - 1] == "runs", index > 0 { parts[index] = "{run}" }
+            if parts[index - 1] == "atoms", index > 0 { parts[index] = "{atom}" }
+        }
+        let known = ["/", "/health", "/metrics", "/app.js", "/app.css", "/api/v1/openapi.json", "/api/v1/session",
+                     "/api/v1/operations", "/api/v1/accounts", "/api/v1/journal", "/api/v1/events", "/api/v1/runs"]
+        let joined = parts.joined(separator: "/")
+        return known.contains(joined) || joined.hasPrefix("/api/v1/runs/{run}") ? joined : "other"
+    }
+
+    /// Control characters and quotes out of what a client wrote, so one request is one log line.
+    static func clean(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.prefix(2000).map {
+            $0.value < 0x20 || $0.value == 0x7F || $0 == "\"" ? "?" : $0
+        }))
+    }
+
+    static func timestamp(_ date: Date = Date()) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "dd/MMM/yyyy:HH:mm:ss Z"
+        return formatter.string(from: date)
+    }
+}
+
+/// The server's Prometheus metrics (`GET /metrics`): requests by method, route and status, their durations, and
+/// gauges read at scrape time (open runs, event streams).
+package final class ServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    private nonisolated(unsafe) static let requests = MetricNameDescriptor(namespace: "rbs", subsystem: "http", metricName: "requests", unitName: "total",
+                                                       helpText: "HTTP requests answered, by method, route and status")
+    private nonisolated(unsafe) static let durations = MetricNameDescriptor(namespace: "rbs", subsystem: "http", metricName: "request_duration", unitName: "seconds",
+                                                        helpText: "Time from the request to the answer's head, by route")
+    private static let buckets: [Duration] = [.microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+                                               .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+                                               .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5)]
+
+    func observe(method: String, route: String, status: Int, seconds: Double) {
+        registry.makeCounter(descriptor: Self.requests, labels: [("method", method), ("route", route), ("status", String(status))])
+            .increment()
+        registry.makeDurationHistogram(descriptor: Self.durations, labels: [("route", route)], buckets: Self.buckets)
+            .recordNanoseconds(Int64(seconds * 1e9))
+    }
+
+    /// The text exposition format.
+    func text(openRuns: Int, streams: Int, plugins: Int) -> String {
+        registry.makeGauge(name: "rbs_open_runs", help: "Runs of operations open now").set(Double(openRuns))
+        registry.makeGauge(name: "rbs_event_streams", help: "Server-sent event streams open now").set(Double(streams))
+        registry.makeGauge(name: "rbs_plugins", help: "Plugin files listed").set(Double(plugins))
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return String(decoding: buffer, as: UTF8.self)
+    }
+}

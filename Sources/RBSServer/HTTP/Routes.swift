@@ -1,0 +1,210 @@
+import Foundation
+import Hummingbird
+import HTTPTypes
+import NIOCore
+import RBSLedger
+
+/// The HTTP face of ``OnlineBank``: /api/v1 (JSON, described by `openapi.json`), the web client at `/`, `/health`
+/// and `/metrics`. Each handler reads what it needs from the request, calls the bank, and answers JSON or a problem.
+enum Routes {
+    static let cookie = "rbs_session"
+    static let maxBody = 64 * 1024
+
+    static func build(bank: OnlineBank, web: WebFiles, metrics: ServerMetrics, log: @escaping @Sendable (String) -> Void) -> Router<APIContext> {
+        let router = Router(context: APIContext.self)
+        router.add(middleware: RequestLog(write: log, metrics: metrics))
+
+        // The web client and the description of the protocol.
+        router.get("/") { _, _ in web.response("index.html") }
+        router.get("/app.js") { _, _ in web.response("app.js") }
+        router.get("/app.css") { _, _ in web.response("app.css") }
+        router.get("/api/v1/openapi.json") { _, _ in web.response("openapi.json") }
+        router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
+
+        router.get("/health") { _, _ in
+            json(API.Health(status: "ok", plugins: bank.runtime.registry.pluginIDs.count, openRuns: bank.openRuns))
+        }
+        router.get("/metrics") { _, _ in
+            let text = metrics.text(openRuns: bank.openRuns, streams: bank.events.count, plugins: bank.runtime.registry.pluginIDs.count)
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                            body: .init(byteBuffer: ByteBuffer(string: text)))
+        }
+
+        let api = router.group("/api/v1")
+        api.post("/session") { request, context in
+            try await answer {
+                let login: API.LoginRequest = try await body(request)
+                let session = try await bank.login(name: login.customer, password: login.password, address: context.remoteAddress)
+                var response = json(API.LoginAnswer(customer: session.customer.name, token: session.token,
+                                                    expiresAt: ISO8601DateFormatter().string(from: session.expires)))
+                response.headers[values: .setCookie] = ["\(cookie)=\(session.token); Path=/; HttpOnly; SameSite=Strict"]
+                return response
+            }
+        }
+        api.get("/session") { request, _ in
+            try await answer { json(API.Me(customer: try customer(request, bank).name)) }
+        }
+        api.delete("/session") { request, _ in
+            try await answer {
+                _ = try customer(request, bank)
+                if let token = token(request) { bank.logout(token: token) }
+                var response = Response(status: .noContent)
+                response.headers[values: .setCookie] = ["\(cookie)=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"]
+                return response
+            }
+        }
+        api.get("/operations") { request, _ in
+            try await answer {
+                _ = try customer(request, bank)
+                return json(bank.operations())
+            }
+        }
+        api.get("/accounts") { request, _ in
+            try await answer { json(try await bank.accounts(of: try customer(request, bank))) }
+        }
+        api.get("/journal") { request, _ in
+            try await answer { json(try await bank.journal(of: try customer(request, bank))) }
+        }
+        api.get("/events") { request, _ in
+            try await answer {
+                let who = try customer(request, bank)
+                let stream = bank.events.subscribe(customer: who.id)
+                return Response(status: .ok,
+                                headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
+                                body: ResponseBody { writer in
+                                    try await writer.write(ByteBuffer(string: ": connected\n\n"))
+                                    for await event in stream { try await writer.write(ByteBuffer(string: event.wire)) }
+                                    try await writer.finish(nil)
+                                })
+            }
+        }
+        api.post("/runs") { request, _ in
+            try await answer {
+                let who = try customer(request, bank)
+                let open: API.OpenRequest = try await body(request)
+                let run = try await bank.open(open.operation, for: who)
+                var response = json(run, status: .created)
+                response.headers[.location] = "/api/v1/runs/\(run.id)"
+                return response
+            }
+        }
+        api.get("/runs/:run") { request, context in
+            try await answer { json(try await bank.show(try parameter(context, "run"), for: try customer(request, bank))) }
+        }
+        api.delete("/runs/:run") { request, context in
+            try await answer {
+                try await bank.cancel(run: try parameter(context, "run"), for: try customer(request, bank))
+                return Response(status: .noContent)
+            }
+        }
+        api.put("/runs/:run/atoms/:atom") { request, context in
+            try await answer {
+                let who = try customer(request, bank)
+                let commit: API.CommitRequest = try await body(request)
+                return json(try await bank.commit(commit.value, atom: try parameter(context, "atom"),
+                                                  run: try parameter(context, "run"), for: who))
+            }
+        }
+        api.post("/runs/:run/atoms/:atom/press") { request, context in
+            try await answer {
+                json(try await bank.press(atom: try parameter(context, "atom"), run: try parameter(context, "run"),
+                                          for: try customer(request, bank)))
+            }
+        }
+        api.post("/runs/:run/submit") { request, context in
+            try await answer { json(try await bank.submit(run: try parameter(context, "run"), for: try customer(request, bank))) }
+        }
+        api.post("/runs/:run/sign") { request, context in
+            try await answer {
+                let who = try customer(request, bank)
+                let sign: API.SignRequest = try await body(request)
+                return json(try await bank.sign(run: try parameter(context, "run"), code: sign.code,
+                                                address: context.remoteAddress, for: who))
+            }
+        }
+        return router
+    }
+
+    // MARK: - Reading requests
+
+    /// The session token: the cookie, or `Authorization: Bearer TOKEN`.
+    static func token(_ request: Request) -> String? {
+        if let header = request.headers[.authorization], header.hasPrefix("Bearer ") {
+            return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        }
+        return request.cookies[cookie]?.value
+    }
+
+    static func customer(_ request: Request, _ bank: OnlineBank) throws(Problem) -> Customer {
+        guard let token = token(request), let customer = bank.customer(token: token) else { throw Problem.unauthorized }
+        return customer
+    }
+
+    static func parameter(_ context: APIContext, _ name: String) throws(Problem) -> String {
+        guard let value = context.parameters.get(name) else { throw Problem.notFound("the path has no \(name)") }
+        return value
+    }
+
+    /// The JSON body as `T`; every way it can be wrong is a 400 problem saying which.
+    static func body<T: Decodable>(_ request: Request) async throws(Problem) -> T {
+        if let type = request.headers[.contentType], !type.lowercased().hasPrefix("application/json") {
+            throw Problem("unsupported-media-type", "The body must be JSON", status: 415,
+                          detail: "send Content-Type: application/json, not \(type)")
+        }
+        var request = request
+        let buffer: ByteBuffer
+        do { buffer = try await request.collectBody(upTo: maxBody) } catch {
+            throw Problem("too-large", "The request body is too large", status: 413, detail: "send at most \(maxBody / 1024) KB")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw .badJSON("the field \"\(key.stringValue)\" is missing")
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw .badJSON("\(path(context)) has the wrong type: \(context.debugDescription)")
+        } catch let DecodingError.valueNotFound(_, context) {
+            throw .badJSON("\(path(context)) must not be null")
+        } catch {
+            throw .badJSON("the body is not valid JSON")
+        }
+    }
+
+    private static func path(_ context: DecodingError.Context) -> String {
+        let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+        return path.isEmpty ? "the body" : "\"\(path)\""
+    }
+
+    // MARK: - Answers
+
+    static func answer(_ body: () async throws -> Response) async throws -> Response {
+        do {
+            return try await body()
+        } catch let problem as Problem {
+            return Self.problem(problem)
+        }
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    static func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) -> Response {
+        do {
+            let data = try encoder.encode(value)
+            return Response(status: status, headers: [.contentType: "application/json"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        } catch {
+            return problem(.internalError("the answer could not be encoded: \(error)"))
+        }
+    }
+
+    static func problem(_ problem: Problem) -> Response {
+        let data = (try? encoder.encode(problem)) ?? Data("{\"title\":\"error\",\"status\":\(problem.status)}".utf8)
+        var headers: HTTPFields = [.contentType: "application/problem+json"]
+        if let wait = problem.retryAfter { headers[.retryAfter] = String(wait) }
+        if problem.status == 401 { headers[.wwwAuthenticate] = "Bearer realm=\"rbs-host\"" }
+        return Response(status: .init(code: problem.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

@@ -1,0 +1,481 @@
+import Foundation
+import RBSCore
+import RBSLedger
+
+/// What `rbs-host serve` does for its customers, apart from HTTP: logins, runs of operations (each call into a
+/// plugin on that plugin's lane), the review, signing with the customer's key after their code, the journal and
+/// the balances. Every method that takes a customer sees only that customer's runs, accounts and journal.
+package final class OnlineBank: @unchecked Sendable {
+    package let runtime: Runtime
+    let ledger: Ledger
+    let lanes = PluginLanes()
+    let runs = RunStore()
+    let sessions: LoginSessions
+    let events = EventHub()
+    let loginLimiter: RateLimiter
+    let codeLimiter: RateLimiter
+    let clock: @Sendable () -> Date
+    /// Open runs a customer may hold at once.
+    let runLimit: Int
+    private let signingLock = NSLock()
+    private var signingsInFlight = 0
+
+    package struct Limits: Sendable {
+        /// Seconds without a request that end a login.
+        package var sessionIdle: TimeInterval = 15 * 60
+        /// Failed logins per customer and per address within `window` seconds.
+        package var logins = 5
+        /// Wrong codes per customer and per address within `window` seconds (the ledger also locks a customer's
+        /// signing for 5 minutes after 5 wrong codes in a row).
+        package var codes = 5
+        package var window: TimeInterval = 5 * 60
+        package var runsPerCustomer = 20_000
+
+        package init() {}
+    }
+
+    package init(runtime: Runtime, ledger: Ledger, limits: Limits = Limits(),
+                 clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.runtime = runtime
+        self.ledger = ledger
+        self.clock = clock
+        sessions = LoginSessions(idle: limits.sessionIdle)
+        loginLimiter = RateLimiter(limit: limits.logins, window: limits.window)
+        codeLimiter = RateLimiter(limit: limits.codes, window: limits.window)
+        runLimit = limits.runsPerCustomer
+        // Plugins and pickers see the accounts of the customer whose call is running, never the host's demo ones.
+        runtime.locator.register(CustomerAccounts(), as: (any AccountsService).self)
+    }
+
+    var openRuns: Int { runs.count }
+
+    // MARK: - Logging in
+
+    /// Checks `password` for `name` (scrypt, off the event loop), rate-limited per customer and per address.
+    func login(name: String, password: String, address: String) async throws(Problem) -> (token: String, expires: Date, customer: Customer) {
+        let keys = ["customer:\(name)", "address:\(address)"]
+        if let wait = loginLimiter.retryAfter(keys, now: clock()) { throw .tooManyAttempts(wait, what: "logins") }
+        let ledger = self.ledger
+        let found: Customer?
+        do {
+            found = try await Self.blocking { () throws -> Customer? in
+                let credentials = try ledger.customers.credentials(named: name)
+                // An unknown name costs the same KDF work as a known one, so timing does not tell which names exist.
+                let record = credentials.flatMap { PasswordRecord($0.passwordRecord) } ?? Self.decoy
+                let matches = record.matches(password)
+                return matches ? credentials?.customer : nil
+            }
+        } catch {
+            throw .internalError("the customers could not be read: \(error)")
+        }
+        guard let customer = found else {
+            loginLimiter.fail(keys, now: clock())
+            throw Problem("wrong-login", "Wrong customer or password", status: 401,
+                          detail: "the customer name or the password is wrong")
+        }
+        loginLimiter.reset(keys)
+        let session = sessions.start(customer, now: clock())
+        return (session.token, session.expires, customer)
+    }
+
+    /// A record no password matches, checked for unknown names.
+    private static let decoy: PasswordRecord = (try? PasswordRecord.make(password: UUID().uuidString))
+        ?? PasswordRecord("scrypt$16384$8$1$00$" + String(repeating: "0", count: 64))!
+
+    /// The customer of a live session token.
+    func customer(token: String) -> Customer? { sessions.customer(token: token, now: clock()) }
+
+    func logout(token: String) { sessions.end(token: token) }
+
+    // MARK: - What a customer sees
+
+    func operations() -> [API.Operation] {
+        runtime.registry.operations.map {
+            API.Operation(id: $0.id, title: $0.descriptor.title, category: $0.descriptor.category, plugin: $0.pluginID,
+                          pluginVersion: $0.pluginVersion)
+        }
+    }
+
+    func accounts(of customer: Customer) async throws(Problem) -> [API.AccountJSON] {
+        let ledger = self.ledger
+        do {
+            return try await Self.blocking {
+                try ledger.customers.accounts(of: customer).map {
+                    API.AccountJSON(number: $0.number, title: $0.title, currency: $0.currency,
+                                    balance: Amount.text($0.balance, currency: $0.currency), blocked: $0.blocked)
+                }
+            }
+        } catch {
+            throw .internalError("the accounts could not be read: \(error)")
+        }
+    }
+
+    func journal(of customer: Customer) async throws(Problem) -> [API.JournalLine] {
+        let ledger = self.ledger
+        do {
+            return try await Self.blocking {
+                try ledger.customers.journal(of: customer).map {
+                    API.JournalLine(sequence: $0.sequence, kind: $0.kind.rawValue, documentHash: $0.documentId,
+                                    recordedAt: Self.iso(milliseconds: $0.recordedAtMilliseconds), debit: $0.debit,
+                                    credit: $0.credit, amount: $0.amount, currency: $0.currency,
+                                    balanceAfter: $0.balanceAfter, reason: $0.reason)
+                }
+            }
+        } catch {
+            throw .internalError("the journal could not be read: \(error)")
+        }
+    }
+
+    // MARK: - Runs
+
+    /// Opens a run of `operation` for `customer`, on the plugin's lane.
+    func open(_ operation: String, for customer: Customer) async throws(Problem) -> API.Run {
+        guard let listing = runtime.registry.operations.first(where: { $0.id == operation }) else {
+            throw Problem("unknown-operation", "No such operation", status: 404,
+                          detail: "there is no operation '\(operation)' (GET /api/v1/operations lists them)")
+        }
+        let run = ServerRun(id: Self.newRunID(), customer: customer, lane: lanes.lane(for: listing.pluginID),
+                            pluginID: listing.pluginID, now: clock())
+        let runtime = self.runtime
+        let answer = try await onLane(run) { () throws(Problem) -> API.Run in
+            let session: FormSession
+            do throws(RunError) { session = try runtime.open(operation) } catch {
+                throw Problem("cannot-open", "The operation could not be opened", status: 422, detail: error.description)
+            }
+            run.session = session
+            return Self.describe(run, session)
+        }
+        guard runs.add(run, limit: runLimit) else {
+            try? await onLane(run) { () throws(Problem) in run.session?.close(); run.session = nil }
+            throw Problem("too-many-runs", "Too many open runs", status: 429,
+                          detail: "this customer has \(runLimit) runs open; cancel some (DELETE /api/v1/runs/{run})")
+        }
+        return answer
+    }
+
+    /// The run as it is now.
+    func show(_ id: String, for customer: Customer) async throws(Problem) -> API.Run {
+        let run = try find(id, customer)
+        return try await onLane(run) { () throws(Problem) -> API.Run in
+            guard let session = run.session else { return Self.describe(run, nil) }
+            return Self.describe(run, session)
+        }
+    }
+
+    /// Commits `value` to atom `atom`; answers only the atoms that changed. A commit after a submit drops the review.
+    func commit(_ value: JSONValue, atom: String, run id: String, for customer: Customer) async throws(Problem) -> API.Changes {
+        let run = try find(id, customer)
+        let events = self.events
+        return try await onLane(run) { () throws(Problem) -> API.Changes in
+            let session = try Self.editable(run)
+            guard let descriptor = session.operation.descriptor.atoms.first(where: { $0.id == atom }) else {
+                throw Problem("unknown-atom", "No such atom", status: 404,
+                              detail: "operation \(session.operation.id) has no atom '\(atom)'", atom: atom)
+            }
+            let text = try ValueInput.text(for: value, atom: descriptor)
+            let before = Self.atoms(session)
+            do throws(FormSessionError) {
+                try session.commit(atom, text: text)
+            } catch {
+                throw Self.problem(error, atom: atom)
+            }
+            return Self.changes(run, session, before: before, events: events)
+        }
+    }
+
+    /// Presses a button atom (the plugin's action).
+    func press(atom: String, run id: String, for customer: Customer) async throws(Problem) -> API.Changes {
+        let run = try find(id, customer)
+        let events = self.events
+        return try await onLane(run) { () throws(Problem) -> API.Changes in
+            let session = try Self.editable(run)
+            guard session.operation.descriptor.atoms.contains(where: { $0.id == atom }) else {
+                throw Problem("unknown-atom", "No such atom", status: 404,
+                              detail: "operation \(session.operation.id) has no atom '\(atom)'", atom: atom)
+            }
+            let before = Self.atoms(session)
+            do throws(FormSessionError) { try session.press(atom) } catch { throw Self.problem(error, atom: atom) }
+            return Self.changes(run, session, before: before, events: events)
+        }
+    }
+
+    /// Checks the form and builds the document; answers the review the customer signs.
+    func submit(run id: String, for customer: Customer) async throws(Problem) -> API.Review {
+        let run = try find(id, customer)
+        let ledger = self.ledger
+        let directory = runtime.locator.optional(BankDirectory.self)
+        return try await onLane(run) { () throws(Problem) -> API.Review in
+            let session = try Self.editable(run)
+            let draft: DocumentDraft
+            switch session.submit() {
+            case .ready(let ready): draft = ready
+            case .needsAttention(let issues):
+                throw Problem("needs-attention", "The form needs attention", status: 422,
+                              detail: issues.map { ($0.atom.map { "\($0): " } ?? "") + $0.message }.joined(separator: "; "),
+                              atom: issues.first?.atom, errors: issues.map { Problem.Issue(atom: $0.atom, message: $0.message) })
+            case .failed(let why):
+                throw Problem("refused", "The operation refused the document", status: 422, detail: why)
+            }
+            let credentials: CustomerCredentials
+            do {
+                guard let found = try ledger.customers.credentials(named: customer.name), found.customer.id == customer.id else {
+                    throw Problem.unauthorized
+                }
+                credentials = found
+            } catch let problem as Problem {
+                throw problem
+            } catch {
+                throw .internalError("the customer could not be read: \(error)")
+            }
+            if let from = draft["from"], !(CustomerScope.current.flatMap { try? $0.accounts() } ?? []).contains(where: { $0.number == from }) {
+                throw Problem("not-your-account", "The debit account is not the customer's", status: 422,
+                              detail: "account \(from) is not one of this customer's accounts", atom: nil)
+            }
+            let sign: SignModule
+            do throws(LedgerError) {
+                sign = try SignModule(draft: draft, ledger: ledger, directory: directory, customer: credentials)
+            } catch {
+                throw .internalError("the document could not be prepared: \(error.description)")
+            }
+            run.sign = sign
+            run.set(.review)
+            return Self.review(sign)
+        }
+    }
+
+    /// Checks the customer's code and signs, journals and posts the reviewed document; answers the receipt.
+    func sign(run id: String, code: String, address: String, for customer: Customer) async throws(Problem) -> API.Receipt {
+        let run = try find(id, customer)
+        let keys = ["customer:\(customer.id)", "address:\(address)"]
+        if let wait = codeLimiter.retryAfter(keys, now: clock()) { throw .tooManyAttempts(wait, what: "one-time codes") }
+        guard run.transition(from: .review, to: .signing) else {
+            if run.state == .signed {
+                throw Problem("already-signed", "The run is already signed", status: 409,
+                              detail: "this run was signed and posted (journal entry \(run.receipt?.journal ?? 0)); open a new run")
+            }
+            throw Problem("not-submitted", "Nothing to sign yet", status: 409,
+                          detail: "submit the run first (POST /api/v1/runs/\(id)/submit), then sign its review", atom: nil)
+        }
+        signingStarted()
+        defer { signingEnded() }
+        let sign: SignStep? = try await onLane(run) { () throws(Problem) in run.sign.map(SignStep.init) }
+        guard let sign else {
+            run.set(.open)
+            throw Problem("not-submitted", "Nothing to sign yet", status: 409, detail: "submit the run first")
+        }
+        let outcome: Outcome
+        do {
+            outcome = try await Self.blocking { try sign.module.sign(code: code) }
+        } catch let error as LedgerError {
+            run.set(.review)
+            throw codeProblem(error, keys: keys)
+        } catch {
+            run.set(.review)
+            throw .internalError("\(error)")
+        }
+        codeLimiter.reset(keys)
+        let receipt: API.Receipt
+        switch outcome {
+        case .posted(let posted):
+            let posting = posted.posting
+            receipt = API.Receipt(status: "posted", journal: posted.sequence, documentHash: posted.documentId,
+                                  posting: API.Posting(debit: posting.debit, credit: posting.credit,
+                                                       amount: Amount.text(posting.amount, currency: posting.currency),
+                                                       currency: posting.currency,
+                                                       balanceAfter: Amount.text(posted.debitBalance, currency: posting.currency)),
+                                  reason: nil)
+        case .acknowledged(let document, let sequence):
+            receipt = API.Receipt(status: "posted", journal: sequence, documentHash: document, posting: nil, reason: nil)
+        case .rejected(let document, let sequence, let reason):
+            receipt = API.Receipt(status: "rejected", journal: sequence, documentHash: document, posting: nil, reason: reason.message)
+        }
+        run.finish(receipt)
+        try? await onLane(run) { () throws(Problem) in
+            run.session?.close()
+            run.session = nil
+            run.sign = nil
+        }
+        return receipt
+    }
+
+    /// Cancels a run: the plugin's instance is freed and the run forgotten.
+    func cancel(run id: String, for customer: Customer) async throws(Problem) {
+        let run = try find(id, customer)
+        guard run.state != .signing else {
+            throw Problem("signing", "The run is being signed", status: 409, detail: "a signing of this run is in progress")
+        }
+        runs.remove(id)
+        run.set(.cancelled)
+        try await onLane(run) { () throws(Problem) in
+            run.session?.close()
+            run.session = nil
+            run.sign = nil
+        }
+    }
+
+    // MARK: - Shutting down
+
+    /// Tells every open client the server is going, waits (up to `timeout` seconds) for signings in progress to
+    /// finish, then closes every run's plugin instance on its lane.
+    package func shutdown(timeout: TimeInterval = 30) async {
+        events.shutdown(message: "the server is shutting down; open runs end — sign again after it is back")
+        let deadline = Date().addingTimeInterval(timeout)
+        while signingLock.withLock({ signingsInFlight }) > 0, Date() < deadline {
+            try? await Task.sleep(nanoseconds: 20_000_000)
+        }
+        for run in runs.all {
+            runs.remove(run.id)
+            try? await onLane(run) { () throws(Problem) in
+                run.session?.close()
+                run.session = nil
+            }
+        }
+    }
+
+    /// Tells every open client that plugins were reloaded (open runs finish on the version they started with).
+    package func announce(_ reports: [ReloadReport]) {
+        for report in reports {
+            var data = ["change": report.change.rawValue, "message": report.description]
+            if let plugin = report.pluginID { data["plugin"] = plugin }
+            if let old = report.oldVersion { data["oldVersion"] = old }
+            if let new = report.newVersion { data["newVersion"] = new }
+            events.broadcast(ServerEvent(name: "reload", data: data))
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func find(_ id: String, _ customer: Customer) throws(Problem) -> ServerRun {
+        guard let run = runs.run(id, of: customer) else {
+            throw Problem.notFound("there is no run '\(id)' (runs end when signed, cancelled or when the server restarts)")
+        }
+        run.touch(clock())
+        return run
+    }
+
+    private func scope(_ customer: Customer) -> CustomerScope {
+        let ledger = self.ledger
+        return CustomerScope(customer: customer) { try ledger.customers.accounts(of: customer) }
+    }
+
+    /// Runs `body` on the run's plugin lane for the run's customer.
+    private func onLane<T: Sendable>(_ run: ServerRun, _ body: @escaping @Sendable () throws(Problem) -> T) async throws(Problem) -> T {
+        do {
+            return try await run.lane.run(for: scope(run.customer)) { try body() }
+        } catch let problem as Problem {
+            throw problem
+        } catch {
+            throw .internalError("\(error)")
+        }
+    }
+
+    private func signingStarted() { signingLock.withLock { signingsInFlight += 1 } }
+    private func signingEnded() { signingLock.withLock { signingsInFlight -= 1 } }
+
+    private func codeProblem(_ error: LedgerError, keys: [String]) -> Problem {
+        guard case .code(let code) = error else { return .internalError(error.description) }
+        switch code {
+        case .malformed(let left), .wrong(let left):
+            codeLimiter.fail(keys, now: clock())
+            return Problem("wrong-code", "The one-time code is wrong", status: 422, detail: code.description,
+                           atom: "code", attemptsLeft: left)
+        case .replayed:
+            return Problem("replayed-code", "The one-time code was already used", status: 409, detail: code.description, atom: "code")
+        case .locked(_, let remaining, _):
+            return Problem("signing-locked", "Signing is locked", status: 429, detail: code.description, atom: "code",
+                           retryAfter: remaining)
+        case .storage:
+            return .internalError(code.description)
+        }
+    }
+
+    private static func editable(_ run: ServerRun) throws(Problem) -> FormSession {
+        guard let session = run.session, !session.isClosed else {
+            throw Problem("run-finished", "The run is finished", status: 409,
+                          detail: "this run was \(run.state == .signed ? "signed" : "closed"); open a new run")
+        }
+        guard run.state == .open || run.state == .review else {
+            throw Problem("signing", "The run is being signed", status: 409, detail: "a signing of this run is in progress")
+        }
+        if run.state == .review {
+            run.sign = nil
+            run.set(.open)
+        }
+        return session
+    }
+
+    private static func problem(_ error: FormSessionError, atom: String) -> Problem {
+        switch error {
+        case .unknownAtom: Problem("unknown-atom", "No such atom", status: 404, detail: error.description, atom: atom)
+        case .invalid(_, let message): Problem("invalid-value", "The value is not accepted", status: 422, detail: message, atom: atom)
+        case .hidden: Problem("hidden-atom", "The atom is hidden", status: 409, detail: error.description, atom: atom)
+        case .notEditable, .notAButton: Problem("not-editable", "This atom cannot be changed so", status: 422, detail: error.description, atom: atom)
+        case .closed: Problem("run-finished", "The run is finished", status: 409, detail: error.description)
+        case .createFailed, .badPluginValue, .pluginFailed:
+            Problem("plugin-failed", "The operation's plugin failed", status: 422, detail: error.description, atom: atom)
+        }
+    }
+
+    private static func atoms(_ session: FormSession) -> [API.Atom] {
+        session.atoms.map { ValueInput.json($0, accounts: $0.kind == .account ? session.accounts(for: $0.id) : []) }
+    }
+
+    private static func describe(_ run: ServerRun, _ session: FormSession?) -> API.Run {
+        guard let session else {
+            return API.Run(id: run.id, operation: "", title: "", plugin: run.pluginID, pluginVersion: "",
+                           state: run.state.rawValue, ready: false, formError: nil, atoms: [])
+        }
+        return API.Run(id: run.id, operation: session.operation.id, title: session.operation.descriptor.title,
+                       plugin: session.operation.plugin.id, pluginVersion: session.operation.plugin.version,
+                       state: run.state.rawValue, ready: session.isReady, formError: session.formError, atoms: atoms(session))
+    }
+
+    private static func changes(_ run: ServerRun, _ session: FormSession, before: [API.Atom], events: EventHub) -> API.Changes {
+        let after = atoms(session)
+        var changed: [API.Atom] = []
+        for (old, new) in zip(before, after) where old != new {
+            changed.append(new)
+            if old.caption != new.caption, new.kind == "text" {
+                events.publish(ServerEvent(name: "caption", data: ["run": run.id, "atom": new.id, "caption": new.caption]),
+                               to: run.customer.id)
+            }
+        }
+        return API.Changes(changed: changed, ready: session.isReady, formError: session.formError)
+    }
+
+    private static func review(_ sign: SignModule) -> API.Review {
+        let draft = sign.draft
+        var currency = draft["currency"]
+        if currency?.isEmpty ?? true { currency = nil }
+        let amount = draft["amount"].flatMap { text in
+            Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map { Amount.text($0, currency: currency ?? "") }
+        }
+        return API.Review(fields: sign.review.map { API.ReviewLine(caption: $0.caption, value: $0.value, prominent: $0.prominent) },
+                          amount: amount, currency: currency, payee: draft["name"].flatMap { $0.isEmpty ? nil : $0 },
+                          documentHash: sign.document.id)
+    }
+
+    static func newRunID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Hex.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+
+    static func iso(milliseconds: Int64) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+    }
+
+    /// Runs blocking work (the database, the password KDF) off the event loops.
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+}
+
+/// A prepared sign step handed from the plugin's lane to the signing thread: everything in it is immutable (the
+/// draft, the document, the ledger, the customer), and only one signing of a run runs at a time.
+struct SignStep: @unchecked Sendable {
+    let module: SignModule
+}

@@ -1,0 +1,70 @@
+import Dispatch
+import Foundation
+import RBSLedger
+
+/// The one thread at a time a plugin is called from (the ABI's promise, rbs/host.h): a serial queue per plugin id.
+/// Every call into a plugin — opening a run, committing a value, submitting, closing — goes through its lane, so
+/// requests for different plugins run in parallel and requests for one plugin never overlap. Old and new versions of
+/// a hot-reloaded plugin share the lane.
+final class PluginLanes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lanes: [String: PluginLane] = [:]
+
+    /// The lane of plugin `id`, made on first use.
+    func lane(for id: String) -> PluginLane {
+        lock.withLock {
+            if let lane = lanes[id] { return lane }
+            let lane = PluginLane(label: "rbs.plugin.\(id)")
+            lanes[id] = lane
+            return lane
+        }
+    }
+}
+
+/// A serial executor for one plugin. While a body runs, ``CustomerScope/current`` names the customer it runs for, so
+/// the accounts service answers with that customer's accounts (to the form's picker and to the plugin alike).
+final class PluginLane: Sendable {
+    private let queue: DispatchQueue
+
+    init(label: String) { queue = DispatchQueue(label: label) }
+
+    /// Runs `body` on the lane for `customer` and returns what it returned.
+    func run<T: Sendable>(for customer: CustomerScope, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                CustomerScope.current = customer
+                defer { CustomerScope.current = nil }
+                continuation.resume(with: Result { try body() })
+            }
+        }
+    }
+}
+
+/// The customer a plugin call is made for, as a thread-local value set by ``PluginLane`` around each call. Made
+/// anew for each call, so the accounts are read at most once per call and are never stale across calls.
+final class CustomerScope: @unchecked Sendable {
+    let customer: Customer
+    private let load: @Sendable () throws -> [Account]
+    private var cached: [Account]?
+
+    init(customer: Customer, load: @escaping @Sendable () throws -> [Account]) {
+        self.customer = customer
+        self.load = load
+    }
+
+    /// The customer's accounts (read once per call).
+    func accounts() throws -> [Account] {
+        if let cached { return cached }
+        let accounts = try load()
+        cached = accounts
+        return accounts
+    }
+
+    private static let key = "rbs.server.customer"
+
+    /// The customer of the call running on this thread, or nil outside a lane.
+    static var current: CustomerScope? {
+        get { Thread.current.threadDictionary[key] as? CustomerScope }
+        set { Thread.current.threadDictionary[key] = newValue }
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import RBSCore
+import RBSLedger
+
+/// One run of an operation opened by a customer over the API: the form session (touched only on its plugin's
+/// lane), then the sign step after a submit, then the receipt. It belongs to its customer; every lookup by another
+/// customer is answered as if it did not exist.
+final class ServerRun: @unchecked Sendable {
+    enum State: String, Sendable { case open, review, signing, signed, cancelled }
+
+    let id: String
+    let customer: Customer
+    let lane: PluginLane
+    let pluginID: String
+    /// Only on `lane`.
+    var session: FormSession?
+    /// Only on `lane` (set by a submit, dropped by a later commit).
+    var sign: SignModule?
+    private let lock = NSLock()
+    private var storedState: State = .open
+    private var storedLastUsed: Date
+    private(set) var receipt: API.Receipt?
+
+    init(id: String, customer: Customer, lane: PluginLane, pluginID: String, now: Date) {
+        self.id = id
+        self.customer = customer
+        self.lane = lane
+        self.pluginID = pluginID
+        storedLastUsed = now
+    }
+
+    var state: State { lock.withLock { storedState } }
+    var lastUsed: Date { lock.withLock { storedLastUsed } }
+
+    func touch(_ now: Date) { lock.withLock { storedLastUsed = now } }
+
+    func set(_ state: State) { lock.withLock { storedState = state } }
+
+    /// Moves from `from` to `to` if the run is in `from`; says whether it did (so two signings cannot both start).
+    func transition(from: State, to: State) -> Bool {
+        lock.withLock {
+            guard storedState == from else { return false }
+            storedState = to
+            return true
+        }
+    }
+
+    func finish(_ receipt: API.Receipt) {
+        lock.withLock {
+            self.receipt = receipt
+            storedState = .signed
+        }
+    }
+}
+
+/// The open runs by id. A run is found only by its own customer.
+final class RunStore: @unchecked Sendable {
+    private let lock = NSLock()
+    private var runs: [String: ServerRun] = [:]
+    private var perCustomer: [Int64: Int] = [:]
+
+    func add(_ run: ServerRun, limit: Int) -> Bool {
+        lock.withLock {
+            guard perCustomer[run.customer.id, default: 0] < limit else { return false }
+            runs[run.id] = run
+            perCustomer[run.customer.id, default: 0] += 1
+            return true
+        }
+    }
+
+    /// The run `id` if it belongs to `customer`.
+    func run(_ id: String, of customer: Customer) -> ServerRun? {
+        lock.withLock {
+            guard let run = runs[id], run.customer.id == customer.id else { return nil }
+            return run
+        }
+    }
+
+    @discardableResult
+    func remove(_ id: String) -> ServerRun? {
+        lock.withLock {
+            guard let run = runs.removeValue(forKey: id) else { return nil }
+            perCustomer[run.customer.id, default: 1] -= 1
+            return run
+        }
+    }
+
+    var count: Int { lock.withLock { runs.count } }
+
+    var all: [ServerRun] { lock.withLock { Array(runs.values) } }
+
+    /// Runs not used since `cutoff`.
+    func idle(since cutoff: Date) -> [ServerRun] { lock.withLock { runs.values.filter { $0.lastUsed < cutoff } } }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import RBSCore
+import RBSLedger
+import ServiceLifecycle
+
+/// `rbs-host serve`: the same plugin operations as the REPL, served over HTTP to customers' web and mobile clients.
+///
+/// Built from the host's ``Runtime`` (plugins listed with trust and cache, as the REPL) and its ``Ledger``; the
+/// routes are in ``Routes``, what they do in ``OnlineBank``. `run` serves until SIGTERM or SIGINT, then shuts down
+/// gracefully: open clients are told, signings in progress finish, open runs are closed, then the HTTP server
+/// stops after the requests in flight.
+package final class Server: Sendable {
+    package let bank: OnlineBank
+    let web: WebFiles
+    let metrics = ServerMetrics()
+    let log: @Sendable (String) -> Void
+
+    /// - Parameter log: where the request log's lines go (one per request).
+    package init(runtime: Runtime, ledger: Ledger, limits: OnlineBank.Limits = .init(),
+                 clock: @escaping @Sendable () -> Date = { Date() },
+                 log: @escaping @Sendable (String) -> Void = { print($0) }) throws(ServerError) {
+        bank = OnlineBank(runtime: runtime, ledger: ledger, limits: limits, clock: clock)
+        web = try WebFiles.bundled()
+        self.log = log
+    }
+
+    /// The router with every route; `hello` adds `GET /hello` (a constant answer: the ceiling the benchmark compares with).
+    package func router(hello: Bool = false) -> Router<APIContext> {
+        let router = Routes.build(bank: bank, web: web, metrics: metrics, log: log)
+        if hello { router.get("/hello") { _, _ in "Hello, world!" } }
+        return router
+    }
+
+    /// The Hummingbird application listening on `host:port`.
+    package func application(host: String, port: Int, hello: Bool = false,
+                             onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        var logger = Logger(label: "rbs-host.serve")
+        logger.logLevel = .warning
+        return Application(router: router(hello: hello),
+                           configuration: .init(address: .hostname(host, port: port), serverName: "rbs-host"),
+                           onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
+                           logger: logger)
+    }
+
+    /// Serves until SIGTERM or SIGINT, then shuts down gracefully (see the type's description).
+    package func run(host: String, port: Int, hello: Bool = false, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        var logger = Logger(label: "rbs-host.serve")
+        logger.logLevel = .warning
+        let app = application(host: host, port: port, hello: hello, onRunning: onRunning)
+        // Services shut down in reverse order: first the notice (clients told, signings finished, runs closed), then
+        // the HTTP server, which waits for the requests in flight — the event streams have ended by then.
+        let group = ServiceGroup(services: [app, ShutdownNotice(bank: bank)],
+                                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        try await group.run()
+    }
+
+    /// `HOST:PORT` (`:PORT` listens on every address).
+    package static func parse(listen: String) throws(ServerError) -> (host: String, port: Int) {
+        guard let colon = listen.lastIndex(of: ":") else { throw .badListen(listen) }
+        var host = String(listen[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) else { throw .badListen(listen) }
+        return (host.isEmpty ? "0.0.0.0" : host, port)
+    }
+}
+
+/// Waits for the graceful shutdown, then tells clients and finishes signings (see ``OnlineBank/shutdown(timeout:)``).
+struct ShutdownNotice: Service {
+    let bank: OnlineBank
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await bank.shutdown()
+    }
+}

@@ -1,0 +1,432 @@
+// rbs-host web client: plain JavaScript, no build step, no third-party code. Talks to /api/v1 (openapi.json).
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const state = { run: null, atoms: new Map(), pending: new Map(), timers: new Map(), events: null };
+
+class ProblemError extends Error {
+  constructor(problem) { super(problem.detail || problem.title); this.problem = problem; }
+}
+
+async function api(method, path, body) {
+  const options = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
+  if (body !== undefined) {
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(body);
+  }
+  const response = await fetch("/api/v1" + path, options);
+  if (response.status === 204) return null;
+  const text = await response.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch (e) { data = null; }
+  if (!response.ok) {
+    if (response.status === 401 && path !== "/session") showLogin("Your session ended; log in again.");
+    throw new ProblemError(data || { title: "Error", detail: "the server answered " + response.status, status: response.status });
+  }
+  return data;
+}
+
+function say(text) { $("notice").textContent = text; }
+
+function element(tag, attributes, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "text") node.textContent = value;
+    else if (key === "className") node.className = value;
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children) if (child) node.append(child);
+  return node;
+}
+
+// MARK: - Logging in
+
+function showLogin(message) {
+  closeEvents();
+  $("bank").hidden = true;
+  $("who").hidden = true;
+  $("login").hidden = false;
+  $("login-error").textContent = message || "";
+  $("login-customer").focus();
+}
+
+async function showBank(name) {
+  $("login").hidden = true;
+  $("who").hidden = false;
+  $("who-name").textContent = name;
+  $("bank").hidden = false;
+  await Promise.all([loadOperations(), loadAccounts(), loadJournal()]);
+  openEvents();
+  $("main").focus();
+}
+
+$("login-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  $("login-error").textContent = "";
+  try {
+    const answer = await api("POST", "/session", { customer: $("login-customer").value, password: $("login-password").value });
+    $("login-password").value = "";
+    await showBank(answer.customer);
+  } catch (error) {
+    $("login-error").textContent = error.message;
+    $("login-password").value = "";
+    $("login-password").focus();
+  }
+});
+
+$("logout").addEventListener("click", async () => {
+  try { await api("DELETE", "/session"); } catch (e) { /* already out */ }
+  resetRun();
+  showLogin("You are logged out.");
+});
+
+// MARK: - Operations, accounts, journal
+
+async function loadOperations() {
+  const list = $("operations");
+  list.replaceChildren();
+  for (const operation of await api("GET", "/operations")) {
+    const button = element("button", { type: "button", "data-operation": operation.id },
+      operation.title, element("small", { text: operation.category + " · " + operation.id }));
+    button.addEventListener("click", () => openRun(operation.id));
+    list.append(element("li", {}, button));
+  }
+}
+
+async function loadAccounts() {
+  const body = $("accounts").tBodies[0];
+  body.replaceChildren();
+  for (const account of await api("GET", "/accounts")) {
+    body.append(element("tr", { "data-account": account.number },
+      element("td", { text: account.number }),
+      element("td", { text: account.title + (account.blocked ? " (blocked)" : "") }),
+      element("td", { className: "num", text: account.balance + " " + account.currency })));
+  }
+}
+
+async function loadJournal() {
+  const body = $("journal").tBodies[0];
+  body.replaceChildren();
+  const lines = await api("GET", "/journal");
+  for (const line of lines.reverse()) {
+    body.append(element("tr", {},
+      element("td", { text: String(line.sequence) }),
+      element("td", { className: line.kind, text: line.kind + (line.reason ? ": " + line.reason : "") }),
+      element("td", { text: line.debit ? line.debit + " → " + line.credit : "—" }),
+      element("td", { className: "num", text: line.amount ? line.amount + " " + line.currency : "" }),
+      element("td", { text: new Date(line.recordedAt).toLocaleString() })));
+  }
+}
+
+// MARK: - A run: the form
+
+async function openRun(operation) {
+  if (state.run) await cancelRun(true);
+  try {
+    const run = await api("POST", "/runs", { operation });
+    state.run = run;
+    $("review").hidden = true;
+    $("receipt").hidden = true;
+    $("run").hidden = false;
+    $("run-title").textContent = run.title;
+    $("form-error").textContent = run.formError || "";
+    const container = $("atoms");
+    container.replaceChildren();
+    state.atoms.clear();
+    // The plugin's own submit button replaces the generic one.
+    $("submit").hidden = run.atoms.some((atom) => atom.kind === "button" && atom.submit);
+    for (const atom of run.atoms) {
+      const view = renderAtom(atom);
+      container.append(view);
+      state.atoms.set(atom.id, { atom, view });
+    }
+    $("run-title").focus();
+  } catch (error) {
+    say(error.message);
+  }
+}
+
+function controlId(atom) { return "atom-" + atom.id; }
+
+function renderAtom(atom) {
+  const id = controlId(atom);
+  const wrapper = element("div", { className: "atom", "data-atom": atom.id, "data-kind": atom.kind });
+  const describedBy = [];
+  const hint = atom.hint ? element("p", { className: "hint", id: id + "-hint", text: atom.hint }) : null;
+  if (hint) describedBy.push(id + "-hint");
+  const error = element("p", { className: "error", id: id + "-error", role: "alert" });
+  describedBy.push(id + "-error");
+  let control = null;
+  switch (atom.kind) {
+    case "text":
+      wrapper.append(element("p", { className: "atom-text", id, text: atom.caption }));
+      break;
+    case "button": {
+      // A button flagged "submit" is the form's submit (to the review); others call the plugin's action.
+      control = element("button", { type: atom.submit ? "submit" : "button", id, className: atom.submit ? null : "secondary", text: atom.caption });
+      if (!atom.submit) control.addEventListener("click", () => press(atom.id));
+      wrapper.append(control);
+      break;
+    }
+    case "toggle": {
+      control = element("input", { type: "checkbox", id, "aria-describedby": describedBy.join(" ") });
+      control.addEventListener("change", () => commit(atom.id, control.checked));
+      wrapper.append(element("label", { className: "check", for: id }, control, element("span", { className: "caption", text: atom.caption })));
+      break;
+    }
+    case "enum":
+    case "account": {
+      control = element("select", { id, "aria-describedby": describedBy.join(" "), "aria-required": atom.optional ? null : "true" });
+      wrapper.append(element("label", { for: id, className: "caption", text: atom.caption }), control);
+      control.addEventListener("change", () => commit(atom.id, control.value));
+      break;
+    }
+    default: {
+      const modes = { digits: "numeric", number: "decimal", amount: "decimal" };
+      control = element("input", {
+        id, type: atom.secret ? "password" : "text", inputmode: modes[atom.inputType] || null,
+        maxlength: atom.maxLength || null, autocomplete: "off", "aria-describedby": describedBy.join(" "),
+        "aria-required": atom.optional ? null : "true",
+      });
+      const label = element("label", { for: id, className: "caption", text: atom.caption });
+      wrapper.append(label, control);
+      // Dependencies are live: each pause in typing commits, and the fields that depend on it update.
+      control.addEventListener("input", () => schedule(atom.id, () => commit(atom.id, control.value)));
+      control.addEventListener("change", () => flush(atom.id));
+    }
+  }
+  if (hint) wrapper.append(hint);
+  wrapper.append(error);
+  update(wrapper, atom, true);
+  return wrapper;
+}
+
+/// Brings an atom's view up to date; the value of the field being typed in is left alone.
+function update(wrapper, atom, initial) {
+  wrapper.hidden = !atom.visible;
+  const control = wrapper.querySelector("#" + CSS.escape(controlId(atom)));
+  const caption = wrapper.querySelector(".caption");
+  if (atom.kind === "text" && control) control.textContent = atom.caption;
+  else if (caption) caption.textContent = atom.caption;
+  if (control && atom.kind === "enum") fillOptions(control, atom.options.map((o) => [o.value, o.title]), atom.value);
+  if (control && atom.kind === "account") {
+    fillOptions(control, atom.accounts.map((a) => [a.number, a.number + " — " + a.title + " — " + a.balance + " " + a.currency]), atom.value);
+  }
+  if (control && atom.kind === "toggle") control.checked = atom.value === true;
+  if (control && atom.kind === "input" && (initial || document.activeElement !== control)) control.value = atom.value;
+  const error = wrapper.querySelector(".error");
+  error.textContent = atom.error || "";
+  if (control && control.tagName !== "BUTTON") control.setAttribute("aria-invalid", atom.error ? "true" : "false");
+}
+
+function fillOptions(select, options, value) {
+  const wanted = JSON.stringify(options);
+  if (select.dataset.options !== wanted) {
+    select.replaceChildren(element("option", { value: "", text: "—" }), ...options.map(([v, t]) => element("option", { value: v, text: t })));
+    select.dataset.options = wanted;
+  }
+  select.value = value || "";
+}
+
+function schedule(id, action) {
+  clearTimeout(state.timers.get(id));
+  state.pending.set(id, action);
+  state.timers.set(id, setTimeout(() => flush(id), 300));
+}
+
+function flush(id) {
+  clearTimeout(state.timers.get(id));
+  const action = state.pending.get(id);
+  state.pending.delete(id);
+  return action ? action() : Promise.resolve();
+}
+
+async function flushAll() { await Promise.all([...state.pending.keys()].map(flush)); }
+
+let queue = Promise.resolve();
+
+/// Commits one value; commits go one after another, in the order they were made.
+function commit(id, value) {
+  const run = state.run;
+  queue = queue.then(async () => {
+    if (!run || state.run !== run) return;
+    try {
+      apply(await api("PUT", "/runs/" + run.id + "/atoms/" + encodeURIComponent(id), { value }));
+    } catch (error) {
+      showAtomError(error);
+    }
+  });
+  return queue;
+}
+
+async function press(id) {
+  await flushAll();
+  try { apply(await api("POST", "/runs/" + state.run.id + "/atoms/" + encodeURIComponent(id) + "/press")); }
+  catch (error) { showAtomError(error); }
+}
+
+function showAtomError(error) {
+  const atom = error.problem && error.problem.atom;
+  const entry = atom && state.atoms.get(atom);
+  if (entry) {
+    entry.view.querySelector(".error").textContent = error.message;
+    const control = entry.view.querySelector("#" + CSS.escape(controlId(entry.atom)));
+    if (control) control.setAttribute("aria-invalid", "true");
+  } else {
+    $("form-error").textContent = error.message;
+  }
+}
+
+/// Applies the changed atoms of a commit and announces what appeared, disappeared or got a new caption.
+function apply(changes) {
+  const news = [];
+  for (const atom of changes.changed) {
+    const entry = state.atoms.get(atom.id);
+    if (!entry) continue;
+    if (atom.visible && !entry.atom.visible) news.push("new field: " + atom.caption);
+    if (!atom.visible && entry.atom.visible) news.push("removed: " + entry.atom.caption);
+    if (atom.kind === "text" && atom.visible && atom.caption !== entry.atom.caption) news.push(atom.caption);
+    entry.atom = atom;
+    update(entry.view, atom, false);
+  }
+  $("form-error").textContent = changes.formError || "";
+  if (news.length) $("run-announce").textContent = news.join(". ");
+}
+
+$("run-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  await flushAll();
+  await queue;
+  try {
+    showReview(await api("POST", "/runs/" + state.run.id + "/submit"));
+  } catch (error) {
+    const problem = error.problem || {};
+    for (const issue of problem.errors || []) {
+      const entry = issue.atom && state.atoms.get(issue.atom);
+      if (entry) {
+        entry.view.querySelector(".error").textContent = issue.message;
+        const control = entry.view.querySelector("#" + CSS.escape(controlId(entry.atom)));
+        if (control) control.setAttribute("aria-invalid", "true");
+      }
+    }
+    $("form-error").textContent = error.message;
+    const first = problem.atom && state.atoms.get(problem.atom);
+    const control = first && first.view.querySelector("#" + CSS.escape(controlId(first.atom)));
+    if (control) control.focus();
+  }
+});
+
+$("cancel").addEventListener("click", () => cancelRun(false));
+
+async function cancelRun(quiet) {
+  const run = state.run;
+  resetRun();
+  if (run) {
+    try { await api("DELETE", "/runs/" + run.id); } catch (e) { /* already gone */ }
+    if (!quiet) say("Cancelled.");
+  }
+}
+
+function resetRun() {
+  state.run = null;
+  state.atoms.clear();
+  state.pending.clear();
+  $("run").hidden = true;
+  $("review").hidden = true;
+  $("receipt").hidden = true;
+}
+
+// MARK: - Review, code, receipt
+
+function showReview(review) {
+  $("run").hidden = true;
+  $("review").hidden = false;
+  $("review-summary").textContent = [review.amount && review.amount + " " + (review.currency || ""), review.payee].filter(Boolean).join(" → ");
+  const body = $("review-fields").tBodies[0];
+  body.replaceChildren(...review.fields.map((line) => element("tr", { className: line.prominent ? "prominent" : null },
+    element("th", { scope: "row", text: line.caption }), element("td", { text: line.value }))));
+  $("review-hash").textContent = review.documentHash;
+  $("code").value = "";
+  $("code-error").textContent = "";
+  $("review-title").focus();
+}
+
+$("back").addEventListener("click", () => {
+  $("review").hidden = true;
+  $("run").hidden = false;
+  $("run-title").focus();
+});
+
+$("sign-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  $("code-error").textContent = "";
+  try {
+    const receipt = await api("POST", "/runs/" + state.run.id + "/sign", { code: $("code").value.trim() });
+    showReceipt(receipt);
+    await Promise.all([loadAccounts(), loadJournal()]);
+  } catch (error) {
+    $("code-error").textContent = error.message;
+    $("code").setAttribute("aria-invalid", "true");
+    $("code").focus();
+  }
+});
+
+function showReceipt(receipt) {
+  $("review").hidden = true;
+  $("receipt").hidden = false;
+  const lines = [["Status", receipt.status], ["Journal entry", String(receipt.journal)], ["Document hash", receipt.documentHash]];
+  if (receipt.posting) {
+    lines.push(["From", receipt.posting.debit], ["To", receipt.posting.credit],
+      ["Amount", receipt.posting.amount + " " + receipt.posting.currency],
+      ["Balance now", receipt.posting.balanceAfter + " " + receipt.posting.currency]);
+  }
+  if (receipt.reason) lines.push(["Reason", receipt.reason]);
+  $("receipt-lines").replaceChildren(...lines.flatMap(([term, value]) => [element("dt", { text: term }),
+    element("dd", { className: term === "Status" ? receipt.status : null, text: value })]));
+  state.run = null;
+  $("receipt-title").focus();
+}
+
+$("done").addEventListener("click", () => { resetRun(); $("ops-title").scrollIntoView(); });
+
+// MARK: - Server-sent events: captions set later, reloads, shutdown
+
+function openEvents() {
+  closeEvents();
+  const events = new EventSource("/api/v1/events");
+  events.addEventListener("caption", (event) => {
+    const data = JSON.parse(event.data);
+    const entry = state.run && data.run === state.run.id && state.atoms.get(data.atom);
+    if (entry && entry.atom.caption !== data.caption) {
+      entry.atom = Object.assign({}, entry.atom, { caption: data.caption });
+      update(entry.view, entry.atom, false);
+      $("run-announce").textContent = data.caption;
+    }
+  });
+  events.addEventListener("reload", (event) => {
+    say("Updated: " + JSON.parse(event.data).message + ". New runs use the new version.");
+    loadOperations().catch(() => {});
+  });
+  events.addEventListener("shutdown", (event) => {
+    say(JSON.parse(event.data).message);
+    events.close();
+  });
+  state.events = events;
+}
+
+function closeEvents() {
+  if (state.events) state.events.close();
+  state.events = null;
+}
+
+// MARK: - Start
+
+(async () => {
+  try {
+    const me = await api("GET", "/session");
+    await showBank(me.customer);
+  } catch (error) {
+    showLogin("");
+  }
+})();

@@ -1,0 +1,147 @@
+import ArgumentParser
+import Foundation
+import RBSCore
+import RBSLedger
+import RBSServer
+
+/// `rbs-host customers add|list|remove|code`: the customers who log in to `rbs-host serve`.
+struct CustomersCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "customers", abstract: "Add, list or remove the customers of `rbs-host serve`.",
+        subcommands: [Add.self, List.self, Remove.self, Code.self], defaultSubcommand: List.self)
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add",
+            abstract: "Create a customer: accounts in the embedded core, a login password, a signing key and a one-time-code secret.",
+            discussion: "Prints the password (unless --password-stdin) and the otpauth:// URI for the authenticator app, once.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The customer's login name (letters, digits, '.', '-', '_').") var name: String
+        @Flag(help: "Read the password from the first line of standard input instead of generating one.")
+        var passwordStdin = false
+
+        func run() throws {
+            let password: String
+            if passwordStdin {
+                guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+                    Terminal.error("--password-stdin: standard input had no password line")
+                    throw ExitCode.failure
+                }
+                password = line
+            } else {
+                password = CustomersText.generatedPassword()
+            }
+            try CustomersText.reporting {
+                let ledger = try Ledger(dataDirectory: global.paths.data)
+                let record = try PasswordRecord.make(password: password)
+                let (customer, enrolment) = try ledger.customers.add(name: name, passwordRecord: record.text)
+                let accounts = try ledger.customers.accounts(of: customer)
+                print(CustomersText.added(customer, enrolment: enrolment, accounts: accounts,
+                                          password: passwordStdin ? nil : password))
+            }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "The customers, with their accounts.")
+        @OptionGroup var global: GlobalOptions
+        @Flag(help: "Print [{name, keyId, accounts: [{number, currency, balance}]}].") var json = false
+
+        func run() throws {
+            try CustomersText.reporting {
+                let ledger = try Ledger(dataDirectory: global.paths.data)
+                let customers = try ledger.customers.list()
+                var rows: [CustomersText.Row] = []
+                for customer in customers {
+                    rows.append(CustomersText.Row(name: customer.name, keyId: customer.keyId,
+                                                  accounts: try ledger.customers.accounts(of: customer).map {
+                                                      .init(number: $0.number, currency: $0.currency,
+                                                            balance: Amount.text($0.balance, currency: $0.currency))
+                                                  }))
+                }
+                if json { JSONOutput.print(rows) } else { print(CustomersText.table(rows)) }
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remove",
+            abstract: "Remove a customer's login and signing key; their accounts are blocked, the journal keeps their entries.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The customer's name.") var name: String
+
+        func run() throws {
+            try CustomersText.reporting {
+                try Ledger(dataDirectory: global.paths.data).customers.remove(name: name)
+                print("removed \(name): login and signing key deleted, accounts blocked, journal entries kept")
+            }
+        }
+    }
+
+    struct Code: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "code", abstract: "The customer's current one-time code, as their authenticator app shows it (development).",
+            discussion: "Anyone who can read the data directory can do this: keep it private (it is created 0700).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The customer's name.") var name: String
+
+        func run() throws {
+            try CustomersText.reporting {
+                print(try Ledger(dataDirectory: global.paths.data).customers.code(for: name, at: HostClock.current.now))
+            }
+        }
+    }
+}
+
+enum CustomersText {
+    /// Runs `body`; an error is one line on standard error (what went wrong and what to do) and exit status 1.
+    static func reporting(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch {
+            Terminal.error("\(error)")
+            throw ExitCode.failure
+        }
+    }
+
+    struct Row: Encodable {
+        struct AccountRow: Encodable {
+            var number: String
+            var currency: String
+            var balance: String
+        }
+
+        var name: String
+        var keyId: String
+        var accounts: [AccountRow]
+    }
+
+    /// 16 characters from an alphabet without look-alikes (about 80 bits).
+    static func generatedPassword() -> String {
+        let alphabet = Array("abcdefghijkmnpqrstuvwxyzACDEFGHJKLMNPQRTUVWXY3479")
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<16).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+    }
+
+    static func added(_ customer: Customer, enrolment: Enrolment, accounts: [Account], password: String?) -> String {
+        var lines = ["Customer:   \(customer.name)"]
+        if let password { lines.append("Password:   \(password)   (shown once; give it to the customer)") }
+        lines.append("Key id:     \(customer.keyId)")
+        for (index, account) in accounts.enumerated() {
+            lines.append("\(index == 0 ? "Accounts:  " : "           ") \(account.number) \(Amount.text(account.balance, currency: account.currency)) \(account.currency)  \(account.title)")
+        }
+        lines.append("Add this to the customer's authenticator app (TOTP, SHA1, 6 digits, 30 s):")
+        lines.append(enrolment.uri)
+        return lines.joined(separator: "\n")
+    }
+
+    static func table(_ rows: [Row]) -> String {
+        guard !rows.isEmpty else { return "No customers: add one with `rbs-host customers add NAME`." }
+        var table = Table(header: ["CUSTOMER", "KEY ID", "ACCOUNTS"])
+        for row in rows {
+            table.rows.append([row.name, row.keyId, row.accounts.map { "\($0.number) \($0.balance) \($0.currency)" }.joined(separator: ", ")])
+        }
+        return table.render()
+    }
+}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import RBSCore
+import RBSServer
+
+/// `rbs-host serve`: the plugin operations over HTTP for customers' web and mobile clients (see RBSServer).
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Serve the plugin operations over HTTP: /api/v1 (JSON), the web client at /, /health, /metrics.",
+        discussion: """
+            Customers log in with the name and password of `rbs-host customers add`. One request log line per request goes
+            to standard output (Common Log Format, the duration in seconds appended). SIGTERM or SIGINT shuts down
+            gracefully: clients are told, signings in progress finish, open runs are closed.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: ArgumentHelp("Where to listen: HOST:PORT (:PORT for every address).", valueName: "host:port"))
+    var listen = "127.0.0.1:8080"
+    @Flag(inversion: .prefixedNo, help: "Reload changed plugins as they appear in the folder (default: on with --dev).")
+    var watch: Bool?
+    @Flag(help: ArgumentHelp("Add GET /hello, a constant answer (the ceiling of the load benchmark).", visibility: .hidden))
+    var helloRoute = false
+
+    func run() throws {
+        let address: (host: String, port: Int)
+        do { address = try Server.parse(listen: listen) } catch {
+            Terminal.error(error.description)
+            throw ExitCode.validationFailure
+        }
+        let runtime = global.makeRuntime()
+        Listing.printFailures(runtime.registry)
+        let server: Server
+        do {
+            let clock = HostClock.current
+            server = try Server(runtime: runtime, ledger: try runtime.ledger(), clock: { clock.now }, log: { line in
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            })
+        } catch {
+            Terminal.error("\(error)")
+            throw ExitCode.failure
+        }
+        var watcher: PluginWatcher?
+        if watch ?? global.developmentMode {
+            do {
+                watcher = try runtime.watch { reports in
+                    for report in reports { FileHandle.standardError.write(Data((report.description + "\n").utf8)) }
+                    server.bank.announce(reports)
+                }
+            } catch {
+                Terminal.error(error.description)
+            }
+        }
+        defer { watcher?.stop() }
+        let outcome = ServeOutcome()
+        let finished = DispatchSemaphore(value: 0)
+        let listen = self.listen
+        let hello = helloRoute
+        Task {
+            do {
+                try await server.run(host: address.host, port: address.port, hello: hello) { port in
+                    FileHandle.standardError.write(Data("rbs-host serve: listening on http://\(address.host):\(port) (\(listen))\n".utf8))
+                }
+            } catch {
+                outcome.fail("\(error)")
+            }
+            finished.signal()
+        }
+        finished.wait()
+        if let failure = outcome.failure {
+            Terminal.error("serve: \(failure)")
+            throw ExitCode.failure
+        }
+        FileHandle.standardError.write(Data("rbs-host serve: stopped\n".utf8))
+    }
+}
+
+/// How the server task ended, read by the waiting main thread.
+private final class ServeOutcome: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: String?
+    var failure: String? { lock.withLock { stored } }
+    func fail(_ message: String) { lock.withLock { stored = message } }
+}

@@ -1,0 +1,142 @@
+"""The web client in a real browser (Debian's headless Chromium driven by selenium): log in, fill the quick payment
+(the bank's name appears after the BIC), sign it with a code computed here, see the receipt and the new balance;
+switch the budget payment's type (fields 106–109 appear). With SCREENSHOTS=DIR it saves the README's screenshots."""
+import os
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from served import Served
+
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAIL:", message, flush=True)
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1100",
+                     "--lang=en-US", "--disable-gpu"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=webdriver.ChromeService(executable_path="/usr/bin/chromedriver"), options=options)
+
+
+def screenshot(driver, path, height):
+    """The page from its top, tall enough for the whole form."""
+    driver.set_window_size(1280, height)
+    driver.execute_script("window.scrollTo(0, 0)")
+    time.sleep(0.3)
+    driver.save_screenshot(path)
+    driver.set_window_size(1280, 1100)
+
+
+def main():
+    served = Served()
+    driver = browser()
+    wait = WebDriverWait(driver, 30)
+    shots = os.environ.get("SCREENSHOTS")
+    try:
+        driver.get(served.base + "/")
+        wait.until(EC.visibility_of_element_located((By.ID, "login-customer")))
+        check(driver.switch_to.active_element.get_attribute("id") == "login-customer", "the login form has the focus")
+        # A wrong password first: the error is shown, in an alert region.
+        driver.find_element(By.ID, "login-customer").send_keys(served.customer)
+        driver.find_element(By.ID, "login-password").send_keys("wrong" + Keys.ENTER)
+        wait.until(EC.text_to_be_present_in_element((By.ID, "login-error"), "wrong"))
+        check(driver.find_element(By.ID, "login-error").get_attribute("role") == "alert", "login errors are announced")
+        driver.find_element(By.ID, "login-password").send_keys(served.password + Keys.ENTER)
+        wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "[data-operation='pay.pp.quick']")))
+        balance_cell = f"tr[data-account='{served.accounts[0]}'] td.num"
+        check(driver.find_element(By.CSS_SELECTOR, balance_cell).text == "150000.00 RUB", "the opening balance is shown")
+
+        # The quick payment, typed as a person would; the bank's name appears after the BIC.
+        driver.find_element(By.CSS_SELECTOR, "[data-operation='pay.pp.quick']").click()
+        wait.until(EC.visibility_of_element_located((By.ID, "atom-destName")))
+        Select(driver.find_element(By.ID, "atom-srcAccount")).select_by_value(served.accounts[0])
+        for atom, text in [("destName", "ООО Ромашка"), ("destInn", "1234567894"), ("destBic", "044525225")]:
+            driver.find_element(By.ID, "atom-" + atom).send_keys(text)
+        wait.until(EC.text_to_be_present_in_element((By.ID, "atom-destBicInfo"), "ПАО Сбербанк"))
+        for atom, text in [("destAccount", "40702810638000000123"), ("destDesc", "Оплата по счёту 7"), ("amount", "1 500,50")]:
+            driver.find_element(By.ID, "atom-" + atom).send_keys(text)
+        # A live check as the person types: a bad INN is marked before the submit.
+        inn = driver.find_element(By.ID, "atom-destInn")
+        inn.send_keys(Keys.BACKSPACE + "5")
+        wait.until(lambda d: d.find_element(By.ID, "atom-destInn").get_attribute("aria-invalid") == "true")
+        inn.send_keys(Keys.BACKSPACE + "4")
+        wait.until(lambda d: d.find_element(By.ID, "atom-destInn").get_attribute("aria-invalid") == "false")
+        driver.find_element(By.ID, "atom-amount").send_keys(Keys.TAB)
+        time.sleep(0.8)
+        if shots:
+            screenshot(driver, os.path.join(shots, "quick-payment.png"), 1300)
+        # The plugin's submit button (btnSend, flagged submit) leads to the review.
+        driver.find_element(By.ID, "atom-btnSend").click()
+        wait.until(EC.visibility_of_element_located((By.ID, "review")))
+        summary = driver.find_element(By.ID, "review-summary").text
+        check(summary == "1500.50 RUB → ООО Ромашка", f"the review leads with amount and payee: {summary!r}")
+        check(len(driver.find_element(By.ID, "review-hash").text) == 64, "the review shows the document hash")
+        # A wrong code is refused and says so; then the right one.
+        code = served.code()
+        wrong = "000000" if code != "000000" else "111111"
+        driver.find_element(By.ID, "code").send_keys(wrong + Keys.ENTER)
+        wait.until(EC.text_to_be_present_in_element((By.ID, "code-error"), "wrong"))
+        code_field = driver.find_element(By.ID, "code")
+        code_field.clear()
+        code_field.send_keys(served.code() + Keys.ENTER)
+        wait.until(EC.visibility_of_element_located((By.ID, "receipt")))
+        receipt = driver.find_element(By.ID, "receipt-lines").text
+        check("posted" in receipt and "148499.50 RUB" in receipt, f"the receipt shows the posting and the balance: {receipt!r}")
+        wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, balance_cell), "148499.50 RUB"))
+        check("1500.50 RUB" in driver.find_element(By.ID, "journal").text, "the journal lists the payment")
+        if shots:
+            screenshot(driver, os.path.join(shots, "receipt.png"), 1100)
+        driver.find_element(By.ID, "done").click()
+
+        # The budget payment: switching the type shows fields 106–109.
+        driver.find_element(By.CSS_SELECTOR, "[data-operation='pay.pp.tax']").click()
+        wait.until(EC.visibility_of_element_located((By.ID, "atom-type")))
+        budget = ["basis", "period", "docNumber", "docDate"]
+        check(all(not driver.find_element(By.ID, "atom-" + a).is_displayed() for a in budget), "106–109 start hidden")
+        Select(driver.find_element(By.ID, "atom-type")).select_by_value("1")
+        for atom in budget:
+            wait.until(EC.visibility_of_element_located((By.ID, "atom-" + atom)))
+        Select(driver.find_element(By.ID, "atom-srcAccount")).select_by_value(served.accounts[0])
+        for atom, text in [("payerStatus", "01"), ("kbk", "18210102010011000110"), ("oktmo", "45382000"), ("basis", "ТП"),
+                           ("period", "МС.03.2026"), ("destName", "УФК по г. Москве"), ("destInn", "7727406020"),
+                           ("destKpp", "770801001"), ("destBic", "044525225")]:
+            driver.find_element(By.ID, "atom-" + atom).send_keys(text)
+        wait.until(EC.text_to_be_present_in_element((By.ID, "atom-destBicInfo"), "ПАО Сбербанк"))
+        driver.find_element(By.ID, "atom-destBic").send_keys(Keys.TAB)
+        time.sleep(0.8)
+        if shots:
+            screenshot(driver, os.path.join(shots, "tax-payment.png"), 2050)
+        Select(driver.find_element(By.ID, "atom-type")).select_by_value("0")
+        for atom in budget:
+            wait.until(EC.invisibility_of_element_located((By.ID, "atom-" + atom)))
+
+        # Nothing the page did was refused by the content security policy, and no script failed.
+        problems = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"
+                    and "401" not in entry["message"] and "422" not in entry["message"]]
+        check(not problems, f"the browser console has errors: {problems}")
+    finally:
+        driver.quit()
+        log = served.stop()
+    check("\"PUT /api/v1/runs/" in log, "the request log has the commits")
+    if failures:
+        print(f"browser test: {len(failures)} failure(s)")
+        sys.exit(1)
+    print("browser test: ok")
+
+
+if __name__ == "__main__":
+    main()
