@@ -23,7 +23,7 @@ DEV_DATA := $(DEV)/data
 DEMO_CUSTOMER := demo
 DEMO_PASSWORD := demo-password
 
-.PHONY: run serve web-test build plugins c-plugins swift-plugins rust-plugins sign-plugins test bench clean
+.PHONY: run serve web-test bench-serve build plugins c-plugins swift-plugins rust-plugins sign-plugins test bench clean
 
 # The REPL runs with the development data folder, where the development key is trusted: the real trust path.
 run: build plugins
@@ -79,6 +79,11 @@ web-test:
 bench:
 	$(SWIFT) build -c release --scratch-path .build-release --product rbs-host
 	$(SWIFT) run -c release --scratch-path .build-release rbs-bench $(ARGS)
+
+# rbs-host serve under load (wrk) next to a hello-world route in the same process; writes its part of BENCHMARKS.md.
+bench-serve: plugins
+	$(SWIFT) build -c release --scratch-path .build-release --product rbs-host
+	python3 Benchmarks/serve_load.py --write BENCHMARKS.md $(ARGS)
 
 clean:
 	rm -f $(PLUGINS)/*.so

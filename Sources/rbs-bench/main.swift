@@ -76,6 +76,12 @@ for section in sections {
         print("\(figure.met ? "✓" : "✗") \(figure.name): \(format(figure.value)) \(figure.unit) (\(figure.baselineName): \(format(figure.baselineValue)) \(figure.unit)) — \(figure.target)")
     }
 }
+// The serving figures come from another tool (Benchmarks/serve_load.py, wrk against `rbs-host serve`): keep them.
+if let previous = try? String(contentsOfFile: output, encoding: .utf8),
+   let begin = previous.range(of: "<!-- serve:begin -->"), let end = previous.range(of: "<!-- serve:end -->"),
+   begin.lowerBound < end.upperBound {
+    report += "\n" + previous[begin.lowerBound..<end.upperBound] + "\n"
+}
 do {
     try report.write(toFile: output, atomically: true, encoding: .utf8)
     print("written to \(output)")

@@ -48,9 +48,4 @@ final class LoginSessions: @unchecked Sendable {
     func end(token: String) {
         lock.withLock { sessions[token] = nil }
     }
-
-    /// Ends every session of customer `id` (the customer was removed).
-    func end(customer id: Int64) {
-        lock.withLock { sessions = sessions.filter { $0.value.customer.id != id } }
-    }
 }

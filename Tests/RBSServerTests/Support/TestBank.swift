@@ -76,7 +76,7 @@ final class TestBank: @unchecked Sendable {
     /// A thin JSON client.
     struct API: Sendable {
         let client: any TestClientProtocol
-        let bank: TestBank
+        let bank: TestBank?
 
         struct Answer {
             let status: Int

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""rbs-host serve under load, next to a ceiling measured in the same process and run (issue 16).
+
+  - commits/s and p50/p99 latency at 64 connections (wrk, loopback): PUT /api/v1/runs/{run}/atoms/amount on 64 open
+    quick payments, next to GET /hello (a constant answer, `serve --hello-route`) on the same server;
+  - resident memory of the server holding 10,000 open runs (the example plugins loaded);
+  - sign + post through the API: many customers each submitting and signing one payment with their current code
+    (a code is accepted once per customer, so the rate needs many customers), next to rbs-bench's embedded figure.
+
+Usage: python3 Benchmarks/serve_load.py [--write BENCHMARKS.md] [--seconds 10]
+Needs wrk (Debian) and the release build (make bench-serve builds it). Writes the figures between the markers
+<!-- serve:begin --> and <!-- serve:end --> of BENCHMARKS.md (rbs-bench keeps that part when it rewrites the file).
+"""
+import argparse
+import concurrent.futures
+import datetime
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "ServerWeb"))
+from served import totp  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOST = os.environ.get("RBS_HOST_BINARY", os.path.join(ROOT, ".build-release", "release", "rbs-host"))
+PLUGINS = os.path.join(ROOT, "Plugins")
+
+
+class Client:
+    def __init__(self, port, token=None):
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.token = token
+
+    def call(self, method, path, body=None):
+        headers = {"Content-Type": "application/json"}
+        if self.token:
+            headers["Authorization"] = "Bearer " + self.token
+        self.connection.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
+        answer = self.connection.getresponse()
+        data = answer.read()
+        return answer.status, (json.loads(data) if data else None)
+
+
+def add_customer(data, name, password):
+    added = subprocess.run([HOST, "customers", "add", name, "--password-stdin", "--data", data],
+                           input=password + "\n", capture_output=True, text=True, check=True)
+    return re.search(r"secret=([A-Z2-7]+)", added.stdout).group(1), re.findall(r"\b(408\d{17})\b", added.stdout)
+
+
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def wrk(url, seconds, script=None):
+    command = ["wrk", "-t2", "-c64", f"-d{seconds}s", "--latency"] + (["-s", script] if script else []) + [url]
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+
+    def latency(percent):
+        value, unit = re.search(rf"\s{percent}%\s+([\d.]+)(us|ms|s)\b", out).groups()
+        return float(value) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return rate, latency(50), latency(99), int(errors.group(1)) if errors else 0
+
+
+def quick_values(account):
+    return [("srcAccount", account), ("destName", "ООО Ромашка"), ("destInn", "1234567894"),
+            ("destAccount", "40702810638000000123"), ("destBic", "044525225"), ("destDesc", "оплата"), ("amount", "10")]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--write", help="the BENCHMARKS.md to put the figures in")
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--signers", type=int, default=200)
+    parser.add_argument("--note", default="", help="a note on the run (how quiet the machine was)")
+    options = parser.parse_args()
+    for tool in ["wrk"]:
+        if not shutil.which(tool):
+            sys.exit(f"{tool} is missing: apt-get install -y {tool}")
+    if not os.path.exists(HOST):
+        sys.exit(f"{HOST} is missing: swift build -c release --scratch-path .build-release --product rbs-host")
+
+    data = tempfile.mkdtemp(prefix="rbs-serve-bench-")
+    os.chmod(data, 0o700)
+    secret, accounts = add_customer(data, "bench", "bench-password")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = open(os.path.join(data, "requests.log"), "w")
+    server = subprocess.Popen([HOST, "serve", "--dev", "--hello-route", "--data", data, "--plugins", PLUGINS,
+                               "--listen", f"127.0.0.1:{port}"], stdout=log, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(300):
+            try:
+                if Client(port).call("GET", "/health")[0] == 200:
+                    break
+            except OSError:
+                time.sleep(0.1)
+        client = Client(port)
+        status, login = client.call("POST", "/api/v1/session", {"customer": "bench", "password": "bench-password"})
+        client.token = login["token"]
+        base_rss = rss_mb(server.pid)
+
+        # Commits: 64 open quick payments, each connection commits to one of them.
+        runs = [client.call("POST", "/api/v1/runs", {"operation": "pay.pp.quick"})[1]["id"] for _ in range(64)]
+        script = os.path.join(data, "commit.lua")
+        with open(script, "w") as lua:
+            lua.write('local runs = {%s}\nlocal n = 0\n' % ",".join(f'"{r}"' for r in runs))
+            lua.write('wrk.method = "PUT"\nwrk.headers["Content-Type"] = "application/json"\n')
+            lua.write(f'wrk.headers["Authorization"] = "Bearer {client.token}"\n')
+            lua.write('request = function()\n  n = n + 1\n  local value = (n % 2 == 0) and "100" or "200.50"\n'
+                      '  return wrk.format(nil, "/api/v1/runs/" .. runs[(n % #runs) + 1] .. "/atoms/amount", nil,'
+                      ' "{\\"value\\": \\"" .. value .. "\\"}")\nend\n')
+        wrk(f"http://127.0.0.1:{port}/hello", 2)  # warm-up
+        hello = wrk(f"http://127.0.0.1:{port}/hello", options.seconds)
+        commits = wrk(f"http://127.0.0.1:{port}/", options.seconds, script)
+
+        # 10,000 open runs.
+        for _ in range(10_000 - len(runs)):
+            client.call("POST", "/api/v1/runs", {"operation": "pay.pp.quick"})
+        time.sleep(1)
+        runs_rss = rss_mb(server.pid)
+        health = client.call("GET", "/health")[1]
+
+        # Sign + post: customers each with one reviewed payment, signed concurrently with their current codes.
+        signers = []
+        for index in range(options.signers):
+            name = f"signer{index}"
+            their_secret, their_accounts = add_customer(data, name, "pw-" + name)
+            person = Client(port)
+            person.token = person.call("POST", "/api/v1/session", {"customer": name, "password": "pw-" + name})[1]["token"]
+            run = person.call("POST", "/api/v1/runs", {"operation": "pay.pp.quick"})[1]["id"]
+            for atom, value in quick_values(their_accounts[0]):
+                person.call("PUT", f"/api/v1/runs/{run}/atoms/{atom}", {"value": value})
+            assert person.call("POST", f"/api/v1/runs/{run}/submit")[0] == 200
+            signers.append((person.token, run, their_secret))
+
+        def sign(signer):
+            token, run, their_secret = signer
+            person = Client(port, token)
+            return person.call("POST", f"/api/v1/runs/{run}/sign", {"code": totp(their_secret)})[0]
+
+        started = time.perf_counter()
+        with concurrent.futures.ThreadPoolExecutor(16) as pool:
+            statuses = list(pool.map(sign, signers))
+        elapsed = time.perf_counter() - started
+        posted = statuses.count(200)
+        sign_rate = posted / elapsed
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=60)
+        shutil.rmtree(data, ignore_errors=True)
+
+    embedded = None
+    benchmarks = os.path.join(ROOT, "BENCHMARKS.md")
+    if os.path.exists(benchmarks):
+        found = re.search(r"sign \+ journal \+ post, one transaction each[^|]*\| (\d+) ops/s", open(benchmarks).read())
+        embedded = int(found.group(1)) if found else None
+
+    ratio = commits[0] / hello[0]
+    rows = [
+        ("commits/s at 64 connections (PUT …/atoms/amount, 64 open quick payments)", f"{commits[0]:.0f} req/s",
+         f"GET /hello, same process and run: {hello[0]:.0f} req/s", "≥ 0.3× the ceiling", f"{ratio:.2f}×", ratio >= 0.3),
+        ("commit latency p50 / p99 at 64 connections", f"{commits[1]:.2f} / {commits[2]:.2f} ms",
+         f"GET /hello: {hello[1]:.2f} / {hello[2]:.2f} ms", "p99 ≤ 10 ms", "", commits[2] <= 10),
+        ("resident memory, 10,000 open runs (example plugins loaded)", f"{runs_rss:.1f} MB",
+         f"after start and login: {base_rss:.1f} MB", "≤ 256 MB", f"{health['openRuns']} runs open", runs_rss <= 256),
+        (f"sign + post through the API ({posted} customers, 16 concurrent clients)", f"{sign_rate:.0f} ops/s",
+         f"embedded, one transaction each (rbs-bench, above): {embedded if embedded else '—'} ops/s", "reported", "", True),
+    ]
+    errors = commits[3] + hello[3]
+    lines = ["<!-- serve:begin -->", "## Serving (issue 16): `python3 Benchmarks/serve_load.py`", "",
+             f"Measured {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')} on {os.cpu_count()} cores, "
+             f"release build, wrk -t2 -c64 -d{options.seconds}s on loopback (wrk and the server share the cores). "
+             f"Non-2xx answers under load: {errors}." + (f" {options.note}" if options.note else ""), "",
+             "| measure | value | baseline | target | ratio / note | met |", "|---|---|---|---|---|---|"]
+    for name, value, baseline, target, note, met in rows:
+        lines.append(f"| {name} | {value} | {baseline} | {target} | {note} | {'yes' if met else '**no**'} |")
+    lines.append("<!-- serve:end -->")
+    section = "\n".join(lines)
+    print(section)
+    if options.write:
+        text = open(options.write).read() if os.path.exists(options.write) else "# Benchmarks\n"
+        if "<!-- serve:begin -->" in text:
+            text = re.sub(r"<!-- serve:begin -->.*?<!-- serve:end -->", lambda _: section, text, flags=re.S)
+        else:
+            text = text.rstrip("\n") + "\n\n" + section + "\n"
+        open(options.write, "w").write(text)
+        print(f"written to {options.write}")
+
+
+if __name__ == "__main__":
+    main()
