@@ -28,7 +28,7 @@ struct ServeCommand: ParsableCommand {
             Terminal.error(error.description)
             throw ExitCode.validationFailure
         }
-        let runtime = global.makeRuntime()
+        let runtime = try global.makeRuntime()
         Listing.printFailures(runtime.registry)
         let server: Server
         do {
