@@ -31,10 +31,14 @@ let package = Package(
         .target(name: "CIsolation", path: "Sources/CIsolation"),
         // libffi, with accessors for its ffi_type globals.
         .systemLibrary(name: "CFFI", path: "Sources/CFFI", pkgConfig: "libffi"),
-        // The expression language of show-if / valid-if / filter, the validators, money; calls plugin functions via libffi.
-        .target(name: "RBSExpressions", dependencies: ["CFFI"]),
+        // Money, ISO 4217 currencies, amount text by locale, and the banking identifiers (account key, INN, KPP, BIC,
+        // IBAN, card numbers): the one implementation every other target uses.
+        .target(name: "RBSMoney", exclude: ["Currency/iso4217-list-one.xml"]),
+        // The expression language of show-if / valid-if / filter and input parsing; calls plugin functions via libffi.
+        .target(name: "RBSExpressions", dependencies: ["CFFI", "RBSMoney"]),
         // Documents, signing keys, one-time codes, the hash-chained journal and the embedded core bank (SQLite).
         .target(name: "RBSLedger", dependencies: [
+            "RBSMoney",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "GRDB", package: "GRDB.swift"),
             // The SQLite C API, for the hot statements of group commit bound without GRDB's value conversions.
@@ -42,7 +46,7 @@ let package = Package(
         ], exclude: ["Documents/CANONICAL.md"]),
         // The host's model: plugin loading and registry, ServiceLocator, atoms, forms and modules. No terminal code.
         .target(name: "RBSCore", dependencies: [
-            "CRBSPlugin", "CIsolation", "RBSExpressions", "RBSLedger",
+            "CRBSPlugin", "CIsolation", "RBSExpressions", "RBSLedger", "RBSMoney",
             .product(name: "Crypto", package: "swift-crypto"),
         ], resources: [.copy("Resources/banks.csv")]),
         // The Swift SDK for plugin authors. The host never links it.
@@ -62,14 +66,15 @@ let package = Package(
             .product(name: "_CryptoExtras", package: "swift-crypto"),
         ], resources: [.copy("Web"), .copy("openapi.json")]),
         .executableTarget(name: "rbs-host", dependencies: [
-            "RBSCore", "RBSLineEditor", "RBSServer",
+            "RBSCore", "RBSLineEditor", "RBSServer", "RBSMoney",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "rbs-bench", dependencies: ["RBSCore", "RBSExpressions", "RBSLedger"]),
-        .testTarget(name: "RBSExpressionsTests", dependencies: ["RBSExpressions"]),
-        .testTarget(name: "RBSLedgerTests", dependencies: ["RBSLedger"]),
-        .testTarget(name: "RBSCoreTests", dependencies: ["RBSCore"]),
-        .testTarget(name: "RBSHostTests", dependencies: ["RBSCore"]),
+        .executableTarget(name: "rbs-bench", dependencies: ["RBSCore", "RBSExpressions", "RBSLedger", "RBSMoney"]),
+        .testTarget(name: "RBSMoneyTests", dependencies: ["RBSMoney"]),
+        .testTarget(name: "RBSExpressionsTests", dependencies: ["RBSExpressions", "RBSMoney"]),
+        .testTarget(name: "RBSLedgerTests", dependencies: ["RBSLedger", "RBSMoney"]),
+        .testTarget(name: "RBSCoreTests", dependencies: ["RBSCore", "RBSMoney"]),
+        .testTarget(name: "RBSHostTests", dependencies: ["RBSCore", "RBSMoney"]),
         .testTarget(name: "RBSLineEditorTests", dependencies: ["RBSLineEditor"]),
         .testTarget(name: "RBSServerTests", dependencies: [
             "RBSServer", "RBSCore", "RBSLedger",

@@ -1,78 +1,41 @@
 import Foundation
+import RBSMoney
 import Testing
 @testable import RBSExpressions
 
 private func dec(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(identifier: "en_US_POSIX")) ?? .nan }
 
-private func moneyError(_ text: String, _ currency: String = "RUB") -> InputError? {
-    do {
-        _ = try Money.parse(text, currency: currency)
-        return nil
-    } catch {
-        return error
-    }
-}
-
-@Suite("Currency")
-struct CurrencyTests {
-    @Test func knowsMinorUnitsOfCommonCurrencies() {
-        #expect(Currency.minorUnits("RUB") == 2)
-        #expect(Currency.minorUnits("JPY") == 0)
-        #expect(Currency.minorUnits("KWD") == 3)
-        #expect(Currency.minorUnits("BHD") == 3)
-        #expect(Currency.minorUnits("usd") == 2)
-        #expect(Currency.minorUnits("XXX") == nil)
-    }
-}
-
-@Suite("Money")
-struct MoneyTests {
-    @Test func acceptsTheUsualWaysOfWritingAnAmount() throws {
-        #expect(try Money.parse("1500.50", currency: "RUB") == dec("1500.50"))
-        #expect(try Money.parse("1 500,50", currency: "RUB") == dec("1500.50"))
-        #expect(try Money.parse("1\u{00A0}500,50", currency: "RUB") == dec("1500.50"))
-        #expect(try Money.parse("1,500.50", currency: "USD") == dec("1500.50"))
-        #expect(try Money.parse("1.500,50", currency: "EUR") == dec("1500.50"))
-        #expect(try Money.parse("1500", currency: "RUB") == dec("1500"))
-        #expect(try Money.parse("0.07", currency: "RUB") == dec("0.07"))
-        #expect(try Money.parse(" 12 ", currency: "JPY") == dec("12"))
-        #expect(try Money.parse("1.234", currency: "KWD") == dec("1.234"))
+@Suite("InputParser amounts")
+struct InputParserAmountTests {
+    private func amount(_ text: String, _ currency: String = "RUB") throws(InputError) -> ExprValue {
+        try InputParser.parse(text, as: .amount(currency: currency))
     }
 
-    @Test func loneCommaBeforeThreeDigitsGroupsOtherwiseItIsDecimal() throws {
-        #expect(try Money.parse("1,500", currency: "RUB") == dec("1500"))
-        #expect(try Money.parse("1,500,000", currency: "RUB") == dec("1500000"))
-        #expect(try Money.parse("1,5", currency: "RUB") == dec("1.5"))
-        #expect(try Money.parse("1,50", currency: "RUB") == dec("1.50"))
+    @Test func amountsAreReadByAmountTextExactly() throws {
+        #expect(try amount("1 500,50") == .decimal(dec("1500.50")))
+        #expect(try amount("1,500.50", "USD") == .decimal(dec("1500.50")))
+        #expect(try amount("1,5") == .decimal(dec("1.5")))
+        #expect(try amount("1234.567", "KWD") == .decimal(dec("1234.567")))
+        #expect(try amount("0,10") == .decimal(dec("0.1")))
     }
 
-    @Test func resultIsExactWithoutBinaryFloatingPoint() throws {
-        let amount = try Money.parse("0.10", currency: "RUB") + Money.parse("0.20", currency: "RUB")
-        #expect(amount == dec("0.3"))
-        #expect(try Money.parse("999999999999999999.99", currency: "RUB") == dec("999999999999999999.99"))
-    }
-
-    @Test func refusesMoreDecimalsThanTheCurrencyHas() {
-        #expect(moneyError("12.345") == .tooManyDecimals(text: "12.345", currency: "RUB", places: 2))
-        #expect(moneyError("12.345")?.description == "12.345: RUB has 2 decimal places")
-        #expect(moneyError("12.5", "JPY")?.description == "12.5: JPY has no decimal places")
-    }
-
-    @Test func refusesMalformedAmounts() {
-        #expect(moneyError("1e3") == .exponent(text: "1e3"))
-        #expect(moneyError("") == .empty)
-        #expect(moneyError("   ") == .empty)
-        #expect(moneyError("12a") == .invalidCharacter("a", position: 3, expected: "an amount takes digits, ',' and '.' only"))
-        #expect(moneyError("1.5.0") == .multipleDecimalSeparators(text: "1.5.0"))
-        #expect(moneyError("1,500,50.5,0") == .multipleDecimalSeparators(text: "1,500,50.5,0"))
-        #expect(moneyError("-5") == .negativeAmount(text: "-5"))
-        #expect(moneyError("0") == .zeroAmount)
-        #expect(moneyError("0.00") == .zeroAmount)
-        #expect(moneyError("15 00") == .misplacedGroupSeparator(text: "15 00"))
-        #expect(moneyError("1.") == .missingDigits(text: "1."))
-        #expect(moneyError(".5") == .missingDigits(text: ".5"))
-        #expect(moneyError("5", "XYZ") == .unknownCurrency("XYZ"))
-        #expect(moneyError("1234567890123456789") == .tooLarge(text: "1234567890123456789"))
+    @Test func ambiguousAmountsAndExtraDigitsAreRefused() {
+        #expect(throws: InputError.self) { try amount("1,500") }
+        #expect(throws: InputError.self) { try amount("1.500") }
+        do {
+            _ = try amount("1500,345")
+            Issue.record("1500,345 RUB was accepted")
+        } catch {
+            #expect(error == .amount(.tooManyMinorDigits(text: "1500,345", currency: .rub)))
+        }
+        // BHD is a currency for the form and the ledger alike (one table).
+        #expect(throws: Never.self) { try amount("1,5", "BHD") }
+        do {
+            _ = try amount("5", "XYZ")
+            Issue.record("XYZ was accepted")
+        } catch {
+            #expect(error == .currency(.unknown("XYZ")))
+        }
     }
 }
 

@@ -50,20 +50,6 @@ struct ValidatorsTests {
         #expect(!Validators.accountKeyOk(account: "40602810700000000025", bic: "04980574"))
     }
 
-    @Test func accountKeyComputesTheControlDigit() throws {
-        #expect(Validators.accountKey(for: "40602810X00000000025", bic: "049805746") == "7")
-        #expect(Validators.accountKey(for: "30101810000000000746", bic: "049805000") == "8")
-        let fresh = "40817810000001234567"
-        let key = try #require(Validators.accountKey(for: fresh, bic: "044525225"))
-        var digits = Array(fresh)
-        digits[8] = key
-        let account = String(digits)
-        #expect(Validators.accountKeyOk(account: account, bic: "044525225"))
-        digits[19] = digits[19] == "9" ? "0" : "9"
-        #expect(!Validators.accountKeyOk(account: String(digits), bic: "044525225"))
-        #expect(Validators.accountKey(for: "123", bic: "044525225") == nil)
-    }
-
     @Test func ibanUsesMod97() {
         #expect(Validators.isIban("GB82WEST12345698765432"))
         #expect(Validators.isIban("GB82 WEST 1234 5698 7654 32"))

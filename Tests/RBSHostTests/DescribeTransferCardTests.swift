@@ -147,10 +147,12 @@ struct DescribeTransferCardTests {
     }
 
     @Test("money: what an amount in RUB refuses", arguments: [
-        ("12.345", "12.345: RUB has 2 decimal places"),
+        ("1234.567", "1234.567: RUB has 2 digits after the decimal separator, not more (amounts are never rounded)"),
+        ("1,500", "1,500 is ambiguous: it reads as 1500 (a group separator) or as 1,5 (a decimal separator); type 1500 or 1,5"),
+        ("1.500", "1.500 is ambiguous: it reads as 1500 (a group separator) or as 1,5 (a decimal separator); type 1500 or 1,5"),
         ("1e3", "1e3: write the number in full; exponents are not accepted"),
         ("-5", "-5: an amount must be positive"),
-        ("abc", "an amount takes digits, ',' and '.' only: 'a' at position 1 is not allowed"),
+        ("abc", "'a' at position 1 is not allowed: an amount takes digits, spaces, ',' and '.' only"),
     ])
     func moneyRefused(input: String, message: String) throws {
         let sandbox = try HostSandbox()
@@ -164,8 +166,8 @@ struct DescribeTransferCardTests {
 
     @Test("money: a refused amount after a good one blocks the form")
     func moneyRefusedAfterGood() throws {
-        let form = try HostSandbox().describe("pay.pp.quick", DescribeQuickTests.complete + ["amount=12.345"])
-        #expect(form["amount"].error == "12.345: RUB has 2 decimal places")
+        let form = try HostSandbox().describe("pay.pp.quick", DescribeQuickTests.complete + ["amount=12,345"])
+        #expect(form["amount"].error == "12,345 is ambiguous: it reads as 12345 (a group separator) or as 12,345 (a decimal separator); type 12345 or 12,345")
         #expect(form.ready == false)
     }
 }

@@ -151,10 +151,10 @@ struct RunTests {
     @Test("invalid: a bad value or an unknown atom on the command line is an error on that atom")
     func invalidAssignments() throws {
         let sandbox = try enrolled()
-        let (report, _) = try sandbox.run("pay.pp.quick", Self.quick + ["amount=12.345", "nosuchAtom=1"])
+        let (report, _) = try sandbox.run("pay.pp.quick", Self.quick + ["amount=12.3456", "nosuchAtom=1"])
         #expect(report.status == "invalid")
         #expect(report.errors.map(\.atom) == ["amount", "nosuchAtom"])
-        #expect(report.errors.first?.message == "amount: 12.345: RUB has 2 decimal places")
+        #expect(report.errors.first?.message == "amount: 12.3456: RUB has 2 digits after the decimal separator, not more (amounts are never rounded)")
         let unknown = try sandbox.run("pay.pp.nope", [])
         #expect(unknown.report.status == "invalid")
         #expect(unknown.report.errors.count == 1)

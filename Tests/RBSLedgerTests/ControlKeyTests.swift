@@ -1,4 +1,5 @@
 import Foundation
+import RBSMoney
 import Testing
 @testable import RBSLedger
 
@@ -8,8 +9,8 @@ struct ControlKeyTests {
     func seededAccountsHaveValidKeys() throws {
         #expect(DemoBank.seedAccounts.count == 4)
         for account in DemoBank.seedAccounts {
-            #expect(ControlKey.isValid(account: account.number, bic: DemoBank.bic), "\(account.number)")
-            #expect(ControlKey.withKey(account: account.number, bic: DemoBank.bic) == account.number)
+            #expect(AccountKey.isValid(account: account.number, bic: DemoBank.bic), "\(account.number)")
+            #expect(AccountKey.withKey(account: account.number, bic: DemoBank.bic) == account.number)
         }
     }
 
@@ -24,9 +25,9 @@ struct ControlKeyTests {
 
     @Test("a wrong digit breaks the key")
     func wrongDigit() {
-        #expect(!ControlKey.isValid(account: "40817810438000000002", bic: DemoBank.bic))
-        #expect(!ControlKey.isValid(account: "4081781043800000000", bic: DemoBank.bic))
-        #expect(!ControlKey.isValid(account: "4081781043800000000x", bic: DemoBank.bic))
+        #expect(!AccountKey.isValid(account: "40817810438000000002", bic: DemoBank.bic))
+        #expect(!AccountKey.isValid(account: "4081781043800000000", bic: DemoBank.bic))
+        #expect(!AccountKey.isValid(account: "4081781043800000000x", bic: DemoBank.bic))
     }
 
     @Test("the seed has three RUB accounts (one blocked) and one USD account")

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import RBSMoney
 import Testing
 @testable import RBSLedger
 

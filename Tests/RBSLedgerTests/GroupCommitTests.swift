@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RBSMoney
 import Testing
 @testable import RBSLedger
 

@@ -304,7 +304,7 @@ public final class FormSession {
         case .string(let string): return string
         case .decimal(let decimal):
             if atom.inputType == .amount, let currency = atom.currency { return Amount.text(decimal, currency: currency) }
-            return MoneyText.plain(decimal)
+            return decimal.description
         }
     }
 

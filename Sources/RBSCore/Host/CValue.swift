@@ -1,6 +1,7 @@
 import CRBSPlugin
 import Foundation
 import RBSExpressions
+import RBSMoney
 
 /// Converts between an atom's value in the host (`ExprValue`) and `rbs_value_t` at the boundary.
 enum CValue {
@@ -30,7 +31,7 @@ enum CValue {
                     currency.withCString { currencyPointer in pass(rbs_value_money(amountPointer, currencyPointer)) }
                 }
             }
-            return text(RBS_VALUE_DECIMAL, MoneyText.plain(decimal))
+            return text(RBS_VALUE_DECIMAL, decimal.description)
         case .string(let string):
             return text(atom.kind == .input && atom.inputType == .date ? RBS_VALUE_DATE : RBS_VALUE_TEXT, string)
         }
@@ -73,17 +74,14 @@ enum CValue {
     }
 }
 
-/// Amounts as text with the currency's minor units ("1500.50 RUB").
+/// Amounts as plain text with the currency's minor units ("1500.50"), through ``Money``: exact, never rounded.
 public enum Amount {
+    /// `value` with exactly the minor units of `currency`; a value that does not fit them (it cannot come from a
+    /// form: amounts with extra digits are refused when typed) is written in full rather than rounded.
     public static func text(_ value: Decimal, currency: String) -> String {
-        let digits = RBSExpressions.Currency.minorUnits(currency) ?? 2
-        var rounded = Decimal()
-        var input = value
-        NSDecimalRound(&rounded, &input, digits, .plain)
-        let plain = MoneyText.plain(rounded)
-        guard digits > 0 else { return plain }
-        let parts = plain.split(separator: ".", omittingEmptySubsequences: false)
-        let fraction = parts.count > 1 ? String(parts[1]) : ""
-        return "\(parts[0]).\(fraction.padding(toLength: digits, withPad: "0", startingAt: 0))"
+        guard let currency = Currency(code: currency), let money = try? Money(value, currency: currency) else {
+            return value.description
+        }
+        return money.plain
     }
 }

@@ -106,7 +106,7 @@ final class HostServiceTables: @unchecked Sendable {
         accountsArena.reset()
         out.pointee = rbs_account_t(number: accountsArena.keep(account.number),
                                     currency: accountsArena.keep(account.currency),
-                                    balance: accountsArena.keep(MoneyText.plain(account.balance)),
+                                    balance: accountsArena.keep(Amount.text(account.balance, currency: account.currency)),
                                     owner: accountsArena.keep(account.owner),
                                     title: accountsArena.keep(account.title), blocked: account.blocked)
     }
@@ -120,13 +120,5 @@ final class HostServiceTables: @unchecked Sendable {
     static func isoDate(_ date: Date) -> String {
         let parts = Calendar.current.dateComponents([.year, .month, .day], from: date)
         return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
-    }
-}
-
-/// Decimal ↔ text without locale surprises: '.' separator, no grouping, no exponent.
-enum MoneyText {
-    static func plain(_ value: Decimal) -> String {
-        var value = value
-        return NSDecimalString(&value, Locale(identifier: "en_US_POSIX"))
     }
 }

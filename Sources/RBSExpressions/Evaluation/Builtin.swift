@@ -2,7 +2,7 @@ import Foundation
 
 /// The functions every expression can call. A null string argument counts as "".
 enum Builtin: String, Sendable, CaseIterable {
-    case len, trim, upper, lower, isInn, isKpp, isBic, accountKeyOk, isIban, luhn
+    case len, trim, upper, lower, isInn, isKpp, isBic, accountKeyOk, isIban, luhn, isCard
 
     /// Parameter types (all strings).
     var parameters: [ValueType] {
@@ -13,7 +13,7 @@ enum Builtin: String, Sendable, CaseIterable {
         switch self {
         case .len: .int
         case .trim, .upper, .lower: .string
-        case .isInn, .isKpp, .isBic, .accountKeyOk, .isIban, .luhn: .bool
+        case .isInn, .isKpp, .isBic, .accountKeyOk, .isIban, .luhn, .isCard: .bool
         }
     }
 
@@ -31,6 +31,7 @@ enum Builtin: String, Sendable, CaseIterable {
         case .accountKeyOk: return .bool(Validators.accountKeyOk(account: s, bic: Self.text(second)))
         case .isIban: return .bool(Validators.isIban(s))
         case .luhn: return .bool(Validators.luhn(s))
+        case .isCard: return .bool(Validators.isCard(s))
         }
     }
 

@@ -1,17 +1,14 @@
+import RBSMoney
+
 /// Why an entered value was refused. Every message says what to change.
 public enum InputError: Error, Sendable, Equatable, CustomStringConvertible {
     case empty
     /// `position` is 1-based, in characters; `expected` names what the field accepts ("digits only").
     case invalidCharacter(Character, position: Int, expected: String)
-    case exponent(text: String)
-    case multipleDecimalSeparators(text: String)
-    case misplacedGroupSeparator(text: String)
-    case missingDigits(text: String)
-    case tooManyDecimals(text: String, currency: String, places: Int)
-    case negativeAmount(text: String)
-    case zeroAmount
-    case unknownCurrency(String)
-    case tooLarge(text: String)
+    /// An amount or number refused by ``AmountText`` (ambiguous, too many minor digits, ...).
+    case amount(AmountInputError)
+    /// The atom's currency is not an ISO 4217 currency with minor units.
+    case currency(CurrencyError)
     case tooShort(length: Int, minimum: Int)
     case tooLong(length: Int, maximum: Int)
     case invalidDate(text: String, reason: String)
@@ -26,26 +23,10 @@ public enum InputError: Error, Sendable, Equatable, CustomStringConvertible {
             "enter a value"
         case .invalidCharacter(let c, let position, let expected):
             "\(expected): '\(c)' at position \(position) is not allowed"
-        case .exponent(let text):
-            "\(text): write the number in full; exponents are not accepted"
-        case .multipleDecimalSeparators(let text):
-            "\(text): more than one decimal separator; use one '.' or ','"
-        case .misplacedGroupSeparator(let text):
-            "\(text): digit groups must have three digits; remove or move the separator"
-        case .missingDigits(let text):
-            "\(text): put digits on both sides of the decimal separator"
-        case .tooManyDecimals(let text, let currency, let places):
-            places == 0
-                ? "\(text): \(currency) has no decimal places"
-                : "\(text): \(currency) has \(places) decimal place\(places == 1 ? "" : "s")"
-        case .negativeAmount(let text):
-            "\(text): an amount must be positive"
-        case .zeroAmount:
-            "the amount must be greater than zero"
-        case .unknownCurrency(let code):
-            "unknown currency '\(code)'; use an ISO 4217 code such as RUB, USD or EUR"
-        case .tooLarge(let text):
-            "\(text): too many digits (18 before the decimal separator at most)"
+        case .amount(let error):
+            error.description
+        case .currency(let error):
+            error.description
         case .tooShort(let length, let minimum):
             "too short: \(length) character\(length == 1 ? "" : "s"), at least \(minimum) needed"
         case .tooLong(let length, let maximum):

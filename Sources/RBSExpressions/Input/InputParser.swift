@@ -1,3 +1,6 @@
+import Foundation
+import RBSMoney
+
 /// Checks and converts what a person entered into a field's value.
 public enum InputParser {
     /// Parses `text` as `type`.
@@ -6,8 +9,10 @@ public enum InputParser {
     /// valid-if's business. `minLength` / `maxLength` count characters of non-empty input.
     /// Results: `.text` and `.digits` → `.string`; `.number` and `.amount` → `.decimal`;
     /// `.date` → `.string` in ISO 8601 `YYYY-MM-DD`.
+    /// Amounts and numbers are read by ``AmountText`` (ambiguous forms such as `1,500` are refused, with both
+    /// readings; `locale` spells them).
     public static func parse(_ text: String, as type: InputType, minLength: Int? = nil,
-                             maxLength: Int? = nil) throws(InputError) -> ExprValue {
+                             maxLength: Int? = nil, locale: AmountLocale = .ru) throws(InputError) -> ExprValue {
         for (i, scalar) in text.unicodeScalars.enumerated() where scalar.properties.generalCategory == .control {
             let position = text.unicodeScalars.prefix(i).count + 1
             throw .controlCharacter(scalar: scalar.value, position: position)
@@ -26,9 +31,19 @@ public enum InputParser {
             }
             return .string(text)
         case .number:
-            return .decimal(try Money.parseDecimal(text, allowNegative: true, context: "number").decimal)
-        case .amount(let currency):
-            return .decimal(try Money.parse(text, currency: currency))
+            do throws(AmountInputError) {
+                return .decimal(try AmountText.parseNumber(text, locale: locale))
+            } catch {
+                throw .amount(error)
+            }
+        case .amount(let code):
+            let currency: Currency
+            do throws(CurrencyError) { currency = try Currency.named(code) } catch { throw .currency(error) }
+            do throws(AmountInputError) {
+                return .decimal(try AmountText.parse(text, currency: currency, locale: locale).amount)
+            } catch {
+                throw .amount(error)
+            }
         case .date:
             return .string(try parseDate(text.trimmed))
         }
@@ -36,7 +51,7 @@ public enum InputParser {
 
     /// Parses raw bytes from a terminal or plugin: refuses invalid UTF-8, then parses as ``parse(_:as:minLength:maxLength:)``.
     public static func parse(bytes: [UInt8], as type: InputType, minLength: Int? = nil,
-                             maxLength: Int? = nil) throws(InputError) -> ExprValue {
+                             maxLength: Int? = nil, locale: AmountLocale = .ru) throws(InputError) -> ExprValue {
         var iterator = bytes.makeIterator()
         var decoder = UTF8()
         var scalars = String.UnicodeScalarView()
@@ -52,7 +67,7 @@ public enum InputParser {
                 throw .invalidUTF8(offset: consumed)
             }
         }
-        return try parse(String(scalars), as: type, minLength: minLength, maxLength: maxLength)
+        return try parse(String(scalars), as: type, minLength: minLength, maxLength: maxLength, locale: locale)
     }
 
     /// Checks `YYYY-MM-DD` and that the day exists in the (proleptic Gregorian) calendar.
@@ -72,4 +87,9 @@ public enum InputParser {
         }
         return text
     }
+}
+
+extension String {
+    /// The text without surrounding whitespace.
+    var trimmed: String { trimmingCharacters(in: .whitespaces) }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RBSMoney
 import GRDB
 
 /// The embedded core bank: the customer's accounts and the postings between them, in `rbs.sqlite`.
@@ -132,7 +133,7 @@ public struct EmbeddedBank: Sendable {
 
         func balanceText(scale: Int) -> String {
             if let minor, scale == self.scale { return DecimalText.format(minorUnits: minor, scale: scale) }
-            return DecimalText.format(balance, scale: scale)
+            return DecimalText.format(balance, scale: scale) ?? balance.description
         }
     }
 
@@ -210,8 +211,14 @@ public struct EmbeddedBank: Sendable {
         }
         let account = try Self.account(from: row, path: database.path)
         let balanceText: String = try row.decode(String.self, forColumn: "balance")
-        let scale = Currency.minorUnits(of: account.currency) ?? -1
+        let scale = Currency(code: account.currency)?.minorUnits ?? -1
         let exact = DecimalText.scale(of: balanceText).map { $0 <= scale } ?? false
+        // Money is never rounded: a stored balance with more decimals than its currency has is damage, not a value.
+        guard exact else {
+            throw LedgerError.corruptDatabase(
+                path: database.path,
+                detail: "account \(number) has balance \"\(balanceText)\", more decimals than \(account.currency) has (or an unknown currency)")
+        }
         let minor = scale >= 0 ? DecimalText.minorUnits(balanceText, scale: scale) : nil
         let cached = CachedAccount(account: account, exact: exact, minor: minor, scale: scale)
         state.accounts[number] = cached
@@ -228,7 +235,7 @@ public struct EmbeddedBank: Sendable {
             return .reject(.notPositive(amountText))
         }
         guard amount > 0 else { return .reject(.notPositive(amountText)) }
-        guard let minorUnits = Currency.minorUnits(of: currency) else { return .reject(.unknownCurrency(currency)) }
+        guard let minorUnits = Currency(code: currency)?.minorUnits else { return .reject(.unknownCurrency(currency)) }
         guard scale <= minorUnits else { return .reject(.tooManyDecimals(amountText, currency: currency, minorUnits: minorUnits)) }
 
         guard let debitState = try account(from, state: &state, in: db) else {
@@ -255,8 +262,8 @@ public struct EmbeddedBank: Sendable {
         }
         guard covered else {
             return .reject(.insufficientFunds(
-                account: from, balance: DecimalText.format(debitState.balance, scale: minorUnits),
-                amount: DecimalText.format(amount, scale: minorUnits), currency: currency))
+                account: from, balance: DecimalText.format(debitState.balance, scale: minorUnits) ?? debitState.balance.description,
+                amount: DecimalText.padded(amountText, scale: scale, to: minorUnits), currency: currency))
         }
         let posting = Posting(debit: from, credit: credit, amount: amount, currency: currency, internalTransfer: internalTransfer)
         return .post(posting, DecimalText.padded(amountText, scale: scale, to: minorUnits), amountMinor, minorUnits)
@@ -334,16 +341,11 @@ extension EmbeddedBank.BatchState {
                 return (DecimalText.decimal(minorUnits: sum, scale: scale), DecimalText.format(minorUnits: sum, scale: scale))
             }
         }
+        // Both are exact with at most `scale` decimals (an inexact balance is refused when read), so the sum is too.
         let sum = cached.balance + delta
-        let text = DecimalText.format(sum, scale: scale)
+        let text = DecimalText.format(sum, scale: scale) ?? sum.description
         cached.minor = nil
-        if cached.exact {
-            cached.account.balance = sum
-        } else {
-            // The first write rounds to the minor units; from then on the balance is exact.
-            cached.account.balance = DecimalText.parse(text) ?? sum
-            cached.exact = true
-        }
+        cached.account.balance = sum
         accounts[number] = cached
         return (sum, text)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import RBSMoney
 
 /// The one SQLite file `rbs.sqlite` in the data directory: journal, core bank and one-time code state.
 ///
@@ -146,7 +147,7 @@ final class LedgerDatabase: Sendable {
                     sql: "INSERT INTO accounts (number, currency, balance, owner, title, blocked, position) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     arguments: [
                         account.number, account.currency,
-                        DecimalText.format(account.balance, scale: Currency.minorUnits(of: account.currency) ?? 2),
+                        DecimalText.format(account.balance, scale: Currency(code: account.currency)?.minorUnits ?? 2) ?? "\(account.balance)",
                         account.owner, account.title, account.blocked, position,
                     ])
             }

@@ -1,4 +1,5 @@
 import Foundation
+import RBSMoney
 
 /// The one byte form of a ``Document``: what is signed, hashed for the document id, and stored in the journal.
 ///

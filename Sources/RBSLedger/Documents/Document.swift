@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RBSMoney
 
 /// What the user signs: one operation of one plugin, with its fields, its time, a nonce and the signer's key id.
 ///

@@ -1,12 +1,13 @@
 import Foundation
 
-/// Exact conversions between `Decimal` and plain decimal text ("-12.50"), without locales or floating point.
+/// Exact conversions between `Decimal`, minor units and plain decimal text ("-12.50"), without locales, floating
+/// point or rounding.
 ///
-/// The grammar is `-?(0|[1-9][0-9]*)(\.[0-9]+)?`: an optional minus sign, no leading zeros, a '.' as
-/// the separator, no exponent, no grouping, no spaces.
-enum DecimalText {
+/// The grammar is `-?(0|[1-9][0-9]*)(\.[0-9]+)?`: an optional minus sign, no leading zeros, a '.' as the
+/// separator, no exponent, no grouping, no spaces.
+package enum DecimalText {
     /// The number of digits after the '.', or `nil` when `text` is not a plain decimal.
-    static func scale(of text: String) -> Int? {
+    package static func scale(of text: String) -> Int? {
         var bytes = Substring(text).utf8[...]
         if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
         let integer = bytes.prefix { $0 != UInt8(ascii: ".") }
@@ -20,7 +21,7 @@ enum DecimalText {
     }
 
     /// The exact value of plain decimal text, or `nil` when it is not plain decimal text or has more than 30 digits.
-    static func parse(_ text: String) -> Decimal? {
+    package static func parse(_ text: String) -> Decimal? {
         guard let scale = scale(of: text) else { return nil }
         let negative = text.hasPrefix("-")
         let digits = text.utf8.filter(isDigit)
@@ -40,62 +41,54 @@ enum DecimalText {
         return negative && value != 0 ? -value : value
     }
 
-    /// `value` written with exactly `scale` digits after the '.' (rounded half-even if it had more).
-    static func format(_ value: Decimal, scale: Int) -> String {
-        var input = value
-        var rounded = Decimal()
-        NSDecimalRound(&rounded, &input, scale, .bankers)
-        let negative = rounded < 0
-        let magnitude = negative ? -rounded : rounded
+    /// `value` written with at least `scale` digits after the '.' (trailing zeros added), or `nil` when it has
+    /// more significant decimals than `scale`: an exact value is never rounded to fit.
+    package static func format(_ value: Decimal, scale: Int) -> String? {
         // `description` of a Decimal is exact and uses '.' whatever the locale.
-        var text = magnitude.description
+        let text = value.description
         var integer = Substring(text)
         var fraction = Substring("")
         if let dot = text.firstIndex(of: ".") {
             integer = text[..<dot]
             fraction = text[text.index(after: dot)...]
         }
-        if fraction.count < scale {
-            fraction += String(repeating: "0", count: scale - fraction.count)
-        }
-        text = scale > 0 ? "\(integer).\(fraction.prefix(scale))" : String(integer)
-        return negative ? "-" + text : text
+        while fraction.last == "0" { fraction = fraction.dropLast() }
+        guard fraction.count <= scale else { return nil }
+        fraction += String(repeating: "0", count: scale - fraction.count)
+        return scale > 0 ? "\(integer).\(fraction)" : String(integer)
     }
 
     /// Plain decimal text `text` with `scale` digits after the '.' (its ``scale(of:)``) written with `target`
-    /// (≥ `scale`) digits: trailing zeros added. For a positive amount this is exactly
-    /// `format(parse(text)!, scale: target)`, without going through `Decimal`.
-    static func padded(_ text: String, scale: Int, to target: Int) -> String {
+    /// (≥ `scale`) digits: trailing zeros added.
+    package static func padded(_ text: String, scale: Int, to target: Int) -> String {
         guard target > scale else { return text }
         var out = text
         if scale == 0 { out += "." }
         out += String(repeating: "0", count: target - scale)
-        assert(out == format(parse(text)!, scale: target), "padded(\(text)) = \(out)")
         return out
     }
 
     /// Plain decimal text as a whole number of units of 10^-`scale` (cents for 2), when it has at most `scale`
     /// decimals and at most 18 digits after scaling (so sums of two stay far from overflowing); else `nil`.
-    static func minorUnits(_ text: String, scale: Int) -> Int64? {
+    package static func minorUnits(_ text: String, scale: Int) -> Int64? {
         guard let textScale = self.scale(of: text), textScale <= scale else { return nil }
         var value: Int64 = 0
         var digits = 0
         for c in text.utf8 where isDigit(c) {
-            digits += 1
+            if digits > 0 || c != UInt8(ascii: "0") { digits += 1 }
             if digits > 18 { return nil }
             value = value * 10 + Int64(c - UInt8(ascii: "0"))
         }
         for _ in textScale..<scale {
-            digits += 1
+            if value != 0 { digits += 1 }
             if digits > 18 { return nil }
             value *= 10
         }
         return text.utf8.first == UInt8(ascii: "-") ? -value : value
     }
 
-    /// `minor` units of 10^-`scale` as plain decimal text with exactly `scale` decimals: the same text as
-    /// `format(decimal(minorUnits: minor, scale: scale), scale: scale)`, without `Decimal`.
-    static func format(minorUnits minor: Int64, scale: Int) -> String {
+    /// `minor` units of 10^-`scale` as plain decimal text with exactly `scale` decimals.
+    package static func format(minorUnits minor: Int64, scale: Int) -> String {
         var digits = String(minor.magnitude)
         if digits.utf8.count <= scale { digits = String(repeating: "0", count: scale + 1 - digits.utf8.count) + digits }
         var text = digits
@@ -107,7 +100,7 @@ enum DecimalText {
     }
 
     /// The exact `Decimal` of `minor` units of 10^-`scale`.
-    static func decimal(minorUnits minor: Int64, scale: Int) -> Decimal {
+    package static func decimal(minorUnits minor: Int64, scale: Int) -> Decimal {
         Decimal(sign: minor < 0 ? .minus : .plus, exponent: -scale, significand: Decimal(minor.magnitude))
     }
 

@@ -1,0 +1,113 @@
+import Foundation
+import RBSMoney
+import Testing
+
+@Suite struct AmountTextTests {
+    private func rub(_ text: String, _ locale: AmountLocale = .ru) throws -> String {
+        try AmountText.parse(text, currency: .rub, locale: locale).plain
+    }
+
+    private func error(_ text: String, _ currency: Currency = .rub, _ locale: AmountLocale = .ru) -> AmountInputError? {
+        do {
+            _ = try AmountText.parse(text, currency: currency, locale: locale)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func russianForms() throws {
+        #expect(try rub("1 500,50") == "1500.50")
+        #expect(try rub("1\u{00A0}500,50") == "1500.50")
+        #expect(try rub("1\u{202F}500,50") == "1500.50")
+        #expect(try rub("1 000 000") == "1000000.00")
+        #expect(try rub("1500,5") == "1500.50")
+        #expect(try rub("0,07") == "0.07")
+        #expect(try rub("  12  ") == "12.00")
+    }
+
+    @Test func englishForms() throws {
+        #expect(try rub("1,500.50", .en) == "1500.50")
+        #expect(try rub("1,500,000", .en) == "1500000.00")
+        #expect(try rub("1500.50", .en) == "1500.50")
+        #expect(try rub("1.5", .en) == "1.50")
+    }
+
+    @Test func formsWithOneReadingAreAcceptedInEitherLocale() throws {
+        for locale in AmountLocale.allCases {
+            #expect(try rub("1,5", locale) == "1.50")
+            #expect(try rub("1.50", locale) == "1.50")
+            #expect(try rub("1.500,50", locale) == "1500.50")
+            #expect(try rub("1.500.000", locale) == "1500000.00")
+            #expect(try rub("1500,00", locale) == "1500.00")
+        }
+    }
+
+    @Test func ambiguousFormsAreRefusedWithBothReadings() {
+        for locale in AmountLocale.allCases {
+            for text in ["1,500", "1.500", "12,345", "999.999"] {
+                guard case .ambiguous(let shown, let grouped, let decimal, _) = error(text, .rub, locale) else {
+                    Issue.record("\(text) (\(locale)) was not refused as ambiguous")
+                    continue
+                }
+                #expect(shown == text)
+                #expect(grouped == Decimal(string: text.filter(\.isNumber)))
+                #expect(decimal == Decimal(string: text.replacingOccurrences(of: ",", with: ".")))
+            }
+        }
+        let message = error("1,500", .rub, .ru)?.description ?? ""
+        #expect(message == "1,500 is ambiguous: it reads as 1500 (a group separator) or as 1,5 (a decimal separator); type 1500 or 1,5")
+        let english = error("1.500", .rub, .en)?.description ?? ""
+        #expect(english == "1.500 is ambiguous: it reads as 1500 (a group separator) or as 1.5 (a decimal separator); type 1500 or 1.5")
+        // Even in a currency with three minor digits.
+        if case .ambiguous = error("1,500", Currency(code: "KWD")!, .en) {} else { Issue.record("KWD 1,500 accepted") }
+    }
+
+    @Test func extraMinorDigitsAreAnErrorNeverARounding() {
+        // A leading zero cannot start a digit group, so 0,500 has one reading: three minor digits.
+        #expect(error("0,500") == .tooManyMinorDigits(text: "0,500", currency: .rub))
+        #expect(error("1500,555") == .tooManyMinorDigits(text: "1500,555", currency: .rub))
+        #expect(error("1 500,505") == .tooManyMinorDigits(text: "1 500,505", currency: .rub))
+        #expect(error("0,001") == .tooManyMinorDigits(text: "0,001", currency: .rub))
+        #expect(error("1500.5000") == .tooManyMinorDigits(text: "1500.5000", currency: .rub))
+        let yen = Currency(code: "JPY")!
+        #expect(error("100,5", yen) == .tooManyMinorDigits(text: "100,5", currency: yen))
+        let dinar = Currency(code: "BHD")!
+        #expect((try? AmountText.parse("1,5", currency: dinar, locale: .ru).plain) == "1.500")
+        #expect(error("1.5005", dinar) == .tooManyMinorDigits(text: "1.5005", currency: dinar))
+        #expect(error("1.5005", dinar)?.description.contains("never rounded") == true)
+    }
+
+    @Test func malformedInputIsRefusedWithAReason() {
+        #expect(error("") == .empty)
+        #expect(error("   ") == .empty)
+        #expect(error("1e3") == .exponent(text: "1e3"))
+        #expect(error("-5") == .negative(text: "-5"))
+        #expect(error("0") == .zero)
+        #expect(error("0,00") == .zero)
+        #expect(error("15 00") == .misplacedGroupSeparator(text: "15 00"))
+        #expect(error("1 500.000,50") == .misplacedGroupSeparator(text: "1 500.000,50"))
+        #expect(error("1.") == .missingDigits(text: "1."))
+        #expect(error(",5") == .missingDigits(text: ",5"))
+        #expect(error("1,500,50.5,0") == .multipleDecimalSeparators(text: "1,500,50.5,0"))
+        #expect(error("12a") == .invalidCharacter("a", position: 3))
+        #expect(error("1234567890123456789") == .tooLarge(text: "1234567890123456789"))
+    }
+
+    @Test func numbersMayBeNegative() throws {
+        #expect(try AmountText.parseNumber("-1 500,25", locale: .ru) == Decimal(string: "-1500.25"))
+        #expect(throws: AmountInputError.self) { try AmountText.parseNumber("1,500", locale: .ru) }
+    }
+
+    @Test func formattingGroupsAndKeepsEveryMinorDigit() throws {
+        let money = try Money(plain: "1234567.5", currency: .rub)
+        #expect(money.formatted(.ru) == "1\u{00A0}234\u{00A0}567,50")
+        #expect(money.formatted(.en) == "1,234,567.50")
+        #expect(try Money(plain: "-12000", currency: Currency(code: "JPY")!).formatted(.en) == "-12,000")
+        #expect(try Money(plain: "0.005", currency: Currency(code: "KWD")!).formatted(.ru) == "0,005")
+        // What is formatted parses back to the same money.
+        for locale in AmountLocale.allCases {
+            #expect(try AmountText.parse(money.formatted(locale), currency: .rub, locale: locale) == money)
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import RBSMoney
+import Testing
+
+@Suite struct MoneyTests {
+    @Test func exactFromDecimalAndPlainText() throws {
+        let money = try Money(Decimal(string: "1500.5")!, currency: .rub)
+        #expect(money.minorUnits == 150050)
+        #expect(money.plain == "1500.50")
+        #expect(money.description == "1500.50 RUB")
+        #expect(money.amount == Decimal(string: "1500.50"))
+        #expect(try Money(plain: "7", currency: Currency(code: "JPY")!).plain == "7")
+    }
+
+    @Test func moreDigitsThanTheCurrencyHasIsAnErrorNotARounding() {
+        #expect(throws: MoneyError.tooManyMinorDigits("0.005", currency: .rub)) {
+            try Money(Decimal(string: "0.005")!, currency: .rub)
+        }
+        #expect(throws: MoneyError.tooManyMinorDigits("1.5", currency: Currency(code: "JPY")!)) {
+            try Money(plain: "1.5", currency: Currency(code: "JPY")!)
+        }
+        #expect(throws: MoneyError.notPlainDecimal("1,5")) { try Money(plain: "1,5", currency: .rub) }
+        #expect(throws: MoneyError.tooLarge("12345678901234567.00")) {
+            try Money(plain: "12345678901234567.00", currency: .rub)
+        }
+    }
+
+    /// No money path rounds: the sources have no rounding calls at all (`.bankers`, `.plain` rounding modes,
+    /// `NSDecimalRound`, `rounded(`).
+    @Test func noSourceFileRoundsMoney() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources")
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+        #expect(files.count > 50)
+        for file in files {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for needle in ["NSDecimalRound", ".bankers", "roundingMode", "NSDecimalNumberHandler"] {
+                #expect(!text.contains(needle), "\(file.lastPathComponent) contains \(needle)")
+            }
+        }
+    }
+}
