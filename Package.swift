@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "RBSCore", dependencies: [
             "CRBSPlugin", "CIsolation", "RBSExpressions", "RBSLedger", "RBSMoney",
             .product(name: "Crypto", package: "swift-crypto"),
-        ], resources: [.copy("Resources/banks.csv")]),
+        ], resources: [.copy("Resources/ED807-extract.xml")]),
         // The Swift SDK for plugin authors. The host never links it.
         .target(name: "RBSPluginKit", dependencies: ["CRBSPlugin"], path: "SDK/Sources/RBSPluginKit"),
         // Line editing for the REPL: libedit bound at run time (only its runtime is on a fresh machine), plain input otherwise.

@@ -20,17 +20,18 @@ public final class Runtime: @unchecked Sendable {
     ///     the manifest against its signature); nil loads every well-formed plugin.
     ///   - isolation: whether plugins run in worker processes (see `IsolationSettings`); nil: in this process.
     public init(paths: HostPaths, accounts: (any AccountsService)? = nil, clock: any Clock = SystemClock(),
-                log: any HostLog = StandardErrorLog(), directory: BankDirectory = .bundled(),
+                log: any HostLog = StandardErrorLog(), directory: BankDirectory? = nil,
                 scanner: (any PluginScanner)? = nil, policy: PluginLoadPolicy? = nil,
                 isolation: IsolationSettings? = nil) {
         self.paths = paths
         let locator = ServiceLocator()
         locator.register(log, as: (any HostLog).self)
         locator.register(clock, as: (any Clock).self)
+        // The directory imported into the data folder (`directory import`), else the bundled extract.
+        let directory = directory ?? Self.bankDirectory(dataDirectory: paths.data, log: log)
         locator.register(directory)
         self.clock = clock
         if let accounts { locator.register(accounts, as: (any AccountsService).self) }
-        for problem in directory.problems { log.write(level: .warning, source: "rbs-host", message: problem.description) }
         self.locator = locator
         serviceTables = HostServiceTables(locator: locator)
         registry = PluginRegistry(loader: PluginLoader(imagesDirectory: paths.images, locator: locator, policy: policy,
@@ -40,6 +41,17 @@ public final class Runtime: @unchecked Sendable {
         locator.provider = registry
         if accounts == nil {
             locator.register(LedgerAccounts { [unowned self] in try self.ledger() }, as: (any AccountsService).self)
+        }
+    }
+
+    /// The imported bank directory; when it cannot be read, the bundled extract, with a warning saying why.
+    private static func bankDirectory(dataDirectory: URL, log: any HostLog) -> BankDirectory {
+        do {
+            return try BankDirectory.current(dataDirectory: dataDirectory)
+        } catch {
+            log.write(level: .warning, source: "rbs-host",
+                      message: "\(error) — using the bundled bank directory; re-import with `rbs-host directory import FILE`")
+            return .bundled()
         }
     }
 

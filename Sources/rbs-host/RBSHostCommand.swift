@@ -11,7 +11,8 @@ struct RBSHostCommand: ParsableCommand {
         version: RBSHost.version,
         subcommands: [REPLCommand.self, ListCommand.self, PluginsCommand.self, DescribeCommand.self, RunCommand.self,
                       KeysCommand.self, JournalCommand.self, VerifyCommand.self, ScanCommand.self,
-                      PluginCommand.self, TrustCommand.self, WorkerCommand.self, ServeCommand.self, CustomersCommand.self],
+                      PluginCommand.self, TrustCommand.self, WorkerCommand.self, ServeCommand.self, CustomersCommand.self,
+                      DirectoryCommand.self],
         defaultSubcommand: REPLCommand.self)
 }
 

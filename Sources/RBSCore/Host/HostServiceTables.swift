@@ -60,8 +60,21 @@ final class HostServiceTables: @unchecked Sendable {
             lookup: { context, bic, out in
                 guard let tables = HostServiceTables.from(context), let bic, let out else { return false }
                 return tables.lock.withLock {
-                    guard let directory = tables.locator.optional(BankDirectory.self),
-                          let bank = directory.bank(bic: String(cString: bic)) else { return false }
+                    guard let directory = tables.locator.optional(BankDirectory.self) else { return false }
+                    let wanted = String(cString: bic)
+                    let bank: Bank
+                    switch directory.status(bic: wanted) {
+                    case .active(let found):
+                        bank = found
+                    case .closed(_, let date):
+                        // A closed BIC is refused: the plugin sees an unknown BIC, the person reads why.
+                        tables.locator.optional((any HostLog).self)?.write(
+                            level: .warning, source: "rbs-host",
+                            message: "BIC \(wanted) was closed on \(date) (bank directory of \(directory.date)); payments to it are refused")
+                        return false
+                    case .unknown:
+                        return false
+                    }
                     let arena = tables.directoryArena
                     arena.reset()
                     out.pointee = rbs_bank_t(bic: arena.keep(bank.bic), name: arena.keep(bank.name),

@@ -8,13 +8,13 @@ import Darwin
 #endif
 
 /// Files that hold secrets: created 0600 from the first byte, written whole, synced, then renamed into place.
-enum SecureFile {
-    enum Failure: Error {
+package enum SecureFile {
+    package enum Failure: Error {
         case system(String)
     }
 
     /// Creates `directory` (and parents) with mode 0700 when it is missing.
-    static func ensureDirectory(_ directory: URL) throws(Failure) {
+    package static func ensureDirectory(_ directory: URL) throws(Failure) {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw .system("\(directory.path) exists and is not a directory") }
@@ -29,7 +29,7 @@ enum SecureFile {
     }
 
     /// Writes `data` to `url` atomically with mode 0600.
-    static func write(_ data: Data, to url: URL) throws(Failure) {
+    package static func write(_ data: Data, to url: URL) throws(Failure) {
         let temporary = url.path + ".tmp-\(getpid())"
         unlink(temporary)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
