@@ -10,6 +10,21 @@ struct DescribeQuickTests {
         "destDesc=оплата по счёту 7", "amount=100",
     ]
 
+    @Test("real requisites: a bank's correspondent account and client accounts, a treasury account at a treasury BIC", arguments: [
+        ("044525225", "40702810938000000001", "ПАО Сбербанк"),
+        ("044525593", "30101810200000000593", "АО «Альфа-Банк»"),  // the bank's own correspondent account (division rule)
+        ("044525593", "40702810801300000001", "АО «Альфа-Банк»"),
+        ("004525988", "03100643000000017300", "ГУ Банка России по ЦФО//УФК по г. Москве"),
+        ("017003983", "03100643000000018500", "ОТДЕЛЕНИЕ ТУЛА БАНКА РОССИИ//УФК по Тульской области"),
+    ])
+    func realRequisites(bic: String, account: String, bank: String) throws {
+        let form = try HostSandbox().describe("pay.pp.quick", Self.complete.filter { !$0.hasPrefix("dest") }
+            + ["destName=ООО Ромашка", "destDesc=оплата по счёту 7", "destBic=\(bic)", "destAccount=\(account)"])
+        #expect(form["destBicInfo"].caption == bank)
+        #expect(form["destAccount"].error == nil)
+        #expect(form.ready, "\(form.atoms.filter { $0.error != nil })")
+    }
+
     @Test("describe --json: operation, atoms with exactly {id, kind, caption, visible, value, error}, ready; the initial form")
     func contract() throws {
         let sandbox = try HostSandbox()
@@ -48,7 +63,6 @@ struct DescribeQuickTests {
         ("destInn", "12a4", "digits only: 'a' at position 3 is not allowed"),
         ("destAccount", "4081781043800000000X", "digits only: 'X' at position 20 is not allowed"),
         ("destBic", "04452522Б", "digits only: 'Б' at position 9 is not allowed"),
-        ("destKpp", "77o801001", "digits only: 'o' at position 3 is not allowed"),
     ])
     func lettersInDigitFields(atom: String, value: String, message: String) throws {
         let form = try HostSandbox().describe("pay.pp.quick", ["\(atom)=\(value)"])

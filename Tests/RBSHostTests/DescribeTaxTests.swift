@@ -97,6 +97,43 @@ struct DescribeTaxTests {
         #expect(good.ready)
     }
 
+    /// The single tax payment's real requisites (published by the Federal Tax Service since 2023): the treasury
+    /// account 03… at the treasury office's BIC, whose single treasury account 40102… is the bank's account.
+    static let singleTaxPayment = [
+        "srcAccount=\(Demo.current)", "type=1", "payerStatus=01", "kbk=18201061201010000510", "oktmo=45382000",
+        "basis=ТП", "period=ГД.00.2026", "destName=Казначейство России (ФНС России)", "destInn=7727406020",
+        "destKpp=770801001", "destAccount=03100643000000018500", "destBic=017003983", "destDesc=Единый налоговый платёж",
+        "amount=1 000,00",
+    ]
+
+    @Test("real treasury requisites are accepted: the single tax payment (BIC 017003983) and Moscow's treasury office (004525988)")
+    func realTreasuryRequisites() throws {
+        let sandbox = try HostSandbox()
+        let form = try sandbox.describe("pay.pp.tax", Self.singleTaxPayment)
+        #expect(form["destAccount"].error == nil)
+        #expect(form["destBic"].error == nil)
+        #expect(form["destBicInfo"].caption == "ОТДЕЛЕНИЕ ТУЛА БАНКА РОССИИ//УФК по Тульской области")
+        #expect(form.ready, "\(form.atoms.filter { $0.error != nil })")
+        let moscow = try sandbox.describe("pay.pp.tax", Self.singleTaxPayment.filter { !$0.hasPrefix("destAccount=") && !$0.hasPrefix("destBic=") }
+                                          + ["destAccount=03100643000000017300", "destBic=004525988"])
+        #expect(moscow["destBicInfo"].caption == "ГУ Банка России по ЦФО//УФК по г. Москве")
+        #expect(moscow.ready, "\(moscow.atoms.filter { $0.error != nil })")
+        // A treasury account must be in rubles (digits 6–8 = 643).
+        let wrong = try sandbox.describe("pay.pp.tax", ["destAccount=03100840000000017300", "destBic=004525988"])
+        #expect(wrong["destAccount"].error == "The account number does not match the BIC (control key): check both")
+    }
+
+    @Test("a KPP may carry capital Latin letters in positions 5–6")
+    func kppWithLetters() throws {
+        let sandbox = try HostSandbox()
+        #expect(try sandbox.describe("pay.pp.tax", ["destKpp=7736AB001"])["destKpp"].error == nil)
+        #expect(try sandbox.describe("pay.pp.tax", ["destKpp=7736ab001"])["destKpp"].error
+                == "The KPP is 9 characters: 4 digits, 2 digits or capital Latin letters (A–Z), 3 digits")
+        #expect(try sandbox.describe("pay.pp.quick", ["destKpp=7736AB001"])["destKpp"].error == nil)
+        #expect(try sandbox.describe("pay.pp.quick", ["destKpp=77o801001"])["destKpp"].error
+                == "The KPP is 9 characters: 4 digits, 2 digits or capital Latin letters (A–Z), 3 digits")
+    }
+
     @Test("OKTMO 8 or 11 digits; the payee's INN must be correct and 10–12 digits; KPP 9 digits")
     func codes() throws {
         let sandbox = try HostSandbox()

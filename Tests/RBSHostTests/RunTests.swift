@@ -195,9 +195,18 @@ struct RunTests {
         #expect(result.report.posting == nil)
         let object = try #require(try jsonObject(result.process.stdout) as? [String: Any])
         #expect(keys(object) == ["status", "journal", "document", "errors"])
-        #expect(result.report.document?.fields == ["card": "4111111111111111", "cardMasked": "4111 11** **** 1111",
+        // Never the full card number: the masked form and the last four digits only.
+        #expect(result.report.document?.fields == ["cardMasked": "4111 11** **** 1111", "cardLastFour": "1111",
                                                    "reason": "compromised", "action": "block"])
         #expect(try sandbox.journal().map(\.kind) == ["acknowledged"])
+        #expect(!result.process.stdout.contains("4111111111111111"))
+        let journal = try sandbox.host(["journal", "--json"]).stdout
+        #expect(!journal.contains("4111111111111111"))
+        for file in try FileManager.default.contentsOfDirectory(at: sandbox.data, includingPropertiesForKeys: nil)
+        where file.lastPathComponent.hasPrefix("rbs.sqlite") {
+            let bytes = try Data(contentsOf: file)
+            #expect(bytes.range(of: Data("4111111111111111".utf8)) == nil, "\(file.lastPathComponent) holds the full card number")
+        }
         #expect(try sandbox.balances() == Demo.seedBalances)
     }
 

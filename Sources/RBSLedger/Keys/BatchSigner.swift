@@ -101,7 +101,13 @@ final class BatchSigner: @unchecked Sendable {
     private func sign(_ chunk: Int) {
         for index in range(chunk) {
             let result: Result<Signed, KeyStoreError>
-            let bytes = documents[index].canonicalBytes
+            let document = documents[index]
+            if let field = document.fields.first(where: { SigningIdentity.holdsFullCardNumber(key: $0.key, value: $0.value) }) {
+                (results + index).initialize(to: .failure(.signingFailed(
+                    "field \"\(field.key)\" holds a full card number; a document names a card by its masked form or last four digits")))
+                continue
+            }
+            let bytes = document.canonicalBytes
             do {
                 let signature = try key.signature(for: bytes)
                 result = .success(Signed(canonicalBytes: bytes, id: Document.id(ofCanonical: bytes), signature: signature))

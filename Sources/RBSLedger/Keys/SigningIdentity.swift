@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RBSMoney
 
 /// The user's signing key and one-time code secret, loaded from the data directory by ``KeyStore/load()``.
 public struct SigningIdentity {
@@ -32,12 +33,27 @@ public struct SigningIdentity {
         guard document.keyId == keyId else {
             throw .signingFailed("the document names key \(document.keyId), but this key is \(keyId)")
         }
+        // A full card number (PAN) is never signed, and so never reaches the journal or the ledger (PCI DSS 3.4):
+        // a card is named by its masked form or last four digits.
+        for field in document.fields where Self.holdsFullCardNumber(key: field.key, value: field.value) {
+            throw .signingFailed("field \"\(field.key)\" holds a full card number; a document names a card by its masked form "
+                                 + "(first six and last four digits) or its last four digits, never the whole number")
+        }
         let bytes = document.canonicalBytes
         do {
             return SignedDocument(document: document, canonicalBytes: bytes, signature: try privateKey.signature(for: bytes))
         } catch {
             throw .signingFailed(String(describing: error))
         }
+    }
+
+    /// Whether a field named like a card (`card…`, `…Card…`, `pan`) holds a whole card number that passes its
+    /// scheme's length and Luhn check (digits, possibly grouped by spaces). Other fields are not guessed at: an OGRN
+    /// or an account number is not a card.
+    static func holdsFullCardNumber(key: String, value: String) -> Bool {
+        let lowered = key.lowercased()
+        guard lowered.contains("card") || lowered == "pan" || lowered.hasSuffix("pan") else { return false }
+        return CardNumber.isValid(value)
     }
 
 }

@@ -53,13 +53,13 @@ const REASON_VALUES: [&str; 4] = ["lost", "stolen", "compromised", "other"];
 
 static ATOMS: SyncPtr<[RbsAtomDescriptor; 4]> = SyncPtr([
     RbsAtomDescriptor {
-        input_type: RBS_INPUT_DIGITS,
-        min_length: 16,
-        max_length: 16,
-        hint: c"The 16 digits on the front of the card. Mir (2…), Visa (4…) and Mastercard (5…) cards can be blocked here."
+        input_type: RBS_INPUT_TEXT,
+        min_length: 13,
+        max_length: 23,
+        hint: c"The number on the front of the card, with or without spaces (4111 1111 1111 1111). Mir, Visa and Mastercard cards can be blocked here."
             .as_ptr(),
-        valid_if: c"luhn(cardNumber) AND isSupportedCard(cardNumber)".as_ptr(),
-        error_text: c"Check the card number: 16 digits with a correct check digit, of a Mir, Visa or Mastercard card (starting with 2, 4 or 5)"
+        valid_if: c"isCard(cardNumber) AND isSupportedCard(cardNumber)".as_ptr(),
+        error_text: c"Check the card number: a Mir, Visa or Mastercard number of the right length with a correct check digit"
             .as_ptr(),
         ..atom(c"cardNumber", RBS_ATOM_INPUT, c"Номер карты")
     },
@@ -160,9 +160,37 @@ fn luhn(number: &str) -> bool {
     sum.is_multiple_of(10)
 }
 
-/// A card of a scheme this bank can block: the BIN starts with 2 (Mir), 4 (Visa) or 5 (Mastercard).
+/// The digits of a card number as people write it: digits in groups separated by single spaces
+/// ("4111 1111 1111 1111" or "4111111111111111"); None for anything else.
+fn card_digits(text: &str) -> Option<String> {
+    let text = text.trim_matches(' ');
+    let mut digits = String::with_capacity(19);
+    let mut last_was_space = true;
+    for character in text.chars() {
+        match character {
+            '0'..='9' => {
+                digits.push(character);
+                last_was_space = false;
+            }
+            ' ' if !last_was_space => last_was_space = true,
+            _ => return None,
+        }
+    }
+    Some(digits)
+}
+
+/// A card of a scheme this bank can block, with that scheme's length: Mir (2200–2204, 16–19 digits), Visa (4,
+/// 13, 16 or 19 digits), Mastercard (51–55 or 2221–2720, 16 digits).
 fn is_supported(number: &str) -> bool {
-    matches!(number.as_bytes().first(), Some(b'2' | b'4' | b'5'))
+    let prefix = |n: usize| number.get(..n).and_then(|p| p.parse::<u32>().ok()).unwrap_or(0);
+    let length = number.len();
+    match number.as_bytes().first() {
+        Some(b'2') if (2200..=2204).contains(&prefix(4)) => (16..=19).contains(&length),
+        Some(b'2') if (2221..=2720).contains(&prefix(4)) => length == 16,
+        Some(b'4') => matches!(length, 13 | 16 | 19),
+        Some(b'5') if (51..=55).contains(&prefix(2)) => length == 16,
+        _ => false,
+    }
 }
 
 /// "4111111111111111" → "4111 11** **** 1111": the BIN and the last four digits, the rest hidden, in groups of four.
@@ -193,8 +221,8 @@ pub unsafe extern "C" fn card_block_is_supported(number: *const c_char) -> bool 
     }
     guard(false, || {
         // SAFETY: non-NULL and NUL-terminated, borrowed for this call.
-        let bytes = unsafe { CStr::from_ptr(number) }.to_bytes();
-        matches!(bytes.first(), Some(b'2' | b'4' | b'5'))
+        let text = unsafe { CStr::from_ptr(number) }.to_string_lossy();
+        card_digits(&text).is_some_and(|digits| is_supported(&digits))
     })
 }
 
@@ -243,10 +271,8 @@ impl CardBlock {
     /// Whether the committed value of `atom` holds; the message for it when it does not.
     fn problem(&self, atom: &CStr) -> Option<&'static str> {
         match atom.to_bytes() {
-            b"cardNumber"
-                if self.card.len() != 16 || !luhn(&self.card) || !is_supported(&self.card) =>
-            {
-                Some("Check the card number: 16 digits of a Mir, Visa or Mastercard card")
+            b"cardNumber" if !luhn(&self.card) || !is_supported(&self.card) => {
+                Some("Check the card number: a Mir, Visa or Mastercard number with a correct check digit")
             }
             b"reason" if !REASON_VALUES.contains(&self.reason.as_str()) => {
                 Some("Choose why the card is blocked")
@@ -345,7 +371,12 @@ unsafe extern "C" fn card_block_value_changed(
         let value = unsafe { &*value };
         let atom = unsafe { CStr::from_ptr(atom_id) };
         match atom.to_bytes() {
-            b"cardNumber" => this.card = unsafe { text_of(value) }.unwrap_or_default(),
+            // Only the digits are kept; the full number never leaves this instance (see build_document).
+            b"cardNumber" => {
+                this.card = unsafe { text_of(value) }
+                    .and_then(|text| card_digits(&text))
+                    .unwrap_or_default()
+            }
             b"reason" => this.reason = unsafe { text_of(value) }.unwrap_or_default(),
             // SAFETY: `boolean` is the meaningful member of a BOOL value.
             b"confirm" => {
@@ -377,9 +408,12 @@ unsafe extern "C" fn card_block_build_document(
         if !this.check() {
             return RBS_INVALID;
         }
+        // Never the full card number (PAN): the signed document, the journal and the ledger get the masked form
+        // (first six and last four digits, PCI DSS 3.4) and the last four digits.
+        let last_four = this.card.get(this.card.len().saturating_sub(4)..).unwrap_or_default();
         let fields: [(&CStr, String); 4] = [
-            (c"card", this.card.clone()),
             (c"cardMasked", masked(&this.card)),
+            (c"cardLastFour", last_four.to_string()),
             (c"reason", this.reason.clone()),
             (c"action", String::from("block")),
         ];
@@ -406,8 +440,11 @@ mod tests {
         assert!(!luhn("4111111111111112"));
         assert!(!luhn(""));
         assert!(is_supported("2200000000000004") && is_supported("5500000000000004"));
+        assert!(is_supported("4222222222222") && is_supported("2221000000000009"));
         assert!(!is_supported("3530111333300000") && !is_supported(""));
+        assert!(!is_supported("411111111111111") && !is_supported("55555555555544444"));
         assert!(unsafe { card_block_is_supported(c"4111111111111111".as_ptr()) });
+        assert!(unsafe { card_block_is_supported(c"4111 1111 1111 1111".as_ptr()) });
         assert!(!unsafe { card_block_is_supported(c"6011111111111117".as_ptr()) });
         assert!(!unsafe { card_block_is_supported(ptr::null()) });
     }
@@ -415,6 +452,14 @@ mod tests {
     #[test]
     fn masking() {
         assert_eq!(masked("4111111111111111"), "4111 11** **** 1111");
+    }
+
+    #[test]
+    fn spaced_card_numbers() {
+        assert_eq!(card_digits("4111 1111 1111 1111").as_deref(), Some("4111111111111111"));
+        assert_eq!(card_digits(" 4111111111111111 ").as_deref(), Some("4111111111111111"));
+        assert_eq!(card_digits("4111  1111 1111 1111"), None);
+        assert_eq!(card_digits("4111-1111-1111-1111"), None);
     }
 
     #[test]

@@ -11,7 +11,7 @@ final class PayPPQuickOperation: Operation, OperationDefinition {
     let destName = TextInputAtom(caption: "ФИО или полное наименование получателя")
     let destInn = TextInputAtom(caption: "ИНН получателя", type: .digitsOnly, optional: true)
     let destInnError = TextAtom(caption: "ИНН — 10 цифр у организации или 12 у физического лица; последняя цифра (у 12-значного — две) контрольная, по приказу ФНС № ММВ-7-14/481@")
-    let destKpp = TextInputAtom(caption: "КПП получателя", type: .digitsOnly, length: 9...9, optional: true)
+    let destKpp = TextInputAtom(caption: "КПП получателя", length: 9...9, optional: true)
     let destAccount = TextInputAtom(caption: "Счет получателя", type: .digitsOnly, length: 20...20)
     let destBic = TextInputAtom(caption: "БИК", type: .digitsOnly, length: 9...9)
     let destBicInfo = TextAtom(caption: "Введите БИК, банк будет определен автоматически")
@@ -31,6 +31,10 @@ final class PayPPQuickOperation: Operation, OperationDefinition {
         destAccount.validIf("accountKeyOk(destAccount, destBic)",
                             "The account number does not match the BIC (control key): check both")
         destInn.hint = "10 digits for an organisation, 12 for a person; may be left empty"
+        // Positions 5–6 of a KPP may be capital Latin letters (Federal Tax Service, since 2019): not a digits-only field.
+        destKpp.hint = "9 characters: 4 digits, 2 digits or capital Latin letters, 3 digits; may be left empty"
+        destKpp.validIf("len(destKpp) == 0 OR isKpp(destKpp)",
+                        "The KPP is 9 characters: 4 digits, 2 digits or capital Latin letters (A–Z), 3 digits")
         destBic.hint = "9 digits; the bank's name appears below"
     }
 

@@ -39,7 +39,7 @@ final class PayPPTaxOperation: Operation, OperationDefinition {
     let docDate = TextInputAtom(caption: "Дата документа-основания (109)", type: .date, optional: true)
     let destName = TextInputAtom(caption: "Получатель (наименование органа казначейства)")
     let destInn = TextInputAtom(caption: "ИНН получателя", type: .digitsOnly, length: 10...12)
-    let destKpp = TextInputAtom(caption: "КПП получателя", type: .digitsOnly, length: 9...9)
+    let destKpp = TextInputAtom(caption: "КПП получателя", length: 9...9)
     let destAccount = TextInputAtom(caption: "Счет получателя", type: .digitsOnly, length: 20...20)
     let destBic = TextInputAtom(caption: "БИК", type: .digitsOnly, length: 9...9)
     let destBicInfo = TextAtom(caption: "Введите БИК, банк будет определен автоматически")
@@ -68,7 +68,11 @@ final class PayPPTaxOperation: Operation, OperationDefinition {
         destName.wideInput = true
         destName.capitalizeSentences = true
         destInn.validIf("isInn(destInn)", "The INN's check digits are wrong: budget payments need the payee's correct INN")
-        destKpp.validIf("isKpp(destKpp)", "The KPP is 9 characters: 4 of the tax office, 2 of the reason, 3 of the number")
+        // Positions 5–6 of a KPP may be capital Latin letters (Federal Tax Service, since 2019): not a digits-only field.
+        destKpp.validIf("isKpp(destKpp)",
+                        "The KPP is 9 characters: 4 digits, 2 digits or capital Latin letters (A–Z), 3 digits")
+        // Since 2021 a budget payment goes to a treasury account (03…) at a treasury office's BIC; its bank account
+        // (the single treasury account 40102…) comes from the directory. Both follow AccountKey's rules.
         destAccount.wideInput = true
         destAccount.validIf("accountKeyOk(destAccount, destBic)",
                             "The account number does not match the BIC (control key): check both")
