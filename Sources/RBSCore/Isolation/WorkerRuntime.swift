@@ -304,7 +304,13 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
             put(accounts.first { $0.number == number }, into: &reply)
         case .directoryLookup:
             let bic = try frame.string()
-            if let bank = locator.optional(BankDirectory.self)?.bank(bic: bic) {
+            let directory = locator.optional(BankDirectory.self)
+            if case .closed(_, let date)? = directory?.status(bic: bic) {
+                locator.optional((any HostLog).self)?.write(
+                    level: .warning, source: "rbs-host",
+                    message: "BIC \(bic) was closed on \(date) (bank directory of \(directory?.date ?? "")); payments to it are refused")
+            }
+            if let bank = directory?.bank(bic: bic) {
                 reply.bool(true)
                 for field in [bank.bic, bank.name, bank.correspondentAccount, bank.city] { reply.string(field) }
             } else {
@@ -324,7 +330,7 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
     private func put(_ account: Account?, into reply: inout WireWriter) {
         guard let account else { return reply.bool(false) }
         reply.bool(true)
-        for field in [account.number, account.currency, MoneyText.plain(account.balance), account.owner, account.title] {
+        for field in [account.number, account.currency, Amount.text(account.balance, currency: account.currency), account.owner, account.title] {
             reply.string(field)
         }
         reply.bool(account.blocked)

@@ -91,7 +91,7 @@ struct WireWriter {
         case .null: u8(0)
         case .bool(let flag): u8(1); bool(flag)
         case .int(let number): u8(2); i64(number)
-        case .decimal(let decimal): u8(3); string(MoneyText.plain(decimal))
+        case .decimal(let decimal): u8(3); string(decimal.description)
         case .string(let text): u8(4); string(text)
         }
     }
