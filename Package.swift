@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "RBSHostTests", dependencies: ["RBSCore", "RBSMoney"]),
         .testTarget(name: "RBSLineEditorTests", dependencies: ["RBSLineEditor"]),
         .testTarget(name: "RBSServerTests", dependencies: [
-            "RBSServer", "RBSCore", "RBSLedger",
+            "RBSServer", "RBSCore", "RBSLedger", "RBSMoney",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
     ]

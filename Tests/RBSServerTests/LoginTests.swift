@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import RBSLedger
+import RBSMoney
 @testable import RBSServer
 import Testing
 
@@ -122,7 +123,7 @@ struct CustomerStoreTests {
         let bank = try TestBank()
         let accounts = try bank.ledger.customers.accounts(of: bank.alice.customer)
         #expect(accounts.map(\.currency) == ["RUB", "RUB", "USD"])
-        for account in accounts { #expect(ControlKey.isValid(account: account.number, bic: DemoBank.bic), "\(account.number)") }
+        for account in accounts { #expect(AccountKey.isValid(account: account.number, bic: DemoBank.bic), "\(account.number)") }
         let bobs = try bank.ledger.customers.accounts(of: bank.bob.customer)
         #expect(Set(accounts.map(\.number)).isDisjoint(with: bobs.map(\.number)))
         #expect(throws: CustomerError.exists("alice")) { try bank.ledger.customers.add(name: "alice", passwordRecord: "x") }

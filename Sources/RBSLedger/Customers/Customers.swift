@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GRDB
+import RBSMoney
 
 /// The bank's customers who use `rbs-host serve`, their accounts in the embedded core, and what the host keeps to
 /// sign for them. Everything is in `rbs.sqlite` (tables of ``CustomerSchema``); adding a customer writes the
@@ -61,10 +62,15 @@ public struct Customers: Sendable {
                 for (index, opening) in openings.enumerated() {
                     position += 1
                     let number = try Self.newAccountNumber(customer: id, index: index, currency: opening.currency, in: db)
-                    let scale = Currency.minorUnits(of: opening.currency) ?? 2
+                    let scale = Currency(code: opening.currency)?.minorUnits ?? 2
+                    // Money is never rounded: an opening balance with more decimals than the currency is refused.
+                    guard let balance = DecimalText.format(opening.balance, scale: scale) else {
+                        throw LedgerError.corruptDatabase(
+                            path: "", detail: "opening balance \(opening.balance) has more decimals than \(opening.currency) has")
+                    }
                     try db.execute(
                         sql: "INSERT INTO accounts (number, currency, balance, owner, title, blocked, position) VALUES (?, ?, ?, ?, ?, 0, ?)",
-                        arguments: [number, opening.currency, DecimalText.format(opening.balance, scale: scale), name,
+                        arguments: [number, opening.currency, balance, name,
                                     opening.title, position])
                     try db.execute(sql: "INSERT INTO customer_accounts (number, customer_id) VALUES (?, ?)", arguments: [number, id])
                 }
@@ -182,7 +188,7 @@ public struct Customers: Sendable {
             let personal = String(serial)
             let padded = String(repeating: "0", count: max(0, 7 - personal.count)) + personal
             let raw = "40817" + numeric + "0" + "3801" + padded.suffix(7)
-            guard let number = ControlKey.withKey(account: raw, bic: DemoBank.bic) else {
+            guard let number = AccountKey.withKey(account: raw, bic: DemoBank.bic) else {
                 throw LedgerError.corruptDatabase(path: "", detail: "cannot make an account number from \(raw)")
             }
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM accounts WHERE number = ?", arguments: [number]) == nil { return number }
