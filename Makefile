@@ -70,7 +70,10 @@ rust-plugins:
 # processes occupy Swift's cooperative thread pool (as wide as the cores), which the HTTP server under test needs.
 # SWIFT_BACKTRACE=enable=no: a child the tests crash on purpose (the scan corpus) is not held open by Swift's
 # backtracer, which on a loaded machine can hang for many minutes with the child's pipes (as plugin check's children).
+# The REPL's screen tests render a pseudo-terminal through pyte (and drive it with pexpect): install what is missing.
 test: plugins
+	@python3 -c 'import pexpect, pyte' 2>/dev/null || python3 -m pip install --quiet pexpect pyte \
+		|| { echo "make test: cannot install pexpect and pyte (python3 -m pip install pexpect pyte)"; exit 1; }
 	$(SWIFT) build --build-tests
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --skip RBSServerTests
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --filter RBSServerTests

@@ -28,6 +28,8 @@ struct Libedit: @unchecked Sendable {
     let initialize: IntFn
     let clearHistory: VoidFn
     let stifleHistory: IntToVoidFn?
+    /// `rl_forced_update_display`: redraws the prompt and the line being edited from the cursor's line.
+    let forcedUpdateDisplay: IntFn?
 
     // Global variables: dlsym gives their address.
     let instream: UnsafeMutablePointer<UnsafeMutablePointer<FILE>?>
@@ -82,6 +84,7 @@ struct Libedit: @unchecked Sendable {
             soname: soname,
             readline: readline, addHistory: addHistory, initialize: initialize, clearHistory: clearHistory,
             stifleHistory: function("stifle_history", IntToVoidFn.self),
+            forcedUpdateDisplay: function("rl_forced_update_display", IntFn.self),
             instream: instream, outstream: outstream, lineBuffer: lineBuffer, point: point,
             attemptedCompletionFunction: completion,
             attemptedCompletionOver: variable("rl_attempted_completion_over", Int32.self),

@@ -47,6 +47,10 @@ public final class LineEditor: @unchecked Sendable {
     private var streams: [UnsafeMutablePointer<FILE>] = []
     private var history: History
     private let lock = NSLock()
+    /// Serialises what reaches the terminal from several threads (``printAbove(_:)`` and ``write(_:)``).
+    private let outputLock = NSLock()
+    /// The prompt of the read in progress (nil between reads), for ``printAbove(_:)``.
+    private var activePrompt: String?
 
     /// The history, oldest first (what Up-arrow walks through).
     public var historyEntries: [String] {
@@ -151,7 +155,9 @@ public final class LineEditor: @unchecked Sendable {
             return convert(plain.readLine())
         }
         Completion.setCurrent(completer)
+        outputLock.withLock { activePrompt = prompt }
         let result = prompt.withCString { libedit.readline($0) }
+        outputLock.withLock { activePrompt = nil }
         if let result {
             defer { free(result) }
             Interrupts.clear()
@@ -230,6 +236,28 @@ public final class LineEditor: @unchecked Sendable {
         try? history.save(to: historyFile)
     }
 
+    // MARK: Output
+
+    /// Writes `text` to the terminal, serialised with ``printAbove(_:)``: the REPL's one output path.
+    public func write(_ text: String) {
+        outputLock.withLock { writeOut(text) }
+    }
+
+    /// Prints `text` (whole lines, no trailing newline needed) from any thread. While a line is being edited the
+    /// text goes above it: the prompt line is cleared, the text printed, and the prompt with what was typed so far
+    /// is drawn again below it (libedit's `rl_forced_update_display`), the cursor where it was.
+    public func printAbove(_ text: String) {
+        outputLock.withLock {
+            guard activePrompt != nil, let libedit, let redraw = libedit.forcedUpdateDisplay else {
+                writeOut(text + "\n")
+                return
+            }
+            writeOut("\r\u{1B}[K" + text + "\n")
+            _ = redraw()
+            fflush(nil)
+        }
+    }
+
     // MARK: Helpers
 
     private func convert(_ result: PlainReader.Result) -> LineInput {
@@ -245,7 +273,7 @@ public final class LineEditor: @unchecked Sendable {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { write(outputFD, $0.baseAddress! + offset, $0.count - offset) }
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(outputFD, $0.baseAddress! + offset, $0.count - offset) }
             if written < 0 && errno == EINTR { continue }
             if written <= 0 { break }
             offset += written

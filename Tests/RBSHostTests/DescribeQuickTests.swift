@@ -34,8 +34,16 @@ struct DescribeQuickTests {
         #expect(keys(object).isSuperset(of: ["operation", "atoms", "ready"]))
         #expect(keys(object).isSubset(of: ["operation", "atoms", "ready", "formError"]))
         for atom in object["atoms"] as? [[String: Any]] ?? [] {
-            #expect(keys(atom) == ["id", "kind", "caption", "visible", "value", "error"], "\(atom)")
+            // An account picker also lists its offered accounts (an enum its options), so a script need not guess.
+            let extra: Set<String> = atom["kind"] as? String == "account" ? ["accounts"] : atom["kind"] as? String == "enum" ? ["options"] : []
+            #expect(keys(atom) == Set(["id", "kind", "caption", "visible", "value", "error"]).union(extra), "\(atom)")
         }
+        let picker = try #require((object["atoms"] as? [[String: Any]])?.first { $0["id"] as? String == "srcAccount" })
+        let offered = try #require(picker["accounts"] as? [[String: Any]])
+        #expect(offered.map { $0["position"] as? Int } == [1, 2])
+        #expect(offered.map { $0["number"] as? String } == [Demo.current, Demo.savings])
+        #expect(offered.first.map(keys) == ["position", "number", "title", "balance", "currency", "blocked"])
+        #expect(offered.first?["balance"] as? String == "150000.00")
         let form = try decode(FormJSON.self, result.stdout)
         #expect(form.operation == "pay.pp.quick")
         #expect(form.ready == false)
@@ -181,7 +189,7 @@ struct DescribeQuickTests {
         for refused in [Demo.blocked, Demo.usd, "40817810438000000099"] {
             let form = try sandbox.describe("pay.pp.quick", ["srcAccount=\(refused)"])
             #expect(form["srcAccount"].value == nil)
-            #expect(form["srcAccount"].error == "'\(refused)' is not one of the accounts offered: \(Demo.current), \(Demo.savings)")
+            #expect(form["srcAccount"].error == "'\(refused)' is not one of the accounts offered: 1) \(Demo.current), 2) \(Demo.savings)")
         }
         #expect(try sandbox.describe("pay.pp.quick", ["srcAccount=2"])["srcAccount"].value == Demo.savings)
         #expect(try sandbox.describe("pay.pp.quick", ["srcAccount=3"])["srcAccount"].error != nil)

@@ -9,18 +9,23 @@ struct DescribeTransferCardTests {
         let sandbox = try HostSandbox()
         let blocked = try sandbox.describe("transfer.own", ["fromAccount=\(Demo.blocked)"])
         #expect(blocked["fromAccount"].value == nil)
-        #expect(blocked["fromAccount"].error == "'\(Demo.blocked)' is not one of the accounts offered: \(Demo.current), \(Demo.savings), \(Demo.usd)")
+        #expect(blocked["fromAccount"].error == "'\(Demo.blocked)' is not one of the accounts offered: 1) \(Demo.current), 2) \(Demo.savings), 4) \(Demo.usd)")
 
         let same = try sandbox.describe("transfer.own", ["fromAccount=\(Demo.current)", "toAccount=\(Demo.current)"])
         #expect(same["fromAccount"].value == Demo.current)
         #expect(same["toAccount"].value == nil)
-        #expect(same["toAccount"].error == "'\(Demo.current)' is not one of the accounts offered: \(Demo.savings), \(Demo.blocked), \(Demo.usd)")
+        #expect(same["toAccount"].error == "'\(Demo.current)' is not one of the accounts offered: 2) \(Demo.savings), 3) \(Demo.blocked), 4) \(Demo.usd)")
 
-        // By position in what the picker offers now: 1 is the savings account once the current one is the source.
-        let byPosition = try sandbox.describe("transfer.own", ["fromAccount=1", "toAccount=1", "amount=10"])
+        // By list number, the same for the whole run: 2 is the savings account in both pickers; 1 (the source)
+        // is not offered as the destination and is refused, never shifted onto another account.
+        let byPosition = try sandbox.describe("transfer.own", ["fromAccount=1", "toAccount=2", "amount=10"])
         #expect(byPosition["fromAccount"].value == Demo.current)
         #expect(byPosition["toAccount"].value == Demo.savings)
         #expect(byPosition.ready)
+        let shifted = try sandbox.describe("transfer.own", ["fromAccount=1", "toAccount=1", "amount=10"])
+        #expect(shifted["toAccount"].value == nil)
+        #expect(shifted["toAccount"].error?.hasPrefix("account 1 (\(Demo.current)) cannot be chosen here") == true)
+        #expect(shifted.ready == false)
     }
 
     @Test("transfer.own: choosing the to account as the new from account marks the form")
@@ -112,12 +117,13 @@ struct DescribeTransferCardTests {
         #expect(on["confirm"].error == nil)
         #expect(on.ready)
         let bad = try sandbox.describe("card.block", base + ["confirm=maybe"])
-        #expect(bad["confirm"].error == "'maybe': answer yes or no")
+        #expect(bad["confirm"].error == "'maybe': answer yes or no (да/нет)")
         #expect(bad.ready == false)
     }
 
-    @Test("card.block: the reason by option number, by value or by title", arguments: [
-        ("1", "lost"), ("2", "stolen"), ("compromised", "compromised"), ("other", "other"), ("Украдена", "stolen"),
+    @Test("card.block: the reason by value or by title (a script never picks by list number)", arguments: [
+        ("lost", "lost"), ("stolen", "stolen"), ("compromised", "compromised"), ("other", "other"), ("Украдена", "stolen"),
+        ("скомпр", "compromised"),
     ])
     func reason(input: String, value: String) throws {
         let form = try HostSandbox().describe("card.block", ["cardNumber=4111111111111111", "reason=\(input)", "confirm=yes"])
@@ -131,7 +137,7 @@ struct DescribeTransferCardTests {
         let sandbox = try HostSandbox()
         let refused = try sandbox.describe("card.block", ["reason=5"])
         #expect(refused["reason"].value == nil)
-        #expect(refused["reason"].error == "'5' is not one of the options: 1) Утеряна [lost], 2) Украдена [stolen], 3) Скомпрометирована [compromised], 4) Другое [other]")
+        #expect(refused["reason"].error == "'5' is not one of the options — type the option's value or its title: lost (Утеряна), stolen (Украдена), compromised (Скомпрометирована), other (Другое)")
         #expect(try sandbox.describe("card.block", ["cardNumber=4111111111111111", "confirm=yes"]).ready == false)
     }
 

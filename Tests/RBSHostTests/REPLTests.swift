@@ -17,6 +17,19 @@ struct REPLTests {
         #expect(result.stdout.hasSuffix("ok\n"), "\(result)")
     }
 
+    @Test("issue #11 on the rendered screen: menus by list number, fixed account numbers, refusals before any code, a wrong code then the right one, a masked card, clean prompts, history without secrets",
+          .timeLimit(.minutes(3)))
+    func customerScreen() throws {
+        let sandbox = try HostSandbox()
+        let script = Repo.root.appendingPathComponent("Tests/Fixtures/repl/screen_repl.py")
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
+                                    ["python3", script.path, Repo.binary.path, Repo.plugins.path, sandbox.data.path,
+                                     String(sandbox.clock)],
+                                    environment: sandbox.environment(), timeout: 150)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.hasSuffix("ok\n"), "\(result)")
+    }
+
     @Test("with --watch, a plugin renamed into the folder is reloaded and a one-line notice says so",
           .timeLimit(.minutes(1)))
     func reloadNotice() throws {
@@ -86,6 +99,6 @@ struct REPLTests {
         #expect(out.contains("⚠ The INN's check digits are wrong"))
         #expect(out.contains("posted — journal entry 1"), "\(out)\n\(err)")
         #expect(out.contains("1000.50 RUB"))
-        #expect(out.contains("ok 1 entries"))
+        #expect(out.contains("ok 1 entry"))
     }
 }

@@ -67,7 +67,7 @@ struct RunTests {
 
         let verify = try sandbox.host(["verify"])
         #expect(verify.status == 0)
-        #expect(verify.stdout == "ok 1 entries\n")
+        #expect(verify.stdout == "ok 1 entry\n")
     }
 
     @Test("an internal transfer credits our own account too")
@@ -85,40 +85,69 @@ struct RunTests {
         #expect(balances[Demo.current] == Decimal("151000.25"))
     }
 
-    @Test("rejected: more than the balance; journaled as rejected, nothing moves, exit 1")
-    func rejectedInsufficientFunds() throws {
+    @Test("more than the balance: refused before the code is looked at — nothing journaled, the code still works, exit 1")
+    func refusedInsufficientFundsBeforeSigning() throws {
         let sandbox = try enrolled()
+        sandbox.step()
+        let code = try sandbox.code()
         var assignments = Self.quick
-        assignments[assignments.count - 1] = "amount=150000.01"
-        let (report, process) = try sandbox.run("pay.pp.quick", assignments)
+        assignments[assignments.count - 1] = "amount=999 999 999"
+        let (report, process) = try sandbox.run("pay.pp.quick", assignments, code: code)
         #expect(process.status == 1)
-        #expect(report.status == "rejected")
-        #expect(report.journal == 1)
+        #expect(report.status == "invalid")
+        #expect(report.journal == nil)
         #expect(report.posting == nil)
-        #expect(report.document?.fields["amount"] == "150000.01")
-        #expect(report.errors.count == 1)
-        #expect(report.errors.first?.atom == nil)
-        #expect(report.errors.first?.message
-                == "insufficient funds on \(Demo.current): balance 150000.00 RUB, amount 150000.01 RUB")
+        #expect(report.document?.fields["amount"] == "999999999.00")
+        #expect(report.errors.map(\.message) == [
+            "the bank would refuse this document: insufficient funds on \(Demo.current): balance 150000.00 RUB, amount 999999999.00 RUB — nothing was signed and no one-time code was used",
+        ])
         #expect(try sandbox.balances() == Demo.seedBalances)
-        let journal = try sandbox.journal()
-        #expect(journal.map(\.kind) == ["rejected"])
-        #expect(journal.first?.documentId == report.document?.id)
-        #expect(journal.first?.reasonCode == "insufficient_funds")
-        #expect(journal.first?.reason == report.errors.first?.message)
-        #expect(journal.first?.amount == nil && journal.first?.balanceAfter == nil)
-        #expect(try sandbox.host(["verify"]).stdout == "ok 1 entries\n")
+        #expect(try sandbox.journal().isEmpty)
+        // The code was not spent: the same code signs a document the core accepts.
+        let (posted, _) = try sandbox.run("pay.pp.quick", Self.quick, code: code)
+        #expect(posted.status == "posted", "\(posted.errors)")
+        #expect(try sandbox.host(["verify"]).stdout == "ok 1 entry\n")
     }
 
-    @Test("rejected: the debit and credit account are the same (budget payment to the payer's own account)")
-    func rejectedSameAccount() throws {
+    @Test("the debit and credit account are the same: refused before signing (budget payment to the payer's own account)")
+    func refusedSameAccount() throws {
         let sandbox = try enrolled()
         let assignments = DescribeTaxTests.common.map { $0.hasPrefix("destAccount=") ? "destAccount=\(Demo.current)" : $0 }
         let (report, _) = try sandbox.run("pay.pp.tax", assignments + ["type=0"])
-        #expect(report.status == "rejected")
-        #expect(report.journal == 1)
-        #expect(report.errors.map(\.message) == ["the debit and credit account are the same (\(Demo.current))"])
+        #expect(report.status == "invalid")
+        #expect(report.journal == nil)
+        #expect(report.errors.map(\.message) == ["the bank would refuse this document: the debit and credit account are the same (\(Demo.current)) — nothing was signed and no one-time code was used"])
         #expect(try sandbox.balances() == Demo.seedBalances)
+        #expect(try sandbox.journal().isEmpty)
+    }
+
+    @Test("transfer.own to the blocked account (list number 3, as listed before the debit was chosen) is refused before signing")
+    func refusedBlockedCredit() throws {
+        let sandbox = try enrolled()
+        let (report, process) = try sandbox.run("transfer.own", ["fromAccount=1", "toAccount=3", "amount=100"])
+        #expect(process.status == 1)
+        #expect(report.status == "invalid")
+        #expect(report.document?.fields["account"] == Demo.blocked, "3 still names the blocked account")
+        #expect(report.errors.map(\.message) == ["the bank would refuse this document: account \(Demo.blocked) is blocked and accepts no credits — nothing was signed and no one-time code was used"])
+        #expect(try sandbox.balances() == Demo.seedBalances)
+        #expect(try sandbox.journal().isEmpty)
+    }
+
+    @Test("--set with bytes that are not UTF-8 is refused on its atom, never repaired to U+FFFD and signed")
+    func invalidUTF8Refused() throws {
+        let sandbox = try enrolled()
+        sandbox.step()
+        let code = try sandbox.code()
+        let arguments = sandbox.runArguments("pay.pp.quick", Self.quick, code: code)
+        let script = "exec \"$0\" \"$@\" --set \"$(printf 'destName=Bad \\377 name')\""
+        let result = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", script, Repo.binary.path] + arguments,
+                                    environment: sandbox.environment(), timeout: 30)
+        #expect(result.status == 1, "\(result)")
+        let report = try decode(RunJSON.self, result.stdout)
+        #expect(report.status == "invalid")
+        #expect(report.errors.first?.atom == "destName")
+        #expect(report.errors.first?.message.contains("not valid UTF-8") == true)
+        #expect(try sandbox.journal().isEmpty)
     }
 
     @Test("invalid: a form that is not ready names the atoms, journals nothing, uses no code")
@@ -189,7 +218,7 @@ struct RunTests {
     @Test("card.block: no amount, so the core acknowledges it: posted, journaled, no posting")
     func acknowledged() throws {
         let sandbox = try enrolled()
-        let result = try sandbox.run("card.block", ["cardNumber=4111111111111111", "reason=3", "confirm=yes"])
+        let result = try sandbox.run("card.block", ["cardNumber=4111111111111111", "reason=compromised", "confirm=yes"])
         #expect(result.report.status == "posted")
         #expect(result.report.journal == 1)
         #expect(result.report.posting == nil)
@@ -216,7 +245,7 @@ struct RunTests {
         sandbox.step()
         let right = try sandbox.code()
         let wrong = String(format: "%06d", (Int(right)! + 1) % 1_000_000)
-        let (report, process) = try sandbox.run("transfer.own", ["fromAccount=1", "toAccount=1", "amount=10"], code: wrong)
+        let (report, process) = try sandbox.run("transfer.own", ["fromAccount=1", "toAccount=2", "amount=10"], code: wrong)
         #expect(process.status == 1)
         #expect(report.status == "invalid")
         #expect(report.journal == nil)
@@ -286,7 +315,7 @@ struct RunTests {
     @Test("run without keys: invalid, telling to run keys init")
     func noKeys() throws {
         let sandbox = try HostSandbox()
-        let result = try sandbox.run("transfer.own", ["fromAccount=1", "toAccount=1", "amount=10"], code: "123456")
+        let result = try sandbox.run("transfer.own", ["fromAccount=1", "toAccount=2", "amount=10"], code: "123456")
         #expect(result.report.status == "invalid")
         #expect(result.report.errors.first?.message.contains("keys init") == true, "\(result.report.errors)")
     }
@@ -295,7 +324,6 @@ struct RunTests {
     func journalAndVerify() throws {
         let sandbox = try enrolled()
         _ = try sandbox.run("transfer.own", ["fromAccount=\(Demo.current)", "toAccount=\(Demo.savings)", "amount=100"])
-        _ = try sandbox.run("pay.pp.quick", Array(Self.quick.dropLast()) + ["amount=999999"])  // rejected
         _ = try sandbox.run("card.block", ["cardNumber=4111111111111111", "reason=lost", "confirm=yes"])
         _ = try sandbox.run("pay.pp.quick", Self.quick)
 
@@ -304,27 +332,26 @@ struct RunTests {
         let always: Set<String> = ["sequence", "kind", "documentId", "document", "signature", "keyId", "recordedAt",
                                    "previousHash", "hash"]
         let posting: Set<String> = ["debit", "credit", "amount", "currency", "balanceAfter"]
-        #expect(array.map(keys) == [always.union(posting), always.union(["reasonCode", "reason"]), always,
-                                    always.union(posting)])
+        #expect(array.map(keys) == [always.union(posting), always, always.union(posting)])
 
         let journal = try sandbox.journal()
-        #expect(journal.map(\.sequence) == [1, 2, 3, 4])
-        #expect(journal.map(\.kind) == ["posted", "rejected", "acknowledged", "posted"])
-        #expect(journal.map(\.balanceAfter) == ["149900.00", nil, nil, "148399.50"])
+        #expect(journal.map(\.sequence) == [1, 2, 3])
+        #expect(journal.map(\.kind) == ["posted", "acknowledged", "posted"])
+        #expect(journal.map(\.balanceAfter) == ["149900.00", nil, "148399.50"])
         for (previous, entry) in zip(journal, journal.dropFirst()) {
             #expect(entry.previousHash == previous.hash)
         }
-        #expect(Set(journal.map(\.documentId)).count == 4)
+        #expect(Set(journal.map(\.documentId)).count == 3)
         #expect(journal.allSatisfy { $0.signature.count == 128 && $0.hash.count == 64 })
         #expect(journal.allSatisfy { $0.document.hasPrefix("RBSDOC1\n") })
 
         let verify = try sandbox.host(["verify"])
         #expect(verify.status == 0)
-        #expect(verify.stdout == "ok 4 entries\n")
+        #expect(verify.stdout == "ok 3 entries\n")
 
         let text = try sandbox.host(["journal"])
         #expect(text.status == 0)
-        #expect(text.stdout.split(separator: "\n").count == 6)  // header, rule, 4 entries
+        #expect(text.stdout.split(separator: "\n").count == 5)  // header, rule, 3 entries
     }
 
     @Test("an empty journal: [] and ok 0 entries")

@@ -65,6 +65,7 @@ struct CoreTests {
         ("zero", .amountNotPositive),
         ("negative", .amountNotPositive),
         ("decimals", .tooManyDecimals),
+        ("blockedCredit", .accountBlocked),
     ])
     func rejections(kind: String, code: Rejection.Code) throws {
         let f = try Fixture()
@@ -76,11 +77,17 @@ struct CoreTests {
         case "creditCurrency": try f.payment(to: Self.dollars)
         case "zero": try f.payment(amount: "0.00")
         case "negative": try f.payment(amount: "-5")
+        case "blockedCredit": try f.payment(to: Self.blocked, amount: "1.00")
         default: try f.payment(amount: "1.001")
         }
+        // The dry run says exactly what posting will say, and writes nothing.
+        let predicted = try f.ledger.core.validate(document)
+        #expect(predicted?.code == code)
+        #expect(try f.ledger.journal.entries().isEmpty)
         let outcome = try f.ledger.signAndPost(document, code: f.nextCode())
         guard case .rejected(_, let sequence, let reason) = outcome else { Issue.record("not rejected: \(outcome)"); return }
         #expect(reason.code == code)
+        #expect(reason == predicted, "validate and posting share one decision")
         #expect(!reason.message.isEmpty)
         #expect(try f.balance(Self.current) == 150_000)
         let entry = try #require(try f.ledger.journal.entries().first)
@@ -88,6 +95,18 @@ struct CoreTests {
         #expect(entry.kind == .rejected)
         #expect(entry.reason == reason.message)
         #expect(try f.ledger.journal.verify() == .ok(1))
+    }
+
+    @Test("validate: nil for a document the core posts, a missing-field refusal for an amount without an account")
+    func validateAccepts() throws {
+        let f = try Fixture()
+        #expect(try f.ledger.core.validate(try f.payment(amount: "1.00")) == nil)
+        let noAccount = try f.ledger.draft(operation: "odd", plugin: "p", pluginVersion: "1", fields: [
+            .init("from", Self.current), .init("amount", "5.00"), .init("currency", "RUB"),
+        ])
+        #expect(try f.ledger.core.validate(noAccount)?.code == .missingField)
+        #expect(try f.ledger.journal.entries().isEmpty)
+        #expect(try f.balance(Self.current) == 150_000)
     }
 
     @Test("a document without an amount is journaled and acknowledged without postings")

@@ -44,7 +44,9 @@ public final class FormSession {
         operation.plugin.liveModules += 1
         model.recomputeAll(instance: instance)
         for (index, atom) in atoms.enumerated() {
-            if let text = atom.defaultValue, atom.holdsValue { _ = try? commit(index: index, text: text) }
+            guard let text = atom.defaultValue, atom.holdsValue,
+                  let value = try? FormInput.value(text, for: atom, in: self, reader: .script) else { continue }
+            _ = try? commit(index: index, value: value)
         }
     }
 
@@ -74,19 +76,16 @@ public final class FormSession {
         let atom = descriptor.atoms[index]
         let visible = model.isVisible(index)
         let value = display(model.values[index], atom)
-        var error = marks[index]
-        if error == nil, visible, !model.values[index].isNull, !model.isValid(index) {
-            error = atom.errorText
+        var error = visible ? marks[index] : nil
+        // A failing valid-if speaks once every field it reads has a value (a key check waiting for the BIC does not).
+        if error == nil, visible, !model.values[index].isNull, !model.isValid(index), validIfIsComplete(index) {
+            error = atom.errorText ?? "invalid"
         }
         return AtomState(descriptor: atom, caption: captions[index], visible: visible, value: value, error: error)
     }
 
-    /// Whether atom `id`'s error can be fixed at the atom itself now: the plugin marked it, or its valid-if fails
-    /// although every field the condition reads has a value (a condition still waiting for a later field — an
-    /// account's key waiting for the BIC — is not final).
-    public func errorIsFinal(_ id: String) -> Bool {
-        guard let index = index(of: id), let state = atom(id), state.error != nil else { return false }
-        if marks[index] != nil { return true }
+    /// Whether every field atom `index`'s valid-if reads (other than itself) has a value.
+    private func validIfIsComplete(_ index: Int) -> Bool {
         let reads = operation.compiled.slots[index].validIf?.reads ?? []
         return reads.allSatisfy { $0 == index || !model.effectiveValues[$0].isNull }
     }
@@ -97,53 +96,176 @@ public final class FormSession {
     /// Whether a submit would pass the host's checks (the plugin may still refuse in build_document).
     public var isReady: Bool { attention().isEmpty }
 
-    /// The accounts an account picker offers now: the accounts service's list through the atom's filter.
-    public func accounts(for id: String) -> [Account] {
-        guard let index = index(of: id), descriptor.atoms[index].kind == .account else { return [] }
+    /// The customer's accounts as this run numbers them: read once, when a picker first needs them, and kept for
+    /// the whole run, so list number N names the same account in every picker of the form whatever was chosen
+    /// before (a picker that leaves an account out skips its number; it never renumbers the rest).
+    public var accountList: [Account] {
+        if let cachedAccounts { return cachedAccounts }
         let all = (try? locator.inject((any AccountsService).self).accounts()) ?? []
-        guard let filter = operation.compiled.filters[index] else { return all }
+        cachedAccounts = all
+        return all
+    }
+
+    private var cachedAccounts: [Account]?
+
+    /// The accounts an account picker offers now (the account list through the atom's filter), each with its
+    /// number in ``accountList`` (1-based): the number a person may type for it.
+    public func offeredAccounts(for id: String) -> [(number: Int, account: Account)] {
+        guard let index = index(of: id), descriptor.atoms[index].kind == .account else { return [] }
+        let filter = operation.compiled.filters[index]
         let form = model.effectiveValues
-        return all.filter { account in
-            let fields: [ExprValue] = [.string(account.number), .string(account.currency), .decimal(account.balance),
-                                       .string(account.owner), .string(account.title), .bool(account.blocked)]
-            return filter.test(fields + form, instance: nil)
+        return accountList.enumerated().compactMap { position, account in
+            if let filter {
+                let fields: [ExprValue] = [.string(account.number), .string(account.currency), .decimal(account.balance),
+                                           .string(account.owner), .string(account.title), .bool(account.blocked)]
+                guard filter.test(fields + form, instance: nil) else { return nil }
+            }
+            return (position + 1, account)
         }
     }
 
+    /// The accounts an account picker offers now, in list order.
+    public func accounts(for id: String) -> [Account] { offeredAccounts(for: id).map(\.account) }
+
     // MARK: - Changing the form
 
-    /// Commits what a person typed into atom `id`: checks it against the atom's type, tells the plugin
-    /// (value_changed with commit = true), then recomputes what depends on it.
-    /// - Returns: the atoms that appeared or disappeared and the captions that changed.
+    /// Commits a typed value to atom `id`: checks it against the atom's kind, type, currency and limits (a mismatch
+    /// is refused and the atom keeps its value and leaves no error behind), tells the plugin (value_changed with
+    /// commit = true), then recomputes what depends on it. Turning typed text into a value is the front end's job
+    /// (``FormInput``).
+    /// - Returns: what changed that a person should be told: atoms that appeared or disappeared, text captions
+    ///   that changed, errors that became final or went away — taken from the form model's own change set.
     @discardableResult
-    public func commit(_ id: String, text: String) throws(FormSessionError) -> FormAnnouncements {
+    public func commit(_ id: String, value: AtomValue) throws(FormSessionError) -> FormAnnouncements {
         guard let index = index(of: id) else { throw .unknownAtom(id: id, operation: descriptor.id) }
-        return try commit(index: index, text: text)
+        return try commit(index: index, value: value)
     }
 
-    private func commit(index: Int, text: String) throws(FormSessionError) -> FormAnnouncements {
+    private func commit(index: Int, value typed: AtomValue) throws(FormSessionError) -> FormAnnouncements {
         guard !isClosed else { throw .closed }
         let atom = descriptor.atoms[index]
         guard atom.holdsValue else { throw .notEditable(id: atom.id, kind: atom.kind) }
         guard model.isVisible(index) else { throw .hidden(id: atom.id) }
-        let value: ExprValue
-        do { value = try parse(text, for: index) } catch {
-            marks[index] = error.message
-            throw .invalid(id: atom.id, message: error.message)
-        }
-        let before = snapshot()
-        marks[index] = nil
-        _ = model.set(index, to: value, instance: instance)
-        if let module {
-            let status: rbs_status_t?
-            do { status = try module.valueChanged(atom: atom, value: value) } catch { throw end(error) }
-            if status == rbs_status_t(RBS_FAILED) {
-                operation.plugin.hostTable.log(.warning, "value_changed(\(atom.id)) failed")
+        let value = try check(typed, for: index)
+        var failure: FormSessionError?
+        let result = recording(committed: index) {
+            marks[index] = nil
+            apply(model.set(index, to: value, instance: instance))
+            if let module {
+                let status: rbs_status_t?
+                do { status = try module.valueChanged(atom: atom, value: value) } catch {
+                    failure = end(error)
+                    return
+                }
+                if status == rbs_status_t(RBS_FAILED) {
+                    operation.plugin.hostTable.log(.warning, "value_changed(\(atom.id)) failed")
+                }
             }
+            // The plugin's state may have changed what its functions answer: recompute the volatile expressions.
+            apply(model.set(index, to: model.values[index], instance: instance))
         }
-        // The plugin's state may have changed what its functions answer: recompute the volatile expressions.
-        _ = model.set(index, to: model.values[index], instance: instance)
-        return announcements(since: before)
+        if let failure { throw failure }
+        return result
+    }
+
+    /// Checks a typed value against atom `index`'s declaration and converts it to the model's value.
+    private func check(_ value: AtomValue, for index: Int) throws(FormSessionError) -> ExprValue {
+        let atom = descriptor.atoms[index]
+        func mismatch() -> FormSessionError {
+            .mismatch(id: atom.id, expected: Self.expected(atom), got: value.kindName)
+        }
+        if case .empty = value { return atom.kind == .toggle ? .bool(false) : .null }
+        switch atom.kind {
+        case .input:
+            switch (atom.inputType, value) {
+            case (.text, .text(let text)), (.digits, .text(let text)):
+                if let control = text.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+                    throw .invalid(id: atom.id, message: "control character U+\(String(control.value, radix: 16, uppercase: true)) is not allowed")
+                }
+                let length = text.count
+                let maximum = atom.maxLength > 0 ? atom.maxLength : TextLimits.defaultMaximumCharacters
+                if atom.minLength > 0, length < atom.minLength {
+                    throw .invalid(id: atom.id, message: "too short: \(length) character\(length == 1 ? "" : "s"), at least \(atom.minLength) needed")
+                }
+                if length > maximum {
+                    throw .invalid(id: atom.id, message: "too long: \(length) characters, at most \(maximum) allowed")
+                }
+                if atom.inputType == .digits, let bad = text.enumerated().first(where: { !($0.element.isASCII && $0.element.isNumber) }) {
+                    throw .invalid(id: atom.id, message: "digits only: '\(bad.element)' at position \(bad.offset + 1) is not allowed")
+                }
+                let string = atom.flags.contains(.capitalize) ? capitalized(text) : text
+                return .string(string)
+            case (.number, .number(let number)):
+                return .decimal(number)
+            case (.amount, .money(let amount, let currency)):
+                let expected = atom.currency ?? "RUB"
+                guard currency.uppercased() == expected.uppercased() else {
+                    throw .mismatch(id: atom.id, expected: "an amount in \(expected)", got: "an amount in \(currency)")
+                }
+                guard amount > 0 else { throw .invalid(id: atom.id, message: "the amount must be more than zero") }
+                if let digits = RBSExpressions.Currency.minorUnits(expected), Self.decimals(amount) > digits {
+                    throw .invalid(id: atom.id, message: "\(MoneyText.plain(amount)) has more decimals than \(expected)'s \(digits)")
+                }
+                return .decimal(amount)
+            case (.date, .date(let year, let month, let day)):
+                guard year >= 1, year <= 9999, (1...12).contains(month) else {
+                    throw .invalid(id: atom.id, message: "\(AtomValue.iso(year: year, month: month, day: day)): month \(month) does not exist")
+                }
+                let isLeap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+                let days = [31, isLeap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+                guard (1...days).contains(day) else {
+                    throw .invalid(id: atom.id, message: "\(AtomValue.iso(year: year, month: month, day: day)): day \(day) does not exist in month \(month) of \(year)")
+                }
+                return .string(AtomValue.iso(year: year, month: month, day: day))
+            default:
+                throw mismatch()
+            }
+        case .enumeration:
+            guard case .option(let wanted) = value else { throw mismatch() }
+            guard let chosen = atom.options.first(where: { $0.value == wanted }) else {
+                throw .invalid(id: atom.id, message: "'\(wanted)' is not one of the options: "
+                    + atom.options.map { "\($0.value) (\($0.title))" }.joined(separator: ", "))
+            }
+            return CompiledOperation.valueType(of: atom) == .int ? .int(Int64(chosen.value) ?? 0) : .string(chosen.value)
+        case .toggle:
+            guard case .toggle(let flag) = value else { throw mismatch() }
+            return .bool(flag)
+        case .account:
+            guard case .account(let number) = value else { throw mismatch() }
+            let offered = accounts(for: atom.id)
+            guard offered.contains(where: { $0.number == number }) else {
+                throw .invalid(id: atom.id, message: offered.isEmpty ? "no account can be chosen here"
+                    : "account \(number) is not one of the accounts offered here: " + offered.map(\.number).joined(separator: ", "))
+            }
+            return .string(number)
+        case .text, .button:
+            throw .notEditable(id: atom.id, kind: atom.kind)
+        }
+    }
+
+    /// What atom `atom` takes, for messages.
+    static func expected(_ atom: AtomDescriptor) -> String {
+        switch atom.kind {
+        case .input:
+            switch atom.inputType {
+            case .text: "text"
+            case .digits: "digits"
+            case .number: "a number"
+            case .amount: "an amount in \(atom.currency ?? "RUB")"
+            case .date: "a date"
+            }
+        case .enumeration: "an enum option"
+        case .toggle: "a yes/no value"
+        case .account: "an account"
+        case .text, .button: "no value"
+        }
+    }
+
+    /// The number of significant decimals of `value` (1.50 has 1, 1.505 has 3): never rounded.
+    static func decimals(_ value: Decimal) -> Int {
+        var compact = value
+        NSDecimalCompact(&compact)
+        return max(0, -Int(compact.exponent))
     }
 
     /// Hands the plugin's `value_changed` (commit = true) a TEXT value made of raw `bytes` — which need not be UTF-8
@@ -175,16 +297,20 @@ public final class FormSession {
         guard let index = index(of: id) else { throw .unknownAtom(id: id, operation: descriptor.id) }
         guard descriptor.atoms[index].kind == .button else { throw .notAButton(id: id) }
         guard model.isVisible(index) else { throw .hidden(id: id) }
-        let before = snapshot()
-        if let module {
-            let status: rbs_status_t?
-            do { status = try module.action(atom: id) } catch { throw end(error) }
-            if status == rbs_status_t(RBS_FAILED) {
-                throw .pluginFailed("\(descriptor.id): the action of '\(id)' failed — see the log")
+        var failed = false
+        var failure: FormSessionError?
+        let result = recording {
+            if let module {
+                do { failed = try module.action(atom: id) == rbs_status_t(RBS_FAILED) } catch {
+                    failure = end(error)
+                    return
+                }
             }
+            apply(model.recomputeAll(instance: instance))
         }
-        _ = model.recomputeAll(instance: instance)
-        return announcements(since: before)
+        if let failure { throw failure }
+        if failed { throw .pluginFailed("\(descriptor.id): the action of '\(id)' failed — see the log") }
+        return result
     }
 
     /// Checks the form (every visible required atom has a value, every valid-if holds, nothing is marked), then
@@ -226,60 +352,7 @@ public final class FormSession {
         return issues
     }
 
-    // MARK: - Parsing what a person typed
-
-    private func parse(_ text: String, for index: Int) throws(RefusedInput) -> ExprValue {
-        let atom = descriptor.atoms[index]
-        switch atom.kind {
-        case .input:
-            let type: RBSExpressions.InputType
-            switch atom.inputType {
-            case .text: type = .text
-            case .digits: type = .digits
-            case .number: type = .number
-            case .amount: type = .amount(currency: atom.currency ?? "RUB")
-            case .date: type = .date
-            }
-            let value: ExprValue
-            do {
-                value = try InputParser.parse(atom.inputType == .text ? text : text.trimmingCharacters(in: .whitespaces),
-                                              as: type, minLength: atom.minLength > 0 ? atom.minLength : nil,
-                                              maxLength: atom.maxLength > 0 ? atom.maxLength : nil)
-            } catch { throw RefusedInput(message: error.description) }
-            if atom.flags.contains(.capitalize), case .string(let string) = value { return .string(capitalized(string)) }
-            return value
-        case .enumeration:
-            let wanted = text.trimmingCharacters(in: .whitespaces)
-            if wanted.isEmpty { return .null }
-            let options = atom.options
-            let chosen = options.first { $0.value == wanted }
-                ?? Int(wanted).flatMap { $0 >= 1 && $0 <= options.count ? options[$0 - 1] : nil }
-                ?? options.first { $0.title.lowercased() == wanted.lowercased() }
-            guard let chosen else {
-                throw RefusedInput(message: "'\(wanted)' is not one of the options: " + options.enumerated()
-                    .map { "\($0.offset + 1)) \($0.element.title) [\($0.element.value)]" }.joined(separator: ", "))
-            }
-            return CompiledOperation.valueType(of: atom) == .int ? .int(Int64(chosen.value) ?? 0) : .string(chosen.value)
-        case .toggle:
-            switch text.trimmingCharacters(in: .whitespaces).lowercased() {
-            case "yes", "y", "on", "true", "1", "да", "д": return .bool(true)
-            case "no", "n", "off", "false", "0", "нет", "н", "": return .bool(false)
-            default: throw RefusedInput(message: "'\(text)': answer yes or no")
-            }
-        case .account:
-            let wanted = text.trimmingCharacters(in: .whitespaces)
-            if wanted.isEmpty { return .null }
-            let offered = accounts(for: atom.id)
-            if let account = offered.first(where: { $0.number == wanted }) { return .string(account.number) }
-            if let number = Int(wanted), number >= 1, number <= offered.count, wanted.count < 5 {
-                return .string(offered[number - 1].number)
-            }
-            throw RefusedInput(message: offered.isEmpty ? "no account can be chosen here"
-                : "'\(wanted)' is not one of the accounts offered: " + offered.map(\.number).joined(separator: ", "))
-        case .text, .button:
-            throw RefusedInput(message: "takes no value")
-        }
-    }
+    // MARK: - Values
 
     private func capitalized(_ text: String) -> String {
         var result = ""
@@ -310,24 +383,71 @@ public final class FormSession {
 
     // MARK: - Announcements
 
-    private struct Snapshot {
-        var visible: [Bool]
-        var captions: [String]
+    /// What the change in progress did: the model's change sets, and the captions and marks the plugin set.
+    private struct Recorded {
+        var changes: [FormChanges] = []
+        var captions: [Int] = []
+        /// Atoms to judge again: marked by the plugin, or committed (with the cross-field checks that read them).
+        var judged: Set<Int> = []
     }
 
-    private func snapshot() -> Snapshot {
-        Snapshot(visible: descriptor.atoms.indices.map { model.isVisible($0) }, captions: captions)
-    }
+    private var pending: Recorded?
 
-    private func announcements(since before: Snapshot) -> FormAnnouncements {
-        var result = FormAnnouncements()
-        for index in descriptor.atoms.indices {
-            let visible = model.isVisible(index)
-            if visible, !before.visible[index] { result.appeared.append(descriptor.atoms[index].id) }
-            if !visible, before.visible[index] { result.disappeared.append(descriptor.atoms[index].id) }
-            if captions[index] != before.captions[index] {
-                result.captions.append((descriptor.atoms[index].id, captions[index]))
+    /// Runs one change to the form and turns what the model reported (and the plugin's caption and mark changes)
+    /// into announcements: no snapshot is taken or compared. `committed` is the atom a value was committed to.
+    private func recording(committed: Int? = nil, _ body: () -> Void) -> FormAnnouncements {
+        let outer = pending
+        pending = Recorded()
+        if let committed {
+            pending?.judged.insert(committed)
+            for (slot, compiled) in operation.compiled.slots.enumerated() where compiled.validIf?.reads.contains(committed) == true {
+                pending?.judged.insert(slot)
             }
+        }
+        body()
+        let recorded = pending ?? Recorded()
+        pending = outer
+        if outer != nil {
+            pending?.changes += recorded.changes
+            pending?.captions += recorded.captions
+            pending?.judged.formUnion(recorded.judged)
+        }
+        return announcements(recorded)
+    }
+
+    /// Adds a model change set to the change in progress.
+    private func apply(_ changes: FormChanges) {
+        pending?.changes.append(changes)
+    }
+
+    private func announcements(_ recorded: Recorded) -> FormAnnouncements {
+        let sets = recorded.changes
+        var result = FormAnnouncements()
+        // A slot's net visibility change: its first event's direction, if its last event agrees.
+        var first: [Int: Bool] = [:], last: [Int: Bool] = [:]
+        var touched: [Int] = []
+        for set in sets {
+            for (slots, visible) in [(set.appeared, true), (set.disappeared, false)] {
+                for slot in slots {
+                    if first[slot] == nil { first[slot] = visible; touched.append(slot) }
+                    last[slot] = visible
+                }
+            }
+        }
+        for slot in touched.sorted() where first[slot] == last[slot] && model.isVisible(slot) == last[slot] {
+            (last[slot] == true ? { result.appeared.append(self.descriptor.atoms[slot].id) }
+                                : { result.disappeared.append(self.descriptor.atoms[slot].id) })()
+        }
+        var seen = Set<Int>()
+        for slot in recorded.captions where seen.insert(slot).inserted {
+            result.captions.append((descriptor.atoms[slot].id, captions[slot]))
+        }
+        // Errors: every atom whose validity changed, or that a cross-field check reads, is judged again now.
+        var judged = recorded.judged
+        for set in sets { judged.formUnion(set.becameInvalid); judged.formUnion(set.becameValid) }
+        for slot in judged.sorted() {
+            let id = descriptor.atoms[slot].id
+            if let error = atom(id)?.error { result.errors.append((id, error)) } else { result.cleared.append(id) }
         }
         return result
     }
@@ -353,35 +473,40 @@ extension FormSession: ModuleControl {
 
     func pluginSetValue(atom id: String, value raw: rbs_value_t) -> Bool {
         guard let index = index(of: id), descriptor.atoms[index].holdsValue else { return false }
-        switch CValue.text(of: raw) {
-        case .failure(let error):
-            operation.plugin.hostTable.log(.warning, "set_value(\(id)): \(error)")
+        let value: ExprValue
+        do {
+            value = try check(try CValue.typed(raw, for: descriptor.atoms[index]).get(), for: index)
+        } catch {
+            operation.plugin.hostTable.log(.warning, "set_value(\(id)) refused: \(error)")
             return false
-        case .success(let text):
-            guard let text else {
-                _ = model.set(index, to: .null, instance: instance)
-                return true
-            }
-            do {
-                let value = try parse(text, for: index)
-                _ = model.set(index, to: value, instance: instance)
-                return true
-            } catch {
-                operation.plugin.hostTable.log(.warning, "set_value(\(id), \"\(text)\"): \(error.message)")
-                return false
-            }
         }
+        apply(model.set(index, to: value, instance: instance))
+        return true
     }
 
-    func pluginSetCaption(atom id: String, caption: String) -> Bool {
+    func pluginSetCaption(atom id: String, caption: UnsafePointer<CChar>) -> Bool {
         guard let index = index(of: id) else { return false }
-        captions[index] = caption
+        let limit = TextLimits.maximumCaptionBytes
+        let length = strnlen(caption, limit + 1)
+        guard length <= limit else {
+            operation.plugin.hostTable.log(.warning, "set_caption(\(id)) refused: longer than \(limit) bytes (the limit at load too)")
+            return false
+        }
+        let bytes = UnsafeRawBufferPointer(start: caption, count: length).bindMemory(to: UInt8.self)
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            operation.plugin.hostTable.log(.warning, "set_caption(\(id)) refused: the caption is not valid UTF-8")
+            return false
+        }
+        if captions[index] != text {
+            captions[index] = text
+            pending?.captions.append(index)
+        }
         return true
     }
 
     func pluginSetVisible(atom id: String, visible: Bool) -> Bool {
         guard let index = index(of: id), descriptor.atoms[index].showIf == nil else { return false }
-        _ = model.setManualVisibility(index, visible, instance: instance)
+        apply(model.setManualVisibility(index, visible, instance: instance))
         return true
     }
 
@@ -392,11 +517,8 @@ extension FormSession: ModuleControl {
         }
         guard let index = index(of: id) else { return false }
         marks[index] = message
+        pending?.judged.insert(index)
         return true
     }
 }
 
-/// A value a person typed that the atom does not accept, and why.
-struct RefusedInput: Error {
-    var message: String
-}

@@ -4,6 +4,8 @@ public enum FormSessionError: Error, Equatable, Sendable, CustomStringConvertibl
     case notEditable(id: String, kind: AtomKind)
     case hidden(id: String)
     case invalid(id: String, message: String)
+    /// A value of the wrong kind for the atom (text for an account, USD for a RUB amount).
+    case mismatch(id: String, expected: String, got: String)
     case notAButton(id: String)
     case createFailed(operation: String)
     case closed
@@ -16,6 +18,7 @@ public enum FormSessionError: Error, Equatable, Sendable, CustomStringConvertibl
         case .notEditable(let id, let kind): "'\(id)' is a \(kind) atom and takes no value"
         case .hidden(let id): "'\(id)' is hidden by its show-if condition — fill the fields it depends on first"
         case .invalid(let id, let message): "\(id): \(message)"
+        case .mismatch(let id, let expected, let got): "\(id) takes \(expected), not \(got)"
         case .notAButton(let id): "'\(id)' is not a button"
         case .createFailed(let operation): "the plugin could not start \(operation) (create returned NULL) — see the log"
         case .closed: "the form is closed"
@@ -43,12 +46,22 @@ public struct FormAnnouncements: Equatable, Sendable {
     public var disappeared: [String] = []
     /// Text atoms whose caption changed, with the new caption.
     public var captions: [(id: String, caption: String)] = []
+    /// Atoms judged again by this change that have an error now (the committed atom, the cross-field checks that
+    /// read it once all their inputs have values, the plugin's marks), with the error.
+    public var errors: [(id: String, message: String)] = []
+    /// Atoms judged again by this change that have no error now.
+    public var cleared: [String] = []
+
+    public init() {}
 
     public static func == (lhs: FormAnnouncements, rhs: FormAnnouncements) -> Bool {
         lhs.appeared == rhs.appeared && lhs.disappeared == rhs.disappeared
             && lhs.captions.map(\.id) == rhs.captions.map(\.id) && lhs.captions.map(\.caption) == rhs.captions.map(\.caption)
+            && lhs.errors.map(\.id) == rhs.errors.map(\.id) && lhs.errors.map(\.message) == rhs.errors.map(\.message)
+            && lhs.cleared == rhs.cleared
     }
 
+    /// Whether nothing appeared, disappeared or changed caption (errors aside).
     public var isEmpty: Bool { appeared.isEmpty && disappeared.isEmpty && captions.isEmpty }
 }
 

@@ -53,29 +53,94 @@ enum CValue {
         }
     }
 
-    /// What a plugin handed in, as text a person could have typed (nil for NONE), or the error.
-    static func text(of raw: rbs_value_t) -> Result<String?, FormSessionError> {
-        switch Int(raw.type) {
-        case RBS_VALUE_NONE: return .success(nil)
-        case RBS_VALUE_TEXT, RBS_VALUE_DATE, RBS_VALUE_DECIMAL:
+    /// What a plugin handed in (`set_value`), converted directly to a typed value for `atom` — never through the
+    /// parser of what a person types: an INTEGER is never a list number, TEXT is never an amount to be read by
+    /// locale. The form engine then checks the value against the atom's kind, type and currency.
+    static func typed(_ raw: rbs_value_t, for atom: AtomDescriptor) -> Result<AtomValue, FormSessionError> {
+        func text() -> Result<String, FormSessionError> {
             guard let data = raw.as.text.data else { return .failure(.badPluginValue("text is NULL")) }
-            let bytes = UnsafeRawBufferPointer(start: data, count: Int(raw.as.text.length))
+            let length = Int(clamping: raw.as.text.length)
+            guard length <= DescriptorReader.maxText * 16 else {
+                return .failure(.badPluginValue("text of \(raw.as.text.length) bytes is too long"))
+            }
+            let bytes = UnsafeRawBufferPointer(start: data, count: length)
             guard let string = String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) else {
                 return .failure(.badPluginValue("text is not valid UTF-8"))
             }
             return .success(string)
-        case RBS_VALUE_INTEGER: return .success(String(raw.as.integer))
-        case RBS_VALUE_BOOL: return .success(raw.as.boolean ? "yes" : "no")
+        }
+        switch Int(raw.type) {
+        case RBS_VALUE_NONE: return .success(.empty)
+        case RBS_VALUE_TEXT:
+            return text().map { string in
+                switch atom.kind {
+                case .enumeration: .option(value: string)
+                case .account: .account(number: string)
+                default: .text(string)
+                }
+            }
+        case RBS_VALUE_DATE:
+            return text().flatMap { string in
+                let parts = string.split(separator: "-", omittingEmptySubsequences: false)
+                guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+                      let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else {
+                    return .failure(.badPluginValue("DATE \"\(string)\" is not YYYY-MM-DD"))
+                }
+                return .success(.date(year: year, month: month, day: day))
+            }
+        case RBS_VALUE_DECIMAL:
+            return text().flatMap { string in
+                guard let number = machineDecimal(string) else {
+                    return .failure(.badPluginValue("DECIMAL \"\(string)\" is not -?digits[.digits]"))
+                }
+                return .success(.number(number))
+            }
+        case RBS_VALUE_INTEGER:
+            // An enum whose options are numbers takes the option with that value (never the list position).
+            if atom.kind == .enumeration { return .success(.option(value: String(raw.as.integer))) }
+            return .success(.number(Decimal(raw.as.integer)))
+        case RBS_VALUE_BOOL: return .success(.toggle(raw.as.boolean))
         case RBS_VALUE_MONEY:
-            guard let amount = raw.as.money.amount else { return .failure(.badPluginValue("money amount is NULL")) }
-            return .success(String(cString: amount))
+            guard let amountPointer = raw.as.money.amount, let currencyPointer = raw.as.money.currency else {
+                return .failure(.badPluginValue("money amount or currency is NULL"))
+            }
+            let amount = String(cString: amountPointer), currency = String(cString: currencyPointer)
+            guard let number = machineDecimal(amount) else {
+                return .failure(.badPluginValue("MONEY amount \"\(amount)\" is not -?digits[.digits]"))
+            }
+            return .success(.money(number, currency: currency))
         default: return .failure(.badPluginValue("unknown value type \(raw.type)"))
         }
+    }
+
+    /// The ABI's decimal text, `-?[0-9]+(\.[0-9]+)?`, exactly (no locale, no grouping).
+    static func machineDecimal(_ text: String) -> Decimal? {
+        let body = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+        let parts = body.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }) else {
+            return nil
+        }
+        return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
     }
 }
 
 /// Amounts as plain text with the currency's minor units ("1500.50"), through ``Money``: exact, never rounded.
 public enum Amount {
+    /// For people: the currency's minor units and thousands grouped by a space ("1 500 000.50").
+    public static func grouped(_ value: Decimal, currency: String) -> String {
+        let plain = text(value, currency: currency)
+        let negative = plain.hasPrefix("-")
+        let body = negative ? String(plain.dropFirst()) : plain
+        let parts = body.split(separator: ".", omittingEmptySubsequences: false)
+        var whole = ""
+        for (offset, digit) in parts[0].reversed().enumerated() {
+            if offset > 0, offset % 3 == 0 { whole.append(" ") }
+            whole.append(digit)
+        }
+        let grouped = String(whole.reversed()) + (parts.count > 1 ? "." + parts[1] : "")
+        return (negative ? "-" : "") + grouped
+    }
+
     /// `value` with exactly the minor units of `currency`; a value that does not fit them (it cannot come from a
     /// form: amounts with extra digits are refused when typed) is written in full rather than rounded.
     public static func text(_ value: Decimal, currency: String) -> String {

@@ -6,7 +6,8 @@ protocol ModuleControl: AnyObject {
     /// The atom's current value, or nil for an unknown atom. Strings go into `arena` (valid until it is reset).
     func pluginGetValue(atom: String, arena: CStringArena) -> rbs_value_t?
     func pluginSetValue(atom: String, value: rbs_value_t) -> Bool
-    func pluginSetCaption(atom: String, caption: String) -> Bool
+    /// `caption` is checked here: at most the load-time limit of bytes, valid UTF-8.
+    func pluginSetCaption(atom: String, caption: UnsafePointer<CChar>) -> Bool
     func pluginSetVisible(atom: String, visible: Bool) -> Bool
     /// `atom` nil marks the whole form; `message` nil clears the mark.
     func pluginSetError(atom: String?, message: String?) -> Bool

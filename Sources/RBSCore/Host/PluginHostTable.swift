@@ -57,7 +57,7 @@ final class PluginHostTable: @unchecked Sendable {
             },
             set_caption: { host, module, atom, caption in
                 guard let control = ModuleHandle.from(module)?.control, let atom, let caption else { return false }
-                return control.pluginSetCaption(atom: String(cString: atom), caption: String(cString: caption))
+                return control.pluginSetCaption(atom: String(cString: atom), caption: caption)
             },
             set_visible: { host, module, atom, visible in
                 guard let control = ModuleHandle.from(module)?.control, let atom else { return false }

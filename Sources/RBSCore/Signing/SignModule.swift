@@ -21,7 +21,13 @@ public final class SignModule {
     /// The customer who signs (`rbs-host serve`), or nil for the host's own key (`rbs-host keys`).
     private let customer: CustomerCredentials?
 
-    /// Prepares the document for `draft`. Fails when there are no keys yet (run `rbs-host keys init`).
+    /// Why the core would refuse ``document`` now (the core's own check, ``Core/validate(_:)``), or nil. A
+    /// document with a refusal is never offered for signing: no code is asked for.
+    public let refusal: Rejection?
+
+    /// Prepares the document for `draft` and runs every check the core will run when it is posted (required
+    /// fields, currency, amount, blocked or unknown accounts, balance). Fails when there are no keys yet (run
+    /// `rbs-host keys init`).
     /// - Parameter customer: sign with this customer's key after their code (`serve`); nil: the host's key.
     public init(draft: DocumentDraft, ledger: Ledger, directory: BankDirectory?,
                 customer: CustomerCredentials? = nil) throws(LedgerError) {
@@ -37,6 +43,7 @@ public final class SignModule {
             document = try ledger.draft(operation: draft.operation, plugin: draft.plugin, pluginVersion: draft.pluginVersion,
                                         fields: fields)
         }
+        refusal = try ledger.core.validate(document)
     }
 
     /// The atoms of the sign module: review lines, then the code.
@@ -45,12 +52,14 @@ public final class SignModule {
         if let amount = draft["amount"] {
             let currency = draft["currency"] ?? ""
             let text = Decimal(string: amount, locale: Locale(identifier: "en_US_POSIX"))
-                .map { Amount.text($0, currency: currency) } ?? amount
+                .map { Amount.grouped($0, currency: currency) } ?? amount
             lines.append(Line(caption: "Amount", value: "\(text) \(currency)", prominent: true))
         }
-        if let name = draft["name"], !name.isEmpty { lines.append(Line(caption: "Payee", value: name, prominent: true)) }
+        if let name = draft["name"], !name.isEmpty {
+            lines.append(Line(caption: "Payee", value: CardNumberMask.masked(name), prominent: true))
+        }
         if let account = draft["account"], !account.isEmpty {
-            lines.append(Line(caption: "Account", value: account, prominent: true))
+            lines.append(Line(caption: "Account", value: CardNumberMask.masked(account), prominent: true))
         }
         if let bic = draft["bic"], !bic.isEmpty {
             let bank = directory?.bank(bic: bic).map { "\($0.name), BIC \(bic)" } ?? "BIC \(bic)"
@@ -58,15 +67,38 @@ public final class SignModule {
         }
         let shown: Set<String> = ["amount", "currency", "name", "account", "bic"]
         for field in draft.fields where !shown.contains(field.key) && !field.value.isEmpty {
-            lines.append(Line(caption: field.key, value: field.value, prominent: false))
+            lines.append(Line(caption: field.key, value: CardNumberMask.masked(field.value), prominent: false))
         }
         lines.append(Line(caption: "Document", value: document.id, prominent: false))
         return lines
     }
 
-    /// Checks the one-time code, signs, journals and submits to the core — one transaction.
+    /// Checks the one-time code, signs, journals and submits to the core — one transaction. The core's check is
+    /// run again first (the balance may have moved since the review): a document it would refuse is refused
+    /// with ``LedgerError/wouldBeRejected(_:)`` before the code is looked at.
     public func sign(code: String) throws(LedgerError) -> Outcome {
+        if let refusal = try ledger.core.validate(document) { throw .wouldBeRejected(refusal) }
         if let customer { return try ledger.signAndPost(document, code: code, as: customer) }
         return try ledger.signAndPost(document, code: code)
+    }
+
+    /// What follows a failed signing attempt.
+    public enum NextStep: Equatable, Sendable {
+        /// Ask for the code again (the error says how many attempts are left).
+        case retry
+        /// Leave the sign step (back to the form).
+        case leave
+    }
+
+    /// What a failed signing attempt leads to, decided from the typed error, never from its text: a wrong,
+    /// malformed or already used code asks again while attempts are left; a lock-out, or anything that is not
+    /// about the code, leaves the sign step.
+    public static func afterFailure(_ error: LedgerError) -> NextStep {
+        guard case .code(let codeError) = error else { return .leave }
+        switch codeError {
+        case .wrong(let left), .malformed(let left): return left > 0 ? .retry : .leave
+        case .replayed: return .retry
+        case .locked, .storage: return .leave
+        }
     }
 }

@@ -29,6 +29,18 @@ public struct EmbeddedBank: Sendable {
         return try Self.account(from: row, path: database.path)
     }
 
+    /// What the core would decide for `document` were it signed and posted now: `nil` when it would be posted (or
+    /// acknowledged), the ``Rejection`` otherwise. The very decision ``submit(signed:publicKey:)`` makes (the same
+    /// `plan`: required fields, currency, amount, blocked and unknown accounts, balance), read from the same
+    /// database and written nowhere — so the host can refuse a document before a one-time code is spent on it.
+    public func validate(_ document: Document) throws(LedgerError) -> Rejection? {
+        try database.read { db in
+            var state = BatchState(tip: (0, Data()))
+            if case .reject(let rejection) = try plan(document, state: &state, in: db) { return rejection }
+            return nil
+        }
+    }
+
     /// Verifies, journals and posts one signed document in its own transaction.
     public func submit(signed: SignedDocument, publicKey: Curve25519.Signing.PublicKey) throws(LedgerError) -> Outcome {
         let outcomes = try submit(batch: [signed], publicKey: publicKey)
@@ -249,6 +261,7 @@ public struct EmbeddedBank: Sendable {
         guard credit != from else { return .reject(.sameAccount(from)) }
         var internalTransfer = false
         if let creditAccount = try account(credit, state: &state, in: db)?.account {
+            guard !creditAccount.blocked else { return .reject(.blockedCredit(credit)) }
             guard creditAccount.currency == currency else {
                 return .reject(.currencyMismatch(document: currency, account: credit, accountCurrency: creditAccount.currency))
             }

@@ -18,6 +18,9 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     case wrongSigner(documentKeyId: String, keyId: String)
     /// Two different public keys with the same key id (practically impossible unless forged).
     case keyIdConflict(keyId: String)
+    /// The core would refuse the document (``Core/validate(_:)``): it was not signed, journaled or posted, and
+    /// no one-time code was looked at.
+    case wouldBeRejected(Rejection)
     /// A stored journal row could not be read back.
     case unreadableEntry(sequence: Int64, detail: String)
 
@@ -38,6 +41,8 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
             "the document names signing key \(documentKeyId) but was checked with key \(keyId)"
         case .keyIdConflict(let keyId):
             "a different public key is already registered under key id \(keyId); the document was refused"
+        case .wouldBeRejected(let rejection):
+            "the bank would refuse this document: \(rejection.message) — nothing was signed and no one-time code was used"
         case .unreadableEntry(let sequence, let detail):
             "journal entry \(sequence) cannot be read: \(detail)"
         }

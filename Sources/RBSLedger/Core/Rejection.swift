@@ -27,6 +27,9 @@ public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
     static func blocked(_ account: String) -> Rejection {
         Rejection(code: .accountBlocked, message: "account \(account) is blocked and accepts no debits")
     }
+    static func blockedCredit(_ account: String) -> Rejection {
+        Rejection(code: .accountBlocked, message: "account \(account) is blocked and accepts no credits")
+    }
     static func unknownDebit(_ account: String) -> Rejection {
         Rejection(code: .unknownDebitAccount, message: "debit account \(account) is not one of the customer's accounts")
     }

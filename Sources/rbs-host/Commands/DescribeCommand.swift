@@ -11,8 +11,12 @@ struct FormDescription: Encodable {
         var visible: Bool
         var value: String?
         var error: String?
+        /// An enum's options, so a script can choose by value or title without guessing.
+        var options: [Option]?
+        /// An account picker's offered accounts, with the list number that names each for the whole run.
+        var accounts: [OfferedAccount]?
 
-        private enum CodingKeys: String, CodingKey { case id, kind, caption, visible, value, error }
+        private enum CodingKeys: String, CodingKey { case id, kind, caption, visible, value, error, options, accounts }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
@@ -22,7 +26,24 @@ struct FormDescription: Encodable {
             try container.encode(visible, forKey: .visible)
             try container.encode(value, forKey: .value)
             try container.encode(error, forKey: .error)
+            try container.encodeIfPresent(options, forKey: .options)
+            try container.encodeIfPresent(accounts, forKey: .accounts)
         }
+    }
+
+    struct Option: Encodable {
+        var value: String
+        var title: String
+    }
+
+    struct OfferedAccount: Encodable {
+        /// The list number (`--set ID=N` picks it; the same account has the same number in every picker).
+        var position: Int
+        var number: String
+        var title: String
+        var balance: String
+        var currency: String
+        var blocked: Bool
     }
 
     var operation: String
@@ -44,11 +65,17 @@ struct FormDescription: Encodable {
     /// - Parameter refused: values the form could not take at all (a hidden atom, a label), by atom id.
     init(_ session: FormSession, refused: [String: String] = [:]) {
         operation = session.operation.id
-        atoms = session.atoms.map {
-            Atom(id: $0.id, kind: $0.kind.description, caption: $0.caption, visible: $0.visible,
-                 value: $0.value.isEmpty ? nil : $0.value, error: refused[$0.id] ?? $0.error)
+        atoms = session.atoms.map { state in
+            Atom(id: state.id, kind: state.kind.description, caption: state.caption, visible: state.visible,
+                 value: state.value.isEmpty ? nil : state.value, error: refused[state.id] ?? state.error,
+                 options: state.kind == .enumeration ? state.descriptor.options.map { Option(value: $0.value, title: $0.title) } : nil,
+                 accounts: state.kind == .account ? session.offeredAccounts(for: state.id).map {
+                     OfferedAccount(position: $0.number, number: $0.account.number, title: $0.account.title,
+                                    balance: Amount.text($0.account.balance, currency: $0.account.currency),
+                                    currency: $0.account.currency, blocked: $0.account.blocked)
+                 } : nil)
         }
-        ready = session.isReady
+        ready = session.isReady && refused.isEmpty
         formError = session.formError
     }
 }
@@ -76,9 +103,11 @@ struct DescribeCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The operation id (see `list`).") var operation: String
-    @Option(name: .customLong("set"), help: ArgumentHelp("Commit VALUE to atom ID.", valueName: "ID=VALUE"))
+    @Option(name: .customLong("set"), help: ArgumentHelp(
+        "Commit VALUE to atom ID. An enum takes its option's value or title; an account picker its list number or the account number; a date ДД.ММ.ГГГГ or YYYY-MM-DD.",
+        valueName: "ID=VALUE"))
     var assignments: [String] = []
-    @Flag(help: "Print {operation, atoms: [{id, kind, caption, visible, value, error}], ready}.") var json = false
+    @Flag(help: "Print {operation, atoms: [{id, kind, caption, visible, value, error, options?, accounts?}], ready}.") var json = false
 
     func run() throws {
         let runtime = try global.makeRuntime()
@@ -91,7 +120,9 @@ struct DescribeCommand: ParsableCommand {
         }
         defer { session.close() }
         var refused: [String: String] = [:]
-        for assignment in parsed {
+        let badBytes = RawArguments.refusedAssignments()
+        for (id, message) in badBytes { refused[id] = message }
+        for assignment in parsed where !badBytes.contains(where: { $0.id == assignment.id }) {
             do {
                 try session.commit(assignment.id, text: assignment.value)
                 refused[assignment.id] = nil
@@ -100,8 +131,8 @@ struct DescribeCommand: ParsableCommand {
                 case .unknownAtom:
                     Terminal.error(error.description)
                     throw ExitCode(2)
-                case .invalid:
-                    refused[assignment.id] = nil  // the form marks the atom itself
+                case .invalid(_, let message):
+                    refused[assignment.id] = message  // refused: the atom keeps its value, the message says why
                 default:
                     refused[assignment.id] = error.description
                 }

@@ -32,7 +32,7 @@ struct VerifyCommand: ParsableCommand {
         do {
             switch try Ledger(dataDirectory: global.paths.data).journal.verify() {
             case .ok(let count):
-                print("ok \(count) entries")
+                print("ok \(count) \(count == 1 ? "entry" : "entries")")
             case .bad(let sequence, let reason):
                 print("bad entry \(sequence): \(reason)")
                 throw ExitCode.failure

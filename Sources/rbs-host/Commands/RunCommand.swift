@@ -60,7 +60,9 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The operation id (see `list`).") var operation: String
-    @Option(name: .customLong("set"), help: ArgumentHelp("Commit VALUE to atom ID.", valueName: "ID=VALUE"))
+    @Option(name: .customLong("set"), help: ArgumentHelp(
+        "Commit VALUE to atom ID. An enum takes its option's value or title; an account picker its list number or the account number; a date ДД.ММ.ГГГГ or YYYY-MM-DD.",
+        valueName: "ID=VALUE"))
     var assignments: [String] = []
     @Option(help: "The 6-digit one-time code from the authenticator app.") var code: String
     @Flag(help: "Print {status, journal, document, errors}.") var json = false
@@ -85,7 +87,8 @@ struct RunCommand: ParsableCommand {
         let session: FormSession
         do { session = try runtime.open(operation) } catch { return invalid([AtomIssue(atom: nil, message: error.description)]) }
         defer { session.close() }
-        var issues: [AtomIssue] = []
+        var issues = RawArguments.refusedAssignments().map { AtomIssue(atom: $0.id, message: $0.message) }
+        guard issues.isEmpty else { return invalid(issues) }
         for assignment in assignments {
             do { try session.commit(assignment.id, text: assignment.value) } catch {
                 issues.append(AtomIssue(atom: assignment.id, message: error.description))
@@ -100,27 +103,39 @@ struct RunCommand: ParsableCommand {
         }
         do {
             let sign = try SignModule(draft: draft, ledger: try runtime.ledger(), directory: runtime.locator.optional(BankDirectory.self))
-            let document = RunReport.document(sign.document)
-            switch try sign.sign(code: code) {
-            case .posted(let receipt):
-                let posting = receipt.posting
-                return RunReport(status: .posted, journal: receipt.sequence, document: document, errors: [],
-                                 posting: .init(debit: posting.debit, credit: posting.credit,
-                                                amount: Amount.text(posting.amount, currency: posting.currency),
-                                                currency: posting.currency,
-                                                balanceAfter: Amount.text(receipt.debitBalance, currency: posting.currency)))
-            case .acknowledged(_, let sequence):
-                return RunReport(status: .posted, journal: sequence, document: document, errors: [])
-            case .rejected(_, let sequence, let reason):
-                return RunReport(status: .rejected, journal: sequence, document: document,
-                                 errors: [AtomIssue(atom: nil, message: reason.message)])
+            // The core's own check before the code is looked at: a code is never spent on a document it refuses.
+            if let refusal = sign.refusal {
+                return RunReport(status: .invalid, journal: nil, document: RunReport.document(sign.document),
+                                 errors: [AtomIssue(atom: nil, message: LedgerError.wouldBeRejected(refusal).description)])
             }
+            return RunReport(try sign.sign(code: code), document: sign.document)
         } catch {
             return invalid([AtomIssue(atom: nil, message: error.description)])
         }
     }
 }
 
+extension RunReport {
+    /// The report of a signed document's outcome: what `run` prints and what the REPL shows after signing.
+    init(_ outcome: Outcome, document: Document) {
+        let json = RunReport.document(document)
+        switch outcome {
+        case .posted(let receipt):
+            let posting = receipt.posting
+            self.init(status: .posted, journal: receipt.sequence, document: json, errors: [],
+                      posting: .init(debit: posting.debit, credit: posting.credit,
+                                     amount: Amount.text(posting.amount, currency: posting.currency),
+                                     currency: posting.currency,
+                                     balanceAfter: Amount.text(receipt.debitBalance, currency: posting.currency)))
+        case .acknowledged(_, let sequence):
+            self.init(status: .posted, journal: sequence, document: json, errors: [])
+        case .rejected(_, let sequence, let reason):
+            self.init(status: .rejected, journal: sequence, document: json, errors: [AtomIssue(atom: nil, message: reason.message)])
+        }
+    }
+}
+
+/// The receipt: one rendering for `run` and for the REPL's sign step.
 enum RunText {
     static func render(_ report: RunReport) -> String {
         var lines: [String] = []

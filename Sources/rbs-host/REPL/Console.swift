@@ -1,4 +1,5 @@
 import Foundation
+import RBSCore
 import RBSLineEditor
 
 /// The REPL's input and output: a line editor (libedit on a terminal, plain lines from a pipe), prompts only on a
@@ -19,22 +20,35 @@ final class Console {
         box.console = self
     }
 
-    /// Reads one line; the prompt is shown only on a terminal.
-    func read(_ prompt: String, secret: Bool = false) -> LineInput {
+    /// Reads one line; the prompt is shown only on a terminal. A line enters the history only when `remember` and
+    /// it is neither `secret` nor holds a card number (codes, secrets and PANs never reach the history file).
+    func read(_ prompt: String, secret: Bool = false, remember: Bool = true) -> LineInput {
         let shown = interactive ? prompt : ""
         let input = secret ? editor.readSecret(prompt: shown) : editor.read(prompt: shown)
-        if case .line(let text) = input, !secret, interactive { editor.addHistory(text.trimmingCharacters(in: .whitespaces)) }
+        if case .line(let text) = input, remember, !secret, interactive, !CardNumberMask.containsCardNumber(text) {
+            editor.addHistory(text.trimmingCharacters(in: .whitespaces))
+        }
         return input
     }
 
     /// Text for people only (menus, hints): not printed for a piped script.
     func hint(_ text: String) {
-        if interactive { print(text) }
+        if interactive { say(text) }
     }
 
-    func say(_ text: String) { print(text) }
+    /// Prints lines through the one output path (serialised with notices from other threads).
+    func say(_ text: String) {
+        fflush(nil)
+        editor.write(text + "\n")
+    }
 
     func error(_ text: String) { Terminal.error(text) }
+
+    /// A one-line notice from any thread (a hot reload): printed above the line being typed, and the prompt with
+    /// what was typed so far is drawn again under it; from a pipe, just the line.
+    func notice(_ text: String) {
+        if interactive { editor.printAbove(Terminal.dim("⟳ " + text)) } else { editor.write("⟳ " + text + "\n") }
+    }
 }
 
 private final class CompletionBox: @unchecked Sendable {

@@ -12,6 +12,8 @@ final class FormModule {
     private let console: Console
     private let navigation: Navigation
     private var cursor = 0
+    /// What each text atom last showed (its caption, announced or passed), so no line is printed twice.
+    private var shownCaptions: [String: String] = [:]
 
     init(session: FormSession, runtime: Runtime, console: Console, navigation: Navigation) {
         self.session = session
@@ -35,7 +37,7 @@ final class FormModule {
         console.say(Terminal.bold(navigation.breadcrumb))
         console.hint(Terminal.dim("Enter keeps a value · back returns · ? helps · cancel leaves"))
         for (id, value) in prefill {
-            do { announce(try session.commit(id, text: value)) } catch {
+            do { announce(try session.commit(id, text: value, reader: .script)) } catch {
                 if session.isClosed { return .failed(error.description) }
                 console.error(error.description)
             }
@@ -54,7 +56,10 @@ final class FormModule {
             }
             switch atom.kind {
             case .text:
-                if !state.caption.isEmpty { console.say("  " + Terminal.dim(state.caption)) }
+                if !state.caption.isEmpty, shownCaptions[atom.id] != state.caption {
+                    console.say("  " + Terminal.dim(state.caption))
+                    shownCaptions[atom.id] = state.caption
+                }
                 cursor += 1
             case .button:
                 if let output = button(atom, state) { return output }
@@ -72,10 +77,12 @@ final class FormModule {
         if atom.kind == .enumeration {
             console.hint(atom.options.enumerated().map { "    \($0.offset + 1)) \($0.element.title)" }.joined(separator: "\n"))
         }
-        let current = state.value.isEmpty ? "" : " [\(atom.flags.contains(.secret) ? "••••" : state.value)]"
-        let prompt = "\(state.caption)\(Terminal.dim(" " + Self.kindHint(atom)))\(current)> "
+        let secret = atom.flags.contains(.secret)
+        let current = state.value.isEmpty ? "" : " [\(secret ? "••••" : CardNumberMask.masked(shown(atom, state.value)))]"
+        // No colour inside a prompt: libedit counts every byte of it as a column.
+        let prompt = "\(state.caption) \(Self.kindHint(atom))\(current)> "
         console.completions = { [session] _, word in Self.completions(for: atom, session: session, word: word) }
-        let input = console.read(prompt, secret: atom.flags.contains(.secret))
+        let input = console.read(prompt, secret: secret)
         console.completions = { _, _ in [] }
         switch input {
         case .interrupt:
@@ -90,28 +97,41 @@ final class FormModule {
             case "cancel": return .cancelled
             case "?": help(atom)
             default:
-                do {
-                    announce(try session.commit(atom.id, text: text))
-                    if let error = session.atom(atom.id)?.error, session.errorIsFinal(atom.id) {
-                        // Stay on the atom: fix it, or Enter keeps the value and goes on.
-                        console.say("  " + Terminal.yellow("⚠ " + error) + Terminal.dim(" — fix it, or Enter to go on"))
-                    } else {
-                        if let error = session.atom(atom.id)?.error { console.say("  " + Terminal.yellow("⚠ " + error)) }
-                        cursor += 1
-                    }
-                } catch {
+                let changes: FormAnnouncements
+                do { changes = try session.commit(atom.id, text: text, reader: .person) } catch {
                     // The plugin's worker failed: the run is over, and the line says why (no "try again").
                     if session.isClosed { return .failed(error.description) }
+                    // Refused: the atom keeps its value and no error is left behind.
                     console.error(error.description + " — try again, ? for help")
+                    return nil
+                }
+                announce(changes)
+                if let own = changes.errors.first(where: { $0.id == atom.id }) {
+                    // Stay on the atom: fix it, or Enter keeps the value and goes on.
+                    console.say("  " + Terminal.yellow("⚠ " + own.message) + Terminal.dim(" — fix it, or Enter to go on"))
+                } else if let other = changes.errors.first,
+                          let index = atoms.firstIndex(where: { $0.id == other.id }) {
+                    // A cross-field check found a problem in another atom: go there, named by its prompt.
+                    let caption = session.atom(other.id)?.caption ?? other.id
+                    console.say("  " + Terminal.yellow("⚠ \(caption): \(other.message)") + Terminal.dim(" — back to that field"))
+                    cursor = index
+                } else {
+                    cursor += 1
                 }
             }
         }
         return nil
     }
 
+    /// An atom's value as a person reads it: an enum's title, not its internal value.
+    private func shown(_ atom: AtomDescriptor, _ value: String) -> String {
+        guard atom.kind == .enumeration, let option = atom.options.first(where: { $0.value == value }) else { return value }
+        return option.title
+    }
+
     private func button(_ atom: AtomDescriptor, _ state: AtomState) -> ModuleOutput? {
         let submits = atom.flags.contains(.submit)
-        let prompt = "[\(state.caption)] " + Terminal.dim(submits ? "Enter submits" : "Enter presses") + "> "
+        let prompt = "[\(state.caption)] " + (submits ? "Enter submits" : "Enter presses") + "> "
         console.completions = { _, word in ["back", "cancel"].filter { $0.hasPrefix(word) } }
         let input = console.read(prompt)
         console.completions = { _, _ in [] }
@@ -182,16 +202,17 @@ final class FormModule {
         console.say(lines.map { "  " + $0 }.joined(separator: "\n"))
     }
 
-    /// The embedded account picker: a numbered list with balances.
+    /// The embedded account picker: the accounts offered, each under its number for the whole run (a number
+    /// never moves to another account when a picker leaves one out), with balances.
     private func showAccounts(_ atom: AtomDescriptor) {
-        let accounts = session.accounts(for: atom.id)
-        guard !accounts.isEmpty else {
+        let offered = session.offeredAccounts(for: atom.id)
+        guard !offered.isEmpty else {
             console.say(Terminal.yellow("  no account can be chosen here"))
             return
         }
         var table = Table(header: ["#", "ACCOUNT", "BALANCE", "", "TITLE"])
-        for (index, account) in accounts.enumerated() {
-            table.rows.append(["\(index + 1)", account.number, Amount.text(account.balance, currency: account.currency),
+        for (number, account) in offered {
+            table.rows.append(["\(number)", account.number, Amount.text(account.balance, currency: account.currency),
                                account.currency, account.title + (account.blocked ? " (blocked)" : "")])
         }
         navigation.enter(atom.caption)
@@ -202,8 +223,9 @@ final class FormModule {
     private func announce(_ changes: FormAnnouncements) {
         for id in changes.appeared { console.say("  + " + (session.atom(id)?.caption ?? id)) }
         for id in changes.disappeared { console.say("  − " + (session.atom(id)?.caption ?? id)) }
-        for (id, caption) in changes.captions where session.atom(id)?.kind == .text {
+        for (id, caption) in changes.captions where session.atom(id)?.kind == .text && shownCaptions[id] != caption {
             console.say("  " + Terminal.green("ℹ " + (caption.isEmpty ? "(\(id) cleared)" : caption)))
+            shownCaptions[id] = caption
         }
     }
 
@@ -223,9 +245,9 @@ final class FormModule {
             case .digits: return "(digits\(length)\(optional))"
             case .number: return "(number\(optional))"
             case .amount: return "(amount, \(atom.currency ?? "")\(optional))"
-            case .date: return "(date YYYY-MM-DD\(optional))"
+            case .date: return "(date ДД.ММ.ГГГГ\(optional))"
             }
-        case .enumeration: return "(1–\(atom.options.count) or a value\(optional))"
+        case .enumeration: return "(1–\(atom.options.count) or a title\(optional))"
         case .toggle: return "(yes/no)"
         case .account: return "(# or account number\(optional))"
         case .text, .button: return ""
@@ -235,7 +257,7 @@ final class FormModule {
     static func completions(for atom: AtomDescriptor, session: FormSession, word: String) -> [String] {
         var candidates = ["back", "cancel"]
         switch atom.kind {
-        case .enumeration: candidates += atom.options.map(\.value) + atom.options.map(\.title)
+        case .enumeration: candidates += atom.options.map(\.title)
         case .account: candidates += session.accounts(for: atom.id).map(\.number)
         case .toggle: candidates += ["yes", "no"]
         default: break

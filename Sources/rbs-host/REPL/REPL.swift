@@ -7,13 +7,12 @@ import RBSLineEditor
 /// one-line notices (hot reloads) between commands. On a terminal it edits lines with libedit, keeps history in the
 /// data directory and completes commands, operation ids and list numbers; from a pipe it reads commands line by
 /// line and prints no prompts, so a script can drive it.
-/// Confined to the REPL thread once started; only `post` is called from other threads, and it locks.
+/// Confined to the REPL thread once started; only `notify` is called from other threads (it goes through the
+/// console's one locked output path).
 final class REPL: @unchecked Sendable {
     let runtime: Runtime
     let console: Console
     private let navigation = Navigation()
-    /// Lines other threads want printed before the next prompt (reload notices).
-    private let notices = NoticeBoard()
 
     init(runtime: Runtime) {
         self.runtime = runtime
@@ -33,15 +32,9 @@ final class REPL: @unchecked Sendable {
         ("quit", "quit", "leave rbs-host (Ctrl-D does too)"),
     ]
 
-    /// Posts a line to print before the next prompt; any thread.
-    func post(_ line: String) { notices.post(line) }
-
-    /// Prints a one-line notice now (a reload), from any thread: on its own line, so a prompt being typed at is
-    /// not mixed into it.
-    func notify(_ line: String) {
-        let text = console.interactive ? "\r\u{1B}[K" + Terminal.dim("⟳ " + line) + "\n" : "⟳ " + line + "\n"
-        FileHandle.standardOutput.write(Data(text.utf8))
-    }
+    /// Prints a one-line notice now (a reload), from any thread: above the line being typed, which is drawn
+    /// again with its prompt, so input never lands on a bare line.
+    func notify(_ line: String) { console.notice(line) }
 
     func start() {
         if console.interactive {
@@ -49,7 +42,6 @@ final class REPL: @unchecked Sendable {
         }
         Listing.printFailures(runtime.registry)
         while true {
-            for line in notices.take() { console.say(Terminal.dim(line)) }
             console.completions = { [unowned self] line, word in completeCommand(line: line, word: word) }
             switch console.read("rbs> ") {
             case .endOfInput:
@@ -127,7 +119,7 @@ final class REPL: @unchecked Sendable {
     private func verify() {
         do {
             switch try runtime.ledger().journal.verify() {
-            case .ok(let count): console.say("ok \(count) entries")
+            case .ok(let count): console.say("ok \(count) \(count == 1 ? "entry" : "entries")")
             case .bad(let sequence, let reason): console.error("bad entry \(sequence): \(reason)")
             }
         } catch { console.error(error.description) }
@@ -207,11 +199,3 @@ enum Words {
     }
 }
 
-/// Lines posted from other threads, printed by the REPL between commands.
-final class NoticeBoard: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
-
-    func post(_ line: String) { lock.withLock { lines.append(line) } }
-    func take() -> [String] { lock.withLock { defer { lines.removeAll() }; return lines } }
-}

@@ -29,40 +29,33 @@ final class SignPresenter {
             console.error(error.description)
             return .cancelled
         }
+        if let refusal = module.refusal {
+            // The core would refuse it: say why and go back to the form before any code is asked for.
+            console.error(LedgerError.wouldBeRejected(refusal).description)
+            return .cancelled
+        }
         console.say(Terminal.bold(navigation.breadcrumb))
         for line in module.review {
             let text = "  \(line.caption): \(line.value)"
-            console.say(line.prominent ? Terminal.bold(text) : Terminal.dim(text))
+            console.say(line.prominent ? Terminal.bold(text) : text)
         }
         while true {
             console.completions = { _, word in ["cancel"].filter { $0.hasPrefix(word) } }
-            let input = console.read("One-time code (6 digits, cancel returns to the form)> ")
+            let input = console.read("One-time code (6 digits, cancel returns to the form)> ", remember: false)
             console.completions = { _, _ in [] }
             guard case .line(let raw) = input else { return .cancelled }
             let code = raw.trimmingCharacters(in: .whitespaces)
             if code.lowercased() == "cancel" || code.isEmpty { return .cancelled }
             do {
-                return .done(Self.receipt(try module.sign(code: code)))
+                return .done(RunText.render(RunReport(try module.sign(code: code), document: module.document)))
             } catch {
                 console.error(error.description)
-                if case .code(let codeError) = error, "\(codeError)".contains("locked") { return .cancelled }
+                switch SignModule.afterFailure(error) {
+                case .retry: continue
+                case .leave: return .cancelled
+                }
             }
         }
     }
 
-    static func receipt(_ outcome: Outcome) -> String {
-        switch outcome {
-        case .posted(let receipt):
-            let posting = receipt.posting
-            return """
-            \(Terminal.green("posted")) — journal entry \(receipt.sequence)
-              \(posting.debit) → \(posting.credit): \(Amount.text(posting.amount, currency: posting.currency)) \(posting.currency)
-              balance of \(posting.debit): \(Amount.text(receipt.debitBalance, currency: posting.currency)) \(posting.currency)
-            """
-        case .acknowledged(_, let sequence):
-            return "\(Terminal.green("accepted")) by the bank — journal entry \(sequence)"
-        case .rejected(_, let sequence, let reason):
-            return "\(Terminal.red("rejected")): \(reason.message) — journal entry \(sequence)"
-        }
-    }
 }

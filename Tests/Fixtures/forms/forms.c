@@ -11,6 +11,13 @@
 static int live_instances;
 RBS_EXPORT int forms_live_instances(void) { return live_instances; }
 
+/* What the host answered to the typed set_value / set_caption calls made when "Typed" is committed to name:
+ * bit 0 INTEGER 2 → acct, bit 1 USD MONEY → amount (RUB), bit 2 RUB MONEY → amount, bit 3 INTEGER 2 → kind,
+ * bit 4 TEXT account number → acct, bit 5 a 70 KB caption, bit 6 a caption with invalid UTF-8, bit 7 MONEY with
+ * too many decimals. Set bit = the host said true. */
+static int typed_results = -1;
+RBS_EXPORT int forms_typed_results(void) { return typed_results; }
+
 typedef struct form {
     const rbs_host_t *host;
     rbs_module_t *module;
@@ -36,6 +43,9 @@ static const rbs_function_descriptor_t functions[] = {
     { .name = "busy", .symbol = "forms_busy", .signature = "bool()", .flags = RBS_FUNCTION_INSTANCE },
 };
 
+/* As pay.pp.tax: the values are not the list numbers (list 2 is value "1"). */
+static const rbs_option_t payTypes[] = { { .value = "0", .title = "Обычный" }, { .value = "1", .title = "Налоговый платёж" },
+                                         { .value = "2", .title = "Таможенный платёж" } };
 static const rbs_option_t kinds[] = { { .value = "1", .title = "One" }, { .value = "2", .title = "Two" } };
 
 static const rbs_atom_descriptor_t atoms[] = {
@@ -52,6 +62,14 @@ static const rbs_atom_descriptor_t atoms[] = {
     { .id = "amount", .kind = RBS_ATOM_INPUT, .input_type = RBS_INPUT_AMOUNT, .currency = "RUB", .caption = "Amount",
       .flags = RBS_ATOM_FLAG_OPTIONAL, .valid_if = "amount < 1000", .error_text = "at most 999.99" },
     { .id = "agree", .kind = RBS_ATOM_TOGGLE, .caption = "Agree", .valid_if = "agree == YES", .error_text = "agree first" },
+    { .id = "acct", .kind = RBS_ATOM_ACCOUNT, .caption = "Account", .flags = RBS_ATOM_FLAG_OPTIONAL },
+    { .id = "acct2", .kind = RBS_ATOM_ACCOUNT, .caption = "Other account", .flags = RBS_ATOM_FLAG_OPTIONAL,
+      .filter = "number != $acct" },
+    { .id = "payType", .kind = RBS_ATOM_ENUM, .caption = "Pay type", .flags = RBS_ATOM_FLAG_OPTIONAL, .option_count = 3,
+      .options = payTypes },
+    { .id = "repeat", .kind = RBS_ATOM_INPUT, .input_type = RBS_INPUT_DIGITS, .caption = "Code again",
+      .flags = RBS_ATOM_FLAG_OPTIONAL, .valid_if = "repeat == code", .error_text = "the codes differ" },
+    { .id = "when", .kind = RBS_ATOM_INPUT, .input_type = RBS_INPUT_DATE, .caption = "When", .flags = RBS_ATOM_FLAG_OPTIONAL },
     { .id = "ping", .kind = RBS_ATOM_BUTTON, .caption = "Ping" },
     { .id = "send", .kind = RBS_ATOM_BUTTON, .caption = "Send", .flags = RBS_ATOM_FLAG_SUBMIT },
 };
@@ -83,6 +101,25 @@ static rbs_status_t value_changed(void *instance, const char *atom_id, const rbs
         host->set_caption(host, self->module, "note", caption);
         host->set_error(host, self->module, "name", strcmp(name, "Bad") == 0 ? "no bad names" : NULL);
         host->set_error(host, self->module, NULL, strcmp(name, "Formerr") == 0 ? "the form is wrong" : NULL);
+        if (strcmp(name, "Typed") == 0) {
+            int results = 0;
+            rbs_value_t two = { .type = RBS_VALUE_INTEGER, .as.integer = 2 };
+            if (host->set_value(host, self->module, "acct", &two)) results |= 1 << 0;
+            rbs_value_t dollars = { .type = RBS_VALUE_MONEY, .as.money = { .amount = "5.00", .currency = "USD" } };
+            if (host->set_value(host, self->module, "amount", &dollars)) results |= 1 << 1;
+            rbs_value_t roubles = { .type = RBS_VALUE_MONEY, .as.money = { .amount = "5.00", .currency = "RUB" } };
+            if (host->set_value(host, self->module, "amount", &roubles)) results |= 1 << 2;
+            if (host->set_value(host, self->module, "kind", &two)) results |= 1 << 3;
+            rbs_value_t account = { .type = RBS_VALUE_TEXT, .as.text = { .data = "40817810399910004313", .length = 20 } };
+            if (host->set_value(host, self->module, "acct", &account)) results |= 1 << 4;
+            static char huge[70 * 1024 + 1];
+            memset(huge, 'x', sizeof huge - 1);
+            if (host->set_caption(host, self->module, "note", huge)) results |= 1 << 5;
+            if (host->set_caption(host, self->module, "note", "bad \xff\xfe caption")) results |= 1 << 6;
+            rbs_value_t fraction = { .type = RBS_VALUE_MONEY, .as.money = { .amount = "5.001", .currency = "RUB" } };
+            if (host->set_value(host, self->module, "amount", &fraction)) results |= 1 << 7;
+            typed_results = results;
+        }
         if (strcmp(name, "Fill") == 0) {
             rbs_value_t code = rbs_value_text("12");
             host->set_value(host, self->module, "code", &code);

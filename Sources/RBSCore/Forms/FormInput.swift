@@ -1,0 +1,151 @@
+import Foundation
+import RBSExpressions
+
+/// Turns what a person or a script typed into a typed value for one atom — the front end's half of a commit
+/// (the REPL, `describe`/`run --set`, and any later client call it; ``FormSession`` itself only takes typed values).
+///
+/// - Enum: a person chooses by the list number shown (1…n) or by the title (or an unambiguous start of it); a
+///   script by the option's value or its title. The internal value is never read as a list number, nor the
+///   reverse.
+/// - Account: the list number of ``FormSession/accountList`` (the same for the whole run, whichever picker shows
+///   it) or the full account number.
+/// - Amount: one call site (``amount(_:currency:)``) into the amount parser.
+/// - Date: `ДД.ММ.ГГГГ` or ISO `ГГГГ-ММ-ДД`.
+public enum FormInput {
+    /// Who typed the text: what an enum choice may be.
+    public enum Reader: Sendable {
+        /// A person at a list: the option's list number or its title.
+        case person
+        /// A script (`--set`): the option's value or its title.
+        case script
+    }
+
+    /// What `reader` may type for `atom`, for help and error messages.
+    public static func accepted(for atom: AtomDescriptor, reader: Reader) -> String {
+        switch atom.kind {
+        case .enumeration:
+            reader == .person ? "the list number (1–\(atom.options.count)) or the title"
+                : "the option's value or its title: " + atom.options.map { "\($0.value) (\($0.title))" }.joined(separator: ", ")
+        case .account: "the account's list number or its 20-digit number"
+        case .toggle: "yes or no (да/нет)"
+        case .input:
+            switch atom.inputType {
+            case .date: "a date, ДД.ММ.ГГГГ or YYYY-MM-DD"
+            case .amount: "an amount in \(atom.currency ?? "RUB")"
+            case .number: "a number"
+            case .digits: "digits"
+            case .text: "text"
+            }
+        case .text, .button: "no value"
+        }
+    }
+
+    /// The typed value `text` stands for in atom `atom` of `session`; an empty text is ``AtomValue/empty``.
+    /// - Throws: ``FormSessionError/invalid(id:message:)`` saying what was typed and what is accepted.
+    public static func value(_ text: String, for atom: AtomDescriptor, in session: FormSession,
+                             reader: Reader) throws(FormSessionError) -> AtomValue {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        func refuse(_ message: String) -> FormSessionError { .invalid(id: atom.id, message: message) }
+        switch atom.kind {
+        case .input:
+            if atom.inputType == .text { return text.isEmpty ? .empty : .text(text) }
+            if trimmed.isEmpty { return .empty }
+            switch atom.inputType {
+            case .text, .digits: return .text(trimmed)
+            case .amount:
+                let currency = atom.currency ?? "RUB"
+                do { return .money(try amount(trimmed, currency: currency), currency: currency) } catch {
+                    throw refuse(error.description)
+                }
+            case .number:
+                let parsed: ExprValue
+                do { parsed = try InputParser.parse(trimmed, as: .number) } catch { throw refuse(error.description) }
+                guard case .decimal(let number) = parsed else { throw refuse("'\(trimmed)' is not a number") }
+                return .number(number)
+            case .date:
+                guard let date = date(trimmed) else {
+                    throw refuse("'\(trimmed)' is not a date: write ДД.ММ.ГГГГ (31.03.2025) or YYYY-MM-DD (2025-03-31)")
+                }
+                return date
+            }
+        case .enumeration:
+            if trimmed.isEmpty { return .empty }
+            let options = atom.options
+            if reader == .person, let number = Int(trimmed), trimmed.allSatisfy(\.isASCII) {
+                guard number >= 1, number <= options.count else {
+                    throw refuse("\(number) is not on the list: choose 1–\(options.count)")
+                }
+                return .option(value: options[number - 1].value)
+            }
+            if reader == .script, let option = options.first(where: { $0.value == trimmed }) {
+                return .option(value: option.value)
+            }
+            let wanted = trimmed.lowercased()
+            if let exact = options.first(where: { $0.title.lowercased() == wanted }) { return .option(value: exact.value) }
+            let matches = options.filter { $0.title.lowercased().hasPrefix(wanted) }
+            if matches.count == 1 { return .option(value: matches[0].value) }
+            if matches.count > 1 {
+                throw refuse("'\(trimmed)' starts more than one option: " + matches.map(\.title).joined(separator: ", "))
+            }
+            throw refuse("'\(trimmed)' is not one of the options — type \(accepted(for: atom, reader: reader))"
+                + (reader == .person ? ": " + options.enumerated().map { "\($0.offset + 1)) \($0.element.title)" }.joined(separator: ", ") : ""))
+        case .toggle:
+            switch trimmed.lowercased() {
+            case "yes", "y", "on", "true", "1", "да", "д": return .toggle(true)
+            case "no", "n", "off", "false", "0", "нет", "н", "": return .toggle(false)
+            default: throw refuse("'\(trimmed)': answer yes or no (да/нет)")
+            }
+        case .account:
+            if trimmed.isEmpty { return .empty }
+            let offered = session.offeredAccounts(for: atom.id)
+            if let match = offered.first(where: { $0.account.number == trimmed }) { return .account(number: match.account.number) }
+            if trimmed.count < 5, let number = Int(trimmed) {
+                if let match = offered.first(where: { $0.number == number }) { return .account(number: match.account.number) }
+                let list = session.accountList
+                if number >= 1, number <= list.count {
+                    throw refuse("account \(number) (\(list[number - 1].number)) cannot be chosen here — choose one of: "
+                        + offered.map { "\($0.number)) \($0.account.number)" }.joined(separator: ", "))
+                }
+            }
+            throw refuse(offered.isEmpty ? "no account can be chosen here"
+                : "'\(trimmed)' is not one of the accounts offered: " + offered.map { "\($0.number)) \($0.account.number)" }.joined(separator: ", "))
+        case .text, .button:
+            throw .notEditable(id: atom.id, kind: atom.kind)
+        }
+    }
+
+    /// Amount text → a decimal in `currency`. The one place a typed amount is read: the money module's parser.
+    public static func amount(_ text: String, currency: String) throws(InputError) -> Decimal {
+        guard case .decimal(let amount) = try InputParser.parse(text, as: .amount(currency: currency)) else {
+            throw .empty
+        }
+        return amount
+    }
+
+    /// `ДД.ММ.ГГГГ` or `YYYY-MM-DD` → a date value (whether the day exists is checked by the form).
+    static func date(_ text: String) -> AtomValue? {
+        let digits = { (part: Substring, count: Int) in part.count == count && part.allSatisfy { $0.isASCII && $0.isNumber } }
+        let dotted = text.split(separator: ".", omittingEmptySubsequences: false)
+        if dotted.count == 3, digits(dotted[0], 2), digits(dotted[1], 2), digits(dotted[2], 4),
+           let day = Int(dotted[0]), let month = Int(dotted[1]), let year = Int(dotted[2]) {
+            return .date(year: year, month: month, day: day)
+        }
+        let dashed = text.split(separator: "-", omittingEmptySubsequences: false)
+        if dashed.count == 3, digits(dashed[0], 4), digits(dashed[1], 2), digits(dashed[2], 2),
+           let year = Int(dashed[0]), let month = Int(dashed[1]), let day = Int(dashed[2]) {
+            return .date(year: year, month: month, day: day)
+        }
+        return nil
+    }
+}
+
+extension FormSession {
+    /// Turns `text` into a typed value as `reader` means it (``FormInput``) and commits it: the front ends' one call.
+    @discardableResult
+    public func commit(_ id: String, text: String, reader: FormInput.Reader = .script) throws(FormSessionError) -> FormAnnouncements {
+        guard let atom = operation.descriptor.atoms.first(where: { $0.id == id }) else {
+            throw .unknownAtom(id: id, operation: operation.id)
+        }
+        return try commit(id, value: try FormInput.value(text, for: atom, in: self, reader: reader))
+    }
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Issue #11 as a customer meets it: the REPL in a pseudo-terminal, its output rendered by a terminal emulator (pyte),
+assertions on the rendered screen — menus chosen by list number, account numbers that never shift, a refused
+payment found before any code is asked for, a wrong code then the right one, a masked card number, no escape junk
+in prompts, history without codes or card numbers.
+
+Usage: screen_repl.py BINARY PLUGINS DATA CLOCK. Exit 0 and "ok" when every step saw what it expected."""
+import os
+import stat
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from screen import Session  # noqa: E402
+
+binary, plugins, data, clock = sys.argv[1:5]
+# Colours on (no NO_COLOR): a prompt must still render clean under libedit.
+env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+env.update(TERM="xterm", RBS_CLOCK=clock, LANG="C.UTF-8")
+args = ["--dev", "--no-watch", "--plugins", plugins, "--data", data]
+
+
+def code(ahead=0):
+    return subprocess.check_output([binary, "keys", "code", "--ahead", str(ahead), "--data", data], env=env,
+                                   text=True).strip()
+
+
+subprocess.check_call([binary, "keys", "init", "--name", "pty", "--data", data], env=env, stdout=subprocess.DEVNULL)
+s = Session(binary, args, env)
+s.wait("start", r"^rbs> $")
+
+# 1. pay.pp.tax: "2" is the second item of the menu (value 1), not the option whose value is 2.
+s.line("run pay.pp.tax")
+s.wait("account picker", r"Списать со счета")
+s.line("1")
+menu = s.wait("type menu", r"^\s+2\) Налоговый платёж$")
+s.wait("type prompt", r"^Вид платежа \(1–3 or a title\)> ", after=menu)
+s.line("2")
+s.wait("tax fields appear", r"^\s+\+ Основание платежа \(106\)$", after=menu)
+mark = s.count()
+s.line("back")
+s.wait("back at the type, showing the title", r"^Вид платежа \(1–3 or a title\) \[Налоговый платёж\]> ", after=mark - 1)
+s.line("cancel")
+s.wait("cancelled", r"cancelled: nothing was signed or posted")
+
+# 2. transfer.own: the blocked account keeps its number 3 after the debit is chosen, and is refused before any code.
+mark = s.count()
+s.line("run transfer.own")
+s.wait("from prompt", r"^Списать со счёта", after=mark)
+rows = [line.split()[0] for line in s.lines()[mark:] if line.strip()[:1].isdigit() and "40817" in line]
+s.expect("from list: 1, 2, 4 (no blocked account)", rows == ["1", "2", "4"])
+mark = s.count()
+s.line("1")
+s.wait("to prompt", r"^Зачислить на сч", after=mark)
+rows = [line.split()[0] for line in s.lines()[mark:] if line.strip()[:1].isdigit() and "40817" in line]
+s.expect("to list keeps the numbers: 2, 3, 4", rows == ["2", "3", "4"])
+s.line("3")
+s.wait("amount prompt", r"^Сумма", after=mark)
+s.line("100")
+s.wait("button", r"^\[Перевести\] Enter submits> ", after=mark)
+s.line("")
+s.wait("refused before signing", r"account 40817810038000000003 is blocked and accepts no credits", after=mark)
+s.expect("no code asked for", not any("One-time code" in line for line in s.lines()[mark:]))
+s.line("cancel")
+s.wait("cancelled", r"cancelled: nothing was signed or posted", after=mark)
+
+# 3. Quick payment of 999 999 999: refused before any code; then a valid amount, a wrong code, the right code.
+mark = s.count()
+s.line("run pay.pp.quick")
+s.wait("picker", r"Списать со счета", after=mark)
+s.line("1")
+s.line("ООО Ромашка")
+s.line("7707083893")
+s.line("")
+s.line("40702810938000000001")
+s.wait("BIC prompt", r"^БИК ", after=mark)
+s.line("044525225")
+s.wait("bank name", r"ПАО Сбербанк", after=mark)
+s.wait("purpose prompt", r"^Назначение платежа", after=mark)
+s.expect("the bank's name is said once", sum("ПАО Сбербанк" in line for line in s.lines()[mark:]) == 1)
+s.line("оплата по счёту 7")
+s.line("999 999 999")
+s.wait("button", r"^\[Перевести\] Enter submits> ", after=mark)
+s.line("")
+s.wait("refused before signing", r"insufficient funds on 40817810438000000001", after=mark)
+s.expect("no code asked for", not any("One-time code" in line for line in s.lines()[mark:]))
+s.line("back")
+s.wait("amount again", r"^Сумма, ₽ \(amount, RUB\) \[999999999\.00\]> ", after=mark)
+s.line("1 000,50")
+s.line("")
+review = s.wait("review", r"Payments › Quick payment › Sign", after=mark)
+s.wait("code prompt", r"^One-time code", after=review)
+lines = s.lines()[review:]
+for expected in ["  Amount: 1 000.50 RUB", "  Payee: ООО Ромашка", "  Account: 40702810938000000001",
+                 "  Bank: ПАО Сбербанк, BIC 044525225"]:
+    s.expect(f"review line {expected!r}", expected in lines)
+right = code()
+wrong = "%06d" % ((int(right) + 1) % 1000000)
+s.line(wrong)
+s.wait("wrong code said", r"the one-time code is wrong.*4 attempts left", after=review)
+after_wrong = s.count() - 1
+s.wait("asked again", r"^One-time code", after=after_wrong)
+s.line(right)
+s.wait("posted", r"posted — journal entry 1", after=review)
+s.wait("prompt", r"^rbs> $", after=review)
+
+# 4. card.block: the card number is masked in the review.
+mark = s.count()
+s.line("run card.block")
+s.wait("card prompt", r"^Номер карты", after=mark)
+s.line("4111111111111111")
+s.line("1")
+s.line("да")
+s.line("")
+review = s.wait("review", r"Sign$", after=mark)
+s.wait("code prompt", r"^One-time code", after=review)
+s.expect("PAN masked in the review", not any("4111111111111111" in line for line in s.lines()[review:]))
+s.expect("masked form shown", any("411111******1111" in line for line in s.lines()[review:]))
+s.line("cancel")
+s.line("cancel")
+s.wait("cancelled", r"cancelled: nothing was signed or posted", after=mark)
+s.line("verify")
+s.wait("one entry", r"^ok 1 entry$", after=mark)
+
+# 5. The screen never showed escape junk, and every prompt was drawn without escape bytes.
+s.expect("no escape fragments on screen", not any(frag in s.text() for frag in ["[2m", "[0m", "[1m", "[33m", "\x1b"]))
+s.line("quit")
+s.pump(0.5)
+
+history = os.path.join(data, "history")
+mode = stat.S_IMODE(os.stat(history).st_mode)
+s.expect(f"history is 0600 (is {oct(mode)})", mode == 0o600)
+text = open(history, encoding="utf-8").read()
+s.expect("no card number in history", "4111111111111111" not in text)
+s.expect("no one-time code in history", right not in text and wrong not in text)
+if os.environ.get("SCREEN_DUMP"):
+    print(s.text())
+print("ok")

@@ -1,0 +1,171 @@
+import Foundation
+@testable import RBSCore
+@testable import RBSLedger
+import Testing
+
+/// The typed core of a form (issue #11): values are typed, enum choices and account numbers mean one thing, errors
+/// tell the truth at the right time, and a plugin's set_value is checked against the atom.
+@Suite("Form session: typed values")
+struct FormTypedTests {
+    private func typedResults(_ operation: RegisteredOperation) -> Int32 {
+        guard let symbol = operation.plugin.handle?.symbol("forms_typed_results") else { return -2 }
+        return unsafeBitCast(symbol, to: (@convention(c) () -> Int32).self)()
+    }
+
+    @Test("a person's list number picks the listed option, never the option whose value is that number")
+    func enumByListNumber() throws {
+        let (runtime, _) = try formsRuntime()
+        let form = try runtime.open("forms.all")
+        try form.commit("payType", text: "2", reader: .person)
+        #expect(form.atom("payType")?.value == "1", "2) Налоговый платёж has value 1")
+        try form.commit("payType", text: "1", reader: .person)
+        #expect(form.atom("payType")?.value == "0")
+        try form.commit("payType", text: "тамож", reader: .person)
+        #expect(form.atom("payType")?.value == "2", "an unambiguous start of the title")
+        #expect(throws: FormSessionError.self) { try form.commit("payType", text: "4", reader: .person) }
+        #expect(form.atom("payType")?.value == "2")
+    }
+
+    @Test("a script chooses by the option's value or its title")
+    func enumByValueOrTitle() throws {
+        let (runtime, _) = try formsRuntime()
+        let form = try runtime.open("forms.all")
+        try form.commit("payType", text: "2", reader: .script)
+        #expect(form.atom("payType")?.value == "2")
+        try form.commit("payType", text: "Налоговый платёж", reader: .script)
+        #expect(form.atom("payType")?.value == "1")
+        do {
+            try form.commit("payType", text: "7", reader: .script)
+            Issue.record("7 was accepted")
+        } catch {
+            #expect(error.description.contains("value or its title"), "says which forms are accepted: \(error)")
+        }
+    }
+
+    @Test("the typed API refuses a value of the wrong kind, an option that does not exist, a foreign currency")
+    func typedMismatch() throws {
+        let (runtime, _) = try formsRuntime()
+        let form = try runtime.open("forms.all")
+        #expect(throws: FormSessionError.mismatch(id: "payType", expected: "an enum option", got: "text")) {
+            try form.commit("payType", value: .text("1"))
+        }
+        #expect(throws: FormSessionError.self) { try form.commit("payType", value: .option(value: "9")) }
+        try form.commit("payType", value: .option(value: "0"))
+        #expect(form.atom("payType")?.value == "0")
+        #expect(throws: FormSessionError.mismatch(id: "amount", expected: "an amount in RUB", got: "an amount in USD")) {
+            try form.commit("amount", value: .money(5, currency: "USD"))
+        }
+        #expect(throws: FormSessionError.self) { try form.commit("amount", value: .money(Decimal(string: "5.001")!, currency: "RUB")) }
+        try form.commit("amount", value: .money(Decimal(string: "5.5")!, currency: "RUB"))
+        #expect(form.atom("amount")?.value == "5.50")
+        #expect(throws: FormSessionError.self) { try form.commit("acct", value: .account(number: "40800000000000000000")) }
+        try form.commit("when", value: .date(year: 2024, month: 2, day: 29))
+        #expect(form.atom("when")?.value == "2024-02-29")
+        #expect(throws: FormSessionError.self) { try form.commit("when", value: .date(year: 2025, month: 2, day: 29)) }
+    }
+
+    @Test("dates are accepted as ДД.ММ.ГГГГ and ISO; a day that does not exist is refused")
+    func dates() throws {
+        let (runtime, _) = try formsRuntime()
+        let form = try runtime.open("forms.all")
+        try form.commit("when", text: "31.03.2025", reader: .person)
+        #expect(form.atom("when")?.value == "2025-03-31")
+        try form.commit("when", text: "2025-04-01", reader: .script)
+        #expect(form.atom("when")?.value == "2025-04-01")
+        #expect(throws: FormSessionError.self) { try form.commit("when", text: "31.02.2025", reader: .person) }
+        #expect(form.atom("when")?.value == "2025-04-01")
+        #expect(form.atom("when")?.error == nil)
+    }
+
+    @Test("account numbers stay with their account for the whole run, whatever another picker left out")
+    func stableAccountNumbers() throws {
+        let (runtime, _) = try formsRuntime()
+        let form = try runtime.open("forms.all")
+        #expect(form.offeredAccounts(for: "acct2").map(\.number) == [1, 2, 3, 4])
+        try form.commit("acct", text: "1", reader: .person)
+        #expect(form.offeredAccounts(for: "acct2").map(\.number) == [2, 3, 4], "no renumbering after the first choice")
+        try form.commit("acct2", text: "2", reader: .person)
+        #expect(form.atom("acct2")?.value == DemoAccounts.list[1].number, "2 is the second account, as listed before")
+        #expect(throws: FormSessionError.self) { try form.commit("acct2", text: "1", reader: .person) }
+        try form.commit("acct2", text: "3", reader: .script)
+        #expect(form.atom("acct2")?.value == DemoAccounts.list[2].number)
+    }
+
+    @Test("a refused entry leaves no error behind; a cross-field check speaks once all its inputs have values, at once")
+    func errorsTellTheTruth() throws {
+        let (runtime, _) = try formsRuntime()
+        let form = try runtime.open("forms.all")
+        #expect(throws: FormSessionError.self) { try form.commit("code", text: "123456") }
+        #expect(form.atom("code")?.error == nil)
+        #expect(form.attention().contains { $0.atom == "code" } == false)
+        // repeat == code: no error while code is empty.
+        let first = try form.commit("repeat", text: "12")
+        #expect(form.atom("repeat")?.error == nil, "waits for code")
+        #expect(first.errors.isEmpty)
+        let mismatch = try form.commit("code", text: "13")
+        #expect(mismatch.errors.map(\.id) == ["repeat"], "said when the second input arrives: \(mismatch.errors)")
+        #expect(form.atom("repeat")?.error == "the codes differ")
+        let fixed = try form.commit("code", text: "12")
+        #expect(fixed.errors.isEmpty)
+        #expect(fixed.cleared.contains("repeat"))
+        #expect(form.atom("repeat")?.error == nil)
+    }
+
+    @Test("a plugin's set_value is typed: INTEGER 2 is no account, USD is not RUB; set_caption obeys the 64 KB limit and UTF-8")
+    func pluginValuesAreTyped() throws {
+        let (runtime, operation) = try formsRuntime()
+        let form = try runtime.open("forms.all")
+        try form.commit("name", text: "Typed")
+        let results = typedResults(operation)
+        #expect(results & (1 << 0) == 0, "INTEGER 2 on an account atom is refused")
+        #expect(results & (1 << 1) == 0, "USD MONEY into a RUB atom is refused")
+        #expect(results & (1 << 2) != 0, "RUB MONEY is taken")
+        #expect(results & (1 << 3) != 0, "INTEGER 2 on an enum is the option with value 2")
+        #expect(results & (1 << 4) != 0, "an offered account number is taken")
+        #expect(results & (1 << 5) == 0, "a 70 KB caption is refused at run time as at load")
+        #expect(results & (1 << 6) == 0, "a caption that is not UTF-8 is refused")
+        #expect(results & (1 << 7) == 0, "5.001 RUB is refused, never rounded")
+        #expect(form.atom("acct")?.value == DemoAccounts.list[1].number)
+        #expect(form.atom("amount")?.value == "5.00")
+        #expect(form.atom("kind")?.value == "2")
+        #expect(form.atom("note")?.caption.count ?? 0 < 1000)
+    }
+
+    @Test("text atoms have a maximum length: the documented default, or the plugin's own")
+    func textMaximum() throws {
+        let (runtime, _) = try formsRuntime()
+        let form = try runtime.open("forms.all")
+        let longest = String(repeating: "я", count: TextLimits.defaultMaximumCharacters)
+        try form.commit("name", text: longest)
+        #expect(form.atom("name")?.value.count == TextLimits.defaultMaximumCharacters)
+        #expect(throws: FormSessionError.self) { try form.commit("name", text: longest + "я") }
+        #expect(throws: FormSessionError.self) { try form.commit("code", text: "12345") }  // the plugin's max_length 4
+        #expect(throws: FormSessionError.self) { try form.commit("name", value: .text("a\u{0}b")) }
+    }
+}
+
+@Suite("Sign step")
+struct SignStepTests {
+    @Test("a wrong code asks again (its message mentions being locked); only a lock-out leaves")
+    func retriesFromTheTypedError() {
+        let wrong = LedgerError.code(.wrong(attemptsLeft: 4))
+        #expect(wrong.description.contains("locked"), "the text alone would have misled")
+        #expect(SignModule.afterFailure(wrong) == .retry)
+        #expect(SignModule.afterFailure(.code(.malformed(attemptsLeft: 2))) == .retry)
+        #expect(SignModule.afterFailure(.code(.replayed)) == .retry)
+        #expect(SignModule.afterFailure(.code(.wrong(attemptsLeft: 0))) == .leave)
+        #expect(SignModule.afterFailure(.code(.locked(until: Date(), remainingSeconds: 300, failures: 5))) == .leave)
+        #expect(SignModule.afterFailure(.wouldBeRejected(Rejection(code: .insufficientFunds, message: "x"))) == .leave)
+    }
+
+    @Test("card numbers are masked to the first six and last four digits; other numbers are left alone")
+    func panMasked() {
+        #expect(CardNumberMask.masked("4111111111111111") == "411111******1111")
+        #expect(CardNumberMask.masked("card 4111 1111 1111 1111 lost") == "card 411111******1111 lost")
+        #expect(CardNumberMask.masked("40817810438000000001") == "40817810438000000001", "a 20-digit account")
+        #expect(CardNumberMask.masked("7707083893") == "7707083893")
+        #expect(CardNumberMask.masked("4111111111111112") == "4111111111111112", "not Luhn")
+        #expect(CardNumberMask.containsCardNumber("run card.block cardNumber=4111111111111111"))
+        #expect(!CardNumberMask.containsCardNumber("run pay.pp.quick destBic=044525225"))
+    }
+}
