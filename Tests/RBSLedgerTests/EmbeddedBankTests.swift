@@ -81,7 +81,7 @@ struct CoreTests {
         default: try f.payment(amount: "1.001")
         }
         // The dry run says exactly what posting will say, and writes nothing.
-        let predicted = try f.ledger.core.validate(document)
+        let predicted = try f.ledger.bank.validate(document)
         #expect(predicted?.code == code)
         #expect(try f.ledger.journal.entries().isEmpty)
         let outcome = try f.ledger.signAndPost(document, code: f.nextCode())
@@ -100,11 +100,11 @@ struct CoreTests {
     @Test("validate: nil for a document the core posts, a missing-field refusal for an amount without an account")
     func validateAccepts() throws {
         let f = try Fixture()
-        #expect(try f.ledger.core.validate(try f.payment(amount: "1.00")) == nil)
+        #expect(try f.ledger.bank.validate(try f.payment(amount: "1.00")) == nil)
         let noAccount = try f.ledger.draft(operation: "odd", plugin: "p", pluginVersion: "1", fields: [
             .init("from", Self.current), .init("amount", "5.00"), .init("currency", "RUB"),
         ])
-        #expect(try f.ledger.core.validate(noAccount)?.code == .missingField)
+        #expect(try f.ledger.bank.validate(noAccount)?.code == .missingField)
         #expect(try f.ledger.journal.entries().isEmpty)
         #expect(try f.balance(Self.current) == 150_000)
     }

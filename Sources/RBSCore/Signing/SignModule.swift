@@ -21,7 +21,7 @@ public final class SignModule {
     /// The customer who signs (`rbs-host serve`), or nil for the host's own key (`rbs-host keys`).
     private let customer: CustomerCredentials?
 
-    /// Why the core would refuse ``document`` now (the core's own check, ``Core/validate(_:)``), or nil. A
+    /// Why the core would refuse ``document`` now (the core's own check, ``EmbeddedBank/validate(_:)``), or nil. A
     /// document with a refusal is never offered for signing: no code is asked for.
     public let refusal: Rejection?
 
@@ -43,7 +43,7 @@ public final class SignModule {
             document = try ledger.draft(operation: draft.operation, plugin: draft.plugin, pluginVersion: draft.pluginVersion,
                                         fields: fields)
         }
-        refusal = try ledger.core.validate(document)
+        refusal = try ledger.bank.validate(document)
     }
 
     /// The atoms of the sign module: review lines, then the code.
@@ -77,7 +77,7 @@ public final class SignModule {
     /// run again first (the balance may have moved since the review): a document it would refuse is refused
     /// with ``LedgerError/wouldBeRejected(_:)`` before the code is looked at.
     public func sign(code: String) throws(LedgerError) -> Outcome {
-        if let refusal = try ledger.core.validate(document) { throw .wouldBeRejected(refusal) }
+        if let refusal = try ledger.bank.validate(document) { throw .wouldBeRejected(refusal) }
         if let customer { return try ledger.signAndPost(document, code: code, as: customer) }
         return try ledger.signAndPost(document, code: code)
     }

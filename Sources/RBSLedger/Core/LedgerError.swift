@@ -18,7 +18,7 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     case wrongSigner(documentKeyId: String, keyId: String)
     /// Two different public keys with the same key id (practically impossible unless forged).
     case keyIdConflict(keyId: String)
-    /// The core would refuse the document (``Core/validate(_:)``): it was not signed, journaled or posted, and
+    /// The core would refuse the document (``EmbeddedBank/validate(_:)``): it was not signed, journaled or posted, and
     /// no one-time code was looked at.
     case wouldBeRejected(Rejection)
     /// A stored journal row could not be read back.
