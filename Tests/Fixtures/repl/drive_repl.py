@@ -22,7 +22,7 @@ def code(ahead=0):
 
 
 def start():
-    child = pexpect.spawn(binary, args, env=env, encoding="utf-8", timeout=15, dimensions=(50, 200))
+    child = pexpect.spawn(binary, args, env=env, encoding="utf-8", timeout=30, dimensions=(50, 200))
     child.expect_exact("rbs> ")
     return child
 

@@ -37,7 +37,7 @@ class Session:
     def text(self):
         return "\n".join(self.lines())
 
-    def wait(self, name, pattern, timeout=15, after=0):
+    def wait(self, name, pattern, timeout=30, after=0):
         """Waits until `pattern` (a regex) is on the screen, counting only lines from index `after`."""
         deadline = time.time() + timeout
         while time.time() < deadline:
