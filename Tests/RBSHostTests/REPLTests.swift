@@ -5,33 +5,33 @@ import Testing
 @Suite("REPL")
 struct REPLTests {
     @Test("in a terminal: list, quick payment with a bad then a good INN, the BIC's bank, signing, journal, completion, history, Ctrl-C",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(5)))
     func terminalSession() throws {
         let sandbox = try HostSandbox()
         let script = Repo.root.appendingPathComponent("Tests/Fixtures/repl/drive_repl.py")
         let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
-                                    ["python3", script.path, Repo.binary.path, Repo.plugins.path, sandbox.data.path,
+                                    ["python3", "-u", script.path, Repo.binary.path, Repo.plugins.path, sandbox.data.path,
                                      String(sandbox.clock)],
-                                    environment: sandbox.environment(), timeout: 90)
+                                    environment: sandbox.environment(), timeout: 240)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.hasSuffix("ok\n"), "\(result)")
     }
 
     @Test("issue #11 on the rendered screen: menus by list number, fixed account numbers, refusals before any code, a wrong code then the right one, a masked card, clean prompts, history without secrets",
-          .timeLimit(.minutes(3)))
+          .timeLimit(.minutes(5)))
     func customerScreen() throws {
         let sandbox = try HostSandbox()
         let script = Repo.root.appendingPathComponent("Tests/Fixtures/repl/screen_repl.py")
         let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
-                                    ["python3", script.path, Repo.binary.path, Repo.plugins.path, sandbox.data.path,
+                                    ["python3", "-u", script.path, Repo.binary.path, Repo.plugins.path, sandbox.data.path,
                                      String(sandbox.clock)],
-                                    environment: sandbox.environment(), timeout: 150)
+                                    environment: sandbox.environment(), timeout: 240)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.hasSuffix("ok\n"), "\(result)")
     }
 
     @Test("with --watch, a plugin renamed into the folder is reloaded and a one-line notice says so",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(3)))
     func reloadNotice() throws {
         let sandbox = try HostSandbox()
         let folder = try CheckFixtures.folder(in: sandbox, "watched")
@@ -46,9 +46,9 @@ struct REPLTests {
         }
         let script = Repo.root.appendingPathComponent("Tests/Fixtures/repl/watch_reload.py")
         let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
-                                    ["python3", script.path, Repo.binary.path, folder.path, sandbox.data.path,
+                                    ["python3", "-u", script.path, Repo.binary.path, folder.path, sandbox.data.path,
                                      folder.appendingPathComponent(".next.so").path],
-                                    environment: sandbox.environment(), timeout: 45)
+                                    environment: sandbox.environment(), timeout: 120)
         #expect(result.status == 0 && result.stdout.hasSuffix("ok\n"), "\(result)")
     }
 
