@@ -153,7 +153,7 @@ public final class FormSession {
             apply(model.set(index, to: value, instance: instance))
             if let module {
                 let status: rbs_status_t?
-                do { status = try module.valueChanged(atom: atom, value: value) } catch {
+                do throws(PluginFault) { status = try module.valueChanged(atom: atom, value: value) } catch {
                     failure = end(error)
                     return
                 }
@@ -301,7 +301,7 @@ public final class FormSession {
         var failure: FormSessionError?
         let result = recording {
             if let module {
-                do { failed = try module.action(atom: id) == rbs_status_t(RBS_FAILED) } catch {
+                do throws(PluginFault) { failed = try module.action(atom: id) == rbs_status_t(RBS_FAILED) } catch {
                     failure = end(error)
                     return
                 }
