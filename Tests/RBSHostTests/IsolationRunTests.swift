@@ -13,7 +13,7 @@ struct IsolationRunTests {
             ("pay.pp.quick", RunTests.quick),
             ("pay.pp.tax", DescribeTaxTests.common + ["type=1", "basis=ТП", "period=КВ.02.2026"]),
             ("transfer.own", ["fromAccount=\(Demo.savings)", "toAccount=\(Demo.current)", "amount=1 000,25"]),
-            ("card.block", ["cardNumber=4111111111111111", "reason=3", "confirm=yes"]),
+            ("card.block", ["cardNumber=4111111111111111", "reason=compromised", "confirm=yes"]),
         ]
         for (operation, assignments) in runs {
             sandbox.step()
