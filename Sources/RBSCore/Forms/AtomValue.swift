@@ -45,8 +45,8 @@ public enum AtomValue: Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .empty: "(empty)"
         case .text(let text): text
-        case .number(let number): MoneyText.plain(number)
-        case .money(let amount, let currency): "\(MoneyText.plain(amount)) \(currency)"
+        case .number(let number): number.description
+        case .money(let amount, let currency): "\(amount.description) \(currency)"
         case .date(let year, let month, let day): Self.iso(year: year, month: month, day: day)
         case .option(let value): value
         case .account(let number): number

@@ -2,6 +2,7 @@ import CRBSPlugin
 import Foundation
 import RBSExpressions
 import RBSLedger
+import RBSMoney
 
 /// One run of an operation (a module, seed 002): the plugin's instance and the form's values, visibility, captions
 /// and error marks. Created when the person opens the operation; `close()` (or the last reference going away) frees
@@ -203,8 +204,10 @@ public final class FormSession {
                     throw .mismatch(id: atom.id, expected: "an amount in \(expected)", got: "an amount in \(currency)")
                 }
                 guard amount > 0 else { throw .invalid(id: atom.id, message: "the amount must be more than zero") }
-                if let digits = RBSExpressions.Currency.minorUnits(expected), Self.decimals(amount) > digits {
-                    throw .invalid(id: atom.id, message: "\(MoneyText.plain(amount)) has more decimals than \(expected)'s \(digits)")
+                if let code = Currency(code: expected) {
+                    do throws(MoneyError) { _ = try Money(amount, currency: code) } catch {
+                        throw .invalid(id: atom.id, message: error.description)
+                    }
                 }
                 return .decimal(amount)
             case (.date, .date(let year, let month, let day)):
@@ -259,13 +262,6 @@ public final class FormSession {
         case .account: "an account"
         case .text, .button: "no value"
         }
-    }
-
-    /// The number of significant decimals of `value` (1.50 has 1, 1.505 has 3): never rounded.
-    static func decimals(_ value: Decimal) -> Int {
-        var compact = value
-        NSDecimalCompact(&compact)
-        return max(0, -Int(compact.exponent))
     }
 
     /// Hands the plugin's `value_changed` (commit = true) a TEXT value made of raw `bytes` — which need not be UTF-8
