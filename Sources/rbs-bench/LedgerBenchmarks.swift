@@ -19,9 +19,9 @@ func ledgerBenchmarks(directory: URL) -> [BenchmarkFigure] {
     let ledger: Ledger
     let identity: SigningIdentity
     do {
+        ledger = try Ledger.create(dataDirectory: dataDirectory, clock: { clock.now }).ledger
         _ = try KeyStore(dataDirectory: dataDirectory).initialize(name: "bench", force: true)
         identity = try KeyStore(dataDirectory: dataDirectory).load()
-        ledger = try Ledger(dataDirectory: dataDirectory, clock: { clock.now })
     } catch {
         print("ledger benchmark: \(error)")
         return []

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RBSCore
+import RBSLedger
 
 @main
 struct RBSHostCommand: ParsableCommand {
@@ -10,10 +11,27 @@ struct RBSHostCommand: ParsableCommand {
         discussion: "With no command, starts the interactive REPL.",
         version: RBSHost.version,
         subcommands: [REPLCommand.self, ListCommand.self, PluginsCommand.self, DescribeCommand.self, RunCommand.self,
-                      KeysCommand.self, JournalCommand.self, VerifyCommand.self, ScanCommand.self,
+                      KeysCommand.self, InitCommand.self, JournalCommand.self, VerifyCommand.self, ScanCommand.self,
                       PluginCommand.self, TrustCommand.self, WorkerCommand.self, ServeCommand.self, CustomersCommand.self,
                       DirectoryCommand.self],
         defaultSubcommand: REPLCommand.self)
+
+    /// ArgumentParser's `main()`, with ``ExitGuard`` standing guard while the command runs: the exit status is the
+    /// command's own, never a success reported by someone else's `exit()`.
+    static func main() {
+        ExitGuard.install()
+        do {
+            var command = try parseAsRoot()
+            // The scan child is given the folder the host has checked already.
+            if let user = command as? any DataFolderCommand { try user.global.checkDataFolder() }
+            ExitGuard.begin(type(of: command).configuration.commandName ?? "rbs-host")
+            try command.run()
+            ExitGuard.end()
+        } catch {
+            ExitGuard.end()
+            exit(withError: error)
+        }
+    }
 }
 
 /// Options every command takes.
@@ -25,6 +43,17 @@ struct GlobalOptions: ParsableArguments {
     var data: String?
 
     var paths: HostPaths { HostPaths.resolve(plugins: plugins, data: data) }
+
+    /// Refuses to start when the data folder or a file of the host's in it is not private to this user (see
+    /// ``DataFolder``), printing what is wrong and the `chmod`/`chown` that fixes it.
+    func checkDataFolder() throws {
+        do {
+            try DataFolder.check(paths.data)
+        } catch {
+            Terminal.error(error.description)
+            throw ExitCode.failure
+        }
+    }
 
     /// The trust policy every plugin load must pass (signatures unless --dev; permissions always).
     var trustPolicy: PluginTrustPolicy { PluginTrustPolicy(dataDirectory: paths.data, development: developmentMode) }
@@ -106,3 +135,30 @@ enum HostClock {
         return SystemClock()
     }
 }
+
+/// A command that reads or writes the data folder: it refuses to start unless the folder is private.
+protocol DataFolderCommand {
+    var global: GlobalOptions { get }
+}
+
+extension REPLCommand: DataFolderCommand {}
+extension ListCommand: DataFolderCommand {}
+extension PluginsCommand: DataFolderCommand {}
+extension DescribeCommand: DataFolderCommand {}
+extension RunCommand: DataFolderCommand {}
+extension InitCommand: DataFolderCommand {}
+extension JournalCommand: DataFolderCommand {}
+extension VerifyCommand: DataFolderCommand {}
+extension KeysCommand.Init: DataFolderCommand {}
+extension KeysCommand.Show: DataFolderCommand {}
+extension KeysCommand.Code: DataFolderCommand {}
+extension TrustCommand.Add: DataFolderCommand {}
+extension TrustCommand.List: DataFolderCommand {}
+extension TrustCommand.Remove: DataFolderCommand {}
+extension ServeCommand: DataFolderCommand {}
+extension CustomersCommand.Add: DataFolderCommand {}
+extension CustomersCommand.List: DataFolderCommand {}
+extension CustomersCommand.Remove: DataFolderCommand {}
+extension CustomersCommand.Code: DataFolderCommand {}
+extension DirectoryCommand.Import: DataFolderCommand {}
+extension DirectoryCommand.Show: DataFolderCommand {}

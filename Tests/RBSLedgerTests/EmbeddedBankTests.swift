@@ -168,6 +168,7 @@ struct CoreTests {
         let directory = temporaryDirectory()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data(repeating: 0x41, count: 8192).write(to: directory.appendingPathComponent("rbs.sqlite"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: directory.appendingPathComponent("rbs.sqlite").path)
         #expect { _ = try Ledger(dataDirectory: directory) } throws: { error in
             guard case .corruptDatabase(let path, _) = error as? LedgerError else { return false }
             return path.hasSuffix("rbs.sqlite") && String(describing: error).contains("damaged")

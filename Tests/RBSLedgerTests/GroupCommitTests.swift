@@ -14,10 +14,11 @@ struct GroupCommitTests {
     static func twin(of f: Fixture) throws -> Ledger {
         let copy = temporaryDirectory()
         try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+        let ledger = try Ledger.create(dataDirectory: copy, clock: f.clock.closure).ledger
         for name in ["signing.key", "totp.secret", "signing.name"] {
             try FileManager.default.copyItem(at: f.directory.appendingPathComponent(name), to: copy.appendingPathComponent(name))
         }
-        return try Ledger(dataDirectory: copy, clock: f.clock.closure)
+        return ledger
     }
 
     /// What an entry says, without the time it was recorded (and so without its hash).

@@ -29,10 +29,11 @@ struct Fixture {
     init() throws {
         directory = temporaryDirectory()
         clock = ManualClock()
+        // The explicit first start: the ledger, then the keys.
+        ledger = try Ledger.create(dataDirectory: directory, clock: clock.closure).ledger
         let store = KeyStore(dataDirectory: directory)
         _ = try store.initialize(name: "Test User", force: false)
         identity = try store.load()
-        ledger = try Ledger(dataDirectory: directory, clock: clock.closure)
     }
 
     /// The code the authenticator shows now; moves the clock one step on so the next call gets a fresh code.

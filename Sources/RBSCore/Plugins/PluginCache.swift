@@ -1,4 +1,5 @@
 import Foundation
+import RBSLedger
 
 /// What the host remembers of each plugin file between runs, so unchanged plugins are listed without `dlopen`:
 /// keyed by path, size, modification time, content hash and the host's ABI version. (The file also records the
@@ -41,12 +42,12 @@ struct PluginCache {
         return cache
     }
 
-    /// Writes the cache atomically (a temporary file renamed over the old one).
+    /// Writes the cache atomically (a temporary file renamed over the old one), mode 0600.
     func save(to directory: URL) {
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
                                                  attributes: [.posixPermissions: 0o700])
-        try? Data(PluginCacheCodec.encode(self)).write(to: directory.appendingPathComponent(Self.fileName),
-                                                        options: .atomic)
+        // 0600 like every file of the data folder (the host refuses to start with a file others can read).
+        try? SecureFile.write(Data(PluginCacheCodec.encode(self)), to: directory.appendingPathComponent(Self.fileName))
     }
 
     /// The status part of the fingerprint of the file at `path` now (hash empty), or nil when it cannot be read.

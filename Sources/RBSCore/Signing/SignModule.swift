@@ -76,10 +76,11 @@ public final class SignModule {
     /// Checks the one-time code, signs, journals and submits to the core — one transaction. The core's check is
     /// run again first (the balance may have moved since the review): a document it would refuse is refused
     /// with ``LedgerError/wouldBeRejected(_:)`` before the code is looked at.
-    public func sign(code: String) throws(LedgerError) -> Outcome {
+    /// With `request`, a request id already journaled returns its first outcome and nothing is posted again.
+    public func sign(code: String, request: LedgerRequest? = nil) throws(LedgerError) -> Outcome {
         if let refusal = try ledger.bank.validate(document) { throw .wouldBeRejected(refusal) }
-        if let customer { return try ledger.signAndPost(document, code: code, as: customer) }
-        return try ledger.signAndPost(document, code: code)
+        if let customer { return try ledger.signAndPost(document, code: code, as: customer, request: request) }
+        return try ledger.signAndPost(document, code: code, request: request)
     }
 
     /// What follows a failed signing attempt.

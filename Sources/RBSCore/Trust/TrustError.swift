@@ -1,3 +1,4 @@
+import RBSLedger
 /// Why a publisher key, the trusted-keys file, a signature file or a signing could not be used. Each description
 /// names the file and says what to do.
 public enum TrustError: Error, CustomStringConvertible, Sendable, Hashable, Codable {
@@ -15,6 +16,8 @@ public enum TrustError: Error, CustomStringConvertible, Sendable, Hashable, Coda
     case malformedTrustStore(path: String, line: Int, reason: String)
     /// The trusted-keys file is writable by other users.
     case trustStoreExposed(path: String, mode: UInt32)
+    /// The trusted-keys file belongs to another user or others may read it (``SecureFile/exposure(of:)``).
+    case notPrivate(SecureFile.Exposure)
     /// What was given as a key is neither hex, nor a key file, nor a .pub file.
     case notAKey(String)
     /// `trust remove` of a key that is not trusted.
@@ -38,6 +41,7 @@ public enum TrustError: Error, CustomStringConvertible, Sendable, Hashable, Coda
             "\(path):\(line): \(reason) — each line is a 64-digit hex public key and an optional name; fix or remove the line"
         case .trustStoreExposed(let path, let mode):
             "\(path): other users can write to the trusted keys (mode \(String(mode, radix: 8))) — run `chmod 600 \(path)`"
+        case .notPrivate(let exposure): "the trusted keys \(exposure.description)"
         case .notAKey(let text):
             "'\(text)' is not a public key — give 64 hex digits, a key file from `rbs-host plugin keygen`, or its .pub file"
         case .notTrusted(let text): "'\(text)' is not a trusted key — see `rbs-host trust list`"

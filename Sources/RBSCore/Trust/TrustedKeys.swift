@@ -6,7 +6,7 @@ import RBSLedger
 /// # comments and blank lines are ignored
 /// <64 hex digits: Ed25519 public key> [name]
 /// ```
-/// The file is written 0600 and refused when other users can write to it.
+/// The file is written 0600 and refused when other users can write to it, or when it belongs to another user.
 public struct TrustedKeys: Sendable {
     /// One trusted key.
     public struct Entry: Sendable, Equatable, Codable {
@@ -37,6 +37,8 @@ public struct TrustedKeys: Sendable {
         if let status = TrustFile.status(path), status.mode & 0o022 != 0 {
             throw .trustStoreExposed(path: path, mode: status.mode)
         }
+        // Owned by this user and private: a file another user could have put there names keys nobody chose.
+        if let exposure = SecureFile.exposure(of: path) { throw .notPrivate(exposure) }
         var entries: [Entry] = []
         for (number, raw) in try TrustFile.read(path).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespaces)

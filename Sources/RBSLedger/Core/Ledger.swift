@@ -4,8 +4,8 @@ import GRDB
 
 /// The host's one entry point to documents, keys, codes, the journal and the core bank of one data directory.
 ///
-/// Everything lives in the data directory: the key files (see ``KeyStore``) and `rbs.sqlite` (journal, accounts,
-/// postings, registered public keys, one-time code state).
+/// Everything lives in the data directory: the key files (see ``KeyStore``), `rbs.sqlite` (journal, accounts,
+/// postings, registered public keys, one-time code state, request ids) and `ledger-tip` (see ``LedgerTip``).
 ///
 /// The host signs, journals and posts in one call:
 ///
@@ -32,12 +32,20 @@ public final class Ledger: Sendable {
     let database: LedgerDatabase
     let clock: @Sendable () -> Date
 
-    /// Opens (creating and seeding on first use) the ledger of `dataDirectory`; `clock` gives the current time.
-    public init(dataDirectory: URL, clock: @escaping @Sendable () -> Date = { Date() }) throws(LedgerError) {
+    /// Opens the ledger of `dataDirectory`; `clock` gives the current time. Never creates one: a folder with no
+    /// ledger yet throws ``LedgerError/firstStart(directory:)``, and one whose database does not hold the history
+    /// that `ledger-tip` or a signing key says existed throws ``LedgerError/historyMissing(directory:found:known:)``
+    /// (see ``create(dataDirectory:clock:force:)`` and README, "Data folder").
+    public convenience init(dataDirectory: URL, clock: @escaping @Sendable () -> Date = { Date() }) throws(LedgerError) {
+        let database = try Self.openExisting(dataDirectory, clock: clock)
+        self.init(dataDirectory: dataDirectory, database: database, clock: clock)
+    }
+
+    init(dataDirectory: URL, database: LedgerDatabase, clock: @escaping @Sendable () -> Date) {
         self.dataDirectory = dataDirectory
         self.clock = clock
+        self.database = database
         keys = KeyStore(dataDirectory: dataDirectory)
-        database = try LedgerDatabase(dataDirectory: dataDirectory)
         bank = EmbeddedBank(database: database, clock: clock)
         journal = Journal(database: database)
         customers = Customers(database: database, clock: clock)
@@ -70,30 +78,51 @@ public final class Ledger: Sendable {
 
     /// Checks the one-time code, signs the document, journals it and posts it — the code state, the journal
     /// entry and the posting in one transaction. A wrong code is recorded (towards the lock) and thrown.
-    public func signAndPost(_ document: Document, code: String) throws(LedgerError) -> Outcome {
-        let outcomes = try process(batch: [document], code: code)
+    ///
+    /// With `request`: when that request id was journaled before, its first outcome is returned (the code is not
+    /// looked at and nothing is posted); otherwise it is recorded in the same transaction as the journal entry.
+    public func signAndPost(_ document: Document, code: String, request: LedgerRequest? = nil) throws(LedgerError) -> Outcome {
+        let outcomes = try process(batch: [document], code: code, requests: [request])
         return outcomes[0]
+    }
+
+    /// The first outcome of `request` and its journal entry, or `nil` when it was never journaled (nothing was
+    /// posted for it) — `journal --request-id`, and what a retried `run --request-id` answers.
+    public func outcome(of request: LedgerRequest) throws(LedgerError) -> (outcome: Outcome, entry: JournalEntry)? {
+        try database.read { db -> (Outcome, JournalEntry)? in
+            guard let sequence = try request.sequence(in: db),
+                  let row = try Row.fetchOne(db, sql: "SELECT * FROM journal WHERE seq = ?", arguments: [sequence]) else { return nil }
+            let entry = try JournalEntry(row: row)
+            return (try EmbeddedBank.outcome(of: entry, in: db), entry)
+        }
     }
 
     /// Group commit: one code authorises the batch; every document is signed, then all are journaled and posted
     /// in ONE transaction, and each outcome is reported only after that commit.
-    public func process(batch: [Document], code: String) throws(LedgerError) -> [Outcome] {
+    ///
+    /// `requests[i]`, when given, is document `i`'s request id: one journaled before answers with its first
+    /// outcome and is not signed, checked against the code or posted again (when every document is such a repeat,
+    /// the code is not looked at); a new one is recorded in the same transaction.
+    public func process(batch: [Document], code: String, requests: [LedgerRequest?] = []) throws(LedgerError) -> [Outcome] {
         let identity = try identity()
-        return try process(batch: batch, code: code, identity: identity,
+        return try process(batch: batch, code: code, requests: requests, identity: identity,
                            verifier: CodeVerifier(database: database, secret: identity.totpSecret, clock: clock))
     }
 
     /// Checks `customer`'s one-time code (their own attempt count and lock), then signs `document` with the key the
     /// host keeps for them, journals and posts it — in one transaction, as ``signAndPost(_:code:)``. The document
     /// must name the customer's key (``draft(operation:plugin:pluginVersion:fields:keyId:)``).
-    public func signAndPost(_ document: Document, code: String, as customer: CustomerCredentials) throws(LedgerError) -> Outcome {
+    /// With `request` (whose ``LedgerRequest/customer`` is this customer's id), a request journaled before answers
+    /// with its first outcome, as for the local customer.
+    public func signAndPost(_ document: Document, code: String, as customer: CustomerCredentials,
+                            request: LedgerRequest? = nil) throws(LedgerError) -> Outcome {
         let identity: SigningIdentity
         do { identity = try customer.identity() } catch { throw .keys(error) }
-        return try process(batch: [document], code: code, identity: identity,
+        return try process(batch: [document], code: code, requests: [request], identity: identity,
                            verifier: customers.codeVerifier(for: customer))[0]
     }
 
-    private func process(batch: [Document], code: String, identity: SigningIdentity,
+    private func process(batch: [Document], code: String, requests: [LedgerRequest?], identity: SigningIdentity,
                          verifier: CodeVerifier) throws(LedgerError) -> [Outcome] {
         // What signing in order would refuse first, before anything else happens.
         for document in batch where document.keyId != identity.keyId {
@@ -108,13 +137,35 @@ public final class Ledger: Sendable {
         let result: Result<[Outcome], OneTimeCodeError>
         do {
             result = try database.write { db in
+                // Repeats first, before the code: a retry of a request that was journaled only reads its outcome.
+                var repeated: [Int: Outcome] = [:]
+                var firstIndex: [LedgerRequest: Int] = [:]
+                var duplicateOf: [Int: Int] = [:]
+                for (index, request) in requests.enumerated() where index < batch.count {
+                    guard let request else { continue }
+                    if let sequence = try request.sequence(in: db) {
+                        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM journal WHERE seq = ?", arguments: [sequence]) else {
+                            throw LedgerError.unreadableEntry(sequence: sequence, detail: "request \(request.id) names it, but it is missing")
+                        }
+                        repeated[index] = try EmbeddedBank.outcome(of: try JournalEntry(row: row), in: db)
+                    } else if let first = firstIndex[request] {
+                        duplicateOf[index] = first
+                    } else {
+                        firstIndex[request] = index
+                    }
+                }
+                if !repeated.isEmpty && repeated.count == batch.count {
+                    return .success(batch.indices.compactMap { repeated[$0] })
+                }
+                let fresh = batch.indices.filter { repeated[$0] == nil && duplicateOf[$0] == nil }
                 switch try verifier.check(code, in: db) {
                 case .failure(let error):
                     // A document that cannot be signed is refused before the code is looked at: roll back.
                     if let failure = signer.firstFailure() { throw LedgerError.keys(failure) }
                     return .failure(error)  // committed: the wrong attempt counts
                 case .success:
-                    let outcomes = try bank.apply(count: batch.count, publicKey: publicKey, in: db) { index in
+                    let applied = try bank.apply(count: fresh.count, publicKey: publicKey, in: db) { position in
+                        let index = fresh[position]
                         switch signer.signed(index) {
                         case .success(let done):
                             return (SignedDocument(document: batch[index], canonicalBytes: done.canonicalBytes, signature: done.signature), done.id)
@@ -124,6 +175,20 @@ public final class Ledger: Sendable {
                     }
                     // Every document is signed before the commit, the ones already journaled included.
                     if let failure = signer.firstFailure() { throw LedgerError.keys(failure) }
+                    var outcomes: [Outcome] = []
+                    outcomes.reserveCapacity(batch.count)
+                    var position = 0
+                    for index in batch.indices {
+                        if let outcome = repeated[index] { outcomes.append(outcome); continue }
+                        if let first = duplicateOf[index] { outcomes.append(outcomes[first]); continue }
+                        let outcome = applied[position]
+                        position += 1
+                        outcomes.append(outcome)
+                        // The same request twice in one batch: the first one's entry answers both.
+                        if index < requests.count, let request = requests[index], firstIndex[request] == index {
+                            try request.insert(documentId: outcome.documentId, sequence: outcome.sequence, in: db)
+                        }
+                    }
                     return .success(outcomes)
                 }
             }

@@ -1,26 +1,59 @@
 import Foundation
 import GRDB
 import RBSMoney
+import Synchronization
 
 /// The one SQLite file `rbs.sqlite` in the data directory: journal, core bank and one-time code state.
 ///
 /// A GRDB `DatabasePool` in WAL mode with `synchronous = FULL`, so a transaction reported committed survives
 /// a power cut, not only a process crash. The schema and the demo seed are created by one migration in one
 /// transaction, so a process killed while creating the file leaves an empty, re-creatable database.
+/// The file is created only when asked (`rbs-host init`, `keys init` on a fresh folder): opening never makes a
+/// new ledger where one is expected (see ``Ledger``).
 final class LedgerDatabase: Sendable {
     let pool: DatabasePool
     let path: String
+    let directory: URL
+    /// The last tip record this process wrote (so an unchanged state is not written again).
+    private let recorded = Mutex<LedgerTip?>(nil)
 
     static let fileName = "rbs.sqlite"
 
-    init(dataDirectory: URL) throws(LedgerError) {
+    /// What is wrong with the database file before it is opened: "…/rbs.sqlite is missing" or "… is empty
+    /// (0 bytes)"; `nil` when it has content.
+    static func absence(in dataDirectory: URL) -> String? {
+        let path = dataDirectory.appendingPathComponent(fileName).path
+        var info = stat()
+        guard stat(path, &info) == 0 else { return "\(path) is missing" }
+        return info.st_size == 0 ? "\(path) is empty (0 bytes)" : nil
+    }
+
+    /// Opens the database of `dataDirectory`. Without `create`, the file must exist with the ledger's tables
+    /// (``LedgerError/historyMissing(directory:found:known:)`` with an empty `known` otherwise: the caller knows
+    /// what history there was); with `create`, a new file is made (0600) and the schema and the demo seed are
+    /// written. Either way the file and its `-wal`/`-shm` must be private to this user.
+    init(dataDirectory: URL, create: Bool = false) throws(LedgerError) {
         do {
             try SecureFile.ensureDirectory(dataDirectory)
         } catch {
             switch error { case .system(let detail): throw .dataDirectory(path: dataDirectory.path, detail: detail) }
         }
+        directory = dataDirectory
         let path = dataDirectory.appendingPathComponent(Self.fileName).path
         self.path = path
+        for file in [path, path + "-wal", path + "-shm"] {
+            if let exposure = SecureFile.exposure(of: file) { throw .notPrivate(exposure) }
+        }
+        if create {
+            // Made 0600 before SQLite sees it: SQLite gives the -wal and -shm files the database's mode.
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0 else {
+                throw .dataDirectory(path: dataDirectory.path, detail: "cannot create \(path): \(String(cString: strerror(errno)))")
+            }
+            Glibc.close(fd)
+        } else if let absent = Self.absence(in: dataDirectory) {
+            throw .historyMissing(directory: dataDirectory.path, found: absent, known: "")
+        }
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
@@ -37,19 +70,36 @@ final class LedgerDatabase: Sendable {
             guard check == "ok" else {
                 throw LedgerError.corruptDatabase(path: path, detail: "integrity check: \(check ?? "no answer")")
             }
+            if !create, try pool.read({ db in try !db.tableExists("journal") }) {
+                throw LedgerError.historyMissing(directory: dataDirectory.path, found: "\(path) holds no ledger tables", known: "")
+            }
             try Self.migrator.migrate(pool)
         } catch {
             throw LedgerError.from(error, path: path)
         }
     }
 
-    /// Runs `body` in one write transaction, mapping database errors.
+    /// Rewrites `ledger-tip` with `tip` unless this process already wrote that state. Best effort: the commit
+    /// it follows has happened whatever the file system says now, and a record that lags is accepted on the next
+    /// start (only one that ran ahead, or a different ledger, is refused).
+    func record(_ tip: LedgerTip) {
+        recorded.withLock { last in
+            guard last != tip else { return }
+            if let last, last.ledgerId == tip.ledgerId, tip.sequence < last.sequence { return }
+            if (try? tip.write(in: directory)) != nil { last = tip }
+        }
+    }
+
+    /// Runs `body` in one write transaction, mapping database errors, then records the new tip.
     func write<T>(_ body: (Database) throws -> T) throws(LedgerError) -> T {
+        let (value, tip): (T, LedgerTip)
         do {
-            return try pool.write(body)
+            (value, tip) = try pool.write { db in (try body(db), try LedgerTip.current(db)) }
         } catch {
             throw LedgerError.from(error, path: path)
         }
+        record(tip)
+        return value
     }
 
     /// Runs `body` on a read snapshot, mapping database errors.
@@ -154,6 +204,36 @@ final class LedgerDatabase: Sendable {
         }
         // `rbs-host serve`'s customers: a step of its own, so existing databases gain the tables on first open.
         migrator.registerMigration(CustomerSchema.migration, migrate: CustomerSchema.create)
+        // The ledger's identity (what `ledger-tip` names, so a replaced database is told from this one) and the
+        // callers' request ids (`run --request-id`), each written in the transaction of what it records.
+        migrator.registerMigration("v2") { db in
+            var generator = SystemRandomNumberGenerator()
+            let ledgerId = Hex.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            try db.execute(sql: """
+                CREATE TABLE ledger_identity (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    ledger_id TEXT NOT NULL,
+                    created_ms INTEGER NOT NULL
+                );
+                CREATE TRIGGER ledger_identity_no_update BEFORE UPDATE ON ledger_identity
+                    BEGIN SELECT RAISE(ABORT, 'the ledger id cannot be changed'); END;
+                CREATE TRIGGER ledger_identity_no_delete BEFORE DELETE ON ledger_identity
+                    BEGIN SELECT RAISE(ABORT, 'the ledger id cannot be deleted'); END;
+                CREATE TABLE requests (
+                    customer TEXT NOT NULL,
+                    request_id TEXT NOT NULL,
+                    document_id TEXT NOT NULL,
+                    journal_seq INTEGER NOT NULL,
+                    PRIMARY KEY (customer, request_id)
+                ) WITHOUT ROWID;
+                CREATE TRIGGER requests_no_update BEFORE UPDATE ON requests
+                    BEGIN SELECT RAISE(ABORT, 'request ids are append-only: they cannot be changed'); END;
+                CREATE TRIGGER requests_no_delete BEFORE DELETE ON requests
+                    BEGIN SELECT RAISE(ABORT, 'request ids are append-only: they cannot be deleted'); END;
+                """)
+            try db.execute(sql: "INSERT INTO ledger_identity (id, ledger_id, created_ms) VALUES (1, ?, ?)",
+                           arguments: [ledgerId, Timestamp.milliseconds(Date())])
+        }
         return migrator
     }
 }

@@ -23,6 +23,19 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     case wouldBeRejected(Rejection)
     /// A stored journal row could not be read back.
     case unreadableEntry(sequence: Int64, detail: String)
+    /// The data folder holds nothing yet (no database, no `ledger-tip`, no signing key): only an explicit first
+    /// start (`rbs-host init` or `rbs-host keys init`) creates a ledger.
+    case firstStart(directory: String)
+    /// History existed here (`known`: the tip record or a signing key) but the database does not hold it (`found`).
+    case historyMissing(directory: String, found: String, known: String)
+    /// A file of the ledger belongs to another user or others may read it.
+    case notPrivate(SecureFile.Exposure)
+    /// The tip record `ledger-tip` cannot be read.
+    case tipDamaged(path: String, detail: String)
+    /// `rbs-host init` (without `--force`) where a ledger already exists.
+    case alreadyInitialized(directory: String, detail: String)
+    /// A request id that is empty, too long or holds control characters.
+    case invalidRequestId(String)
 
     public var description: String {
         switch self {
@@ -45,6 +58,26 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
             "the bank would refuse this document: \(rejection.message) — nothing was signed and no one-time code was used"
         case .unreadableEntry(let sequence, let detail):
             "journal entry \(sequence) cannot be read: \(detail)"
+        case .firstStart(let directory):
+            "there is no ledger in \(directory) yet. This is a first start: run `rbs-host keys init --name NAME` "
+                + "(creates the signing key and the ledger) or `rbs-host init` (the ledger only). "
+                + "If this folder held a ledger before, restore it from a backup instead"
+        case .historyMissing(let directory, let found, let known):
+            "the ledger's history is missing: \(found), but \(known). rbs-host refuses to start a new ledger over it "
+                + "(its journal, balances, used one-time codes and lock-out would silently start again). "
+                + "Restore the data folder \(directory) from a backup: copy the whole folder back (rbs.sqlite, "
+                + "rbs.sqlite-wal if present, ledger-tip and the key files, mode 600, folder 700). To give up the "
+                + "missing history deliberately, run `rbs-host init --force` (see README, \"Data folder\")"
+        case .notPrivate(let exposure):
+            "the ledger's file \(exposure.description)"
+        case .tipDamaged(let path, let detail):
+            "the ledger's tip record \(path) is damaged (\(detail)); restore it with the rest of the data folder from "
+                + "a backup, or run `rbs-host init --force` to record the database's tip again"
+        case .invalidRequestId(let id):
+            "the request id \"\(id.prefix(40))\" cannot be used: give 1 to \(LedgerRequest.maximumLength) bytes without control characters"
+        case .alreadyInitialized(let directory, let detail):
+            "\(directory) already holds a ledger (\(detail)); nothing was changed. `rbs-host init --force` adopts "
+                + "the database as it is, or starts a new ledger when there is none (see README, \"Data folder\")"
         }
     }
 

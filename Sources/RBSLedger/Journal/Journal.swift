@@ -74,7 +74,66 @@ public struct Journal: Sendable {
             previousHash = entry.hash
             expected += 1
         }
+        if let problem = try reconcile() { return .unreconciled(reason: problem) }
         return .ok(rows.count)
+    }
+
+    /// What does not add up between the journal, the postings and the balances, or `nil`: every posting has its
+    /// `posted` journal entry with the same document, accounts, amount and currency; every `posted` entry has
+    /// exactly one posting; every account's balance is its opening balance (the seed) minus what it paid plus
+    /// what it received.
+    func reconcile() throws(LedgerError) -> String? {
+        let (postings, posted, accounts) = try database.read { db in
+            (try Row.fetchAll(db, sql: """
+                SELECT p.id, p.document_id, p.debit, p.credit, p.amount, p.currency, p.journal_seq,
+                       j.kind AS j_kind, j.document_id AS j_document, j.debit AS j_debit, j.credit AS j_credit,
+                       j.amount AS j_amount, j.currency AS j_currency
+                FROM postings p LEFT JOIN journal j ON j.seq = p.journal_seq ORDER BY p.id
+                """),
+             try Row.fetchAll(db, sql: """
+                SELECT j.seq, (SELECT count(*) FROM postings p WHERE p.journal_seq = j.seq) AS n
+                FROM journal j WHERE j.kind = 'posted' AND n != 1
+                """),
+             try Row.fetchAll(db, sql: "SELECT number, currency, balance FROM accounts ORDER BY position"))
+        }
+        var movement: [String: Decimal] = [:]
+        for row in postings {
+            let id: Int64 = row["id"]
+            let sequence: Int64 = row["journal_seq"]
+            let fields: [String?] = [row["document_id"], row["debit"], row["credit"], row["amount"], row["currency"]]
+            let journaled: [String?] = [row["j_document"], row["j_debit"], row["j_credit"], row["j_amount"], row["j_currency"]]
+            guard (row["j_kind"] as String?) == JournalEntry.Kind.posted.rawValue else {
+                return "posting \(id) names journal entry \(sequence), which is not a posted entry: the posting has no journal entry"
+            }
+            guard fields == journaled else {
+                return "posting \(id) (\(fields.map { $0 ?? "NULL" }.joined(separator: " "))) differs from its journal entry \(sequence)"
+            }
+            guard let debit = fields[1], let credit = fields[2], let amount = fields[3].flatMap(DecimalText.parse) else {
+                return "posting \(id) cannot be read"
+            }
+            movement[debit, default: 0] -= amount
+            movement[credit, default: 0] += amount
+        }
+        if let row = posted.first {
+            let sequence: Int64 = row["seq"]
+            let count: Int64 = row["n"]
+            return "journal entry \(sequence) is posted but has \(count) postings (it should have exactly one)"
+        }
+        let opening = Dictionary(DemoBank.seedAccounts.map { ($0.number, $0.balance) }, uniquingKeysWith: { a, _ in a })
+        for row in accounts {
+            let number: String = row["number"]
+            let currency: String = row["currency"]
+            let text: String = row["balance"]
+            guard let balance = DecimalText.parse(text) else { return "account \(number) has balance \"\(text)\", not a decimal" }
+            guard let start = opening[number] else { return "account \(number) is not one the core was opened with" }
+            let expected = start + (movement[number] ?? 0)
+            if balance != expected {
+                let scale = Currency.minorUnits(of: currency) ?? 2
+                return "account \(number) holds \(DecimalText.format(balance, scale: scale)) \(currency), but its opening "
+                    + "balance \(DecimalText.format(start, scale: scale)) plus its postings give \(DecimalText.format(expected, scale: scale)) \(currency)"
+            }
+        }
+        return nil
     }
 
     /// What is wrong with one entry, or `nil`.

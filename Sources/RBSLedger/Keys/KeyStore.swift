@@ -68,6 +68,7 @@ public struct KeyStore: Sendable {
             throw .corrupt(path: url.path, detail: "the file is missing")
         }
         guard mode & 0o077 == 0 else { throw .insecurePermissions(path: url.path, mode: mode) }
+        if let exposure = SecureFile.exposure(of: url.path) { throw .notPrivate(exposure) }
         let data: Data
         do {
             data = try Data(contentsOf: url)

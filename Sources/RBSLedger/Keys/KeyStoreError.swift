@@ -8,6 +8,8 @@ public enum KeyStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case corrupt(path: String, detail: String)
     /// A key file can be read by the group or by others.
     case insecurePermissions(path: String, mode: UInt32)
+    /// A key file belongs to another user (or is otherwise not private to the user the host runs as).
+    case notPrivate(SecureFile.Exposure)
     /// The enrolment name is empty or has control characters.
     case invalidName(String)
     /// The file system refused.
@@ -25,6 +27,8 @@ public enum KeyStoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "the key file \(path) is damaged (\(detail)); restore it from a backup or run `rbs-host keys init --force`"
         case .insecurePermissions(let path, let mode):
             "the key file \(path) is readable by others (mode \(String(mode, radix: 8))); run `chmod 600 \(path)`"
+        case .notPrivate(let exposure):
+            "the key file \(exposure.description)"
         case .invalidName(let name):
             "the name \"\(name)\" cannot be used for enrolment: give a non-empty name without control characters"
         case .io(let detail):

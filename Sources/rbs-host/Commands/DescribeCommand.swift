@@ -113,6 +113,11 @@ struct DescribeCommand: ParsableCommand {
         let runtime = try global.makeRuntime()
         Listing.printFailures(runtime.registry)
         let parsed = try assignments.map(Assignment.init(parsing:))
+        // A missing, replaced or damaged ledger is said as itself, not as "no account can be chosen here".
+        do { _ = try runtime.ledger() } catch {
+            Terminal.error(error.description)
+            throw ExitCode.failure
+        }
         let session: FormSession
         do { session = try runtime.open(operation) } catch {
             Terminal.error(error.description)

@@ -7,17 +7,31 @@ struct JournalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "journal", abstract: "List the journal's entries.")
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Print the entries as JSON.") var json = false
+    @Option(name: .customLong("request-id"),
+            help: ArgumentHelp("Answer whether request ID (of `run --request-id`) was posted: exit 0 only when it was.", valueName: "ID"))
+    var requestId: String?
 
     func run() throws {
         do {
             let ledger = try Ledger(dataDirectory: global.paths.data)
+            if let requestId {
+                let request = try LedgerRequest(id: requestId)
+                let report = try RunReport.first(of: request, in: ledger) ?? RunReport(
+                    status: "unknown", journal: nil, document: nil,
+                    errors: [AtomIssue(atom: nil, message: "request \(requestId) was never journaled: nothing was posted for it")])
+                if json { JSONOutput.print(report) } else { print(RunText.render(report)) }
+                if report.status != "posted" { throw ExitCode.failure }
+                return
+            }
             if json {
                 print(String(decoding: try ledger.journal.json(), as: UTF8.self))
             } else {
                 print(JournalText.render(try ledger.journal.entries()))
             }
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
-            Terminal.error(error.description)
+            Terminal.error(String(describing: error))
             throw ExitCode.failure
         }
     }
@@ -35,6 +49,9 @@ struct VerifyCommand: ParsableCommand {
                 print("ok \(count) \(count == 1 ? "entry" : "entries")")
             case .bad(let sequence, let reason):
                 print("bad entry \(sequence): \(reason)")
+                throw ExitCode.failure
+            case .unreconciled(let reason):
+                print("does not reconcile: \(reason)")
                 throw ExitCode.failure
             }
         } catch let error as LedgerError {

@@ -17,10 +17,9 @@ struct KeysCommand: ParsableCommand {
 
         func run() throws {
             do {
-                let enrolment = try KeyStore(dataDirectory: global.paths.data).initialize(name: name, force: force)
-                print(KeysText.enrolment(enrolment))
+                print(try KeysText.initialize(dataDirectory: global.paths.data, name: name, force: force))
             } catch {
-                Terminal.error(error.description)
+                Terminal.error(String(describing: error))
                 throw ExitCode.failure
             }
         }
@@ -63,6 +62,20 @@ struct KeysCommand: ParsableCommand {
 }
 
 enum KeysText {
+    /// `keys init` (the command and the REPL's): creates the keys and, in a fresh data folder, the ledger too
+    /// (the documented first start); returns the enrolment text.
+    static func initialize(dataDirectory: URL, name: String, force: Bool) throws -> String {
+        var created: String?
+        if Ledger.isFresh(dataDirectory) {
+            // The ledger first: once a key exists, only `init --force` may start a ledger here.
+            let (ledger, creation) = try Ledger.create(dataDirectory: dataDirectory, clock: { HostClock.current.now })
+            try ledger.close()
+            created = creation.description
+        }
+        let enrolment = try KeyStore(dataDirectory: dataDirectory).initialize(name: name, force: force)
+        return ([Self.enrolment(enrolment)] + [created].compactMap { $0 }).joined(separator: "\n")
+    }
+
     static func enrolment(_ enrolment: Enrolment) -> String {
         """
         Key id:     \(enrolment.keyId)

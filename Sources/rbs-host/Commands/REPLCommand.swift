@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RBSCore
+import RBSLedger
 
 struct REPLCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "repl", abstract: "Start the interactive REPL (the default).")
@@ -11,6 +12,12 @@ struct REPLCommand: ParsableCommand {
 
     func run() throws {
         let runtime = try global.makeRuntime()
+        // A ledger that is missing, replaced or damaged stops the REPL before anything is shown; a fresh folder
+        // starts it with a notice, so `keys init` inside can make the first start.
+        do { _ = try runtime.ledger() } catch {
+            Terminal.error(error.description)
+            if case .firstStart = error {} else { throw ExitCode.failure }
+        }
         let repl = REPL(runtime: runtime)
         var watcher: PluginWatcher?
         if watch ?? global.developmentMode {

@@ -53,6 +53,33 @@ struct RunReport: Encodable {
     }
 }
 
+extension RunReport {
+    /// The report of a journaled outcome (a run's, or a request id's first one).
+    init(outcome: Outcome, document: Document) {
+        let json = Self.document(document)
+        switch outcome {
+        case .posted(let receipt):
+            let posting = receipt.posting
+            self.init(status: .posted, journal: receipt.sequence, document: json, errors: [],
+                      posting: .init(debit: posting.debit, credit: posting.credit,
+                                     amount: Amount.text(posting.amount, currency: posting.currency),
+                                     currency: posting.currency,
+                                     balanceAfter: Amount.text(receipt.debitBalance, currency: posting.currency)))
+        case .acknowledged(_, let sequence):
+            self.init(status: .posted, journal: sequence, document: json, errors: [])
+        case .rejected(_, let sequence, let reason):
+            self.init(status: .rejected, journal: sequence, document: json, errors: [AtomIssue(atom: nil, message: reason.message)])
+        }
+    }
+
+    /// What a request id's first run became (`journal --request-id`, a retried `run --request-id`), or `nil`
+    /// when it was never journaled. Throws when the entry's document cannot be read back.
+    static func first(of request: LedgerRequest, in ledger: Ledger) throws -> RunReport? {
+        guard let (outcome, entry) = try ledger.outcome(of: request) else { return nil }
+        return RunReport(outcome: outcome, document: try CanonicalEncoding.decode(entry.document))
+    }
+}
+
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run", abstract: "Fill an operation's form, submit it, sign it with a one-time code and post it.",
@@ -65,6 +92,9 @@ struct RunCommand: ParsableCommand {
         valueName: "ID=VALUE"))
     var assignments: [String] = []
     @Option(help: "The 6-digit one-time code from the authenticator app.") var code: String
+    @Option(name: .customLong("request-id"),
+            help: ArgumentHelp("Post at most once for ID: a retry with the same ID returns the first outcome.", valueName: "ID"))
+    var requestId: String?
     @Flag(help: "Print {status, journal, document, errors}.") var json = false
 
     func run() throws {
@@ -84,6 +114,19 @@ struct RunCommand: ParsableCommand {
         func invalid(_ issues: [AtomIssue]) -> RunReport {
             RunReport(status: .invalid, journal: nil, document: nil, errors: issues)
         }
+        // A missing, replaced or damaged ledger is said as itself, before any form is filled.
+        let ledger: Ledger
+        do { ledger = try runtime.ledger() } catch { return invalid([AtomIssue(atom: nil, message: error.description)]) }
+        // A request id journaled before answers with its first outcome: nothing is filled, signed or posted again.
+        var request: LedgerRequest?
+        if let requestId {
+            do {
+                request = try LedgerRequest(id: requestId)
+                if let request, let first = try RunReport.first(of: request, in: ledger) { return first }
+            } catch {
+                return invalid([AtomIssue(atom: nil, message: String(describing: error))])
+            }
+        }
         let session: FormSession
         do { session = try runtime.open(operation) } catch { return invalid([AtomIssue(atom: nil, message: error.description)]) }
         defer { session.close() }
@@ -102,35 +145,20 @@ struct RunCommand: ParsableCommand {
         case .failed(let why): return invalid([AtomIssue(atom: nil, message: why)])
         }
         do {
-            let sign = try SignModule(draft: draft, ledger: try runtime.ledger(), directory: runtime.locator.optional(BankDirectory.self))
+            let sign = try SignModule(draft: draft, ledger: ledger, directory: runtime.locator.optional(BankDirectory.self))
             // The core's own check before the code is looked at: a code is never spent on a document it refuses.
             if let refusal = sign.refusal {
                 return RunReport(status: .invalid, journal: nil, document: RunReport.document(sign.document),
                                  errors: [AtomIssue(atom: nil, message: LedgerError.wouldBeRejected(refusal).description)])
             }
-            return RunReport(try sign.sign(code: code), document: sign.document)
+            let outcome = try sign.sign(code: code, request: request)
+            // A concurrent run with the same request id may have been first: its document is the one reported.
+            if let request, outcome.documentId != sign.document.id, let first = try? RunReport.first(of: request, in: ledger) {
+                return first
+            }
+            return RunReport(outcome: outcome, document: sign.document)
         } catch {
             return invalid([AtomIssue(atom: nil, message: error.description)])
-        }
-    }
-}
-
-extension RunReport {
-    /// The report of a signed document's outcome: what `run` prints and what the REPL shows after signing.
-    init(_ outcome: Outcome, document: Document) {
-        let json = RunReport.document(document)
-        switch outcome {
-        case .posted(let receipt):
-            let posting = receipt.posting
-            self.init(status: .posted, journal: receipt.sequence, document: json, errors: [],
-                      posting: .init(debit: posting.debit, credit: posting.credit,
-                                     amount: Amount.text(posting.amount, currency: posting.currency),
-                                     currency: posting.currency,
-                                     balanceAfter: Amount.text(receipt.debitBalance, currency: posting.currency)))
-        case .acknowledged(_, let sequence):
-            self.init(status: .posted, journal: sequence, document: json, errors: [])
-        case .rejected(_, let sequence, let reason):
-            self.init(status: .rejected, journal: sequence, document: json, errors: [AtomIssue(atom: nil, message: reason.message)])
         }
     }
 }

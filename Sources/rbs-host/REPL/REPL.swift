@@ -121,8 +121,9 @@ final class REPL: @unchecked Sendable {
             switch try runtime.ledger().journal.verify() {
             case .ok(let count): console.say("ok \(count) \(count == 1 ? "entry" : "entries")")
             case .bad(let sequence, let reason): console.error("bad entry \(sequence): \(reason)")
+            case .unreconciled(let reason): console.error("does not reconcile: \(reason)")
             }
-        } catch { console.error(error.description) }
+        } catch { console.error(String(describing: error)) }
     }
 
     private func keys(_ arguments: [String]) {
@@ -130,11 +131,12 @@ final class REPL: @unchecked Sendable {
         do {
             if arguments.first == "init" {
                 let name = arguments.dropFirst().first ?? ProcessInfo.processInfo.environment["USER"] ?? "user"
-                console.say(KeysText.enrolment(try store.initialize(name: name, force: arguments.contains("--force"))))
+                console.say(try KeysText.initialize(dataDirectory: runtime.paths.data, name: name,
+                                                    force: arguments.contains("--force")))
             } else {
                 console.say(KeysText.identity(try store.load()))
             }
-        } catch { console.error(error.description) }
+        } catch { console.error(String(describing: error)) }
     }
 
     func help(_ command: String?) -> String {

@@ -47,7 +47,7 @@ final class SignPresenter {
             let code = raw.trimmingCharacters(in: .whitespaces)
             if code.lowercased() == "cancel" || code.isEmpty { return .cancelled }
             do {
-                return .done(RunText.render(RunReport(try module.sign(code: code), document: module.document)))
+                return .done(RunText.render(RunReport(outcome: try module.sign(code: code), document: module.document)))
             } catch {
                 console.error(error.description)
                 switch SignModule.afterFailure(error) {

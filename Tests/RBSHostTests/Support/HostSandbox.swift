@@ -34,7 +34,11 @@ final class HostSandbox {
     init() throws {
         try Repo.requireBuilt()
         data = FileManager.default.temporaryDirectory.appendingPathComponent("rbs-host-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        // Private, as the host requires of its data folder; and with a ledger (the explicit first start).
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let created = try host(["init"])
+        try #require(created.status == 0, "rbs-host init: \(created)")
     }
 
     deinit { try? FileManager.default.removeItem(at: data) }

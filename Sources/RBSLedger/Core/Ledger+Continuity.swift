@@ -1,0 +1,169 @@
+import Foundation
+import GRDB
+
+/// The ledger's continuity: a ledger is created only by an explicit first start, and an existing one is opened
+/// only when its database holds the history this folder knows of (`ledger-tip`, or a signing key).
+extension Ledger {
+    /// What `rbs-host init` did.
+    public struct Creation: Sendable, CustomStringConvertible {
+        /// One line a person reads: what was created or adopted, and what was given up.
+        public let description: String
+    }
+
+    /// Whether `dataDirectory` holds nothing of a ledger: no database (or an empty file), no `ledger-tip`, no
+    /// signing key. `keys init` creates the ledger in such a folder (the documented first start).
+    public static func isFresh(_ dataDirectory: URL) -> Bool {
+        LedgerDatabase.absence(in: dataDirectory) != nil
+            && !FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent(LedgerTip.fileName).path)
+            && !FileManager.default.fileExists(atPath: KeyStore(dataDirectory: dataDirectory).signingKeyURL.path)
+    }
+
+    /// `rbs-host init`: creates the ledger of a folder that has none. Refuses where a database or a tip record
+    /// exists, unless `force`: then an existing, readable database is adopted as it is (its tip recorded, what
+    /// the old record knew beyond it given up), and where there is none a new ledger is started. Nothing is ever
+    /// deleted (a database without the ledger's tables is moved aside), and the used-code record and a lock-out
+    /// are carried over from the old record either way.
+    public static func create(
+        dataDirectory: URL, clock: @escaping @Sendable () -> Date = { Date() }, force: Bool = false
+    ) throws(LedgerError) -> (ledger: Ledger, creation: Creation) {
+        let record: LedgerTip?
+        do {
+            record = try LedgerTip.read(in: dataDirectory)
+        } catch {
+            guard force, case .tipDamaged = error else { throw error }
+            record = nil  // --force records the tip again
+        }
+        let tipPath = dataDirectory.appendingPathComponent(LedgerTip.fileName).path
+        let databasePath = dataDirectory.appendingPathComponent(LedgerDatabase.fileName).path
+        let absence = LedgerDatabase.absence(in: dataDirectory)
+        if !force {
+            if absence == nil {
+                throw .alreadyInitialized(directory: dataDirectory.path, detail: "\(databasePath) exists")
+            }
+            if let record {
+                throw .alreadyInitialized(
+                    directory: dataDirectory.path,
+                    detail: "\(tipPath) records ledger \(record.ledgerId) ending at \(record.entryText), but \(absence ?? databasePath) — restore it from a backup")
+            }
+            let keyPath = KeyStore(dataDirectory: dataDirectory).signingKeyURL.path
+            if FileManager.default.fileExists(atPath: keyPath) {
+                throw .alreadyInitialized(
+                    directory: dataDirectory.path,
+                    detail: "a signing key exists (\(keyPath)), so documents may have been signed with this folder, but "
+                        + "\(absence ?? databasePath) — restore the folder from a backup")
+            }
+        }
+        var notes: [String] = []
+        var created = true
+        let database: LedgerDatabase
+        if absence == nil {
+            var existing: LedgerDatabase?
+            do {
+                existing = try LedgerDatabase(dataDirectory: dataDirectory)
+            } catch {
+                guard case .historyMissing = error else { throw error }
+            }
+            if let existing {
+                database = existing
+                created = false
+                let current = try database.read(LedgerTip.current)
+                notes.append("adopted \(databasePath) as it is: ledger \(current.ledgerId), \(current.entryText)")
+            } else {
+                // An SQLite file without the ledger's tables: kept beside, never deleted.
+                let aside = databasePath + ".set-aside-\(Timestamp.milliseconds(Date()))"
+                guard rename(databasePath, aside) == 0 else {
+                    throw .dataDirectory(path: dataDirectory.path, detail: "cannot move \(databasePath) aside: \(String(cString: strerror(errno)))")
+                }
+                for suffix in ["-wal", "-shm"] { _ = rename(databasePath + suffix, aside + suffix) }
+                notes.append("moved \(databasePath), which held no ledger, to \(aside)")
+                database = try LedgerDatabase(dataDirectory: dataDirectory, create: true)
+            }
+        } else {
+            unlink(databasePath)  // missing, or an empty file: nothing to keep
+            for suffix in ["-wal", "-shm"] { unlink(databasePath + suffix) }
+            database = try LedgerDatabase(dataDirectory: dataDirectory, create: true)
+        }
+        let current = try database.read(LedgerTip.current)
+        if created { notes.insert("created a new ledger \(current.ledgerId) in \(databasePath)", at: 0) }
+        if let record {
+            if record.ledgerId != current.ledgerId {
+                notes.append("the previous ledger \(record.ledgerId) (ending at \(record.entryText)) is given up")
+            } else if record.sequence > current.sequence {
+                notes.append("journal entries \(current.sequence + 1)–\(record.sequence) recorded before are given up")
+            }
+            try database.carryCodeState(from: record, now: Timestamp.milliseconds(clock()))
+        }
+        database.record(try database.read(LedgerTip.current))
+        let ledger = Ledger(dataDirectory: dataDirectory, database: database, clock: clock)
+        return (ledger, Creation(description: notes.joined(separator: "; ")))
+    }
+
+    /// Opens the existing database of `dataDirectory` after checking that it continues the history the folder
+    /// knows of; carries a newer code state over from the record; records the tip.
+    static func openExisting(_ dataDirectory: URL, clock: @Sendable () -> Date) throws(LedgerError) -> LedgerDatabase {
+        let record = try LedgerTip.read(in: dataDirectory)
+        let tipPath = dataDirectory.appendingPathComponent(LedgerTip.fileName).path
+        let keyPath = KeyStore(dataDirectory: dataDirectory).signingKeyURL.path
+        let known: String? = if let record {
+            "\(tipPath) records ledger \(record.ledgerId) ending at \(record.entryText)"
+        } else if FileManager.default.fileExists(atPath: keyPath) {
+            "a signing key exists (\(keyPath)), so documents may have been signed with this folder"
+        } else {
+            nil
+        }
+        func missing(_ found: String) -> LedgerError {
+            guard let known else { return .firstStart(directory: dataDirectory.path) }
+            return .historyMissing(directory: dataDirectory.path, found: found, known: known)
+        }
+        if let absence = LedgerDatabase.absence(in: dataDirectory) { throw missing(absence) }
+        let database: LedgerDatabase
+        do {
+            database = try LedgerDatabase(dataDirectory: dataDirectory)
+        } catch {
+            if case .historyMissing(_, let found, _) = error { throw missing(found) }
+            throw error
+        }
+        let current = try database.read(LedgerTip.current)
+        if let record {
+            let path = database.path
+            guard current.ledgerId == record.ledgerId else {
+                throw missing("\(path) is another ledger (\(current.ledgerId), \(current.entryText))")
+            }
+            guard current.sequence >= record.sequence else {
+                throw missing("\(path) ends at \(current.entryText): journal entries \(current.sequence + 1)–\(record.sequence) "
+                    + "are missing (a copy older than the last run?)")
+            }
+            let hash: Data? = record.sequence == 0 ? JournalEntry.genesisHash : try database.read { db in
+                try Data.fetchOne(db, sql: "SELECT hash FROM journal WHERE seq = ?", arguments: [record.sequence])
+            }
+            guard hash == record.hash else {
+                throw missing("journal entry \(record.sequence) of \(path) is not the recorded one (its hash differs), "
+                    + "so the database does not continue the last known tip")
+            }
+            try database.carryCodeState(from: record, now: Timestamp.milliseconds(clock()))
+        }
+        database.record(try database.read(LedgerTip.current))
+        return database
+    }
+}
+
+extension LedgerDatabase {
+    /// Makes the database's one-time code state at least as strict as the record's: a later used step and a
+    /// lock that has not ended yet are carried over (a database put back from an older copy forgets neither).
+    func carryCodeState(from record: LedgerTip, now: Int64) throws(LedgerError) {
+        let current = try read(LedgerTip.current)
+        let step = max(current.codeStep ?? Int64.min, record.codeStep ?? Int64.min)
+        let newStep: Int64? = step == Int64.min ? nil : step
+        var lockedUntil = current.lockedUntil
+        var failures = current.codeFailures
+        if let recordLock = record.lockedUntil, recordLock > now, recordLock > (lockedUntil ?? Int64.min) {
+            lockedUntil = recordLock
+            failures = max(failures, record.codeFailures)
+        }
+        guard newStep != current.codeStep || lockedUntil != current.lockedUntil || failures != current.codeFailures else { return }
+        try write { db in
+            try db.execute(sql: "UPDATE code_state SET last_step = ?, failures = ?, locked_until_ms = ? WHERE id = 1",
+                           arguments: [newStep, failures, lockedUntil])
+        }
+    }
+}
