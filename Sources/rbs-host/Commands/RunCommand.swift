@@ -152,6 +152,12 @@ struct RunCommand: ParsableCommand {
                                  errors: [AtomIssue(atom: nil, message: LedgerError.wouldBeRejected(refusal).description)])
             }
             let outcome = try sign.sign(code: code, request: request)
+            #if DEBUG
+            // Tests widen the moment between the commit and the report, to kill a run exactly there.
+            if let pause = ProcessInfo.processInfo.environment["RBS_PAUSE_AFTER_COMMIT_MS"].flatMap(UInt32.init) {
+                usleep(pause * 1000)
+            }
+            #endif
             // A concurrent run with the same request id may have been first: its document is the one reported.
             if let request, outcome.documentId != sign.document.id, let first = try? RunReport.first(of: request, in: ledger) {
                 return first
