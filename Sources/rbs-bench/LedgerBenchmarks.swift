@@ -28,7 +28,7 @@ func ledgerBenchmarks(directory: URL) -> [BenchmarkFigure] {
     }
     func code() -> String {
         clock.step()
-        return TOTP.code(secret: identity.totpSecret, at: clock.now)
+        return TOTP.code(secret: identity.totpSecret ?? Data(), at: clock.now)
     }
     func documents(_ count: Int) -> [Document] {
         (0..<count).compactMap { _ in

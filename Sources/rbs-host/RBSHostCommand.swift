@@ -152,6 +152,7 @@ extension VerifyCommand: DataFolderCommand {}
 extension KeysCommand.Init: DataFolderCommand {}
 extension KeysCommand.Show: DataFolderCommand {}
 extension KeysCommand.Code: DataFolderCommand {}
+extension KeysCommand.Respond: DataFolderCommand {}
 extension TrustCommand.Add: DataFolderCommand {}
 extension TrustCommand.List: DataFolderCommand {}
 extension TrustCommand.Remove: DataFolderCommand {}

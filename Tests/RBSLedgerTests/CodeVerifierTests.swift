@@ -8,7 +8,7 @@ struct CodeVerifierTests {
     func window() throws {
         let f = try Fixture()
         let verifier = try f.ledger.codeVerifier()
-        let secret = f.identity.totpSecret
+        let secret = f.totpSecret
         try verifier.verify(TOTP.code(secret: secret, at: f.clock.now - 30))
         try verifier.verify(TOTP.code(secret: secret, at: f.clock.now))
         try verifier.verify(TOTP.code(secret: secret, at: f.clock.now + 30))
@@ -43,9 +43,9 @@ struct CodeVerifierTests {
                 && String(describing: error).contains("signing is locked for 5 minutes more after 5 wrong codes")
         }
         f.clock.advance(269)
-        #expect(throws: LedgerError.self) { try verifier.verify(TOTP.code(secret: f.identity.totpSecret, at: f.clock.now)) }
+        #expect(throws: LedgerError.self) { try verifier.verify(TOTP.code(secret: f.totpSecret, at: f.clock.now)) }
         f.clock.advance(1)
-        try verifier.verify(TOTP.code(secret: f.identity.totpSecret, at: f.clock.now))
+        try verifier.verify(TOTP.code(secret: f.totpSecret, at: f.clock.now))
     }
 
     @Test("the lock survives a restart")

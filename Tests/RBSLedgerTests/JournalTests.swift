@@ -152,7 +152,7 @@ struct JournalTests {
         _ = try f.ledger.signAndPost(try f.payment(amount: "1.00"), code: f.nextCode())
         _ = try f.ledger.keys.initialize(name: "Test User", force: true)
         let newIdentity = try f.ledger.keys.load()
-        let code = { f.clock.advance(30); return TOTP.code(secret: newIdentity.totpSecret, at: f.clock.now) }()
+        let code = { f.clock.advance(30); return TOTP.code(secret: newIdentity.totpSecret ?? Data(), at: f.clock.now) }()
         _ = try f.ledger.signAndPost(try f.payment(amount: "2.00"), code: code)
         #expect(try f.ledger.journal.verify() == .ok(2))
         #expect(Set(try f.ledger.journal.entries().map(\.keyId)).count == 2)

@@ -17,7 +17,7 @@ struct KeyStoreTests {
         #expect(identity.keyId == enrolment.keyId)
         #expect(identity.keyId.count == 16)
         #expect(identity.totpSecret == enrolment.totpSecret)
-        #expect(identity.totpSecret.count == 20)
+        #expect(identity.totpSecret?.count == 20)
         #expect(identity.name == "Иван Иванов")
         #expect(identity.publicKey.rawRepresentation == enrolment.publicKey)
     }

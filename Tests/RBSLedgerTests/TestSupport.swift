@@ -26,21 +26,25 @@ struct Fixture {
     let ledger: Ledger
     let identity: SigningIdentity
 
-    init() throws {
+    /// With `ocra`, the keys are enrolled for that OCRA suite instead of TOTP.
+    init(ocra: String? = nil) throws {
         directory = temporaryDirectory()
         clock = ManualClock()
         // The explicit first start: the ledger, then the keys.
         ledger = try Ledger.create(dataDirectory: directory, clock: clock.closure).ledger
         let store = KeyStore(dataDirectory: directory)
-        _ = try store.initialize(name: "Test User", force: false)
+        _ = try store.initialize(name: "Test User", force: false, ocra: try ocra.map { try OCRASuite($0) })
         identity = try store.load()
     }
 
     /// The code the authenticator shows now; moves the clock one step on so the next call gets a fresh code.
     func nextCode() -> String {
         clock.advance(30)
-        return TOTP.code(secret: identity.totpSecret, at: clock.now)
+        return TOTP.code(secret: totpSecret, at: clock.now)
     }
+
+    /// The enrolled TOTP secret (empty when the fixture enrolled OCRA).
+    var totpSecret: Data { identity.totpSecret ?? Data() }
 
     func payment(from: String = "40817810438000000001", to: String = "40702810900000012345", amount: String = "100.00",
                  currency: String = "RUB") throws -> Document {

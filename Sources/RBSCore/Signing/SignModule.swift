@@ -25,25 +25,41 @@ public final class SignModule {
     /// document with a refusal is never offered for signing: no code is asked for.
     public let refusal: Rejection?
 
+    /// The signing method (TOTP or OCRA): the enrolled one, or TOTP for a customer of `serve`.
+    public let method: SigningMethod
+    /// The OCRA challenge derived from ``document`` (`nil` with TOTP, whose code does not depend on the document).
+    public let challenge: String?
+    /// The challenge this document answers when it was rebuilt for `run … --response`.
+    private let pending: PendingChallenge?
+
     /// Prepares the document for `draft` and runs every check the core will run when it is posted (required
     /// fields, currency, amount, blocked or unknown accounts, balance). Fails when there are no keys yet (run
     /// `rbs-host keys init`).
     /// - Parameter customer: sign with this customer's key after their code (`serve`); nil: the host's key.
+    /// - Parameter pending: the document takes that waiting challenge's time and nonce, so the same fields give the
+    ///   same document, and signing requires that it is that document (`run … --response`).
     public init(draft: DocumentDraft, ledger: Ledger, directory: BankDirectory?,
-                customer: CustomerCredentials? = nil) throws(LedgerError) {
+                customer: CustomerCredentials? = nil, answering pending: PendingChallenge? = nil) throws(LedgerError) {
         self.draft = draft
         self.ledger = ledger
         self.directory = directory
         self.customer = customer
+        self.pending = pending
         let fields = draft.fields.map { DocumentField($0.key, $0.value) }
         if let customer {
             document = try ledger.draft(operation: draft.operation, plugin: draft.plugin, pluginVersion: draft.pluginVersion,
                                         fields: fields, keyId: customer.customer.keyId)
+        } else if let pending {
+            document = try ledger.draft(operation: draft.operation, plugin: draft.plugin, pluginVersion: draft.pluginVersion,
+                                        fields: fields, answering: pending)
         } else {
             document = try ledger.draft(operation: draft.operation, plugin: draft.plugin, pluginVersion: draft.pluginVersion,
                                         fields: fields)
         }
         refusal = try ledger.bank.validate(document)
+        // Customers of `serve` sign with TOTP (their own secret); the host's key with the enrolled method.
+        method = customer == nil ? try ledger.authenticator().method : .totp
+        challenge = customer == nil ? try ledger.challenge(for: document) : nil
     }
 
     /// The atoms of the sign module: review lines, then the code.
@@ -70,17 +86,27 @@ public final class SignModule {
             lines.append(Line(caption: field.key, value: CardNumberMask.masked(field.value), prominent: false))
         }
         lines.append(Line(caption: "Document", value: document.id, prominent: false))
+        if let challenge {
+            // With the amount and payee above: the challenge is derived from exactly this document.
+            lines.append(Line(caption: "Challenge", value: OCRASuite.grouped(challenge), prominent: true))
+        }
+        lines.append(Line(caption: "Signed with", value: method.label, prominent: false))
         return lines
     }
 
-    /// Checks the one-time code, signs, journals and submits to the core — one transaction. The core's check is
+    /// Checks the one-time code (TOTP) or the response to the challenge (OCRA), signs, journals and submits to the core — one transaction. The core's check is
     /// run again first (the balance may have moved since the review): a document it would refuse is refused
     /// with ``LedgerError/wouldBeRejected(_:)`` before the code is looked at.
     /// With `request`, a request id already journaled returns its first outcome and nothing is posted again.
     public func sign(code: String, request: LedgerRequest? = nil) throws(LedgerError) -> Outcome {
         if let refusal = try ledger.bank.validate(document) { throw .wouldBeRejected(refusal) }
         if let customer { return try ledger.signAndPost(document, code: code, as: customer, request: request) }
-        return try ledger.signAndPost(document, code: code, request: request)
+        return try ledger.signAndPost(document, code: code, request: request, expectedDocumentId: pending?.document.id)
+    }
+
+    /// Records this document as waiting for the response to its challenge (`run … --challenge`).
+    public func issueChallenge() throws(LedgerError) -> String {
+        try ledger.issueChallenge(for: document)
     }
 
     /// What follows a failed signing attempt.
@@ -97,9 +123,10 @@ public final class SignModule {
     public static func afterFailure(_ error: LedgerError) -> NextStep {
         guard case .code(let codeError) = error else { return .leave }
         switch codeError {
-        case .wrong(let left), .malformed(let left): return left > 0 ? .retry : .leave
+        case .wrong(let left), .malformed(let left), .wrongResponse(let left), .malformedResponse(_, let left):
+            return left > 0 ? .retry : .leave
         case .replayed: return .retry
-        case .locked, .storage: return .leave
+        case .locked, .storage, .challengeUsed, .noPendingChallenge, .challengeExpired, .wrongMethod: return .leave
         }
     }
 }

@@ -84,7 +84,11 @@ public struct EmbeddedBank: Sendable {
 
     /// ``apply(batch:publicKey:in:)`` for `count` documents, where `document(i)` gives document `i` and its
     /// id when it is needed, so encoding and signing can still be running.
-    func apply(count: Int, publicKey: Data, in db: Database, document: (Int) throws -> (SignedDocument, String)) throws -> [Outcome] {
+    /// `authorization` is how the person authorised the documents, recorded in each new entry.
+    func apply(
+        count: Int, publicKey: Data, authorization: Authorization? = nil, in db: Database,
+        document: (Int) throws -> (SignedDocument, String)
+    ) throws -> [Outcome] {
         var state = BatchState(tip: try Journal.tip(db))
         var outcomes: [Outcome] = []
         outcomes.reserveCapacity(count)
@@ -106,7 +110,7 @@ public struct EmbeddedBank: Sendable {
                 outcomes.append(outcome)
                 continue
             }
-            outcomes.append(try apply(signed, documentId: id, publicKey: publicKey, state: &state, in: db))
+            outcomes.append(try apply(signed, documentId: id, publicKey: publicKey, authorization: authorization, state: &state, in: db))
         }
         for (number, scale) in state.dirty.sorted(by: { $0.key < $1.key }) {
             guard let account = state.accounts[number] ?? nil else { continue }
@@ -150,7 +154,8 @@ public struct EmbeddedBank: Sendable {
     }
 
     private func apply(
-        _ signed: SignedDocument, documentId: String, publicKey: Data, state: inout BatchState, in db: Database
+        _ signed: SignedDocument, documentId: String, publicKey: Data, authorization: Authorization?,
+        state: inout BatchState, in db: Database
     ) throws -> Outcome {
         let keyId = signed.document.keyId
         if !state.registered.contains(keyId) {
@@ -167,7 +172,7 @@ public struct EmbeddedBank: Sendable {
                 signature: signed.signature, keyId: keyId, reasonCode: rejection?.code.rawValue,
                 reason: rejection?.message, debit: posting?.debit, credit: posting?.credit,
                 amount: amount, currency: posting?.currency,
-                balanceAfter: balance, recordedAtMilliseconds: now, previousHash: tip.hash)
+                balanceAfter: balance, recordedAtMilliseconds: now, authorization: authorization, previousHash: tip.hash)
         }
 
         let record: JournalEntry

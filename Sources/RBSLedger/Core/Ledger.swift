@@ -51,9 +51,9 @@ public final class Ledger: Sendable {
         customers = Customers(database: database, clock: clock)
     }
 
-    /// The one-time code verifier for the enrolled TOTP secret.
+    /// The one-time code verifier for the enrolled method and secret.
     public func codeVerifier() throws(LedgerError) -> CodeVerifier {
-        CodeVerifier(database: database, secret: try identity().totpSecret, clock: clock)
+        CodeVerifier(database: database, authenticator: try identity().authenticator, clock: clock)
     }
 
     /// A new document for the enrolled key: now (from the clock), a fresh nonce, the key id filled in.
@@ -81,8 +81,13 @@ public final class Ledger: Sendable {
     ///
     /// With `request`: when that request id was journaled before, its first outcome is returned (the code is not
     /// looked at and nothing is posted); otherwise it is recorded in the same transaction as the journal entry.
-    public func signAndPost(_ document: Document, code: String, request: LedgerRequest? = nil) throws(LedgerError) -> Outcome {
-        let outcomes = try process(batch: [document], code: code, requests: [request])
+    ///
+    /// With OCRA enrolled, `code` is the response to the document's challenge; `expectedDocumentId` (from
+    /// ``pendingChallenge(documentId:operation:plugin:)``) makes it also require that the document is the one the
+    /// challenge was issued for — a changed document fails exactly like a wrong response.
+    public func signAndPost(_ document: Document, code: String, request: LedgerRequest? = nil,
+                            expectedDocumentId: String? = nil) throws(LedgerError) -> Outcome {
+        let outcomes = try process(batch: [document], code: code, requests: [request], expectedDocumentId: expectedDocumentId)
         return outcomes[0]
     }
 
@@ -98,32 +103,38 @@ public final class Ledger: Sendable {
     }
 
     /// Group commit: one code authorises the batch; every document is signed, then all are journaled and posted
-    /// in ONE transaction, and each outcome is reported only after that commit.
+    /// in ONE transaction, and each outcome is reported only after that commit. An OCRA response answers one
+    /// document, so with OCRA the batch has exactly one.
     ///
     /// `requests[i]`, when given, is document `i`'s request id: one journaled before answers with its first
     /// outcome and is not signed, checked against the code or posted again (when every document is such a repeat,
     /// the code is not looked at); a new one is recorded in the same transaction.
-    public func process(batch: [Document], code: String, requests: [LedgerRequest?] = []) throws(LedgerError) -> [Outcome] {
+    public func process(batch: [Document], code: String, requests: [LedgerRequest?] = [],
+                        expectedDocumentId: String? = nil) throws(LedgerError) -> [Outcome] {
         let identity = try identity()
-        return try process(batch: batch, code: code, requests: requests, identity: identity,
-                           verifier: CodeVerifier(database: database, secret: identity.totpSecret, clock: clock))
+        return try process(batch: batch, code: code, requests: requests, identity: identity, expectedDocumentId: expectedDocumentId,
+                           verifier: CodeVerifier(database: database, authenticator: identity.authenticator, clock: clock))
     }
 
     /// Checks `customer`'s one-time code (their own attempt count and lock), then signs `document` with the key the
-    /// host keeps for them, journals and posts it — in one transaction, as ``signAndPost(_:code:)``. The document
-    /// must name the customer's key (``draft(operation:plugin:pluginVersion:fields:keyId:)``).
+    /// host keeps for them, journals and posts it — in one transaction, as ``signAndPost(_:code:request:expectedDocumentId:)``.
+    /// The document must name the customer's key (``draft(operation:plugin:pluginVersion:fields:keyId:)``).
     /// With `request` (whose ``LedgerRequest/customer`` is this customer's id), a request journaled before answers
     /// with its first outcome, as for the local customer.
     public func signAndPost(_ document: Document, code: String, as customer: CustomerCredentials,
                             request: LedgerRequest? = nil) throws(LedgerError) -> Outcome {
         let identity: SigningIdentity
         do { identity = try customer.identity() } catch { throw .keys(error) }
-        return try process(batch: [document], code: code, requests: [request], identity: identity,
+        return try process(batch: [document], code: code, requests: [request], identity: identity, expectedDocumentId: nil,
                            verifier: customers.codeVerifier(for: customer))[0]
     }
 
     private func process(batch: [Document], code: String, requests: [LedgerRequest?], identity: SigningIdentity,
+                         expectedDocumentId: String?,
                          verifier: CodeVerifier) throws(LedgerError) -> [Outcome] {
+        if case .ocra = identity.authenticator, batch.count != 1 {
+            throw .code(.wrongMethod(enrolled: .ocra, detail: "a response answers the challenge of one document; sign the \(batch.count) documents one by one"))
+        }
         // What signing in order would refuse first, before anything else happens.
         for document in batch where document.keyId != identity.keyId {
             throw .keys(.signingFailed("the document names key \(document.keyId), but this key is \(identity.keyId)"))
@@ -158,13 +169,13 @@ public final class Ledger: Sendable {
                     return .success(batch.indices.compactMap { repeated[$0] })
                 }
                 let fresh = batch.indices.filter { repeated[$0] == nil && duplicateOf[$0] == nil }
-                switch try verifier.check(code, in: db) {
+                switch try verifier.check(code, for: fresh.count == 1 ? batch[fresh[0]] : nil, expectedDocumentId: expectedDocumentId, in: db) {
                 case .failure(let error):
                     // A document that cannot be signed is refused before the code is looked at: roll back.
                     if let failure = signer.firstFailure() { throw LedgerError.keys(failure) }
                     return .failure(error)  // committed: the wrong attempt counts
-                case .success:
-                    let applied = try bank.apply(count: fresh.count, publicKey: publicKey, in: db) { position in
+                case .success(let authorization):
+                    let applied = try bank.apply(count: fresh.count, publicKey: publicKey, authorization: authorization, in: db) { position in
                         let index = fresh[position]
                         switch signer.signed(index) {
                         case .success(let done):
@@ -208,7 +219,7 @@ public final class Ledger: Sendable {
         try database.close()
     }
 
-    private func identity() throws(LedgerError) -> SigningIdentity {
+    func identity() throws(LedgerError) -> SigningIdentity {
         do {
             return try keys.load()
         } catch {

@@ -3,7 +3,8 @@ import GRDB
 import RBSMoney
 import Synchronization
 
-/// The one SQLite file `rbs.sqlite` in the data directory: journal, core bank and one-time code state.
+/// The one SQLite file `rbs.sqlite` in the data directory: journal, core bank and one-time code state (TOTP steps,
+/// OCRA challenges waiting and answered).
 ///
 /// A GRDB `DatabasePool` in WAL mode with `synchronous = FULL`, so a transaction reported committed survives
 /// a power cut, not only a process crash. The schema and the demo seed are created by one migration in one
@@ -233,6 +234,33 @@ final class LedgerDatabase: Sendable {
                 """)
             try db.execute(sql: "INSERT INTO ledger_identity (id, ledger_id, created_ms) VALUES (1, ?, ?)",
                            arguments: [ledgerId, Timestamp.milliseconds(Date())])
+        // Dynamic linking (issue #21): how each entry was authorised, OCRA challenges waiting for their response,
+        // and the challenges answered once.
+        migrator.registerMigration("v2-signing-method") { db in
+            try db.execute(sql: """
+                ALTER TABLE journal ADD COLUMN auth_method TEXT;
+                ALTER TABLE journal ADD COLUMN auth_suite TEXT;
+                ALTER TABLE journal ADD COLUMN auth_challenge TEXT;
+                ALTER TABLE journal ADD COLUMN auth_response TEXT;
+                ALTER TABLE journal ADD COLUMN auth_secret_id TEXT;
+                CREATE TABLE ocra_pending (
+                    document_id TEXT PRIMARY KEY NOT NULL,
+                    document BLOB NOT NULL,
+                    challenge TEXT NOT NULL,
+                    operation TEXT NOT NULL,
+                    plugin TEXT NOT NULL,
+                    issued_ms INTEGER NOT NULL
+                );
+                CREATE TABLE ocra_used (
+                    challenge TEXT PRIMARY KEY NOT NULL,
+                    document_id TEXT NOT NULL,
+                    used_ms INTEGER NOT NULL
+                );
+                CREATE TRIGGER ocra_used_no_update BEFORE UPDATE ON ocra_used
+                    BEGIN SELECT RAISE(ABORT, 'answered challenges cannot be changed'); END;
+                CREATE TRIGGER ocra_used_no_delete BEFORE DELETE ON ocra_used
+                    BEGIN SELECT RAISE(ABORT, 'answered challenges cannot be deleted'); END;
+                """)
         }
         return migrator
     }

@@ -22,7 +22,7 @@ public struct CustomerCredentials: Sendable {
     func identity() throws(KeyStoreError) -> SigningIdentity {
         do {
             return SigningIdentity(name: customer.name, privateKey: try .init(rawRepresentation: signingKey),
-                                   totpSecret: totpSecret)
+                                   authenticator: .totp(secret: totpSecret))
         } catch {
             throw .corrupt(path: "customers/\(customer.name)", detail: "the stored signing key is not an Ed25519 key")
         }

@@ -170,7 +170,7 @@ public struct Customers: Sendable {
 
     /// The one-time code verifier of this customer (their secret, their own attempt count and lock).
     func codeVerifier(for credentials: CustomerCredentials) -> CodeVerifier {
-        CodeVerifier(database: database, secret: credentials.totpSecret, clock: clock, state: .customer(credentials.customer.id))
+        CodeVerifier(database: database, authenticator: .totp(secret: credentials.totpSecret), clock: clock, state: .customer(credentials.customer.id))
     }
 
     private static func customer(_ row: Row) throws -> Customer {

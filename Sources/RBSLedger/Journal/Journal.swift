@@ -6,7 +6,7 @@ import GRDB
 ///
 /// Entries are only ever inserted, in the same transaction as the posting they record; SQLite triggers refuse
 /// UPDATE and DELETE. Each entry's hash covers its content and the previous entry's hash (see ``JournalEntry``),
-/// and the public keys that signed are kept by key id in the `keys` table, so ``verify()`` can re-check every
+/// and the public keys that signed are kept by key id in the `keys` table, so ``verify(authenticator:)`` can re-check every
 /// signature without the signer's files.
 public struct Journal: Sendable {
     let database: LedgerDatabase
@@ -39,7 +39,11 @@ public struct Journal: Sendable {
     ///
     /// Entries removed from the end cannot be told from a shorter journal by the journal alone; compare the
     /// count or the last hash with one kept elsewhere for that.
-    public func verify() throws(LedgerError) -> VerifyResult {
+    ///
+    /// Each entry's recorded ``Authorization`` is checked too: a known method; for OCRA, that the recorded challenge
+    /// is the one the stored document gives under the recorded suite, and — when `authenticator` is the enrolled
+    /// OCRA secret that answered (same secret id) — that the recorded response answers it.
+    public func verify(authenticator: Authenticator? = nil) throws(LedgerError) -> VerifyResult {
         let (rows, keyRows) = try database.read { db in
             (try Row.fetchAll(db, sql: "SELECT * FROM journal ORDER BY seq"),
              try Row.fetchAll(db, sql: "SELECT key_id, public_key FROM keys"))
@@ -64,7 +68,8 @@ public struct Journal: Sendable {
                     ? "entry \(expected) is missing (the next entry is \(entry.sequence))"
                     : "sequence number \(entry.sequence) is out of order")
             }
-            if let reason = Self.problem(with: entry, previousHash: previousHash, keys: keys) {
+            if let reason = Self.problem(with: entry, previousHash: previousHash, keys: keys)
+                ?? Self.authorizationProblem(with: entry, authenticator: authenticator) {
                 return .bad(sequence: entry.sequence, reason: reason)
             }
             // The lookup key is not part of the hash: a wrong one would hide the entry from the idempotency check.
@@ -165,6 +170,36 @@ public struct Journal: Sendable {
             return "the entry's content does not match its hash (an outcome field was altered)"
         }
         return nil
+    }
+
+    /// What is wrong with the authorization an entry records, or `nil`.
+    static func authorizationProblem(with entry: JournalEntry, authenticator: Authenticator?) -> String? {
+        guard let authorization = entry.authorization else { return nil }
+        switch authorization.method {
+        case .totp:
+            guard authorization.suite == SigningMethod.totpSuite, authorization.challenge == nil else {
+                return "the entry says TOTP but records \(authorization.suite) and a challenge"
+            }
+            return nil
+        case .ocra:
+            let suite: OCRASuite
+            do { suite = try OCRASuite(authorization.suite) } catch { return "the recorded OCRA suite is invalid: \(error.description)" }
+            let challenge = suite.challenge(forDocumentId: entry.documentId)
+            guard authorization.challenge == challenge else {
+                return "the recorded OCRA challenge \(authorization.challenge ?? "(none)") is not the document's challenge \(challenge): the authorization was not for this document"
+            }
+            guard let response = authorization.response, response.utf8.count == suite.digits else {
+                return "the recorded OCRA response is missing or not \(suite.digits) digits"
+            }
+            if let authenticator, case .ocra(let enrolled, let secret) = authenticator,
+               authenticator.secretId == authorization.secretId, enrolled == suite {
+                let expected = try? OCRA.response(suite: suite, secret: secret, input: .init(challenge: challenge))
+                guard expected.map({ CodeVerifier.constantTimeEqual($0, response) }) == true else {
+                    return "the recorded OCRA response does not answer the document's challenge with the enrolled secret"
+                }
+            }
+            return nil
+        }
     }
 
     /// The last entry's sequence number and hash (0 and the genesis hash for an empty journal).

@@ -12,7 +12,9 @@ import GRDB
 /// (an absent optional as the length 0xFFFFFFFF and no bytes): the tag `RBSJ1`, the sequence number (decimal
 /// text), kind, document id, canonical document bytes, signature, key id, reason code, reason, debit,
 /// credit, amount, currency, balance after, recorded-at milliseconds (decimal text), and the previous entry's
-/// hash (32 zero bytes before the first entry).
+/// hash (32 zero bytes before the first entry). An entry that records its ``Authorization`` (every entry since the
+/// signing method was recorded) has the tag `RBSJ2` instead, and after the recorded-at time the method, suite,
+/// challenge, response and secret id.
 public struct JournalEntry: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable, Codable {
         case posted, rejected, acknowledged
@@ -35,6 +37,9 @@ public struct JournalEntry: Sendable, Hashable {
     /// The debit account's balance after the posting, plain decimal text.
     public let balanceAfter: String?
     public let recordedAtMilliseconds: Int64
+    /// How the person authorised the document; `nil` for entries made before the method was recorded, and for
+    /// documents submitted to ``EmbeddedBank`` directly with a signature made elsewhere.
+    public let authorization: Authorization?
     public let previousHash: Data
     public private(set) var hash: Data
 
@@ -62,7 +67,7 @@ public struct JournalEntry: Sendable, Hashable {
             length(UInt32(value.utf8.count))
             buffer.append(contentsOf: value.utf8)
         }
-        text("RBSJ1")
+        text(authorization == nil ? "RBSJ1" : "RBSJ2")
         text(String(sequence))
         text(kind.rawValue)
         text(documentId)
@@ -77,6 +82,13 @@ public struct JournalEntry: Sendable, Hashable {
         text(currency)
         text(balanceAfter)
         text(String(recordedAtMilliseconds))
+        if let authorization {
+            text(authorization.method.rawValue)
+            text(authorization.suite)
+            text(authorization.challenge)
+            text(authorization.response)
+            text(authorization.secretId)
+        }
         part(previousHash)
         return Data(SHA256.hash(data: buffer))
     }
@@ -85,7 +97,7 @@ public struct JournalEntry: Sendable, Hashable {
         sequence: Int64, kind: Kind, documentId: String, document: Data, signature: Data, keyId: String,
         reasonCode: String? = nil, reason: String? = nil, debit: String? = nil, credit: String? = nil,
         amount: String? = nil, currency: String? = nil, balanceAfter: String? = nil,
-        recordedAtMilliseconds: Int64, previousHash: Data, hash: Data? = nil
+        recordedAtMilliseconds: Int64, authorization: Authorization? = nil, previousHash: Data, hash: Data? = nil
     ) {
         self.sequence = sequence
         self.kind = kind
@@ -101,6 +113,7 @@ public struct JournalEntry: Sendable, Hashable {
         self.currency = currency
         self.balanceAfter = balanceAfter
         self.recordedAtMilliseconds = recordedAtMilliseconds
+        self.authorization = authorization
         self.previousHash = previousHash
         self.hash = hash ?? Data()
         // A new entry's hash is computed from its own content; a stored one is kept as read, to be checked.
@@ -114,6 +127,17 @@ public struct JournalEntry: Sendable, Hashable {
             let kindText = try row.decode(String.self, forColumn: "kind")
             guard let kind = Kind(rawValue: kindText) else {
                 throw LedgerError.unreadableEntry(sequence: sequence, detail: "unknown kind \"\(kindText)\"")
+            }
+            var authorization: Authorization?
+            if let methodText = try row.decode(String?.self, forColumn: "auth_method") {
+                guard let method = SigningMethod(rawValue: methodText) else {
+                    throw LedgerError.unreadableEntry(sequence: sequence, detail: "unknown signing method \"\(methodText)\"")
+                }
+                authorization = Authorization(
+                    method: method, suite: try row.decode(String.self, forColumn: "auth_suite"),
+                    challenge: try row.decode(String?.self, forColumn: "auth_challenge"),
+                    response: try row.decode(String?.self, forColumn: "auth_response"),
+                    secretId: try row.decode(String.self, forColumn: "auth_secret_id"))
             }
             self.init(
                 sequence: try row.decode(Int64.self, forColumn: "seq"), kind: kind,
@@ -129,6 +153,7 @@ public struct JournalEntry: Sendable, Hashable {
                 currency: try row.decode(String?.self, forColumn: "currency"),
                 balanceAfter: try row.decode(String?.self, forColumn: "balance_after"),
                 recordedAtMilliseconds: try row.decode(Int64.self, forColumn: "recorded_ms"),
+                authorization: authorization,
                 previousHash: try row.decode(Data.self, forColumn: "prev_hash"),
                 hash: try row.decode(Data.self, forColumn: "hash"))
         } catch let error as LedgerError {
@@ -144,8 +169,9 @@ public struct JournalEntry: Sendable, Hashable {
         let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO journal (seq, kind, document_id, document, signature, key_id, reason_code, reason, debit, credit,
-                                     amount, currency, balance_after, recorded_ms, prev_hash, hash, document_key)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                     amount, currency, balance_after, recorded_ms, prev_hash, hash, document_key,
+                                     auth_method, auth_suite, auth_challenge, auth_response, auth_secret_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         let row = RawBindings(statement, prime: prime)
         try row.bind(1, sequence)
@@ -165,13 +191,18 @@ public struct JournalEntry: Sendable, Hashable {
         try row.bind(15, previousHash)
         try row.bind(16, hash)
         try row.bind(17, Self.documentKey(of: documentId))
+        try row.bind(18, authorization?.method.rawValue)
+        try row.bind(19, authorization?.suite)
+        try row.bind(20, authorization?.challenge)
+        try row.bind(21, authorization?.response)
+        try row.bind(22, authorization?.secretId)
         try statement.execute()
     }
 
     /// The journal's compact lookup key for a document id (the `document_key` column, indexed): the id's first 8
     /// bytes (its first 16 hex digits) as a big-endian signed integer. Not unique by itself — a lookup always
     /// compares the full `document_id` too — it only keeps the index small (8 bytes a key instead of 64 of text),
-    /// so inserting a random id touches few pages. Not covered by the hash; ``Journal/verify()`` checks it.
+    /// so inserting a random id touches few pages. Not covered by the hash; ``Journal/verify(authenticator:)`` checks it.
     static func documentKey(of documentId: String) -> Int64 {
         var key: UInt64 = 0
         var digits = 0
@@ -194,7 +225,18 @@ public struct JournalEntry: Sendable, Hashable {
 extension JournalEntry: Codable {
     private enum CodingKeys: String, CodingKey {
         case sequence, kind, documentId, document, signature, keyId, reasonCode, reason, debit, credit, amount, currency
-        case balanceAfter, recordedAt, previousHash, hash
+        case balanceAfter, recordedAt, authorization, previousHash, hash
+    }
+
+    /// The JSON form of ``Authorization``.
+    private struct AuthorizationJSON: Codable {
+        var method: SigningMethod
+        var suite: String
+        var challenge: String?
+        var response: String?
+        var secretId: String
+        /// Whether the code depended on the document (OCRA): written for people, ignored when read.
+        var transactionBound: Bool?
     }
 
     /// The JSON form (`rbs-host journal --json`): the document as its canonical text, signature and hashes as
@@ -215,6 +257,10 @@ extension JournalEntry: Codable {
         try c.encodeIfPresent(currency, forKey: .currency)
         try c.encodeIfPresent(balanceAfter, forKey: .balanceAfter)
         try c.encode(Timestamp.format(milliseconds: recordedAtMilliseconds), forKey: .recordedAt)
+        try c.encodeIfPresent(authorization.map {
+            AuthorizationJSON(method: $0.method, suite: $0.suite, challenge: $0.challenge, response: $0.response,
+                              secretId: $0.secretId, transactionBound: $0.method.isTransactionBound)
+        }, forKey: .authorization)
         try c.encode(Hex.encode(previousHash), forKey: .previousHash)
         try c.encode(Hex.encode(hash), forKey: .hash)
     }
@@ -244,6 +290,10 @@ extension JournalEntry: Codable {
             amount: try c.decodeIfPresent(String.self, forKey: .amount),
             currency: try c.decodeIfPresent(String.self, forKey: .currency),
             balanceAfter: try c.decodeIfPresent(String.self, forKey: .balanceAfter),
-            recordedAtMilliseconds: recorded, previousHash: try hex(.previousHash), hash: try hex(.hash))
+            recordedAtMilliseconds: recorded,
+            authorization: try c.decodeIfPresent(AuthorizationJSON.self, forKey: .authorization).map {
+                Authorization(method: $0.method, suite: $0.suite, challenge: $0.challenge, response: $0.response, secretId: $0.secretId)
+            },
+            previousHash: try hex(.previousHash), hash: try hex(.hash))
     }
 }

@@ -14,6 +14,8 @@ public enum KeyStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidName(String)
     /// The file system refused.
     case io(String)
+    /// The OCRA suite asked for cannot be enrolled for signing.
+    case unsupportedSuite(String)
     /// The signing library refused to sign.
     case signingFailed(String)
 
@@ -33,6 +35,8 @@ public enum KeyStoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "the name \"\(name)\" cannot be used for enrolment: give a non-empty name without control characters"
         case .io(let detail):
             "the signing keys could not be stored: \(detail)"
+        case .unsupportedSuite(let detail):
+            "\(detail); the host's suite is \(OCRASuite.hostDefault)"
         case .signingFailed(let detail):
             "the document could not be signed: \(detail)"
         }

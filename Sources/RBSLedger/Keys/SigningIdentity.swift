@@ -9,14 +9,20 @@ public struct SigningIdentity {
     public var publicKey: Curve25519.Signing.PublicKey { privateKey.publicKey }
     /// First 16 hex characters of SHA-256 of the raw public key.
     public let keyId: String
-    /// The raw 20-byte TOTP secret.
-    public let totpSecret: Data
+    /// The enrolled second factor (TOTP or OCRA) and its secret.
+    public let authenticator: Authenticator
 
-    init(name: String, privateKey: Curve25519.Signing.PrivateKey, totpSecret: Data) {
+    /// The raw 20-byte TOTP secret, or `nil` when the enrolled method is OCRA.
+    public var totpSecret: Data? {
+        if case .totp(let secret) = authenticator { return secret }
+        return nil
+    }
+
+    init(name: String, privateKey: Curve25519.Signing.PrivateKey, authenticator: Authenticator) {
         self.name = name
         self.privateKey = privateKey
         self.keyId = Self.keyId(of: privateKey.publicKey)
-        self.totpSecret = totpSecret
+        self.authenticator = authenticator
     }
 
     /// First 16 lowercase hex characters of SHA-256 of the raw 32-byte public key.

@@ -2,12 +2,17 @@ import Crypto
 import Foundation
 import GRDB
 
-/// Checks the user's TOTP codes before signing: ±1 time step of tolerance, no code used twice, and a 5-minute
-/// lock after 5 wrong codes in a row.
+/// Checks the person's codes before signing, for either method, with one count of wrong attempts (Delegated
+/// Regulation 2018/389 Art. 4): five wrong in a row lock signing for five minutes, and a code is accepted once.
 ///
-/// Its state (the last accepted step, the count of wrong codes, the end of the lock) is a row in the database,
-/// written in the same transaction as whatever the code authorises, so a restart neither replays a code nor
-/// lifts a lock. Time comes from the injected clock.
+/// - TOTP: ±1 time step of tolerance; a step once accepted is not accepted again.
+/// - OCRA: the response must answer the challenge derived from the document being signed (and, when the caller
+///   names one, the document must be the one that challenge was issued for); a challenge once answered is not
+///   answered again. A wrong response and a response for a changed document fail alike, with one message.
+///
+/// Its state (the last accepted step, the count of wrong codes, the end of the lock, the answered challenges) is
+/// in the database, written in the same transaction as whatever the code authorises, so a restart neither replays
+/// a code nor lifts a lock. Time comes from the injected clock.
 public struct CodeVerifier: Sendable {
     /// Wrong codes in a row that lock signing.
     public static let maximumFailures = 5
@@ -15,7 +20,7 @@ public struct CodeVerifier: Sendable {
     public static let lockSeconds: Int64 = 300
 
     let database: LedgerDatabase
-    let secret: Data
+    let authenticator: Authenticator
     let clock: @Sendable () -> Date
     /// Whose attempt count, lock and last step: the host's key (`code_state`) or a customer's.
     var state: StateRow = .host
@@ -47,15 +52,18 @@ public struct CodeVerifier: Sendable {
         }
     }
 
-    /// Accepts `code` or throws why not; the attempt is recorded either way.
+    /// Accepts the TOTP `code` or throws why not; the attempt is recorded either way.
     public func verify(_ code: String) throws(LedgerError) {
-        let result = try database.write { db in try check(code, in: db) }
+        let result = try database.write { db in try check(code, for: nil, in: db) }
         if case .failure(let error) = result { throw .code(error) }
     }
 
     /// Checks `code` inside the caller's write transaction and records the attempt there. The result is a
-    /// value, not a throw, so the caller can commit a wrong attempt and then report it.
-    func check(_ code: String, in db: Database) throws -> Result<UInt64, OneTimeCodeError> {
+    /// value, not a throw, so the caller can commit a wrong attempt and then report it. For OCRA, `document` is
+    /// the one document being signed and `expectedDocumentId` (when given) the id its challenge was issued for.
+    func check(
+        _ code: String, for document: Document?, expectedDocumentId: String? = nil, in db: Database
+    ) throws -> Result<Authorization, OneTimeCodeError> {
         let now = clock()
         let nowMs = Timestamp.milliseconds(now)
         let select = state.select
@@ -77,7 +85,7 @@ public struct CodeVerifier: Sendable {
             try save(db, lastStep: lastStep, failures: 0, lockedUntil: nil)
         }
 
-        func wrong(_ make: (Int) -> OneTimeCodeError) throws -> Result<UInt64, OneTimeCodeError> {
+        func wrong(_ make: (Int) -> OneTimeCodeError) throws -> Result<Authorization, OneTimeCodeError> {
             failures += 1
             let lock = failures >= Self.maximumFailures ? nowMs + Self.lockSeconds * 1000 : nil
             try save(db, lastStep: lastStep, failures: failures, lockedUntil: lock)
@@ -85,6 +93,35 @@ public struct CodeVerifier: Sendable {
         }
 
         let utf8 = Array(code.utf8)
+        let secret: Data
+        switch authenticator {
+        case .totp(let bytes):
+            secret = bytes
+        case .ocra(let suite, let bytes):
+            guard utf8.count == suite.digits, utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+                return try wrong { .malformedResponse(digits: suite.digits, attemptsLeft: $0) }
+            }
+            guard let document else { return .failure(.storage("an OCRA response answers one document; none was given")) }
+            let id = document.id
+            let challenge = suite.challenge(forDocumentId: id)
+            let expected: String
+            do { expected = try OCRA.response(suite: suite, secret: bytes, input: .init(challenge: challenge)) } catch {
+                return .failure(.storage(error.description))
+            }
+            // Both conditions are always evaluated and fail alike: nothing tells which one did.
+            let sameDocument = expectedDocumentId.map { Self.constantTimeEqual($0, id) } ?? true
+            let answers = Self.constantTimeEqual(expected, code)
+            guard sameDocument && answers else { return try wrong { .wrongResponse(attemptsLeft: $0) } }
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM ocra_used WHERE challenge = ?", arguments: [challenge]) == true {
+                return .failure(.challengeUsed)
+            }
+            try db.execute(sql: "INSERT INTO ocra_used (challenge, document_id, used_ms) VALUES (?, ?, ?)",
+                           arguments: [challenge, id, nowMs])
+            try db.execute(sql: "DELETE FROM ocra_pending WHERE document_id = ?", arguments: [id])
+            try save(db, lastStep: lastStep, failures: 0, lockedUntil: nil)
+            return .success(Authorization(method: .ocra, suite: suite.text, challenge: challenge, response: code,
+                                          secretId: authenticator.secretId))
+        }
         guard utf8.count == 6, utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
             return try wrong { .malformed(attemptsLeft: $0) }
         }
@@ -97,7 +134,8 @@ public struct CodeVerifier: Sendable {
         guard let matched else { return try wrong { .wrong(attemptsLeft: $0) } }
         if let lastStep, Int64(clamping: matched) <= lastStep { return .failure(.replayed) }
         try save(db, lastStep: Int64(clamping: matched), failures: 0, lockedUntil: nil)
-        return .success(matched)
+        return .success(Authorization(method: .totp, suite: SigningMethod.totpSuite, challenge: nil, response: nil,
+                                      secretId: authenticator.secretId))
     }
 
     private func save(_ db: Database, lastStep: Int64?, failures: Int, lockedUntil: Int64?) throws {
@@ -105,7 +143,7 @@ public struct CodeVerifier: Sendable {
         try db.execute(sql: update.sql, arguments: update.arguments)
     }
 
-    private static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
         let x = Array(a.utf8), y = Array(b.utf8)
         guard x.count == y.count else { return false }
         var difference: UInt8 = 0

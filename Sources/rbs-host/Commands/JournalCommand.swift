@@ -44,7 +44,9 @@ struct VerifyCommand: ParsableCommand {
 
     func run() throws {
         do {
-            switch try Ledger(dataDirectory: global.paths.data).journal.verify() {
+            let ledger = try Ledger(dataDirectory: global.paths.data)
+            // The enrolled secret, when there is one, lets verify re-check the OCRA responses it answered.
+            switch try ledger.journal.verify(authenticator: try? ledger.authenticator()) {
             case .ok(let count):
                 print("ok \(count) \(count == 1 ? "entry" : "entries")")
             case .bad(let sequence, let reason):
@@ -64,7 +66,7 @@ struct VerifyCommand: ParsableCommand {
 enum JournalText {
     static func render(_ entries: [JournalEntry]) -> String {
         guard !entries.isEmpty else { return "The journal is empty." }
-        var table = Table(header: ["#", "TIME", "KIND", "OPERATION", "AMOUNT", "DEBIT → CREDIT", "NOTE"])
+        var table = Table(header: ["#", "TIME", "KIND", "OPERATION", "AMOUNT", "DEBIT → CREDIT", "SIGNED WITH", "NOTE"])
         let formatter = ISO8601DateFormatter()
         for entry in entries {
             let document = try? CanonicalEncoding.decode(entry.document)
@@ -75,9 +77,18 @@ enum JournalText {
             table.rows.append([
                 String(entry.sequence),
                 formatter.string(from: Date(timeIntervalSince1970: Double(entry.recordedAtMilliseconds) / 1000)),
-                entry.kind.rawValue, document?.operation ?? "?", amount, route, entry.reason ?? "",
+                entry.kind.rawValue, document?.operation ?? "?", amount, route, method(entry.authorization), entry.reason ?? "",
             ])
         }
         return table.render()
+    }
+
+    /// The signing method of an entry: OCRA with its challenge, or TOTP marked as not bound to the transaction.
+    static func method(_ authorization: Authorization?) -> String {
+        guard let authorization else { return "(not recorded)" }
+        switch authorization.method {
+        case .ocra: return "OCRA " + (authorization.challenge.map(OCRASuite.grouped) ?? "")
+        case .totp: return "TOTP (not bound)"
+        }
     }
 }

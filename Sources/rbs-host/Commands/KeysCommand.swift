@@ -6,20 +6,71 @@ import RBSLedger
 struct KeysCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys", abstract: "Create or show the signing key and the one-time code secret.",
-        subcommands: [Init.self, Show.self, Code.self], defaultSubcommand: Show.self)
+        subcommands: [Init.self, Show.self, Code.self, Respond.self], defaultSubcommand: Show.self)
 
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "init", abstract: "Create an Ed25519 signing key and a TOTP secret in the data directory.")
+            commandName: "init",
+            abstract: "Create an Ed25519 signing key and the secret of the signing method (TOTP or OCRA) in the data directory.",
+            discussion: """
+                --method totp (the default): a 6-digit time-based code; NOT bound to the transaction.
+                --method ocra: RFC 6287 challenge–response; the challenge is derived from the document, so the
+                response answers that amount and payee only (dynamic linking). --json prints {suite, secret} for the
+                authenticator (the secret as hex).
+                """)
         @OptionGroup var global: GlobalOptions
         @Option(help: "The name in the enrolment URI.") var name = ProcessInfo.processInfo.environment["USER"] ?? "user"
+        @Option(help: "totp or ocra.") var method = "totp"
+        @Option(help: "The OCRA suite (with --method ocra).") var suite = OCRASuite.hostDefault
         @Flag(help: "Replace existing keys (documents signed with the old key still verify).") var force = false
+        @Flag(help: "Print the enrolment as JSON ({suite, secret, method, keyId}).") var json = false
+
+        func validate() throws {
+            guard let method = SigningMethod(rawValue: method) else {
+                throw ValidationError("--method is totp or ocra, not \"\(self.method)\"")
+            }
+            if method == .totp, suite != OCRASuite.hostDefault { throw ValidationError("--suite goes with --method ocra") }
+        }
 
         func run() throws {
             do {
-                print(try KeysText.initialize(dataDirectory: global.paths.data, name: name, force: force))
+                let ocra: OCRASuite? = method == SigningMethod.ocra.rawValue ? try OCRASuite(suite) : nil
+                let (enrolment, created) = try KeysText.initialize(dataDirectory: global.paths.data, name: name,
+                                                                   force: force, ocra: ocra)
+                if json {
+                    JSONOutput.print(KeysText.EnrolmentJSON(enrolment))
+                } else {
+                    print(([KeysText.enrolment(enrolment)] + [created].compactMap { $0 }).joined(separator: "\n"))
+                }
             } catch {
                 Terminal.error(String(describing: error))
+                throw ExitCode.failure
+            }
+        }
+    }
+
+    struct Respond: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "respond",
+            abstract: "Print the OCRA response to a challenge, as the authenticator would (for development and scripts).",
+            discussion: "Anyone who can read the data directory can do this: keep it private (it is created 0700).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The challenge the review or `run --challenge` showed (spaces are ignored).") var challenge: String
+
+        func run() throws {
+            do {
+                let identity = try KeyStore(dataDirectory: global.paths.data).load()
+                guard case .ocra(let suite, let secret) = identity.authenticator else {
+                    Terminal.error("the enrolled signing method is TOTP, which has no challenge; use `rbs-host keys code` (or enrol OCRA: `rbs-host keys init --method ocra --force`)")
+                    throw ExitCode.failure
+                }
+                let text = challenge.filter { $0 != " " }
+                print(try OCRA.response(suite: suite, secret: secret, input: .init(challenge: text)))
+            } catch let error as OCRAError {
+                Terminal.error(error.description)
+                throw ExitCode.failure
+            } catch let error as KeyStoreError {
+                Terminal.error(error.description)
                 throw ExitCode.failure
             }
         }
@@ -51,9 +102,13 @@ struct KeysCommand: ParsableCommand {
         func run() throws {
             do {
                 let identity = try KeyStore(dataDirectory: global.paths.data).load()
+                guard let secret = identity.totpSecret else {
+                    Terminal.error("the enrolled signing method is OCRA: its response depends on the document; use `rbs-host keys respond CHALLENGE`")
+                    throw ExitCode.failure
+                }
                 let time = HostClock.current.now.addingTimeInterval(Double(ahead) * Double(TOTP.period))
-                print(TOTP.code(secret: identity.totpSecret, at: time))
-            } catch {
+                print(TOTP.code(secret: secret, at: time))
+            } catch let error as KeyStoreError {
                 Terminal.error(error.description)
                 throw ExitCode.failure
             }
@@ -63,8 +118,9 @@ struct KeysCommand: ParsableCommand {
 
 enum KeysText {
     /// `keys init` (the command and the REPL's): creates the keys and, in a fresh data folder, the ledger too
-    /// (the documented first start); returns the enrolment text.
-    static func initialize(dataDirectory: URL, name: String, force: Bool) throws -> String {
+    /// (the documented first start); returns the enrolment and, when a ledger was created, what was created.
+    static func initialize(dataDirectory: URL, name: String, force: Bool,
+                           ocra: OCRASuite?) throws -> (enrolment: Enrolment, created: String?) {
         var created: String?
         if Ledger.isFresh(dataDirectory) {
             // The ledger first: once a key exists, only `init --force` may start a ledger here.
@@ -72,17 +128,45 @@ enum KeysText {
             try ledger.close()
             created = creation.description
         }
-        let enrolment = try KeyStore(dataDirectory: dataDirectory).initialize(name: name, force: force)
-        return ([Self.enrolment(enrolment)] + [created].compactMap { $0 }).joined(separator: "\n")
+        let enrolment = try KeyStore(dataDirectory: dataDirectory).initialize(name: name, force: force, ocra: ocra)
+        return (enrolment, created)
+    }
+
+    /// `keys init --json`: what an authenticator needs ({suite, secret}), the method and the key id.
+    struct EnrolmentJSON: Encodable {
+        var method: String
+        var keyId: String
+        /// The OCRA suite, or TOTP's parameters.
+        var suite: String
+        /// OCRA: the secret as hex; TOTP: Base32, as authenticator apps take it.
+        var secret: String
+        /// TOTP only: the otpauth URI.
+        var uri: String?
+
+        init(_ enrolment: Enrolment) {
+            method = enrolment.authenticator.method.rawValue
+            keyId = enrolment.keyId
+            suite = enrolment.authenticator.suiteText
+            secret = enrolment.ocraSecretHex ?? enrolment.secretBase32 ?? ""
+            uri = enrolment.uri
+        }
     }
 
     static func enrolment(_ enrolment: Enrolment) -> String {
-        """
-        Key id:     \(enrolment.keyId)
-        Public key: \(Hex.encode(enrolment.publicKey))
-        Add this to your authenticator app (TOTP, SHA1, 6 digits, 30 s):
-        \(enrolment.uri)
-        """
+        var lines = [
+            "Key id:     \(enrolment.keyId)",
+            "Public key: \(Hex.encode(enrolment.publicKey))",
+            "Method:     \(enrolment.authenticator.method.label)",
+        ]
+        if let uri = enrolment.uri {
+            lines.append("Add this to your authenticator app (TOTP, SHA1, 6 digits, 30 s):")
+            lines.append(uri)
+        } else if let secret = enrolment.ocraSecretHex {
+            lines.append("Load this into your OCRA authenticator (RFC 6287):")
+            lines.append("  suite:  \(enrolment.authenticator.suiteText)")
+            lines.append("  secret: \(secret)")
+        }
+        return lines.joined(separator: "\n")
     }
 
     static func identity(_ identity: SigningIdentity) -> String {
@@ -90,6 +174,8 @@ enum KeysText {
         Name:       \(identity.name)
         Key id:     \(identity.keyId)
         Public key: \(Hex.encode(identity.publicKey.rawRepresentation))
+        Method:     \(identity.authenticator.method.label)
+        Suite:      \(identity.authenticator.suiteText)
         """
     }
 }

@@ -80,10 +80,21 @@ extension RunReport {
     }
 }
 
+/// `run --challenge --json`: the OCRA challenge of the document, which nothing has posted yet.
+struct ChallengeReport: Encodable {
+    var challenge: String
+    var document: RunReport.DocumentJSON
+}
+
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run", abstract: "Fill an operation's form, submit it, sign it with a one-time code and post it.",
-        discussion: "Exit 0 only when the document was posted.")
+        discussion: """
+            Exit 0 only when the document was posted (or, with --challenge, when the challenge was issued).
+            TOTP: --code CODE. OCRA (dynamic linking): --challenge prints the challenge of the document and posts
+            nothing; then the same --set values with --response R post it when R answers that challenge (within
+            5 minutes). A changed amount, payee account or payee name gives another document, which R does not answer.
+            """)
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The operation id (see `list`).") var operation: String
@@ -91,17 +102,40 @@ struct RunCommand: ParsableCommand {
         "Commit VALUE to atom ID. An enum takes its option's value or title; an account picker its list number or the account number; a date ДД.ММ.ГГГГ or YYYY-MM-DD.",
         valueName: "ID=VALUE"))
     var assignments: [String] = []
-    @Option(help: "The 6-digit one-time code from the authenticator app.") var code: String
+    @Option(help: "TOTP: the 6-digit one-time code from the authenticator app.") var code: String?
+    @Flag(help: "OCRA: print the document's challenge ({challenge, document} with --json) and post nothing.")
+    var challenge = false
+    @Option(help: "OCRA: the authenticator's response to the challenge --challenge printed; posts the document.")
+    var response: String?
+    @Option(name: .customLong("document"),
+            help: "With --response: the document id --challenge printed (default: the latest challenge for this operation).")
+    var documentId: String?
     @Option(name: .customLong("request-id"),
             help: ArgumentHelp("Post at most once for ID: a retry with the same ID returns the first outcome.", valueName: "ID"))
     var requestId: String?
     @Flag(help: "Print {status, journal, document, errors}.") var json = false
+
+    func validate() throws {
+        guard [code != nil, challenge, response != nil].filter({ $0 }).count == 1 else {
+            throw ValidationError("give one of --code CODE (TOTP), --challenge or --response R (OCRA)")
+        }
+        if documentId != nil, response == nil { throw ValidationError("--document goes with --response") }
+    }
 
     func run() throws {
         let parsed = try assignments.map(Assignment.init(parsing:))
         let runtime = try global.makeRuntime()
         Listing.printFailures(runtime.registry)
         let report = execute(runtime: runtime, assignments: parsed)
+        if case .challenge(let issued, let module) = report {
+            if json {
+                JSONOutput.print(issued)
+            } else {
+                print(RunText.render(challenge: issued, review: module.review, operation: operation))
+            }
+            return
+        }
+        guard case .run(let report) = report else { return }
         if json {
             JSONOutput.print(report)
         } else {
@@ -110,9 +144,14 @@ struct RunCommand: ParsableCommand {
         if report.status != .posted { throw ExitCode.failure }
     }
 
-    private func execute(runtime: Runtime, assignments: [Assignment]) -> RunReport {
-        func invalid(_ issues: [AtomIssue]) -> RunReport {
-            RunReport(status: .invalid, journal: nil, document: nil, errors: issues)
+    private enum Execution {
+        case run(RunReport)
+        case challenge(ChallengeReport, SignModule)
+    }
+
+    private func execute(runtime: Runtime, assignments: [Assignment]) -> Execution {
+        func invalid(_ issues: [AtomIssue]) -> Execution {
+            .run(RunReport(status: .invalid, journal: nil, document: nil, errors: issues))
         }
         // A missing, replaced or damaged ledger is said as itself, before any form is filled.
         let ledger: Ledger
@@ -122,7 +161,7 @@ struct RunCommand: ParsableCommand {
         if let requestId {
             do {
                 request = try LedgerRequest(id: requestId)
-                if let request, let first = try RunReport.first(of: request, in: ledger) { return first }
+                if let request, let first = try RunReport.first(of: request, in: ledger) { return .run(first) }
             } catch {
                 return invalid([AtomIssue(atom: nil, message: String(describing: error))])
             }
@@ -145,13 +184,32 @@ struct RunCommand: ParsableCommand {
         case .failed(let why): return invalid([AtomIssue(atom: nil, message: why)])
         }
         do {
-            let sign = try SignModule(draft: draft, ledger: ledger, directory: runtime.locator.optional(BankDirectory.self))
-            // The core's own check before the code is looked at: a code is never spent on a document it refuses.
-            if let refusal = sign.refusal {
-                return RunReport(status: .invalid, journal: nil, document: RunReport.document(sign.document),
-                                 errors: [AtomIssue(atom: nil, message: LedgerError.wouldBeRejected(refusal).description)])
+            let directory = runtime.locator.optional(BankDirectory.self)
+            switch (try ledger.authenticator().method, code) {
+            case (.ocra, .some):
+                throw LedgerError.code(.wrongMethod(enrolled: .ocra, detail: "ask for the document's challenge with --challenge, then post it with --response R"))
+            case (.totp, nil):
+                throw LedgerError.code(.wrongMethod(enrolled: .totp, detail: "its code is not bound to the document; sign with --code CODE (or enrol OCRA: `rbs-host keys init --method ocra --force`)"))
+            default: break
             }
-            let outcome = try sign.sign(code: code, request: request)
+            let sign: SignModule
+            if response != nil {
+                let pending = try ledger.pendingChallenge(documentId: documentId, operation: draft.operation, plugin: draft.plugin)
+                sign = try SignModule(draft: draft, ledger: ledger, directory: directory, answering: pending)
+            } else {
+                sign = try SignModule(draft: draft, ledger: ledger, directory: directory)
+            }
+            // The core's own check before a challenge is issued or a code looked at: a code is never spent on a
+            // document it refuses.
+            if let refusal = sign.refusal {
+                return .run(RunReport(status: .invalid, journal: nil, document: RunReport.document(sign.document),
+                                      errors: [AtomIssue(atom: nil, message: LedgerError.wouldBeRejected(refusal).description)]))
+            }
+            if challenge {
+                let issued = try sign.issueChallenge()
+                return .challenge(ChallengeReport(challenge: issued, document: RunReport.document(sign.document)), sign)
+            }
+            let outcome = try sign.sign(code: code ?? response ?? "", request: request)
             #if DEBUG
             // Tests widen the moment between the commit and the report, to kill a run exactly there.
             if let pause = ProcessInfo.processInfo.environment["RBS_PAUSE_AFTER_COMMIT_MS"].flatMap(UInt32.init) {
@@ -160,17 +218,29 @@ struct RunCommand: ParsableCommand {
             #endif
             // A concurrent run with the same request id may have been first: its document is the one reported.
             if let request, outcome.documentId != sign.document.id, let first = try? RunReport.first(of: request, in: ledger) {
-                return first
+                return .run(first)
             }
-            return RunReport(outcome: outcome, document: sign.document)
-        } catch {
+            return .run(RunReport(outcome: outcome, document: sign.document))
+        } catch let error as LedgerError {
             return invalid([AtomIssue(atom: nil, message: error.description)])
+        } catch {
+            return invalid([AtomIssue(atom: nil, message: String(describing: error))])
         }
     }
 }
 
 /// The receipt: one rendering for `run` and for the REPL's sign step.
 enum RunText {
+    /// `run --challenge` without --json: the review (amount and payee with the challenge) and how to answer.
+    static func render(challenge report: ChallengeReport, review: [SignModule.Line], operation: String) -> String {
+        var lines = ["Challenge " + Terminal.bold(OCRASuite.grouped(report.challenge)) + " — nothing is posted yet"]
+        for line in review { lines.append("  \(line.caption): \(line.value)") }
+        lines.append("Type the challenge into your authenticator (or `rbs-host keys respond \(report.challenge)`), then within 5 minutes:")
+        lines.append("  rbs-host run \(operation) --set … (the same values) --response RESPONSE --document \(report.document.id)")
+        return lines.joined(separator: "\n")
+    }
+
+
     static func render(_ report: RunReport) -> String {
         var lines: [String] = []
         switch report.status {

@@ -27,7 +27,7 @@ final class REPL: @unchecked Sendable {
         ("reload", "reload [ID]", "pick up new, changed and removed plugins (or just plugin ID)"),
         ("journal", "journal", "list the journal's entries"),
         ("verify", "verify", "check every signature and the journal's hash chain"),
-        ("keys", "keys [init [NAME]]", "show the signing key, or create it (and the one-time code secret)"),
+        ("keys", "keys [init [NAME] [--method ocra] [--force]]", "show the signing key and method, or create them (TOTP, or OCRA for dynamic linking)"),
         ("help", "help [COMMAND]", "show the commands, or one command's help"),
         ("quit", "quit", "leave rbs-host (Ctrl-D does too)"),
     ]
@@ -118,7 +118,8 @@ final class REPL: @unchecked Sendable {
 
     private func verify() {
         do {
-            switch try runtime.ledger().journal.verify() {
+            let ledger = try runtime.ledger()
+            switch try ledger.journal.verify(authenticator: try? ledger.authenticator()) {
             case .ok(let count): console.say("ok \(count) \(count == 1 ? "entry" : "entries")")
             case .bad(let sequence, let reason): console.error("bad entry \(sequence): \(reason)")
             case .unreconciled(let reason): console.error("does not reconcile: \(reason)")
@@ -130,9 +131,15 @@ final class REPL: @unchecked Sendable {
         let store = KeyStore(dataDirectory: runtime.paths.data)
         do {
             if arguments.first == "init" {
-                let name = arguments.dropFirst().first ?? ProcessInfo.processInfo.environment["USER"] ?? "user"
-                console.say(try KeysText.initialize(dataDirectory: runtime.paths.data, name: name,
-                                                    force: arguments.contains("--force")))
+                // keys init [NAME] [--method ocra] [--force]
+                let options = Array(arguments.dropFirst())
+                let ocra = zip(options, options.dropFirst()).contains { $0 == "--method" && $1 == "ocra" }
+                let name = zip([""] + options, options).first { !$0.0.hasPrefix("--") && !$0.1.hasPrefix("--") }?.1
+                    ?? ProcessInfo.processInfo.environment["USER"] ?? "user"
+                let suite = ocra ? try OCRASuite(OCRASuite.hostDefault) : nil
+                let (enrolment, created) = try KeysText.initialize(dataDirectory: runtime.paths.data, name: name,
+                                                                   force: arguments.contains("--force"), ocra: suite)
+                console.say(([KeysText.enrolment(enrolment)] + [created].compactMap { $0 }).joined(separator: "\n"))
             } else {
                 console.say(KeysText.identity(try store.load()))
             }

@@ -41,7 +41,9 @@ final class SignPresenter {
         }
         while true {
             console.completions = { _, word in ["cancel"].filter { $0.hasPrefix(word) } }
-            let input = console.read("One-time code (6 digits, cancel returns to the form)> ", remember: false)
+            let input = console.read(module.challenge.map {
+                "Response to challenge \(OCRASuite.grouped($0)) (cancel returns to the form)> "
+            } ?? "One-time code (6 digits, cancel returns to the form)> ", remember: false)
             console.completions = { _, _ in [] }
             guard case .line(let raw) = input else { return .cancelled }
             let code = raw.trimmingCharacters(in: .whitespaces)
