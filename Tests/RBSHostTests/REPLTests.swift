@@ -30,6 +30,19 @@ struct REPLTests {
         #expect(result.stdout.hasSuffix("ok\n"), "\(result)")
     }
 
+    @Test("in a terminal with an OCRA key: the review shows the challenge with amount and payee; a wrong response is refused and asked again; the right one posts",
+          .timeLimit(.minutes(2)))
+    func terminalOCRASession() throws {
+        let sandbox = try HostSandbox()
+        let script = Repo.root.appendingPathComponent("Tests/Fixtures/repl/drive_repl_ocra.py")
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
+                                    ["python3", script.path, Repo.binary.path, Repo.plugins.path, sandbox.data.path,
+                                     String(sandbox.clock)],
+                                    environment: sandbox.environment(), timeout: 90)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.hasSuffix("ok\n"), "\(result)")
+    }
+
     @Test("with --watch, a plugin renamed into the folder is reloaded and a one-line notice says so",
           .timeLimit(.minutes(3)))
     func reloadNotice() throws {

@@ -329,8 +329,9 @@ struct RunTests {
 
         let result = try sandbox.host(["journal", "--json"])
         let array = try #require(try jsonObject(result.stdout) as? [[String: Any]])
+        // authorization: how the person authorised the entry (issue #21: the journal records the signing method).
         let always: Set<String> = ["sequence", "kind", "documentId", "document", "signature", "keyId", "recordedAt",
-                                   "previousHash", "hash"]
+                                   "authorization", "previousHash", "hash"]
         let posting: Set<String> = ["debit", "credit", "amount", "currency", "balanceAfter"]
         #expect(array.map(keys) == [always.union(posting), always, always.union(posting)])
 

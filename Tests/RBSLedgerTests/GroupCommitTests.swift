@@ -145,10 +145,15 @@ struct GroupCommitTests {
                 hasher.update(data: bytes)
             }
             func text(_ value: String?) { part(value.map { Data($0.utf8) }) }
-            text("RBSJ1"); text(String(entry.sequence)); text(entry.kind.rawValue); text(entry.documentId)
+            // Entries that record how they were authorised (all new ones) are RBSJ2, with five more parts.
+            let authorization = try #require(entry.authorization)
+            text("RBSJ2"); text(String(entry.sequence)); text(entry.kind.rawValue); text(entry.documentId)
             part(entry.document); part(entry.signature); text(entry.keyId); text(entry.reasonCode); text(entry.reason)
             text(entry.debit); text(entry.credit); text(entry.amount); text(entry.currency); text(entry.balanceAfter)
-            text(String(entry.recordedAtMilliseconds)); part(entry.previousHash)
+            text(String(entry.recordedAtMilliseconds))
+            text(authorization.method.rawValue); text(authorization.suite); text(authorization.challenge)
+            text(authorization.response); text(authorization.secretId)
+            part(entry.previousHash)
             #expect(entry.hash == Data(hasher.finalize()))
         }
     }
