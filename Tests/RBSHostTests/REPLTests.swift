@@ -7,40 +7,31 @@ struct REPLTests {
     @Test("in a terminal: list, quick payment with a bad then a good INN, the BIC's bank, signing, journal, completion, history, Ctrl-C",
           .timeLimit(.minutes(5)))
     func terminalSession() throws {
+        try Self.drive("drive_repl.py")
+    }
+
+    /// Runs `Tests/Fixtures/repl/SCRIPT BINARY PLUGINS DATA CLOCK` in a fresh sandbox; it prints "ok" when every step saw what it expected.
+    static func drive(_ script: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let sandbox = try HostSandbox()
-        let script = Repo.root.appendingPathComponent("Tests/Fixtures/repl/drive_repl.py")
+        let path = Repo.root.appendingPathComponent("Tests/Fixtures/repl/\(script)")
         let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
-                                    ["python3", "-u", script.path, Repo.binary.path, Repo.plugins.path, sandbox.data.path,
+                                    ["python3", "-u", path.path, Repo.binary.path, Repo.plugins.path, sandbox.data.path,
                                      String(sandbox.clock)],
-                                    environment: sandbox.environment(), timeout: 240)
-        #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.hasSuffix("ok\n"), "\(result)")
+                                    environment: sandbox.environment(), timeout: 240, sourceLocation: sourceLocation)
+        #expect(result.status == 0, "\(result)", sourceLocation: sourceLocation)
+        #expect(result.stdout.hasSuffix("ok\n"), "\(result)", sourceLocation: sourceLocation)
     }
 
     @Test("issue #11 on the rendered screen: menus by list number, fixed account numbers, refusals before any code, a wrong code then the right one, a masked card, clean prompts, history without secrets",
           .timeLimit(.minutes(5)))
     func customerScreen() throws {
-        let sandbox = try HostSandbox()
-        let script = Repo.root.appendingPathComponent("Tests/Fixtures/repl/screen_repl.py")
-        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
-                                    ["python3", "-u", script.path, Repo.binary.path, Repo.plugins.path, sandbox.data.path,
-                                     String(sandbox.clock)],
-                                    environment: sandbox.environment(), timeout: 240)
-        #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.hasSuffix("ok\n"), "\(result)")
+        try Self.drive("screen_repl.py")
     }
 
     @Test("in a terminal with an OCRA key: the review shows the challenge with amount and payee; a wrong response is refused and asked again; the right one posts",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(5)))
     func terminalOCRASession() throws {
-        let sandbox = try HostSandbox()
-        let script = Repo.root.appendingPathComponent("Tests/Fixtures/repl/drive_repl_ocra.py")
-        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
-                                    ["python3", script.path, Repo.binary.path, Repo.plugins.path, sandbox.data.path,
-                                     String(sandbox.clock)],
-                                    environment: sandbox.environment(), timeout: 90)
-        #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.hasSuffix("ok\n"), "\(result)")
+        try Self.drive("drive_repl_ocra.py")
     }
 
     @Test("with --watch, a plugin renamed into the folder is reloaded and a one-line notice says so",

@@ -8,6 +8,18 @@ struct KeysCommand: ParsableCommand {
         commandName: "keys", abstract: "Create or show the signing key and the one-time code secret.",
         subcommands: [Init.self, Show.self, Code.self, Respond.self], defaultSubcommand: Show.self)
 
+    /// Runs `body`; a key, suite or method problem is printed as one `error:` line and exits 1.
+    static func reporting(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            Terminal.error(String(describing: error))
+            throw ExitCode.failure
+        }
+    }
+
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "init",
@@ -33,7 +45,7 @@ struct KeysCommand: ParsableCommand {
         }
 
         func run() throws {
-            do {
+            try KeysCommand.reporting {
                 let ocra: OCRASuite? = method == SigningMethod.ocra.rawValue ? try OCRASuite(suite) : nil
                 let (enrolment, created) = try KeysText.initialize(dataDirectory: global.paths.data, name: name,
                                                                    force: force, ocra: ocra)
@@ -42,9 +54,6 @@ struct KeysCommand: ParsableCommand {
                 } else {
                     print(([KeysText.enrolment(enrolment)] + [created].compactMap { $0 }).joined(separator: "\n"))
                 }
-            } catch {
-                Terminal.error(String(describing: error))
-                throw ExitCode.failure
             }
         }
     }
@@ -58,20 +67,13 @@ struct KeysCommand: ParsableCommand {
         @Argument(help: "The challenge the review or `run --challenge` showed (spaces are ignored).") var challenge: String
 
         func run() throws {
-            do {
+            try KeysCommand.reporting {
                 let identity = try KeyStore(dataDirectory: global.paths.data).load()
                 guard case .ocra(let suite, let secret) = identity.authenticator else {
-                    Terminal.error("the enrolled signing method is TOTP, which has no challenge; use `rbs-host keys code` (or enrol OCRA: `rbs-host keys init --method ocra --force`)")
-                    throw ExitCode.failure
+                    throw OneTimeCodeError.wrongMethod(enrolled: .totp, detail: "it has no challenge; use `rbs-host keys code` (or enrol OCRA: `rbs-host keys init --method ocra --force`)")
                 }
                 let text = challenge.filter { $0 != " " }
                 print(try OCRA.response(suite: suite, secret: secret, input: .init(challenge: text)))
-            } catch let error as OCRAError {
-                Terminal.error(error.description)
-                throw ExitCode.failure
-            } catch let error as KeyStoreError {
-                Terminal.error(error.description)
-                throw ExitCode.failure
             }
         }
     }
@@ -81,12 +83,7 @@ struct KeysCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
-            do {
-                print(KeysText.identity(try KeyStore(dataDirectory: global.paths.data).load()))
-            } catch {
-                Terminal.error(error.description)
-                throw ExitCode.failure
-            }
+            try KeysCommand.reporting { print(KeysText.identity(try KeyStore(dataDirectory: global.paths.data).load())) }
         }
     }
 
@@ -100,17 +97,13 @@ struct KeysCommand: ParsableCommand {
         var ahead = 0
 
         func run() throws {
-            do {
+            try KeysCommand.reporting {
                 let identity = try KeyStore(dataDirectory: global.paths.data).load()
                 guard let secret = identity.totpSecret else {
-                    Terminal.error("the enrolled signing method is OCRA: its response depends on the document; use `rbs-host keys respond CHALLENGE`")
-                    throw ExitCode.failure
+                    throw OneTimeCodeError.wrongMethod(enrolled: .ocra, detail: "its response depends on the document; use `rbs-host keys respond CHALLENGE`")
                 }
                 let time = HostClock.current.now.addingTimeInterval(Double(ahead) * Double(TOTP.period))
                 print(TOTP.code(secret: secret, at: time))
-            } catch let error as KeyStoreError {
-                Terminal.error(error.description)
-                throw ExitCode.failure
             }
         }
     }
