@@ -237,6 +237,8 @@ package final class OnlineBank: @unchecked Sendable {
             } catch {
                 throw .internalError("the document could not be prepared: \(error.description)")
             }
+            // The core's own check before any code is asked for: a document it would refuse is never offered.
+            if let refusal = sign.refusal { throw Self.refusedProblem(refusal) }
             run.sign = sign
             run.set(.review)
             return Self.review(sign)
@@ -372,15 +374,23 @@ package final class OnlineBank: @unchecked Sendable {
     private func signingStarted() { signingLock.withLock { signingsInFlight += 1 } }
     private func signingEnded() { signingLock.withLock { signingsInFlight -= 1 } }
 
+    private static func refusedProblem(_ refusal: Rejection) -> Problem {
+        Problem("would-be-rejected", "The bank would refuse this document", status: 422,
+                detail: LedgerError.wouldBeRejected(refusal).description)
+    }
+
     private func codeProblem(_ error: LedgerError, keys: [String]) -> Problem {
+        if case .wouldBeRejected(let refusal) = error { return Self.refusedProblem(refusal) }
         guard case .code(let code) = error else { return .internalError(error.description) }
         switch code {
-        case .malformed(let left), .wrong(let left):
+        case .malformed(let left), .wrong(let left), .malformedResponse(_, let left), .wrongResponse(let left):
             codeLimiter.fail(keys, now: clock())
             return Problem("wrong-code", "The one-time code is wrong", status: 422, detail: code.description,
                            atom: "code", attemptsLeft: left)
-        case .replayed:
+        case .replayed, .challengeUsed:
             return Problem("replayed-code", "The one-time code was already used", status: 409, detail: code.description, atom: "code")
+        case .noPendingChallenge, .challengeExpired, .wrongMethod:
+            return Problem("signing-method", "This signing cannot be completed so", status: 409, detail: code.description, atom: "code")
         case .locked(_, let remaining, _):
             return Problem("signing-locked", "Signing is locked", status: 429, detail: code.description, atom: "code",
                            retryAfter: remaining)

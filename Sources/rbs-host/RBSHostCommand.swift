@@ -24,7 +24,9 @@ struct RBSHostCommand: ParsableCommand {
             var command = try parseAsRoot()
             // The scan child is given the folder the host has checked already.
             if let user = command as? any DataFolderCommand { try user.global.checkDataFolder() }
-            ExitGuard.begin(type(of: command).configuration.commandName ?? "rbs-host")
+            // A child whose exit status the host reads as the plugin's fault report keeps the status it was given.
+            let guarded = !(command is any PluginChildCommand)
+            if guarded { ExitGuard.begin(type(of: command).configuration.commandName ?? "rbs-host") }
             try command.run()
             ExitGuard.end()
         } catch {
@@ -163,3 +165,11 @@ extension CustomersCommand.Remove: DataFolderCommand {}
 extension CustomersCommand.Code: DataFolderCommand {}
 extension DirectoryCommand.Import: DataFolderCommand {}
 extension DirectoryCommand.Show: DataFolderCommand {}
+
+/// A child process the host starts to run plugin code (a worker, a scan, a check): the host reads its exit status
+/// as what the plugin did ("exited with status 0"), so ``ExitGuard`` does not stand over it.
+protocol PluginChildCommand {}
+
+extension WorkerCommand: PluginChildCommand {}
+extension ScanCommand: PluginChildCommand {}
+extension PluginCheckChildCommand: PluginChildCommand {}

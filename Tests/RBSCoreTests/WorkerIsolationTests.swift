@@ -64,6 +64,7 @@ struct WorkerIsolationTests {
             try compile("fault.so", ["-DPLUGIN_ID=\"test.fault\"", "-DFAULT=\(fault.rawValue)", "-DWHERE=\(place.rawValue)",
                                      "-DDATA_DIR=\"\(data.path)\""])
         }
+        try Ledger.create(dataDirectory: data, clock: { now }).ledger.close()  // the folder's first start
         let enrolment = try KeyStore(dataDirectory: data).initialize(name: "test", force: false)
         let runtime = Runtime(paths: HostPaths(plugins: plugins.path, data: data), clock: FixedClock(now),
                               log: StandardErrorLog(minimum: .error), isolation: settings())

@@ -60,7 +60,7 @@ struct DataFolderTests {
             try FileManager.default.removeItem(at: sandbox.data)
             try Self.copyFolder(backup, to: sandbox.data)
             let verified = try sandbox.host(["verify"])
-            #expect(verified.status == 0 && verified.stdout == "ok 1 entries\n", "after restoring: \(verified)")
+            #expect(verified.status == 0 && verified.stdout == "ok 1 entry\n", "after restoring: \(verified)")
         }
         // Keys without a ledger and without a tip record: still refused (a key says documents were signed).
         for name in ["rbs.sqlite", "rbs.sqlite-wal", "rbs.sqlite-shm", "ledger-tip"] {
@@ -196,7 +196,7 @@ struct DataFolderTests {
         let sandbox = try HostSandbox()
         try sandbox.initKeys()
         #expect(try sandbox.run("transfer.own", Self.transfer).report.status == "posted")
-        #expect(try sandbox.host(["verify"]).stdout == "ok 1 entries\n")
+        #expect(try sandbox.host(["verify"]).stdout == "ok 1 entry\n")
         try Self.tamper(sandbox, "UPDATE accounts SET balance = '149999.50' WHERE number = '\(Demo.current)'")
         let balance = try sandbox.host(["verify"])
         #expect(balance.status == 1, "\(balance)")

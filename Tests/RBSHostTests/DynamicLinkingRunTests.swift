@@ -117,7 +117,7 @@ struct DynamicLinkingRunTests {
         let text = try sandbox.host(["journal"])
         #expect(text.stdout.contains("OCRA \(grouped)"), "\(text)")
         let verify = try sandbox.host(["verify"])
-        #expect(verify.status == 0 && verify.stdout.contains("ok 1 entries"), "\(verify)")
+        #expect(verify.status == 0 && verify.stdout.contains("ok 1 entry"), "\(verify)")
     }
 
     @Test("A's response is refused for a document differing only in amount, payee account or payee name — one message, nothing posted")

@@ -74,6 +74,9 @@ struct PluginFolderTests {
             let setpriv = URL(fileURLWithPath: "/usr/bin/setpriv")
             try #require(FileManager.default.isExecutableFile(atPath: setpriv.path), "this test runs the host as nobody with setpriv (util-linux)")
             user = [setpriv.path, "--reuid=65534", "--regid=65534", "--clear-groups"]
+            // The sandbox folder is private (0700), as a data folder must be: nobody may pass through it to the
+            // plugin folder and its own data folder inside, not list or read it.
+            try FileManager.default.setAttributes([.posixPermissions: 0o711], ofItemAtPath: sandbox.data.path)
             let data = sandbox.data.appendingPathComponent("nobody-data")
             try FileManager.default.createDirectory(at: data, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
             #expect(chown(data.path, 65534, 65534) == 0)

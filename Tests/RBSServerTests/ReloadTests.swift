@@ -12,7 +12,8 @@ struct ReloadTests {
         let plugins = FileManager.default.temporaryDirectory.appendingPathComponent("rbs-serve-plugins-\(UUID().uuidString)")
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("rbs-serve-data-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try Ledger.create(dataDirectory: data).ledger.close()  // the folder's first start
         defer {
             try? FileManager.default.removeItem(at: plugins)
             try? FileManager.default.removeItem(at: data)

@@ -78,7 +78,9 @@ public final class PluginChecker {
     // MARK: - Loading
 
     private func load() -> Outcome {
-        try? FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(at: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // The throw-away folder's first start: the core's demo accounts are what the checks fill forms with.
+        if Ledger.isFresh(data), let (ledger, _) = try? Ledger.create(dataDirectory: data) { try? ledger.close() }
         let folder = TrustFile.directory(of: path)
         let runtime = Runtime(paths: HostPaths(plugins: folder, data: data), log: StandardErrorLog(minimum: .error))
         self.runtime = runtime

@@ -234,6 +234,7 @@ final class LedgerDatabase: Sendable {
                 """)
             try db.execute(sql: "INSERT INTO ledger_identity (id, ledger_id, created_ms) VALUES (1, ?, ?)",
                            arguments: [ledgerId, Timestamp.milliseconds(Date())])
+        }
         // Dynamic linking (issue #21): how each entry was authorised, OCRA challenges waiting for their response,
         // and the challenges answered once.
         migrator.registerMigration("v2-signing-method") { db in
@@ -260,6 +261,29 @@ final class LedgerDatabase: Sendable {
                     BEGIN SELECT RAISE(ABORT, 'answered challenges cannot be changed'); END;
                 CREATE TRIGGER ocra_used_no_delete BEFORE DELETE ON ocra_used
                     BEGIN SELECT RAISE(ABORT, 'answered challenges cannot be deleted'); END;
+                """)
+        }
+        // Every account's opening balance, kept beside its balance so `verify` reconciles the seed's accounts and
+        // those `customers add` opens alike. An existing account's opening is its balance less its postings'
+        // movement (what the postings cannot explain was there from the start); it never changes afterwards.
+        migrator.registerMigration("v3-opening-balances") { db in
+            try db.execute(sql: "ALTER TABLE accounts ADD COLUMN opening TEXT")
+            var movement: [String: Decimal] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT debit, credit, amount FROM postings") {
+                guard let amount = DecimalText.parse(row["amount"]) else { continue }
+                movement[row["debit"], default: 0] -= amount
+                movement[row["credit"], default: 0] += amount
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT number, currency, balance FROM accounts") {
+                let number: String = row["number"], currency: String = row["currency"], text: String = row["balance"]
+                guard let balance = DecimalText.parse(text) else { continue }
+                let scale = Currency(code: currency)?.minorUnits ?? 2
+                let opening = DecimalText.format(balance - (movement[number] ?? 0), scale: scale) ?? text
+                try db.execute(sql: "UPDATE accounts SET opening = ? WHERE number = ?", arguments: [opening, number])
+            }
+            try db.execute(sql: """
+                CREATE TRIGGER accounts_opening_fixed BEFORE UPDATE OF opening ON accounts WHEN OLD.opening IS NOT NULL
+                    BEGIN SELECT RAISE(ABORT, 'an opening balance cannot be changed'); END;
                 """)
         }
         return migrator

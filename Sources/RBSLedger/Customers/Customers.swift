@@ -69,8 +69,8 @@ public struct Customers: Sendable {
                             path: "", detail: "opening balance \(opening.balance) has more decimals than \(opening.currency) has")
                     }
                     try db.execute(
-                        sql: "INSERT INTO accounts (number, currency, balance, owner, title, blocked, position) VALUES (?, ?, ?, ?, ?, 0, ?)",
-                        arguments: [number, opening.currency, balance, name,
+                        sql: "INSERT INTO accounts (number, currency, balance, opening, owner, title, blocked, position) VALUES (?, ?, ?, ?, ?, ?, 0, ?)",
+                        arguments: [number, opening.currency, balance, balance, name,
                                     opening.title, position])
                     try db.execute(sql: "INSERT INTO customer_accounts (number, customer_id) VALUES (?, ?)", arguments: [number, id])
                 }

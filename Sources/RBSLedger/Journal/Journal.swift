@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GRDB
+import RBSMoney
 
 /// The append-only, hash-chained record of every signed document and its outcome.
 ///
@@ -85,7 +86,8 @@ public struct Journal: Sendable {
 
     /// What does not add up between the journal, the postings and the balances, or `nil`: every posting has its
     /// `posted` journal entry with the same document, accounts, amount and currency; every `posted` entry has
-    /// exactly one posting; every account's balance is its opening balance (the seed) minus what it paid plus
+    /// exactly one posting; every account's balance is its opening balance (the seed's, or the one `customers add`
+    /// opened it with) minus what it paid plus
     /// what it received.
     func reconcile() throws(LedgerError) -> String? {
         let (postings, posted, accounts) = try database.read { db in
@@ -99,7 +101,7 @@ public struct Journal: Sendable {
                 SELECT j.seq, (SELECT count(*) FROM postings p WHERE p.journal_seq = j.seq) AS n
                 FROM journal j WHERE j.kind = 'posted' AND n != 1
                 """),
-             try Row.fetchAll(db, sql: "SELECT number, currency, balance FROM accounts ORDER BY position"))
+             try Row.fetchAll(db, sql: "SELECT number, currency, balance, opening FROM accounts ORDER BY position"))
         }
         var movement: [String: Decimal] = [:]
         for row in postings {
@@ -124,18 +126,21 @@ public struct Journal: Sendable {
             let count: Int64 = row["n"]
             return "journal entry \(sequence) is posted but has \(count) postings (it should have exactly one)"
         }
-        let opening = Dictionary(DemoBank.seedAccounts.map { ($0.number, $0.balance) }, uniquingKeysWith: { a, _ in a })
         for row in accounts {
             let number: String = row["number"]
             let currency: String = row["currency"]
             let text: String = row["balance"]
             guard let balance = DecimalText.parse(text) else { return "account \(number) has balance \"\(text)\", not a decimal" }
-            guard let start = opening[number] else { return "account \(number) is not one the core was opened with" }
+            let openingText: String? = row["opening"]
+            guard let start = openingText.flatMap(DecimalText.parse) else {
+                return "account \(number) has no opening balance: it is not one the core opened"
+            }
             let expected = start + (movement[number] ?? 0)
             if balance != expected {
-                let scale = Currency.minorUnits(of: currency) ?? 2
-                return "account \(number) holds \(DecimalText.format(balance, scale: scale)) \(currency), but its opening "
-                    + "balance \(DecimalText.format(start, scale: scale)) plus its postings give \(DecimalText.format(expected, scale: scale)) \(currency)"
+                let scale = Currency(code: currency)?.minorUnits ?? 2
+                func shown(_ value: Decimal) -> String { DecimalText.format(value, scale: scale) ?? value.description }
+                return "account \(number) holds \(shown(balance)) \(currency), but its opening "
+                    + "balance \(shown(start)) plus its postings give \(shown(expected)) \(currency)"
             }
         }
         return nil

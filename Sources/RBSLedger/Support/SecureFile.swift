@@ -16,7 +16,7 @@ public enum SecureFile {
     }
 
     /// Why a file or folder must not be used: who owns it or who else may read or write it, and the command that fixes it.
-    public struct Exposure: Error, Sendable, Hashable, CustomStringConvertible {
+    public struct Exposure: Error, Sendable, Hashable, Codable, CustomStringConvertible {
         public let path: String
         /// What is wrong, e.g. "is owned by uid 1001 (mallory), not by uid 0 (root), the user rbs-host runs as".
         public let problem: String

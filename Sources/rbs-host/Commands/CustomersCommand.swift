@@ -32,7 +32,9 @@ struct CustomersCommand: ParsableCommand {
                 password = CustomersText.generatedPassword()
             }
             try CustomersText.reporting {
-                let ledger = try Ledger(dataDirectory: global.paths.data)
+                // The first customer of a fresh data folder is its documented first start, as `keys init` is.
+                let data = global.paths.data
+                let ledger = Ledger.isFresh(data) ? try Ledger.create(dataDirectory: data).ledger : try Ledger(dataDirectory: data)
                 let record = try PasswordRecord.make(password: password)
                 let (customer, enrolment) = try ledger.customers.add(name: name, passwordRecord: record.text)
                 let accounts = try ledger.customers.accounts(of: customer)
@@ -131,8 +133,10 @@ enum CustomersText {
         for (index, account) in accounts.enumerated() {
             lines.append("\(index == 0 ? "Accounts:  " : "           ") \(account.number) \(Amount.text(account.balance, currency: account.currency)) \(account.currency)  \(account.title)")
         }
-        lines.append("Add this to the customer's authenticator app (TOTP, SHA1, 6 digits, 30 s):")
-        lines.append(enrolment.uri)
+        if let uri = enrolment.uri {
+            lines.append("Add this to the customer's authenticator app (TOTP, SHA1, 6 digits, 30 s):")
+            lines.append(uri)
+        }
         return lines.joined(separator: "\n")
     }
 

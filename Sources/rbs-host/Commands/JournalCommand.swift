@@ -17,10 +17,10 @@ struct JournalCommand: ParsableCommand {
             if let requestId {
                 let request = try LedgerRequest(id: requestId)
                 let report = try RunReport.first(of: request, in: ledger) ?? RunReport(
-                    status: "unknown", journal: nil, document: nil,
+                    status: .unknown, journal: nil, document: nil,
                     errors: [AtomIssue(atom: nil, message: "request \(requestId) was never journaled: nothing was posted for it")])
                 if json { JSONOutput.print(report) } else { print(RunText.render(report)) }
-                if report.status != "posted" { throw ExitCode.failure }
+                if report.status != .posted { throw ExitCode.failure }
                 return
             }
             if json {

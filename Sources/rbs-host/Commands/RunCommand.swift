@@ -23,9 +23,10 @@ struct RunReport: Encodable {
         var balanceAfter: String
     }
 
-    /// What became of the run; `run --json` writes the raw value. Exit 0 only when posted.
+    /// What became of the run; `run --json` writes the raw value. Exit 0 only when posted. `unknown` is
+    /// `journal --request-id`'s answer for a request id that was never journaled (nothing was posted for it).
     enum Status: String, Encodable {
-        case posted, rejected, invalid
+        case posted, rejected, invalid, unknown
     }
 
     var status: Status
@@ -247,6 +248,7 @@ enum RunText {
         case .posted: lines.append(Terminal.green("posted") + (report.journal.map { " — journal entry \($0)" } ?? ""))
         case .rejected: lines.append(Terminal.red("rejected") + (report.journal.map { " — journal entry \($0)" } ?? ""))
         case .invalid: lines.append(Terminal.yellow("not submitted"))
+        case .unknown: lines.append(Terminal.yellow("unknown"))
         }
         if let posting = report.posting {
             lines.append("  \(posting.debit) → \(posting.credit): \(posting.amount) \(posting.currency); balance now \(posting.balanceAfter) \(posting.currency)")

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
@@ -38,7 +39,8 @@ final class TestBank: @unchecked Sendable {
 
     init(limits: OnlineBank.Limits = .init()) throws {
         data = FileManager.default.temporaryDirectory.appendingPathComponent("rbs-server-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try Ledger.create(dataDirectory: data).ledger.close()  // the folder's first start
         runtime = Runtime(paths: HostPaths(plugins: Self.plugins.path, data: data), clock: clock)
         runtime.loadPlugins()
         guard runtime.registry.operation(id: "pay.pp.quick") != nil else {
@@ -57,7 +59,8 @@ final class TestBank: @unchecked Sendable {
     static func add(_ name: String, _ password: String, _ ledger: Ledger) throws -> Person {
         let record = try PasswordRecord.make(password: password, rounds: 1 << 10)
         let (customer, enrolment) = try ledger.customers.add(name: name, passwordRecord: record.text)
-        return Person(name: name, password: password, secret: enrolment.totpSecret, customer: customer)
+        let secret = try #require(enrolment.totpSecret, "a customer of serve is enrolled with TOTP")
+        return Person(name: name, password: password, secret: secret, customer: customer)
     }
 
     /// The code `person`'s authenticator shows now (`steps` periods later).
