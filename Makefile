@@ -45,6 +45,8 @@ plugins: c-plugins swift-plugins rust-plugins sign-plugins
 sign-plugins: c-plugins swift-plugins rust-plugins | build
 	@test -f $(DEV_KEY) || { mkdir -p $(DEV) && chmod 700 $(DEV) && $(HOST) plugin keygen $(DEV_KEY) --name rbs-host-development; }
 	@RBS_HOME=$(DEV_DATA) $(HOST) trust add $(DEV_KEY).pub >/dev/null
+	@# The development folder's first start (its ledger and a signing key; `keys code` in the REPL gives the code).
+	@test -f $(DEV_DATA)/signing.key || RBS_HOME=$(DEV_DATA) $(HOST) keys init --name developer >/dev/null
 	@for plugin in $(PLUGINS)/*.so; do $(HOST) plugin sign $$plugin --key $(DEV_KEY) >/dev/null || exit 1; done
 	@echo "signed $(PLUGINS)/*.so with $(DEV_KEY) (trusted in $(DEV_DATA))"
 

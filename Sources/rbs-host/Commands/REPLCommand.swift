@@ -15,8 +15,12 @@ struct REPLCommand: ParsableCommand {
         // A ledger that is missing, replaced or damaged stops the REPL before anything is shown; a fresh folder
         // starts it with a notice, so `keys init` inside can make the first start.
         do { _ = try runtime.ledger() } catch {
-            Terminal.error(error.description)
-            if case .firstStart = error {} else { throw ExitCode.failure }
+            guard case .firstStart(let directory) = error else {
+                Terminal.error(error.description)
+                throw ExitCode.failure
+            }
+            print(Terminal.yellow("First start: \(directory) has no ledger yet. Type `keys init` to create your signing key "
+                + "and the ledger (or quit and restore the folder from a backup if it held one)."))
         }
         let repl = REPL(runtime: runtime)
         var watcher: PluginWatcher?
