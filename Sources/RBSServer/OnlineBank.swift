@@ -19,10 +19,15 @@ package final class OnlineBank: @unchecked Sendable {
     let runLimit: Int
     private let signingLock = NSLock()
     private var signingsInFlight = 0
+    let passkeyChallenges = PasskeyChallenges()
+    private let originLock = NSLock()
+    private var storedParty: RelyingParty?
+    /// Where the operator reads why a passkey was refused (the element that failed; the customer is not told).
+    let note: @Sendable (String) -> Void
 
     package struct Limits: Sendable {
-        /// Seconds without a request that end a login.
-        package var sessionIdle: TimeInterval = 15 * 60
+        /// Seconds without a request that end a login (five minutes: Delegated Regulation 2018/389 Art. 4(3)(d)).
+        package var sessionIdle: TimeInterval = 5 * 60
         /// Failed logins per customer and per address within `window` seconds.
         package var logins = 5
         /// Wrong codes per customer and per address within `window` seconds (the ledger also locks a customer's
@@ -34,11 +39,16 @@ package final class OnlineBank: @unchecked Sendable {
         package init() {}
     }
 
-    package init(runtime: Runtime, ledger: Ledger, limits: Limits = Limits(),
-                 clock: @escaping @Sendable () -> Date = { Date() }) {
+    /// - Parameter origin: the origin passkeys are bound to (`http://localhost:8080`); nil: `http://localhost:PORT`
+    ///   of the port the server listens on (see ``useDefaultOrigin(port:)``).
+    /// - Parameter note: the operator's notes (why a passkey was refused).
+    package init(runtime: Runtime, ledger: Ledger, limits: Limits = Limits(), origin: RelyingParty? = nil,
+                 clock: @escaping @Sendable () -> Date = { Date() }, note: @escaping @Sendable (String) -> Void = { _ in }) {
         self.runtime = runtime
         self.ledger = ledger
         self.clock = clock
+        self.note = note
+        storedParty = origin
         sessions = LoginSessions(idle: limits.sessionIdle)
         loginLimiter = RateLimiter(limit: limits.logins, window: limits.window)
         codeLimiter = RateLimiter(limit: limits.codes, window: limits.window)
@@ -48,6 +58,17 @@ package final class OnlineBank: @unchecked Sendable {
     }
 
     var openRuns: Int { runs.count }
+
+    /// The origin and relying-party id passkeys are bound to.
+    package var relyingParty: RelyingParty? { originLock.withLock { storedParty } }
+
+    /// Binds passkeys to `http://localhost:PORT` unless an origin was given (browsers accept `localhost`, never an
+    /// IP address, as a relying-party id).
+    package func useDefaultOrigin(port: Int) {
+        originLock.withLock {
+            if storedParty == nil { storedParty = try? RelyingParty(origin: "http://localhost:\(port)") }
+        }
+    }
 
     // MARK: - Logging in
 
@@ -204,6 +225,7 @@ package final class OnlineBank: @unchecked Sendable {
         let run = try find(id, customer)
         let ledger = self.ledger
         let directory = runtime.locator.optional(BankDirectory.self)
+        let party = relyingParty
         return try await onLane(run) { () throws(Problem) -> API.Review in
             let session = try Self.editable(run)
             let draft: DocumentDraft
@@ -241,15 +263,33 @@ package final class OnlineBank: @unchecked Sendable {
             if let refusal = sign.refusal { throw Self.refusedProblem(refusal) }
             run.sign = sign
             run.set(.review)
-            return Self.review(sign)
+            return Self.review(sign, passkey: credentials.passkey, party: party)
         }
     }
 
-    /// Checks the customer's code and signs, journals and posts the reviewed document; answers the receipt.
-    func sign(run id: String, code: String, address: String, for customer: Customer) async throws(Problem) -> API.Receipt {
+    /// How a customer authorises the reviewed document.
+    enum Authorisation: Sendable {
+        /// A TOTP code: the host then signs with the key it keeps for the customer.
+        case code(String)
+        /// The customer's own signature: their passkey's WebAuthn assertion over the document's hash.
+        case passkey(PasskeyAssertion)
+    }
+
+    /// Checks the customer's code or passkey assertion and signs (with a code), journals and posts the reviewed
+    /// document; answers the receipt. With `requestId`, a retry answers the first receipt and never posts twice.
+    func sign(run id: String, with authorisation: Authorisation, requestId: String? = nil, address: String,
+              for customer: Customer) async throws(Problem) -> API.Receipt {
         let run = try find(id, customer)
+        let request: LedgerRequest?
+        do throws(LedgerError) {
+            request = try requestId.map { id throws(LedgerError) in try LedgerRequest(customer: String(customer.id), id: id) }
+        } catch {
+            throw Problem("invalid-request-id", "The request id is not accepted", status: 422, detail: error.description, atom: "requestId")
+        }
+        // A retry of a signing that went through (its answer lost) gets the same receipt.
+        if let requestId, run.state == .signed, run.requestId == requestId, let receipt = run.receipt { return receipt }
         let keys = ["customer:\(customer.id)", "address:\(address)"]
-        if let wait = codeLimiter.retryAfter(keys, now: clock()) { throw .tooManyAttempts(wait, what: "one-time codes") }
+        if let wait = codeLimiter.retryAfter(keys, now: clock()) { throw .tooManyAttempts(wait, what: "signing attempts") }
         guard run.transition(from: .review, to: .signing) else {
             if run.state == .signed {
                 throw Problem("already-signed", "The run is already signed", status: 409,
@@ -266,8 +306,20 @@ package final class OnlineBank: @unchecked Sendable {
             throw Problem("not-submitted", "Nothing to sign yet", status: 409, detail: "submit the run first")
         }
         let outcome: Outcome
+        let party = relyingParty
+        let note = self.note
+        let who = customer.name
         do {
-            outcome = try await Self.blocking { try sign.module.sign(code: code) }
+            outcome = try await Self.blocking {
+                switch authorisation {
+                case .code(let code): return try sign.module.sign(code: code, request: request)
+                case .passkey(let assertion):
+                    guard let party else { throw LedgerError.code(.storage("the server has no origin for passkeys yet")) }
+                    return try sign.module.sign(assertion: assertion, relyingParty: party, request: request) {
+                        note("rbs-host serve: passkey of customer \(who) refused: \($0.description)")
+                    }
+                }
+            }
         } catch let error as LedgerError {
             run.set(.review)
             throw codeProblem(error, keys: keys)
@@ -291,7 +343,7 @@ package final class OnlineBank: @unchecked Sendable {
         case .rejected(let document, let sequence, let reason):
             receipt = API.Receipt(status: "rejected", journal: sequence, documentHash: document, posting: nil, reason: reason.message)
         }
-        run.finish(receipt)
+        run.finish(receipt, requestId: requestId)
         try? await onLane(run) { () throws(Problem) in
             run.session?.close()
             run.session = nil
@@ -383,6 +435,10 @@ package final class OnlineBank: @unchecked Sendable {
         if case .wouldBeRejected(let refusal) = error { return Self.refusedProblem(refusal) }
         guard case .code(let code) = error else { return .internalError(error.description) }
         switch code {
+        case .wrongPasskey(let left):
+            codeLimiter.fail(keys, now: clock())
+            return Problem("wrong-passkey", "The passkey did not sign this document", status: 422, detail: code.description,
+                           atom: "passkey", attemptsLeft: left)
         case .malformed(let left), .wrong(let left), .malformedResponse(_, let left), .wrongResponse(let left):
             codeLimiter.fail(keys, now: clock())
             return Problem("wrong-code", "The one-time code is wrong", status: 422, detail: code.description,
@@ -454,7 +510,7 @@ package final class OnlineBank: @unchecked Sendable {
         return API.Changes(changed: changed, ready: session.isReady, formError: session.formError)
     }
 
-    private static func review(_ sign: SignModule) -> API.Review {
+    private static func review(_ sign: SignModule, passkey: Passkey?, party: RelyingParty?) -> API.Review {
         let draft = sign.draft
         var currency = draft["currency"]
         if currency?.isEmpty ?? true { currency = nil }
@@ -463,7 +519,13 @@ package final class OnlineBank: @unchecked Sendable {
         }
         return API.Review(fields: sign.review.map { API.ReviewLine(caption: $0.caption, value: $0.value, prominent: $0.prominent) },
                           amount: amount, currency: currency, payee: draft["name"].flatMap { $0.isEmpty ? nil : $0 },
-                          documentHash: sign.document.id)
+                          documentHash: sign.document.id, method: sign.method.rawValue,
+                          passkey: sign.method == .passkey ? passkey.flatMap { key in
+                              party.map {
+                                  API.PasskeyRequest(challenge: PasskeyAssertion.challenge(forDocumentId: sign.document.id), rpId: $0.id,
+                                                     credentialIds: [Base64URL.encode(key.credentialId)], userVerification: "required")
+                              }
+                          } : nil)
     }
 
     static func newRunID() -> String {

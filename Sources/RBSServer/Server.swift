@@ -19,10 +19,13 @@ package final class Server: Sendable {
     let log: @Sendable (String) -> Void
 
     /// - Parameter log: where the request log's lines go (one per request).
-    package init(runtime: Runtime, ledger: Ledger, limits: OnlineBank.Limits = .init(),
+    /// - Parameter origin: the origin passkeys are bound to; nil: `http://localhost:PORT` of the listening port.
+    /// - Parameter note: the operator's notes apart from the request log (why a passkey was refused).
+    package init(runtime: Runtime, ledger: Ledger, limits: OnlineBank.Limits = .init(), origin: RelyingParty? = nil,
                  clock: @escaping @Sendable () -> Date = { Date() },
-                 log: @escaping @Sendable (String) -> Void = { print($0) }) throws(ServerError) {
-        bank = OnlineBank(runtime: runtime, ledger: ledger, limits: limits, clock: clock)
+                 log: @escaping @Sendable (String) -> Void = { print($0) },
+                 note: @escaping @Sendable (String) -> Void = { _ in }) throws(ServerError) {
+        bank = OnlineBank(runtime: runtime, ledger: ledger, limits: limits, origin: origin, clock: clock, note: note)
         web = try WebFiles.bundled()
         self.log = log
     }
@@ -41,7 +44,11 @@ package final class Server: Sendable {
         logger.logLevel = .warning
         return Application(router: router(hello: hello),
                            configuration: .init(address: .hostname(host, port: port), serverName: "rbs-host"),
-                           onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
+                           onServerRunning: { [bank] channel in
+                               let port = channel.localAddress?.port ?? port
+                               bank.useDefaultOrigin(port: port)
+                               await onRunning(port)
+                           },
                            logger: logger)
     }
 

@@ -1,6 +1,8 @@
 """The web client in a real browser (Debian's headless Chromium driven by selenium): log in, fill the quick payment
 (the bank's name appears after the BIC), sign it with a code computed here, see the receipt and the new balance;
-switch the budget payment's type (fields 106–109 appear). With SCREENSHOTS=DIR it saves the README's screenshots."""
+register a passkey on Chromium's virtual authenticator and sign the next payment with it (its challenge is the
+document's hash), then show that an assertion for one amount is refused for a tampered amount; switch the budget
+payment's type (fields 106–109 appear). With SCREENSHOTS=DIR it saves the README's screenshots."""
 import os
 import sys
 import time
@@ -8,6 +10,7 @@ import time
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.common.virtual_authenticator import VirtualAuthenticatorOptions
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -41,13 +44,93 @@ def screenshot(driver, path, height):
     driver.set_window_size(1280, 1100)
 
 
+def fill_quick(driver, wait, served, amount):
+    driver.find_element(By.CSS_SELECTOR, "[data-operation='pay.pp.quick']").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "atom-destName")))
+    Select(driver.find_element(By.ID, "atom-srcAccount")).select_by_value(served.accounts[0])
+    for atom, text in [("destName", "ООО Ромашка"), ("destInn", "1234567894"), ("destBic", "044525225")]:
+        driver.find_element(By.ID, "atom-" + atom).send_keys(text)
+    wait.until(EC.text_to_be_present_in_element((By.ID, "atom-destBicInfo"), "ПАО Сбербанк"))
+    for atom, text in [("destAccount", "40702810638000000123"), ("destDesc", "Оплата по счёту 8"), ("amount", amount)]:
+        driver.find_element(By.ID, "atom-" + atom).send_keys(text)
+    driver.find_element(By.ID, "atom-amount").send_keys(Keys.TAB)
+    time.sleep(0.8)
+    driver.find_element(By.ID, "atom-btnSend").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "review")))
+
+
+# An assertion for the review on screen, then the amount changed and submitted again, then that assertion sent for
+# the new document: what a tampering client (or a man in the browser) would do. Runs in the page, with its own
+# functions (the same fetch, cookie and passkey as the client).
+TAMPER = """
+const done = arguments[arguments.length - 1];
+(async () => {
+  const run = state.run.id;
+  const assertion = await assertPasskey(state.review.passkey);
+  await api("PUT", "/runs/" + run + "/atoms/amount", { value: "9999.00" });
+  const changed = await api("POST", "/runs/" + run + "/submit");
+  try {
+    await api("POST", "/runs/" + run + "/sign", { passkey: assertion });
+    done({ posted: true, amount: changed.amount });
+  } catch (error) {
+    done({ posted: false, amount: changed.amount, problem: error.problem });
+  }
+})().catch((error) => done({ error: String(error) }));
+"""
+
+
+def passkey_payments(driver, wait, served, balance_cell, shots):
+    """Registers a passkey on Chromium's virtual authenticator (CTAP2, internal, user verification), signs a payment
+    with it, and shows a tampered amount refused."""
+    options = VirtualAuthenticatorOptions()
+    options.protocol = VirtualAuthenticatorOptions.Protocol.CTAP2
+    options.transport = VirtualAuthenticatorOptions.Transport.INTERNAL
+    options.has_resident_key = True
+    options.has_user_verification = True
+    options.is_user_verified = True
+    driver.add_virtual_authenticator(options)
+    driver.find_element(By.ID, "passkey-register").click()
+    wait.until(EC.text_to_be_present_in_element((By.ID, "passkey-status"), "Your passkey signs your payments"))
+    check(len(driver.get_credentials()) == 1, "the virtual authenticator holds the new passkey")
+
+    fill_quick(driver, wait, served, "250")
+    summary = driver.find_element(By.ID, "review-summary").text
+    check(summary == "250.00 RUB → ООО Ромашка", f"the passkey review leads with amount and payee: {summary!r}")
+    check(not driver.find_element(By.ID, "code").is_displayed(), "no code is asked for with a passkey")
+    check(driver.find_element(By.ID, "sign").text == "Sign with passkey", "the sign button names the passkey")
+    check("Passkey" in driver.find_element(By.ID, "review-fields").text, "the review names the passkey as the method")
+    if shots:
+        screenshot(driver, os.path.join(shots, "passkey-review.png"), 1100)
+    driver.find_element(By.ID, "sign").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "receipt")))
+    receipt = driver.find_element(By.ID, "receipt-lines").text
+    check("posted" in receipt and "148249.50 RUB" in receipt, f"the passkey receipt shows the posting: {receipt!r}")
+    wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, balance_cell), "148249.50 RUB"))
+    check(driver.get_credentials()[0].sign_count >= 1, "the passkey signed (its counter advanced)")
+    driver.find_element(By.ID, "done").click()
+
+    fill_quick(driver, wait, served, "10")
+    outcome = driver.execute_async_script(TAMPER)
+    problem = (outcome or {}).get("problem") or {}
+    check(outcome and outcome.get("posted") is False, f"an assertion for 10.00 is refused for 9999.00: {outcome!r}")
+    check(outcome and outcome.get("amount") == "9999.00", f"the tampered document was the one sent: {outcome!r}")
+    check(problem.get("status") == 422 and problem.get("type") == "urn:rbs-host:problem:wrong-passkey",
+          f"the refusal is a wrong-passkey problem: {problem!r}")
+    detail = problem.get("detail", "")
+    check("did not sign this document" in detail and "amount" not in detail and "challenge" not in detail,
+          f"the refusal does not say which element failed: {detail!r}")
+    driver.refresh()
+    wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, balance_cell), "148249.50 RUB"))
+    check("9999.00" not in driver.find_element(By.ID, "journal").text, "nothing was posted for the tampered amount")
+
+
 def main():
     served = Served()
     driver = browser()
     wait = WebDriverWait(driver, 30)
     shots = os.environ.get("SCREENSHOTS")
     try:
-        driver.get(served.base + "/")
+        driver.get(served.web + "/")
         wait.until(EC.visibility_of_element_located((By.ID, "login-customer")))
         check(driver.switch_to.active_element.get_attribute("id") == "login-customer", "the login form has the focus")
         # A wrong password first: the error is shown, in an alert region.
@@ -101,6 +184,8 @@ def main():
         if shots:
             screenshot(driver, os.path.join(shots, "receipt.png"), 1100)
         driver.find_element(By.ID, "done").click()
+
+        passkey_payments(driver, wait, served, balance_cell, shots)
 
         # The budget payment: switching the type shows fields 106–109.
         driver.find_element(By.CSS_SELECTOR, "[data-operation='pay.pp.tax']").click()

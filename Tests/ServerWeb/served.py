@@ -48,6 +48,9 @@ class Served:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
         self.base = f"http://127.0.0.1:{self.port}"
+        # What the browser opens: passkeys are bound to the server's origin, and browsers take `localhost` (never
+        # an IP address) as a relying-party id — the server's default origin is http://localhost:PORT.
+        self.web = f"http://localhost:{self.port}"
         self.log = open(os.path.join(self.data, "serve.log"), "w")
         self.process = subprocess.Popen(
             [HOST, "serve", "--dev", "--data", self.data, "--plugins", PLUGINS, "--listen", f"127.0.0.1:{self.port}"],

@@ -25,7 +25,8 @@ public final class SignModule {
     /// document with a refusal is never offered for signing: no code is asked for.
     public let refusal: Rejection?
 
-    /// The signing method (TOTP or OCRA): the enrolled one, or TOTP for a customer of `serve`.
+    /// The signing method: the enrolled one (TOTP or OCRA) for the host's key; for a customer of `serve`, their
+    /// passkey when they registered one, TOTP otherwise.
     public let method: SigningMethod
     /// The OCRA challenge derived from ``document`` (`nil` with TOTP, whose code does not depend on the document).
     public let challenge: String?
@@ -47,8 +48,9 @@ public final class SignModule {
         self.pending = pending
         let fields = draft.fields.map { DocumentField($0.key, $0.value) }
         if let customer {
+            // A customer with a passkey signs on their own device: the document names the passkey's key.
             document = try ledger.draft(operation: draft.operation, plugin: draft.plugin, pluginVersion: draft.pluginVersion,
-                                        fields: fields, keyId: customer.customer.keyId)
+                                        fields: fields, keyId: customer.passkey?.key.keyId ?? customer.customer.keyId)
         } else if let pending {
             document = try ledger.draft(operation: draft.operation, plugin: draft.plugin, pluginVersion: draft.pluginVersion,
                                         fields: fields, answering: pending)
@@ -57,8 +59,13 @@ public final class SignModule {
                                         fields: fields)
         }
         refusal = try ledger.bank.validate(document)
-        // Customers of `serve` sign with TOTP (their own secret); the host's key with the enrolled method.
-        method = customer == nil ? try ledger.authenticator().method : .totp
+        // Customers of `serve` sign with their passkey when they registered one, else with TOTP (their own secret);
+        // the host's key with the enrolled method.
+        if let customer {
+            method = customer.passkey == nil ? .totp : .passkey
+        } else {
+            method = try ledger.authenticator().method
+        }
         challenge = customer == nil ? try ledger.challenge(for: document) : nil
     }
 
@@ -100,8 +107,24 @@ public final class SignModule {
     /// With `request`, a request id already journaled returns its first outcome and nothing is posted again.
     public func sign(code: String, request: LedgerRequest? = nil) throws(LedgerError) -> Outcome {
         if let refusal = try ledger.bank.validate(document) { throw .wouldBeRejected(refusal) }
+        if method == .passkey {
+            throw .code(.wrongMethod(enrolled: .passkey, detail: "this customer signs with their passkey; a one-time code does not sign for them"))
+        }
         if let customer { return try ledger.signAndPost(document, code: code, as: customer, request: request) }
         return try ledger.signAndPost(document, code: code, request: request, expectedDocumentId: pending?.document.id)
+    }
+
+    /// Posts the document signed by the customer's passkey (``method`` is ``SigningMethod/passkey``): `assertion`
+    /// answers the WebAuthn challenge that is ``document``'s id. The core's check runs again first, as for a code.
+    /// See ``Ledger/signAndPost(_:assertion:as:relyingParty:request:onRefusal:)``.
+    public func sign(assertion: PasskeyAssertion, relyingParty: RelyingParty, request: LedgerRequest? = nil,
+                     onRefusal: (PasskeyError) -> Void = { _ in }) throws(LedgerError) -> Outcome {
+        if let refusal = try ledger.bank.validate(document) { throw .wouldBeRejected(refusal) }
+        guard let customer, method == .passkey else {
+            throw .code(.wrongMethod(enrolled: method, detail: "only a customer with a registered passkey signs with one; use the one-time code"))
+        }
+        return try ledger.signAndPost(document, assertion: assertion, as: customer, relyingParty: relyingParty,
+                                      request: request, onRefusal: onRefusal)
     }
 
     /// Records this document as waiting for the response to its challenge (`run … --challenge`).
@@ -123,7 +146,7 @@ public final class SignModule {
     public static func afterFailure(_ error: LedgerError) -> NextStep {
         guard case .code(let codeError) = error else { return .leave }
         switch codeError {
-        case .wrong(let left), .malformed(let left), .wrongResponse(let left), .malformedResponse(_, let left):
+        case .wrong(let left), .malformed(let left), .wrongResponse(let left), .malformedResponse(_, let left), .wrongPasskey(let left):
             return left > 0 ? .retry : .leave
         case .replayed: return .retry
         case .locked, .storage, .challengeUsed, .noPendingChallenge, .challengeExpired, .wrongMethod: return .leave

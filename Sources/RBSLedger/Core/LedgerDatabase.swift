@@ -286,6 +286,8 @@ final class LedgerDatabase: Sendable {
                     BEGIN SELECT RAISE(ABORT, 'an opening balance cannot be changed'); END;
                 """)
         }
+        // Customers' passkeys (issue #21): the public key of each registered WebAuthn credential and its counter.
+        migrator.registerMigration(CustomerSchema.passkeysMigration, migrate: CustomerSchema.createPasskeys)
         return migrator
     }
 }

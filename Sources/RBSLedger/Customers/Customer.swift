@@ -17,6 +17,9 @@ public struct CustomerCredentials: Sendable {
     public let passwordRecord: String
     let totpSecret: Data
     let signingKey: Data
+    /// The customer's newest passkey: with one, the customer signs on their own device and the host's key for them
+    /// is not used (see README, "Dynamic linking").
+    public let passkey: Passkey?
 
     /// The signing identity: the customer's key and TOTP secret.
     func identity() throws(KeyStoreError) -> SigningIdentity {
@@ -34,6 +37,8 @@ public enum CustomerError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidName(String)
     case exists(String)
     case unknown(String)
+    /// The passkey's credential id is already registered (to this customer or another).
+    case passkeyInUse
     case storage(LedgerError)
 
     public var description: String {
@@ -42,6 +47,7 @@ public enum CustomerError: Error, Sendable, Hashable, CustomStringConvertible {
             "'\(name)' cannot be a customer name: use 1–64 letters, digits, '.', '-' or '_'"
         case .exists(let name): "a customer named '\(name)' already exists (see `rbs-host customers list`)"
         case .unknown(let name): "there is no customer named '\(name)' (see `rbs-host customers list`)"
+        case .passkeyInUse: "this passkey is already registered; use it to sign, or register a new one on another authenticator"
         case .storage(let error): error.description
         }
     }

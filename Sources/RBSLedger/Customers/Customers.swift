@@ -110,15 +110,19 @@ public struct Customers: Sendable {
         }
         guard let row else { return nil }
         do {
-            return CustomerCredentials(customer: try Self.customer(row), passwordRecord: try row.decode(String.self, forColumn: "password"),
+            let customer = try Self.customer(row)
+            return CustomerCredentials(customer: customer, passwordRecord: try row.decode(String.self, forColumn: "password"),
                                        totpSecret: try row.decode(Data.self, forColumn: "totp_secret"),
-                                       signingKey: try row.decode(Data.self, forColumn: "signing_key"))
+                                       signingKey: try row.decode(Data.self, forColumn: "signing_key"),
+                                       passkey: try passkey(of: customer))
+        } catch let error as CustomerError {
+            throw error
         } catch {
             throw .storage(.corruptDatabase(path: database.path, detail: "customer \(name) cannot be read: \(error)"))
         }
     }
 
-    /// Removes `name`'s login, code state and signing key. Their accounts stay in the core, blocked, and the
+    /// Removes `name`'s login, code state, passkeys and signing key. Their accounts stay in the core, blocked, and the
     /// journal keeps every entry they signed (it is append-only and still verifies: the public key is registered).
     public func remove(name: String) throws(CustomerError) {
         let removed: Bool
@@ -128,6 +132,7 @@ public struct Customers: Sendable {
                 try db.execute(sql: "UPDATE accounts SET blocked = 1 WHERE number IN (SELECT number FROM customer_accounts WHERE customer_id = ?)",
                                arguments: [id])
                 try db.execute(sql: "DELETE FROM customer_code_state WHERE customer_id = ?", arguments: [id])
+                try db.execute(sql: "DELETE FROM customer_passkeys WHERE customer_id = ?", arguments: [id])
                 try db.execute(sql: "DELETE FROM customers WHERE id = ?", arguments: [id])
                 return true
             }
@@ -154,11 +159,14 @@ public struct Customers: Sendable {
         }
     }
 
-    /// The journal entries the customer signed, oldest first.
+    /// The journal entries the customer signed (with the key the host keeps or with a passkey), oldest first.
     public func journal(of customer: Customer) throws(CustomerError) -> [JournalEntry] {
         do {
             let rows = try database.read { db in
-                try Row.fetchAll(db, sql: "SELECT * FROM journal WHERE key_id = ? ORDER BY seq", arguments: [customer.keyId])
+                try Row.fetchAll(db, sql: """
+                    SELECT * FROM journal WHERE key_id = ?
+                        OR key_id IN (SELECT key_id FROM customer_passkeys WHERE customer_id = ?) ORDER BY seq
+                    """, arguments: [customer.keyId, customer.id])
             }
             var entries: [JournalEntry] = []
             for row in rows { entries.append(try JournalEntry(row: row)) }
@@ -166,6 +174,50 @@ public struct Customers: Sendable {
         } catch {
             throw .storage(error)
         }
+    }
+
+    /// The customer's newest passkey, or nil when they registered none.
+    public func passkey(of customer: Customer) throws(CustomerError) -> Passkey? {
+        let row: Row?
+        do {
+            row = try database.read { db in
+                try Row.fetchOne(db, sql: "SELECT * FROM customer_passkeys WHERE customer_id = ? ORDER BY created_ms DESC, rowid DESC LIMIT 1",
+                                 arguments: [customer.id])
+            }
+        } catch {
+            throw .storage(error)
+        }
+        guard let row else { return nil }
+        do {
+            let key = try PasskeyKey(suite: try row.decode(String.self, forColumn: "suite"), raw: try row.decode(Data.self, forColumn: "public_key"))
+            return Passkey(credentialId: try row.decode(Data.self, forColumn: "credential_id"), key: key,
+                           signCount: UInt32(clamping: try row.decode(Int64.self, forColumn: "sign_count")),
+                           createdAtMilliseconds: try row.decode(Int64.self, forColumn: "created_ms"))
+        } catch {
+            throw .storage(.corruptDatabase(path: database.path, detail: "a passkey of customer \(customer.name) cannot be read: \(error)"))
+        }
+    }
+
+    /// Registers `passkey` for `customer` (checked by ``Passkey/register(attestationObject:clientDataJSON:challenge:relyingParty:now:)``):
+    /// from now on it signs their documents. A credential id registered before is refused.
+    public func register(_ passkey: Passkey, for customer: Customer) throws(CustomerError) {
+        let added: Bool
+        do {
+            added = try database.write { db in
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM customer_passkeys WHERE credential_id = ?", arguments: [passkey.credentialId]) == true {
+                    return false
+                }
+                try db.execute(sql: """
+                    INSERT INTO customer_passkeys (credential_id, customer_id, suite, public_key, key_id, sign_count, created_ms)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [passkey.credentialId, customer.id, passkey.key.suite, passkey.key.raw, passkey.key.keyId,
+                                    Int64(passkey.signCount), passkey.createdAtMilliseconds])
+                return true
+            }
+        } catch {
+            throw .storage(error)
+        }
+        guard added else { throw .passkeyInUse }
     }
 
     /// The one-time code verifier of this customer (their secret, their own attempt count and lock).

@@ -43,7 +43,9 @@ public struct Journal: Sendable {
     ///
     /// Each entry's recorded ``Authorization`` is checked too: a known method; for OCRA, that the recorded challenge
     /// is the one the stored document gives under the recorded suite, and — when `authenticator` is the enrolled
-    /// OCRA secret that answered (same secret id) — that the recorded response answers it.
+    /// OCRA secret that answered (same secret id) — that the recorded response answers it; for a passkey, that the
+    /// customer's own signature holds: the recorded assertion is for this document's hash, and its signature verifies
+    /// with the passkey's public key registered under the entry's key id.
     public func verify(authenticator: Authenticator? = nil) throws(LedgerError) -> VerifyResult {
         let (rows, keyRows) = try database.read { db in
             (try Row.fetchAll(db, sql: "SELECT * FROM journal ORDER BY seq"),
@@ -163,13 +165,23 @@ public struct Journal: Sendable {
         if document.keyId != entry.keyId {
             return "the document names key \(document.keyId) but the entry says \(entry.keyId)"
         }
-        guard let raw = keys[entry.keyId], SigningIdentity.keyId(ofRaw: raw) == entry.keyId,
-              let publicKey = try? Curve25519.Signing.PublicKey(rawRepresentation: raw)
-        else {
+        guard let raw = keys[entry.keyId], SigningIdentity.keyId(ofRaw: raw) == entry.keyId else {
             return "the public key \(entry.keyId) is not registered (or altered), so the signature cannot be checked"
         }
-        if !publicKey.isValidSignature(entry.signature, for: entry.document) {
-            return "the signature does not verify with key \(entry.keyId)"
+        if let authorization = entry.authorization, authorization.method == .passkey {
+            // The customer's passkey signed authenticatorData ‖ SHA-256(clientDataJSON), whose challenge is the
+            // document's hash: re-checked with the customer's registered public key.
+            if let problem = PasskeyAssertion.problem(documentId: entry.documentId, signature: entry.signature,
+                                                      authorization: authorization, raw: raw) {
+                return problem
+            }
+        } else {
+            guard let publicKey = try? Curve25519.Signing.PublicKey(rawRepresentation: raw) else {
+                return "the public key \(entry.keyId) is not an Ed25519 key, so the signature cannot be checked"
+            }
+            if !publicKey.isValidSignature(entry.signature, for: entry.document) {
+                return "the signature does not verify with key \(entry.keyId)"
+            }
         }
         if entry.computedHash != entry.hash {
             return "the entry's content does not match its hash (an outcome field was altered)"
@@ -186,6 +198,8 @@ public struct Journal: Sendable {
                 return "the entry says TOTP but records \(authorization.suite) and a challenge"
             }
             return nil
+        case .passkey:
+            return nil  // checked with the signature (``problem(with:previousHash:keys:)``): it is the signature
         case .ocra:
             let suite: OCRASuite
             do { suite = try OCRASuite(authorization.suite) } catch { return "the recorded OCRA suite is invalid: \(error.description)" }

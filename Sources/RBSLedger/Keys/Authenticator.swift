@@ -42,18 +42,21 @@ public enum Authenticator: Sendable, Hashable {
 /// The signing method named in `keys show`, the review and the journal.
 public enum SigningMethod: String, Sendable, Hashable, Codable, CaseIterable {
     case totp, ocra
+    /// A passkey (WebAuthn) of the customer's own device signed the document's hash (`rbs-host serve`).
+    case passkey
 
     /// How the journal names TOTP's parameters.
     public static let totpSuite = "TOTP-SHA1-6-30S"
 
     /// Whether the code depends on the document (dynamic linking, Delegated Regulation 2018/389 Art. 5).
-    public var isTransactionBound: Bool { self == .ocra }
+    public var isTransactionBound: Bool { self != .totp }
 
     /// One line for people: the method and whether it is bound to the transaction.
     public var label: String {
         switch self {
         case .totp: "TOTP one-time code — NOT bound to the transaction (proves presence only; no dynamic linking)"
         case .ocra: "OCRA challenge–response — bound to this document's amount and payee (dynamic linking)"
+        case .passkey: "Passkey — the customer's device signed this document's hash (dynamic linking)"
         }
     }
 }

@@ -138,6 +138,47 @@ public struct CodeVerifier: Sendable {
                                       secretId: authenticator.secretId))
     }
 
+    /// A refused passkey attempt: what the customer is told, and the element that failed (for the operator; nil
+    /// when no assertion was looked at, as under a lock).
+    struct PasskeyFailure: Error {
+        let code: OneTimeCodeError
+        let element: PasskeyError?
+    }
+
+    /// Checks a passkey assertion inside the caller's write transaction with the same attempt count and lock as
+    /// codes: `attempt` gives the authorization, or the ``PasskeyError`` saying which element failed (returned to
+    /// the caller for the operator); a failure counts towards the lock and is reported as
+    /// ``OneTimeCodeError/wrongPasskey(attemptsLeft:)``, which does not say which element it was.
+    func checkPasskey(
+        in db: Database, _ attempt: () -> Result<Authorization, PasskeyError>
+    ) throws -> Result<Authorization, PasskeyFailure> {
+        let nowMs = Timestamp.milliseconds(clock())
+        let select = state.select
+        guard let row = try Row.fetchOne(db, sql: select.sql, arguments: select.arguments) else {
+            return .failure(PasskeyFailure(code: .storage("the code state row is missing"), element: nil))
+        }
+        let lastStep = try row.decode(Int64?.self, forColumn: "last_step")
+        var failures = try row.decode(Int.self, forColumn: "failures")
+        if let lockedUntil = try row.decode(Int64?.self, forColumn: "locked_until_ms") {
+            if nowMs < lockedUntil {
+                return .failure(PasskeyFailure(code: .locked(until: Date(timeIntervalSince1970: Double(lockedUntil) / 1000),
+                                                             remainingSeconds: Int((lockedUntil - nowMs + 999) / 1000), failures: failures),
+                                               element: nil))
+            }
+            failures = 0
+        }
+        switch attempt() {
+        case .success(let authorization):
+            try save(db, lastStep: lastStep, failures: 0, lockedUntil: nil)
+            return .success(authorization)
+        case .failure(let why):
+            failures += 1
+            let lock = failures >= Self.maximumFailures ? nowMs + Self.lockSeconds * 1000 : nil
+            try save(db, lastStep: lastStep, failures: failures, lockedUntil: lock)
+            return .failure(PasskeyFailure(code: .wrongPasskey(attemptsLeft: max(0, Self.maximumFailures - failures)), element: why))
+        }
+    }
+
     private func save(_ db: Database, lastStep: Int64?, failures: Int, lockedUntil: Int64?) throws {
         let update = state.update(lastStep: lastStep, failures: failures, lockedUntil: lockedUntil)
         try db.execute(sql: update.sql, arguments: update.arguments)

@@ -16,6 +16,10 @@ public enum OneTimeCodeError: Error, Sendable, Hashable, CustomStringConvertible
     /// the document is not the one the challenge was shown with. Deliberately one case (Art. 4: a failure does not
     /// say which element was wrong).
     case wrongResponse(attemptsLeft: Int)
+    /// The passkey's assertion does not sign this document — whatever element failed (challenge, origin, relying
+    /// party, flags, counter, signature, credential): deliberately one case, as for OCRA (Art. 4). The element is in
+    /// the ``PasskeyError`` the ledger reports to the operator, never to the customer.
+    case wrongPasskey(attemptsLeft: Int)
     /// The challenge was already answered once.
     case challengeUsed
     /// No challenge is waiting for this document (`run --response` without an earlier `run --challenge`).
@@ -41,6 +45,8 @@ public enum OneTimeCodeError: Error, Sendable, Hashable, CustomStringConvertible
             "a response is \(digits) digits from your authenticator; \(Self.attempts(left))"
         case .wrongResponse(let left):
             "the response does not answer this document's challenge: type the challenge shown with this amount and payee into the authenticator, then its response; \(Self.attempts(left))"
+        case .wrongPasskey(let left):
+            "the passkey did not sign this document: confirm the payment shown on the review with this customer's passkey again; \(Self.attempts(left))"
         case .challengeUsed:
             "this challenge was already answered once; start the signing again for a new challenge"
         case .noPendingChallenge(let what):

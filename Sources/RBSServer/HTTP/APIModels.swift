@@ -17,6 +17,53 @@ package enum API {
 
     package struct Me: Encodable, Sendable {
         package var customer: String
+        /// Whether the customer registered a passkey (then documents are signed with it, not with a code).
+        package var passkey: Bool
+    }
+
+    /// What `navigator.credentials.create` needs to register a passkey (`POST /api/v1/passkeys/challenge`).
+    package struct PasskeyOptions: Encodable, Sendable {
+        /// 32 random bytes, base64url: valid for five minutes, used once.
+        package var challenge: String
+        package var rpId: String
+        package var rpName: String
+        /// The customer's stable id as bytes, base64url (WebAuthn's user handle).
+        package var userId: String
+        package var userName: String
+        /// COSE algorithms accepted, in order of preference: ES256 (-7), EdDSA (-8).
+        package var algorithms: [Int]
+        package var timeoutMs: Int
+    }
+
+    /// The browser's answer to `navigator.credentials.create`, every field base64url (`POST /api/v1/passkeys`).
+    package struct PasskeyRegistration: Decodable, Sendable {
+        package var credentialId: String
+        package var clientDataJSON: String
+        package var attestationObject: String
+    }
+
+    package struct PasskeyRegistered: Encodable, Sendable {
+        package var credentialId: String
+        package var algorithm: String
+        package var keyId: String
+    }
+
+    /// What `navigator.credentials.get` needs to sign a reviewed document with the customer's passkey.
+    package struct PasskeyRequest: Encodable, Sendable {
+        /// The document's hash (its id) as bytes, base64url: the assertion signs exactly this document.
+        package var challenge: String
+        package var rpId: String
+        /// The customer's passkey, base64url.
+        package var credentialIds: [String]
+        package var userVerification: String
+    }
+
+    /// The browser's answer to `navigator.credentials.get`, every field base64url.
+    package struct PasskeyAssertionJSON: Decodable, Sendable {
+        package var credentialId: String
+        package var authenticatorData: String
+        package var clientDataJSON: String
+        package var signature: String
     }
 
     package struct Operation: Encodable, Sendable {
@@ -124,10 +171,18 @@ package enum API {
         package var payee: String?
         /// The document's id: the SHA-256 of its canonical bytes, which the signature covers.
         package var documentHash: String
+        /// How this customer signs: `totp` (send `code`) or `passkey` (send `passkey`, the assertion of ``passkey``).
+        package var method: String
+        /// With `method` `passkey`: what to ask the browser for.
+        package var passkey: PasskeyRequest?
     }
 
+    /// Exactly one of `code` (TOTP) and `passkey` (the assertion); `requestId` makes a retry safe: the same id
+    /// from the same customer answers the first outcome and never posts twice.
     package struct SignRequest: Decodable, Sendable {
-        package var code: String
+        package var code: String?
+        package var passkey: PasskeyAssertionJSON?
+        package var requestId: String?
     }
 
     package struct Posting: Encodable, Sendable {

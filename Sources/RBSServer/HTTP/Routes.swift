@@ -42,7 +42,10 @@ enum Routes {
             }
         }
         api.get("/session") { request, _ in
-            try await answer { json(API.Me(customer: try customer(request, bank).name)) }
+            try await answer {
+                let who = try customer(request, bank)
+                return json(API.Me(customer: who.name, passkey: try await bank.hasPasskey(who)))
+            }
         }
         api.delete("/session") { request, _ in
             try await answer {
@@ -118,8 +121,24 @@ enum Routes {
             try await answer {
                 let who = try customer(request, bank)
                 let sign: API.SignRequest = try await body(request)
-                return json(try await bank.sign(run: try parameter(context, "run"), code: sign.code,
+                let authorisation: OnlineBank.Authorisation
+                switch (sign.code, sign.passkey) {
+                case (let code?, nil): authorisation = .code(code)
+                case (nil, let passkey?): authorisation = .passkey(try OnlineBank.assertion(passkey))
+                default: throw Problem.badJSON("send exactly one of \"code\" (a one-time code) and \"passkey\" (the passkey's assertion)")
+                }
+                return json(try await bank.sign(run: try parameter(context, "run"), with: authorisation, requestId: sign.requestId,
                                                 address: context.remoteAddress, for: who))
+            }
+        }
+        api.post("/passkeys/challenge") { request, _ in
+            try await answer { json(try bank.passkeyOptions(for: try customer(request, bank))) }
+        }
+        api.post("/passkeys") { request, _ in
+            try await answer {
+                let who = try customer(request, bank)
+                let registration: API.PasskeyRegistration = try await body(request)
+                return json(try await bank.registerPasskey(registration, for: who), status: .created)
             }
         }
         return router

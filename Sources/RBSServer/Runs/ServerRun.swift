@@ -20,6 +20,8 @@ final class ServerRun: @unchecked Sendable {
     private var storedState: State = .open
     private var storedLastUsed: Date
     private(set) var receipt: API.Receipt?
+    /// The request id the signing came with (a retry with it answers ``receipt``).
+    private(set) var requestId: String?
 
     init(id: String, customer: Customer, lane: PluginLane, pluginID: String, now: Date) {
         self.id = id
@@ -45,9 +47,10 @@ final class ServerRun: @unchecked Sendable {
         }
     }
 
-    func finish(_ receipt: API.Receipt) {
+    func finish(_ receipt: API.Receipt, requestId: String?) {
         lock.withLock {
             self.receipt = receipt
+            self.requestId = requestId
             storedState = .signed
         }
     }

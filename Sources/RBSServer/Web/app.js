@@ -2,7 +2,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { run: null, atoms: new Map(), pending: new Map(), timers: new Map(), events: null };
+const state = { run: null, atoms: new Map(), pending: new Map(), timers: new Map(), events: null, review: null, requestId: null };
 
 class ProblemError extends Error {
   constructor(problem) { super(problem.detail || problem.title); this.problem = problem; }
@@ -51,11 +51,12 @@ function showLogin(message) {
   $("login-customer").focus();
 }
 
-async function showBank(name) {
+async function showBank(me) {
   $("login").hidden = true;
   $("who").hidden = false;
-  $("who-name").textContent = name;
+  $("who-name").textContent = me.customer;
   $("bank").hidden = false;
+  showPasskey(me.passkey);
   await Promise.all([loadOperations(), loadAccounts(), loadJournal()]);
   openEvents();
   $("main").focus();
@@ -67,7 +68,7 @@ $("login-form").addEventListener("submit", async (event) => {
   try {
     const answer = await api("POST", "/session", { customer: $("login-customer").value, password: $("login-password").value });
     $("login-password").value = "";
-    await showBank(answer.customer);
+    await showBank(await api("GET", "/session"));
   } catch (error) {
     $("login-error").textContent = error.message;
     $("login-password").value = "";
@@ -347,6 +348,15 @@ function showReview(review) {
   body.replaceChildren(...review.fields.map((line) => element("tr", { className: line.prominent ? "prominent" : null },
     element("th", { scope: "row", text: line.caption }), element("td", { text: line.value }))));
   $("review-hash").textContent = review.documentHash;
+  state.review = review;
+  // One request id per reviewed document: a retry after a lost answer gets the first receipt, never a second posting.
+  state.requestId = crypto.randomUUID();
+  const passkey = review.method === "passkey";
+  $("code-field").hidden = passkey;
+  $("sign").textContent = passkey ? "Sign with passkey" : "Sign and send";
+  $("review-method").textContent = passkey
+    ? "Your passkey signs this document's hash: the amount and payee above, exactly."
+    : "Signed with a one-time code after you check the document.";
   $("code").value = "";
   $("code-error").textContent = "";
   $("review-title").focus();
@@ -361,14 +371,84 @@ $("back").addEventListener("click", () => {
 $("sign-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   $("code-error").textContent = "";
+  const passkey = state.review && state.review.method === "passkey";
   try {
-    const receipt = await api("POST", "/runs/" + state.run.id + "/sign", { code: $("code").value.trim() });
+    const body = { requestId: state.requestId };
+    if (passkey) body.passkey = await assertPasskey(state.review.passkey);
+    else body.code = $("code").value.trim();
+    const receipt = await api("POST", "/runs/" + state.run.id + "/sign", body);
     showReceipt(receipt);
     await Promise.all([loadAccounts(), loadJournal()]);
   } catch (error) {
     $("code-error").textContent = error.message;
+    if (passkey) { $("sign").focus(); return; }
     $("code").setAttribute("aria-invalid", "true");
     $("code").focus();
+  }
+});
+
+// MARK: - Passkeys (WebAuthn): registered once, then each document is signed on this device
+
+const base64url = {
+  encode(buffer) {
+    let text = "";
+    for (const byte of new Uint8Array(buffer)) text += String.fromCharCode(byte);
+    return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  },
+  decode(text) {
+    const base64 = text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4);
+    return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  },
+};
+
+function showPasskey(registered) {
+  const available = Boolean(window.PublicKeyCredential && navigator.credentials);
+  $("passkey-status").textContent = !available ? "This browser cannot use passkeys here: sign with a one-time code."
+    : registered ? "Your passkey signs your payments: each one is confirmed on this device for exactly the amount and payee shown."
+      : "Register a passkey to sign payments on this device instead of typing one-time codes.";
+  $("passkey-register").hidden = !available;
+  $("passkey-register").textContent = registered ? "Register a new passkey" : "Register a passkey on this device";
+}
+
+// The document's hash is the challenge: the assertion signs exactly the reviewed document.
+async function assertPasskey(request) {
+  let credential;
+  try {
+    credential = await navigator.credentials.get({ publicKey: {
+      challenge: base64url.decode(request.challenge), rpId: request.rpId, userVerification: request.userVerification,
+      allowCredentials: request.credentialIds.map((id) => ({ type: "public-key", id: base64url.decode(id) })),
+    } });
+  } catch (error) {
+    throw new Error("The passkey did not sign: " + error.message);
+  }
+  const answer = credential.response;
+  return { credentialId: base64url.encode(credential.rawId), authenticatorData: base64url.encode(answer.authenticatorData),
+    clientDataJSON: base64url.encode(answer.clientDataJSON), signature: base64url.encode(answer.signature) };
+}
+
+$("passkey-register").addEventListener("click", async () => {
+  $("passkey-error").textContent = "";
+  try {
+    const options = await api("POST", "/passkeys/challenge");
+    let credential;
+    try {
+      credential = await navigator.credentials.create({ publicKey: {
+        challenge: base64url.decode(options.challenge), rp: { id: options.rpId, name: options.rpName },
+        user: { id: base64url.decode(options.userId), name: options.userName, displayName: options.userName },
+        pubKeyCredParams: options.algorithms.map((alg) => ({ type: "public-key", alg })),
+        authenticatorSelection: { residentKey: "preferred", userVerification: "required" },
+        attestation: "none", timeout: options.timeoutMs,
+      } });
+    } catch (error) {
+      throw new Error("The passkey was not created: " + error.message);
+    }
+    await api("POST", "/passkeys", { credentialId: base64url.encode(credential.rawId),
+      clientDataJSON: base64url.encode(credential.response.clientDataJSON),
+      attestationObject: base64url.encode(credential.response.attestationObject) });
+    showPasskey(true);
+    say("Passkey registered: your next payments are signed with it.");
+  } catch (error) {
+    $("passkey-error").textContent = error.message;
   }
 });
 
@@ -424,8 +504,7 @@ function closeEvents() {
 
 (async () => {
   try {
-    const me = await api("GET", "/session");
-    await showBank(me.customer);
+    await showBank(await api("GET", "/session"));
   } catch (error) {
     showLogin("");
   }

@@ -83,12 +83,14 @@ enum JournalText {
         return table.render()
     }
 
-    /// The signing method of an entry: OCRA with its challenge, or TOTP marked as not bound to the transaction.
+    /// The signing method of an entry: OCRA with its challenge, a passkey with its algorithm, or TOTP marked as not
+    /// bound to the transaction.
     static func method(_ authorization: Authorization?) -> String {
         guard let authorization else { return "(not recorded)" }
         switch authorization.method {
         case .ocra: return "OCRA " + (authorization.challenge.map(OCRASuite.grouped) ?? "")
         case .totp: return "TOTP (not bound)"
+        case .passkey: return "passkey " + authorization.suite.replacingOccurrences(of: "WEBAUTHN-", with: "")
         }
     }
 }

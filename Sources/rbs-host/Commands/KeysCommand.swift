@@ -38,7 +38,8 @@ struct KeysCommand: ParsableCommand {
         @Flag(help: "Print the enrolment as JSON ({suite, secret, method, keyId}).") var json = false
 
         func validate() throws {
-            guard let method = SigningMethod(rawValue: method) else {
+            // Passkeys belong to customers of `serve` (registered in the web client), not to the host's own key.
+            guard let method = SigningMethod(rawValue: method), method != .passkey else {
                 throw ValidationError("--method is totp or ocra, not \"\(self.method)\"")
             }
             if method == .totp, suite != OCRASuite.hostDefault { throw ValidationError("--suite goes with --method ocra") }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import RBSCore
+import RBSLedger
 import RBSServer
 
 /// `rbs-host serve`: the plugin operations over HTTP for customers' web and mobile clients (see RBSServer).
@@ -17,6 +18,9 @@ struct ServeCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Option(help: ArgumentHelp("Where to listen: HOST:PORT (:PORT for every address).", valueName: "host:port"))
     var listen = "127.0.0.1:8080"
+    @Option(help: ArgumentHelp("The origin passkeys are bound to, as the browser shows it (default: http://localhost:PORT of --listen).",
+                               valueName: "url"))
+    var origin: String?
     @Flag(inversion: .prefixedNo, help: "Reload changed plugins as they appear in the folder (default: on with --dev).")
     var watch: Bool?
     @Flag(help: ArgumentHelp("Add GET /hello, a constant answer (the ceiling of the load benchmark).", visibility: .hidden))
@@ -28,13 +32,22 @@ struct ServeCommand: ParsableCommand {
             Terminal.error(error.description)
             throw ExitCode.validationFailure
         }
+        var party: RelyingParty?
+        if let origin {
+            do { party = try RelyingParty(origin: origin) } catch {
+                Terminal.error("--origin: \(error.description)")
+                throw ExitCode.validationFailure
+            }
+        }
         let runtime = try global.makeRuntime()
         Listing.printFailures(runtime.registry)
         let server: Server
         do {
             let clock = HostClock.current
-            server = try Server(runtime: runtime, ledger: try runtime.ledger(), clock: { clock.now }, log: { line in
+            server = try Server(runtime: runtime, ledger: try runtime.ledger(), origin: party, clock: { clock.now }, log: { line in
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            }, note: { line in
+                FileHandle.standardError.write(Data((line + "\n").utf8))
             })
         } catch {
             Terminal.error("\(error)")
