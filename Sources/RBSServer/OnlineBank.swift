@@ -11,7 +11,7 @@ package final class OnlineBank: @unchecked Sendable {
     let lanes = PluginLanes()
     let runs = RunStore()
     let sessions: LoginSessions
-    let events = EventHub()
+    let events: EventHub
     let loginLimiter: RateLimiter
     let codeLimiter: RateLimiter
     let clock: @Sendable () -> Date
@@ -35,6 +35,8 @@ package final class OnlineBank: @unchecked Sendable {
         package var codes = 5
         package var window: TimeInterval = 5 * 60
         package var runsPerCustomer = 20_000
+        /// Seconds between keep-alive comments on an idle event stream.
+        package var eventKeepAlive: TimeInterval = 15
 
         package init() {}
     }
@@ -53,6 +55,7 @@ package final class OnlineBank: @unchecked Sendable {
         loginLimiter = RateLimiter(limit: limits.logins, window: limits.window)
         codeLimiter = RateLimiter(limit: limits.codes, window: limits.window)
         runLimit = limits.runsPerCustomer
+        events = EventHub(keepAlive: limits.eventKeepAlive)
         // Plugins and pickers see the accounts of the customer whose call is running, never the host's demo ones.
         runtime.locator.register(CustomerAccounts(), as: (any AccountsService).self)
     }
@@ -193,10 +196,10 @@ package final class OnlineBank: @unchecked Sendable {
                 throw Problem("unknown-atom", "No such atom", status: 404,
                               detail: "operation \(session.operation.id) has no atom '\(atom)'", atom: atom)
             }
-            let text = try ValueInput.text(for: value, atom: descriptor)
+            let typed = try ValueInput.value(for: value, atom: descriptor)
             let before = Self.atoms(session)
             do throws(FormSessionError) {
-                try session.commit(atom, text: text)
+                try session.commit(atom, value: typed)
             } catch {
                 throw Self.problem(error, atom: atom)
             }

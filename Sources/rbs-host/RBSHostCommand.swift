@@ -63,13 +63,13 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .long, help: "Development mode (also RBS_DEV=1): plugins need no signature, hot reload is on.")
     var dev = false
 
-    @Option(name: .long, help: ArgumentHelp("Where plugins run: none (in this process, the default) or plugin (a worker process per plugin; also RBS_ISOLATION).", valueName: "mode"))
+    @Option(name: .long, help: ArgumentHelp("Where plugins run: none (in this process; the default, except for serve) or plugin (a worker process per plugin; the default of serve; also RBS_ISOLATION).", valueName: "mode"))
     var isolation: IsolationSettings.Mode?
 
     @Option(name: .customLong("worker-timeout"), help: ArgumentHelp("Seconds one call into a plugin worker may take before the worker is killed (default 5; also RBS_WORKER_TIMEOUT).", valueName: "seconds"))
     var workerTimeout: Double?
 
-    /// The isolation settings: `--isolation`, else RBS_ISOLATION, else `none`; pins from DATA/isolation.conf;
+    /// The isolation settings: `--isolation`, else RBS_ISOLATION, else `fallback` (`none`; `serve` passes `plugin`); pins from DATA/isolation.conf;
     /// RBS_WORKER_TIMEOUT, RBS_WORKER_LIMIT_AS (MiB) and RBS_WORKER_LIMIT_CPU (seconds) tune the workers.
     func isolationSettings(default fallback: IsolationSettings.Mode = .none) throws -> IsolationSettings {
         let environment = ProcessInfo.processInfo.environment
@@ -98,8 +98,9 @@ struct GlobalOptions: ParsableArguments {
 
     /// A runtime with every plugin listed: unchanged plugins from the cache, new or changed ones scanned in a child
     /// process (this binary's `scan` mode); plugins are loaded when first used.
-    func makeRuntime() throws -> Runtime {
-        let isolation = try isolationSettings()
+    /// - Parameter isolation: the mode when neither `--isolation` nor RBS_ISOLATION says (`serve`: `plugin`).
+    func makeRuntime(defaultIsolation: IsolationSettings.Mode = .none) throws -> Runtime {
+        let isolation = try isolationSettings(default: defaultIsolation)
         // The registry checks every file against the policy before a scan or a cached manifest is used, and the
         // loader checks the very copy it opens.
         let runtime = Runtime(paths: paths, clock: HostClock.current, scanner: scanner(isolation: isolation.mode),

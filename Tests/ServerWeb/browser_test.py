@@ -44,15 +44,20 @@ def screenshot(driver, path, height):
     driver.set_window_size(1280, 1100)
 
 
-def fill_quick(driver, wait, served, amount):
+def type_quick(driver, wait, served, purpose, amount):
+    """The quick payment, typed as a person would; the bank's name appears after the BIC."""
     driver.find_element(By.CSS_SELECTOR, "[data-operation='pay.pp.quick']").click()
     wait.until(EC.visibility_of_element_located((By.ID, "atom-destName")))
     Select(driver.find_element(By.ID, "atom-srcAccount")).select_by_value(served.accounts[0])
     for atom, text in [("destName", "ООО Ромашка"), ("destInn", "1234567894"), ("destBic", "044525225")]:
         driver.find_element(By.ID, "atom-" + atom).send_keys(text)
     wait.until(EC.text_to_be_present_in_element((By.ID, "atom-destBicInfo"), "ПАО Сбербанк"))
-    for atom, text in [("destAccount", "40702810638000000123"), ("destDesc", "Оплата по счёту 8"), ("amount", amount)]:
+    for atom, text in [("destAccount", "40702810638000000123"), ("destDesc", purpose), ("amount", amount)]:
         driver.find_element(By.ID, "atom-" + atom).send_keys(text)
+
+
+def fill_quick(driver, wait, served, amount):
+    type_quick(driver, wait, served, "Оплата по счёту 8", amount)
     driver.find_element(By.ID, "atom-amount").send_keys(Keys.TAB)
     time.sleep(0.8)
     driver.find_element(By.ID, "atom-btnSend").click()
@@ -143,15 +148,8 @@ def main():
         balance_cell = f"tr[data-account='{served.accounts[0]}'] td.num"
         check(driver.find_element(By.CSS_SELECTOR, balance_cell).text == "150000.00 RUB", "the opening balance is shown")
 
-        # The quick payment, typed as a person would; the bank's name appears after the BIC.
-        driver.find_element(By.CSS_SELECTOR, "[data-operation='pay.pp.quick']").click()
-        wait.until(EC.visibility_of_element_located((By.ID, "atom-destName")))
-        Select(driver.find_element(By.ID, "atom-srcAccount")).select_by_value(served.accounts[0])
-        for atom, text in [("destName", "ООО Ромашка"), ("destInn", "1234567894"), ("destBic", "044525225")]:
-            driver.find_element(By.ID, "atom-" + atom).send_keys(text)
-        wait.until(EC.text_to_be_present_in_element((By.ID, "atom-destBicInfo"), "ПАО Сбербанк"))
-        for atom, text in [("destAccount", "40702810638000000123"), ("destDesc", "Оплата по счёту 7"), ("amount", "1 500,50")]:
-            driver.find_element(By.ID, "atom-" + atom).send_keys(text)
+        # The quick payment, typed as a person would (the amount as people write it: the client sends 1500.50).
+        type_quick(driver, wait, served, "Оплата по счёту 7", "1 500,50")
         # A live check as the person types: a bad INN is marked before the submit.
         inn = driver.find_element(By.ID, "atom-destInn")
         inn.send_keys(Keys.BACKSPACE + "5")

@@ -228,7 +228,8 @@ package enum JSONValue: Decodable, Sendable, Equatable {
     case number(Double)
     case string(String)
     case array
-    case object
+    /// An object with its members (an amount is `{"amount": "1500.50", "currency": "RUB"}`).
+    case object([String: JSONValue])
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -237,7 +238,7 @@ package enum JSONValue: Decodable, Sendable, Equatable {
         else if let number = try? container.decode(Double.self) { self = .number(number) }
         else if let text = try? container.decode(String.self) { self = .string(text) }
         else if (try? container.decode([JSONValue].self)) != nil { self = .array }
-        else { self = .object }
+        else { self = .object(try container.decode([String: JSONValue].self)) }
     }
 
     var typeName: String {

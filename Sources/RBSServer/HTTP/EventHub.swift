@@ -5,8 +5,12 @@ package struct ServerEvent: Sendable, Equatable {
     package var name: String
     package var data: [String: String]
 
-    /// The event as the `text/event-stream` format writes it.
+    /// A comment line that keeps an idle stream open through proxies (clients ignore it).
+    static let keepAlive = ServerEvent(name: "", data: [:])
+
+    /// The event as the `text/event-stream` format writes it (``keepAlive`` as the comment `: keep-alive`).
     var wire: String {
+        if name.isEmpty { return ": keep-alive\n\n" }
         let json = (try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys]))
             .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return "event: \(name)\ndata: \(json)\n\n"
@@ -16,11 +20,17 @@ package struct ServerEvent: Sendable, Equatable {
 /// The open event streams (`GET /api/v1/events`), per customer: captions a plugin set (the bank's name after a
 /// BIC), hot-reload notices, and the server's shutdown. A customer's events reach only that customer's streams.
 final class EventHub: @unchecked Sendable {
+    /// Seconds between keep-alive comments on a stream with nothing to say, so proxies (which drop connections
+    /// idle for 30–60 s) keep it open.
+    let keepAlive: TimeInterval
     private let lock = NSLock()
     private var streams: [Int64: [UUID: AsyncStream<ServerEvent>.Continuation]] = [:]
     private var closed = false
 
-    /// A new stream for customer `id`; it ends when the client goes away or the server shuts down.
+    init(keepAlive: TimeInterval = 15) { self.keepAlive = keepAlive }
+
+    /// A new stream for customer `id`; it ends when the client goes away or the server shuts down. Every
+    /// ``keepAlive`` seconds it carries ``ServerEvent/keepAlive``.
     func subscribe(customer id: Int64) -> AsyncStream<ServerEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: ServerEvent.self, bufferingPolicy: .bufferingNewest(256))
         let key = UUID()
@@ -34,7 +44,15 @@ final class EventHub: @unchecked Sendable {
             continuation.finish()
             return stream
         }
+        let nanoseconds = UInt64(keepAlive * 1_000_000_000)
+        let ticker = Task {
+            while true {
+                try await Task.sleep(nanoseconds: nanoseconds)
+                continuation.yield(.keepAlive)
+            }
+        }
         continuation.onTermination = { [weak self] _ in
+            ticker.cancel()
             self?.lock.withLock { _ = self?.streams[id]?.removeValue(forKey: key) }
         }
         return stream

@@ -193,7 +193,7 @@ function renderAtom(atom) {
       const label = element("label", { for: id, className: "caption", text: atom.caption });
       wrapper.append(label, control);
       // Dependencies are live: each pause in typing commits, and the fields that depend on it update.
-      control.addEventListener("input", () => schedule(atom.id, () => commit(atom.id, control.value)));
+      control.addEventListener("input", () => schedule(atom.id, () => commit(atom.id, wireValue(atom, control.value))));
       control.addEventListener("change", () => flush(atom.id));
     }
   }
@@ -219,6 +219,26 @@ function update(wrapper, atom, initial) {
   const error = wrapper.querySelector(".error");
   error.textContent = atom.error || "";
   if (control && control.tagName !== "BUTTON") control.setAttribute("aria-invalid", atom.error ? "true" : "false");
+}
+
+/// What a person typed, as the protocol takes it (reading people's text is the front end's job): amounts and numbers
+/// as decimal text ("1 500,50" → "1500.50"), dates as ISO 8601 ("31.03.2026" → "2026-03-31"). Anything else is sent
+/// as typed, and the server says what is wrong with it.
+function wireValue(atom, text) {
+  const trimmed = text.trim();
+  switch (atom.inputType) {
+    case "amount":
+    case "number": {
+      const decimal = trimmed.replace(/[\s\u00a0\u202f']/g, "").replace(",", ".");
+      return /^-?\d+(\.\d+)?$/.test(decimal) ? decimal : trimmed;
+    }
+    case "date": {
+      const dotted = /^(\d{2})\.(\d{2})\.(\d{4})$/.exec(trimmed);
+      return dotted ? dotted[3] + "-" + dotted[2] + "-" + dotted[1] : trimmed;
+    }
+    case "digits": return trimmed;
+    default: return text;
+  }
 }
 
 function fillOptions(select, options, value) {

@@ -10,7 +10,8 @@ struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve", abstract: "Serve the plugin operations over HTTP: /api/v1 (JSON), the web client at /, /health, /metrics.",
         discussion: """
-            Customers log in with the name and password of `rbs-host customers add`. One request log line per request goes
+            Customers log in with the name and password of `rbs-host customers add`. Plugins run in worker processes
+            (--isolation plugin) unless --isolation none or RBS_ISOLATION=none says otherwise. One request log line per request goes
             to standard output (Common Log Format, the duration in seconds appended). SIGTERM or SIGINT shuts down
             gracefully: clients are told, signings in progress finish, open runs are closed.
             """)
@@ -39,7 +40,8 @@ struct ServeCommand: ParsableCommand {
                 throw ExitCode.validationFailure
             }
         }
-        let runtime = try global.makeRuntime()
+        // A server runs many customers' modules: each plugin in its own worker unless told otherwise.
+        let runtime = try global.makeRuntime(defaultIsolation: .plugin)
         Listing.printFailures(runtime.registry)
         let server: Server
         do {
@@ -72,7 +74,8 @@ struct ServeCommand: ParsableCommand {
         Task {
             do {
                 try await server.run(host: address.host, port: address.port, hello: hello) { port in
-                    FileHandle.standardError.write(Data("rbs-host serve: listening on http://\(address.host):\(port) (\(listen))\n".utf8))
+                    let origin = server.bank.relyingParty?.origin ?? "none"
+                    FileHandle.standardError.write(Data("rbs-host serve: listening on http://\(address.host):\(port) (\(listen)); passkeys for \(origin)\n".utf8))
                 }
             } catch {
                 outcome.fail("\(error)")

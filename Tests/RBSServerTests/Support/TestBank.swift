@@ -139,7 +139,7 @@ final class TestBank: @unchecked Sendable {
     }
 
     /// The quick payment's values for `person` (debiting their first account).
-    func quickPayment(from person: Person, amount: String = "1 500,50") throws -> [(String, Any)] {
+    func quickPayment(from person: Person, amount: String = "1500.50") throws -> [(String, Any)] {
         let account = try ledger.customers.accounts(of: person.customer)[0].number
         return [("srcAccount", account), ("destName", "ООО Ромашка"), ("destInn", "1234567894"),
                 ("destAccount", "40702810638000000123"), ("destBic", "044525225"), ("destDesc", "оплата по счёту 7"),
