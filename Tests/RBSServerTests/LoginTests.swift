@@ -66,6 +66,18 @@ struct LoginTests {
         }
     }
 
+    @Test("by default a session ends after five minutes without requests (Art. 4(3)(d))")
+    func fiveMinutes() async throws {
+        let bank = try TestBank()
+        try await bank.test { api in
+            let token = try await api.login(bank.alice)
+            bank.clock.advance(299)
+            #expect(try await api.call(.get, "/api/v1/session", token: token).status == 200)
+            bank.clock.advance(301)
+            #expect(try await api.call(.get, "/api/v1/session", token: token).status == 401)
+        }
+    }
+
     @Test("5 failed logins lock the customer and the address out for the window, even with the right password")
     func rateLimited() async throws {
         let bank = try TestBank()
