@@ -33,7 +33,7 @@ run: build plugins
 serve: build plugins
 	@RBS_HOME=$(DEV_DATA) $(HOST) customers list | grep -q '^$(DEMO_CUSTOMER) ' || \
 		echo '$(DEMO_PASSWORD)' | RBS_HOME=$(DEV_DATA) $(HOST) customers add $(DEMO_CUSTOMER) --password-stdin
-	@echo "log in as $(DEMO_CUSTOMER) / $(DEMO_PASSWORD); one-time code: RBS_HOME=$(DEV_DATA) $(HOST) customers code $(DEMO_CUSTOMER)"
+	@echo "open http://localhost:8080 and log in as $(DEMO_CUSTOMER) / $(DEMO_PASSWORD); one-time code: RBS_HOME=$(DEV_DATA) $(HOST) customers code $(DEMO_CUSTOMER)"
 	RBS_HOME=$(DEV_DATA) $(HOST) serve $(ARGS)
 
 build:

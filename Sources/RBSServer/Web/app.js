@@ -360,6 +360,11 @@ function resetRun() {
 
 // MARK: - Review, code, receipt
 
+/// 128 random bits as hex (crypto.getRandomValues works on plain http too, where crypto.randomUUID does not).
+function newRequestId() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 function showReview(review) {
   $("run").hidden = true;
   $("review").hidden = false;
@@ -370,7 +375,7 @@ function showReview(review) {
   $("review-hash").textContent = review.documentHash;
   state.review = review;
   // One request id per reviewed document: a retry after a lost answer gets the first receipt, never a second posting.
-  state.requestId = crypto.randomUUID();
+  state.requestId = newRequestId();
   const passkey = review.method === "passkey";
   $("code-field").hidden = passkey;
   $("sign").textContent = passkey ? "Sign with passkey" : "Sign and send";
