@@ -73,9 +73,14 @@ rust-plugins:
 # SWIFT_BACKTRACE=enable=no: a child the tests crash on purpose (the scan corpus) is not held open by Swift's
 # backtracer, which on a loaded machine can hang for many minutes with the child's pipes (as plugin check's children).
 # The REPL's screen tests render a pseudo-terminal through pyte (and drive it with pexpect): install what is missing.
+# Receipts: the PDF embeds DejaVu Sans (fonts-dejavu-core) and the tests render it with poppler (pdftotext, pdftoppm).
 test: plugins
 	@python3 -c 'import pexpect, pyte' 2>/dev/null || python3 -m pip install --quiet pexpect pyte \
 		|| { echo "make test: cannot install pexpect and pyte (python3 -m pip install pexpect pyte)"; exit 1; }
+	@{ command -v pdftoppm >/dev/null && command -v pdftotext >/dev/null && test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf; } || \
+		{ echo "installing poppler-utils and fonts-dejavu-core (Debian)"; apt-get update -qq && \
+		  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils fonts-dejavu-core >/dev/null; } || \
+		{ echo "make test: cannot install poppler-utils and fonts-dejavu-core (apt-get install poppler-utils fonts-dejavu-core)"; exit 1; }
 	$(SWIFT) build --build-tests
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --skip RBSServerTests
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --filter RBSServerTests

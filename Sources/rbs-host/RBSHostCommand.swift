@@ -13,7 +13,7 @@ struct RBSHostCommand: ParsableCommand {
         subcommands: [REPLCommand.self, ListCommand.self, PluginsCommand.self, DescribeCommand.self, RunCommand.self,
                       KeysCommand.self, InitCommand.self, JournalCommand.self, VerifyCommand.self, ScanCommand.self,
                       PluginCommand.self, TrustCommand.self, WorkerCommand.self, ServeCommand.self, CustomersCommand.self,
-                      DirectoryCommand.self],
+                      DirectoryCommand.self, AccountsCommand.self, StatementCommand.self],
         defaultSubcommand: REPLCommand.self)
 
     /// ArgumentParser's `main()`, with ``ExitGuard`` standing guard while the command runs: the exit status is the
@@ -150,7 +150,11 @@ extension PluginsCommand: DataFolderCommand {}
 extension DescribeCommand: DataFolderCommand {}
 extension RunCommand: DataFolderCommand {}
 extension InitCommand: DataFolderCommand {}
-extension JournalCommand: DataFolderCommand {}
+extension JournalCommand.List: DataFolderCommand {}
+extension JournalCommand.Show: DataFolderCommand {}
+extension JournalCommand.ReceiptExport: DataFolderCommand {}
+extension AccountsCommand: DataFolderCommand {}
+extension StatementCommand: DataFolderCommand {}
 extension VerifyCommand: DataFolderCommand {}
 extension KeysCommand.Init: DataFolderCommand {}
 extension KeysCommand.Show: DataFolderCommand {}

@@ -25,6 +25,11 @@ public final class SignModule {
     /// document with a refusal is never offered for signing: no code is asked for.
     public let refusal: Rejection?
 
+    /// The posted entry of the last 24 hours this document repeats (same payee, account, amount and purpose:
+    /// ``Ledger/recentDuplicate(of:keyId:)``), or nil. A front end asks before signing it again: the REPL a yes/no
+    /// question, `run` refuses unless `--confirm-duplicate`.
+    public let duplicate: JournalEntry?
+
     /// The signing method: the enrolled one (TOTP or OCRA) for the host's key; for a customer of `serve`, their
     /// passkey when they registered one, TOTP otherwise.
     public let method: SigningMethod
@@ -59,6 +64,7 @@ public final class SignModule {
                                         fields: fields)
         }
         refusal = try ledger.bank.validate(document)
+        duplicate = try ledger.recentDuplicate(of: document, keyId: document.keyId)
         // Customers of `serve` sign with their passkey when they registered one, else with TOTP (their own secret);
         // the host's key with the enrolled method.
         if let customer {
@@ -125,6 +131,12 @@ public final class SignModule {
         }
         return try ledger.signAndPost(document, assertion: assertion, as: customer, relyingParty: relyingParty,
                                       request: request, onRefusal: onRefusal)
+    }
+
+    /// What the person is asked about a ``duplicate``: which entry it repeats and when that was posted.
+    public static func duplicateNotice(_ entry: JournalEntry) -> String {
+        "this payment repeats journal entry \(entry.sequence), posted \(EntryReport.time(entry.recordedAtMilliseconds)): "
+            + "the same payee, account, amount and purpose within 24 hours"
     }
 
     /// Records this document as waiting for the response to its challenge (`run … --challenge`).

@@ -3,36 +3,99 @@ import Foundation
 import RBSCore
 import RBSLedger
 
+/// `rbs-host journal`: the entries (filtered), one entry in full (`show N`), or a posted entry's receipt.
 struct JournalCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "journal", abstract: "List the journal's entries.")
-    @OptionGroup var global: GlobalOptions
-    @Flag(help: "Print the entries as JSON.") var json = false
-    @Option(name: .customLong("request-id"),
-            help: ArgumentHelp("Answer whether request ID (of `run --request-id`) was posted: exit 0 only when it was.", valueName: "ID"))
-    var requestId: String?
+    static let configuration = CommandConfiguration(
+        commandName: "journal", abstract: "List the journal's entries, show one in full, or write a posted entry's receipt.",
+        subcommands: [List.self, Show.self, ReceiptExport.self], defaultSubcommand: List.self)
 
-    func run() throws {
-        do {
-            let ledger = try Ledger(dataDirectory: global.paths.data)
-            if let requestId {
-                let request = try LedgerRequest(id: requestId)
-                let report = try RunReport.first(of: request, in: ledger) ?? RunReport(
-                    status: .unknown, journal: nil, document: nil,
-                    errors: [AtomIssue(atom: nil, message: "request \(requestId) was never journaled: nothing was posted for it")])
-                if json { JSONOutput.print(report) } else { print(RunText.render(report)) }
-                if report.status != .posted { throw ExitCode.failure }
-                return
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List the journal's entries (those every filter given takes); `journal N` shows entry N.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Show entry N in full (as `journal show N`).") var entry: Int64?
+        @Flag(help: "Print the entries as JSON.") var json = false
+        @Option(name: .customLong("request-id"),
+                help: ArgumentHelp("Answer whether request ID (of `run --request-id`) was posted: exit 0 only when it was.", valueName: "ID"))
+        var requestId: String?
+        @Option(help: ArgumentHelp("Only entries of this operation id.", valueName: "OP")) var operation: String?
+        @Option(help: ArgumentHelp("Only entries that debit, credit or name this account (number or list number).", valueName: "ACCOUNT"))
+        var account: String?
+        @Option(help: ArgumentHelp("Only entries recorded on or after this day (ДД.ММ.ГГГГ or YYYY-MM-DD).", valueName: "DATE")) var from: String?
+        @Option(help: ArgumentHelp("Only entries recorded on or before this day.", valueName: "DATE")) var to: String?
+        @Option(help: ArgumentHelp("Only entries with this outcome: posted, rejected or acknowledged.", valueName: "STATUS")) var status: String?
+
+        func run() throws {
+            do {
+                let ledger = try Ledger(dataDirectory: global.paths.data)
+                if let entry {
+                    print(try Show.render(entry, ledger: ledger, directory: try? BankDirectory.current(dataDirectory: global.paths.data), json: json))
+                    return
+                }
+                if let requestId {
+                    let request = try LedgerRequest(id: requestId)
+                    let report = try RunReport.first(of: request, in: ledger) ?? RunReport(
+                        status: .unknown, journal: nil, document: nil,
+                        errors: [AtomIssue(atom: nil, message: "request \(requestId) was never journaled: nothing was posted for it")])
+                    if json { JSONOutput.print(report) } else { print(RunText.render(report)) }
+                    if report.status != .posted { throw ExitCode.failure }
+                    return
+                }
+                let filter = try JournalQuery.filter(operation: operation, account: account, from: from, to: to, status: status, ledger: ledger)
+                let entries = try ledger.journal.entries(matching: filter)
+                if json { print(try JournalQuery.json(entries)) } else { print(JournalText.render(entries, filtered: filter != JournalFilter())) }
+            } catch let exit as ExitCode {
+                throw exit
+            } catch {
+                Terminal.error(String(describing: error))
+                throw ExitCode.failure
             }
-            if json {
-                print(String(decoding: try ledger.journal.json(), as: UTF8.self))
-            } else {
-                print(JournalText.render(try ledger.journal.entries()))
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "One entry in full: the document with labels, the outcome, the signature, key id and authorisation.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The entry's number.") var entry: Int64
+        @Flag(help: "Print {entry (as journal --json), title, sections: [{title, rows: [{label, value, field}]}]}.") var json = false
+
+        func run() throws {
+            do {
+                print(try Self.render(entry, ledger: try Ledger(dataDirectory: global.paths.data),
+                                      directory: try? BankDirectory.current(dataDirectory: global.paths.data), json: json))
+            } catch {
+                Terminal.error(String(describing: error))
+                throw ExitCode.failure
             }
-        } catch let exit as ExitCode {
-            throw exit
-        } catch {
-            Terminal.error(String(describing: error))
-            throw ExitCode.failure
+        }
+
+        /// Entry `sequence` in full, as text or JSON.
+        static func render(_ sequence: Int64, ledger: Ledger, directory: BankDirectory?, json: Bool) throws -> String {
+            let report = try EntryReport(sequence: sequence, ledger: ledger, directory: directory, receipt: false)
+            return json ? JournalQuery.json(report) : String(ReceiptFormat.text(report).dropLast())
+        }
+    }
+
+    struct ReceiptExport: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "receipt", abstract: "A posted entry's receipt: the bank's requisites, the document, its hash and the signature.",
+            discussion: "Without --output the receipt goes to standard output (a PDF only when it is not a terminal).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The entry's number.") var entry: Int64
+        @Option(help: ArgumentHelp("pdf (default), html or text.", valueName: "FORMAT")) var format: String = "pdf"
+        @Option(help: ArgumentHelp("Write the receipt to FILE.", valueName: "FILE")) var output: String?
+
+        func run() throws {
+            do {
+                let ledger = try Ledger(dataDirectory: global.paths.data)
+                let written = try JournalQuery.receipt(entry, format: format, output: output, ledger: ledger,
+                                                       directory: try? BankDirectory.current(dataDirectory: global.paths.data), toTerminal: isatty(1) == 1)
+                if let written { Terminal.note(written) }
+            } catch {
+                Terminal.error(String(describing: error))
+                throw ExitCode.failure
+            }
         }
     }
 }
@@ -64,8 +127,8 @@ struct VerifyCommand: ParsableCommand {
 }
 
 enum JournalText {
-    static func render(_ entries: [JournalEntry]) -> String {
-        guard !entries.isEmpty else { return "The journal is empty." }
+    static func render(_ entries: [JournalEntry], filtered: Bool = false) -> String {
+        guard !entries.isEmpty else { return filtered ? "No journal entry matches." : "The journal is empty." }
         var table = Table(header: ["#", "TIME", "KIND", "OPERATION", "AMOUNT", "DEBIT → CREDIT", "SIGNED WITH", "NOTE"])
         let formatter = ISO8601DateFormatter()
         for entry in entries {

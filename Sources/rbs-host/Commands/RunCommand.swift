@@ -114,6 +114,9 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("request-id"),
             help: ArgumentHelp("Post at most once for ID: a retry with the same ID returns the first outcome.", valueName: "ID"))
     var requestId: String?
+    @Flag(name: .customLong("confirm-duplicate"),
+          help: "Post even when the same payee, account, amount and purpose was posted in the last 24 hours.")
+    var confirmDuplicate = false
     @Flag(help: "Print {status, journal, document, errors}.") var json = false
 
     func validate() throws {
@@ -205,6 +208,13 @@ struct RunCommand: ParsableCommand {
             if let refusal = sign.refusal {
                 return .run(RunReport(status: .invalid, journal: nil, document: RunReport.document(sign.document),
                                       errors: [AtomIssue(atom: nil, message: LedgerError.wouldBeRejected(refusal).description)]))
+            }
+            // The same payment again within 24 hours is posted only when the person says so.
+            if let duplicate = sign.duplicate, !confirmDuplicate {
+                let message = SignModule.duplicateNotice(duplicate)
+                    + "; nothing was signed or posted — run it again with --confirm-duplicate to post it anyway"
+                return .run(RunReport(status: .invalid, journal: nil, document: RunReport.document(sign.document),
+                                      errors: [AtomIssue(atom: nil, message: message)]))
             }
             if challenge {
                 let issued = try sign.issueChallenge()

@@ -19,6 +19,12 @@ enum Terminal {
     static func red(_ text: String) -> String { paint(text, "31") }
     static func yellow(_ text: String) -> String { paint(text, "33") }
 
+    /// One line on standard error that is not an error (where a file was written, when standard output is not for it).
+    static func note(_ message: String) {
+        fflush(nil)
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+
     /// One line on standard error.
     static func error(_ message: String) {
         fflush(nil)  // keep answers and errors in order when both go to one pipe

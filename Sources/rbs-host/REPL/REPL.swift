@@ -25,7 +25,10 @@ final class REPL: @unchecked Sendable {
         ("run", "run OP|NUMBER [ID=VALUE ...]", "open an operation's form; values given here prefill it"),
         ("plugins", "plugins", "list the plugin files, loaded or failed, and why"),
         ("reload", "reload [ID]", "pick up new, changed and removed plugins (or just plugin ID)"),
-        ("journal", "journal", "list the journal's entries"),
+        ("accounts", "accounts [--json]", "list the accounts: number, title, balance, blocked or closed"),
+        ("statement", "statement ACCOUNT [--from DATE] [--to DATE] [--json]", "an account's statement: opening and closing balance, every posting"),
+        ("journal", "journal [N | show N | receipt N] [--operation OP] [--account A] [--from DATE] [--to DATE] [--status S]",
+         "list the journal's entries (filtered), show one in full, or write a posted entry's receipt (--format pdf|html|text --output FILE)"),
         ("verify", "verify", "check every signature and the journal's hash chain"),
         ("keys", "keys [init [NAME] [--method ocra] [--force]]", "show the signing key and method, or create them (TOTP, or OCRA for dynamic linking)"),
         ("help", "help [COMMAND]", "show the commands, or one command's help"),
@@ -68,7 +71,9 @@ final class REPL: @unchecked Sendable {
             let reports = runtime.reload(only: arguments.first)
             if reports.isEmpty { console.say("nothing changed") }
             for report in reports { console.say(report.description) }
-        case "journal": journal()
+        case "accounts": accounts(arguments)
+        case "statement": statement(arguments)
+        case "journal": journal(arguments)
         case "verify": verify()
         case "keys": keys(arguments)
         case "help", "?": console.say(help(arguments.first))
@@ -107,12 +112,6 @@ final class REPL: @unchecked Sendable {
         case .done(let receipt): console.say(receipt)
         case .cancelled: console.say(Terminal.dim("cancelled: nothing was signed or posted"))
         case .failed(let why): console.error(why)
-        }
-    }
-
-    private func journal() {
-        do { console.say(JournalText.render(try runtime.ledger().journal.entries())) } catch {
-            console.error(error.description)
         }
     }
 

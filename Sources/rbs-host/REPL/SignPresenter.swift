@@ -8,7 +8,7 @@ import RBSLineEditor
 final class SignPresenter {
     private let draft: DocumentDraft
     private let runtime: Runtime
-    private let console: Console
+    let console: Console
     private let navigation: Navigation
 
     init(draft: DocumentDraft, runtime: Runtime, console: Console, navigation: Navigation) {
@@ -34,6 +34,7 @@ final class SignPresenter {
             console.error(LedgerError.wouldBeRejected(refusal).description)
             return .cancelled
         }
+        if let duplicate = module.duplicate, !confirmDuplicate(duplicate) { return .cancelled }
         console.say(Terminal.bold(navigation.breadcrumb))
         for line in module.review {
             let text = "  \(line.caption): \(line.value)"

@@ -1,0 +1,56 @@
+import Foundation
+import GRDB
+
+/// Which journal entries a person asks for (`journal --operation … --account … --from … --to … --status …`): every
+/// condition given must hold; an empty filter takes every entry.
+public struct JournalFilter: Sendable, Hashable {
+    /// The document's operation id ("pay.pp.quick").
+    public var operation: String?
+    /// An account the entry debits or credits, or that its document names as payer or payee (a rejected entry
+    /// has no posting, but its document still names the accounts).
+    public var account: String?
+    /// Recorded at or after (inclusive).
+    public var start: Date?
+    /// Recorded before (exclusive).
+    public var end: Date?
+    public var status: JournalEntry.Kind?
+    /// Signed with this key (a customer's entries, for `serve`).
+    public var keyId: String?
+
+    public init(operation: String? = nil, account: String? = nil, start: Date? = nil, end: Date? = nil,
+                status: JournalEntry.Kind? = nil, keyId: String? = nil) {
+        self.operation = operation
+        self.account = account
+        self.start = start
+        self.end = end
+        self.status = status
+        self.keyId = keyId
+    }
+
+    /// Whether `entry` (with its decoded document, `nil` when it does not parse) passes.
+    public func matches(_ entry: JournalEntry, document: Document?) -> Bool {
+        if let status, entry.kind != status { return false }
+        if let keyId, entry.keyId != keyId { return false }
+        if let start, entry.recordedAtMilliseconds < Timestamp.milliseconds(start) { return false }
+        if let end, entry.recordedAtMilliseconds >= Timestamp.milliseconds(end) { return false }
+        if let operation, document?.operation != operation { return false }
+        if let account {
+            let named = [entry.debit, entry.credit, document?["from"], document?["account"]]
+            if !named.contains(account) { return false }
+        }
+        return true
+    }
+}
+
+extension Journal {
+    /// The entries `filter` takes, in sequence order.
+    public func entries(matching filter: JournalFilter) throws(LedgerError) -> [JournalEntry] {
+        try entries().filter { filter.matches($0, document: try? CanonicalEncoding.decode($0.document)) }
+    }
+
+    /// Entry `sequence`, or `nil` when the journal has no such entry.
+    public func entry(_ sequence: Int64) throws(LedgerError) -> JournalEntry? {
+        let row = try database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM journal WHERE seq = ?", arguments: [sequence]) }
+        return try row.map { row throws(LedgerError) in try JournalEntry(row: row) }
+    }
+}

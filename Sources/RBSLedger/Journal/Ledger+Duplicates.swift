@@ -1,0 +1,32 @@
+import Foundation
+import GRDB
+import RBSMoney
+
+extension Ledger {
+    /// How far back a posted payment counts as a possible duplicate of a new one.
+    public static let duplicateWindow: TimeInterval = 24 * 60 * 60
+
+    /// The latest posted entry of the last 24 hours (by the ledger's clock) whose document pays the same payee
+    /// (name), the same account, the same amount in the same currency and with the same purpose as `document`, or
+    /// `nil`. The host asks before signing such a document a second time (the REPL asks yes/no; `run` needs
+    /// `--confirm-duplicate`). With `keyId`, only entries signed with that key count (a customer's own).
+    public func recentDuplicate(of document: Document, keyId: String? = nil) throws(LedgerError) -> JournalEntry? {
+        guard let account = document["account"], let amountText = document["amount"], let amount = DecimalText.parse(amountText)
+        else { return nil }
+        let since = Timestamp.milliseconds(clock().addingTimeInterval(-Self.duplicateWindow))
+        let rows = try database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM journal WHERE kind = 'posted' AND credit = ? AND recorded_ms >= ? ORDER BY seq DESC
+                """, arguments: [account, since])
+        }
+        for row in rows {
+            let entry = try JournalEntry(row: row)
+            if let keyId, entry.keyId != keyId { continue }
+            guard let earlier = try? CanonicalEncoding.decode(entry.document) else { continue }
+            let same = earlier["name"] == document["name"] && earlier["purpose"] == document["purpose"]
+                && earlier["currency"] == document["currency"] && earlier["amount"].flatMap(DecimalText.parse) == amount
+            if same { return entry }
+        }
+        return nil
+    }
+}

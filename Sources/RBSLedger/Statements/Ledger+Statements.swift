@@ -1,0 +1,111 @@
+import Foundation
+import GRDB
+import RBSMoney
+
+extension Ledger {
+    /// The accounts a holder sees in `accounts`, in list order: every account of the core (the list the host's
+    /// account pickers number), or with `customer` only that customer's (as `serve` shows them).
+    public func accountOverview(customer: Customer? = nil) throws(StatementError) -> [AccountOverview] {
+        let (rows, closed) = try read { db in
+            let rows = if let customer {
+                try Row.fetchAll(db, sql: """
+                    SELECT a.* FROM accounts a JOIN customer_accounts c ON c.number = a.number
+                    WHERE c.customer_id = ? ORDER BY a.position
+                    """, arguments: [customer.id])
+            } else {
+                try Row.fetchAll(db, sql: "SELECT * FROM accounts ORDER BY position")
+            }
+            let closed = try Set(String.fetchAll(db, sql: """
+                SELECT number FROM customer_accounts WHERE customer_id NOT IN (SELECT id FROM customers)
+                """))
+            return (rows, closed)
+        }
+        var overview: [AccountOverview] = []
+        for (index, row) in rows.enumerated() {
+            let account: Account
+            do { account = try EmbeddedBank.account(from: row, path: database.path) } catch { throw .storage(error) }
+            overview.append(AccountOverview(position: index + 1, account: account, closed: closed.contains(account.number)))
+        }
+        return overview
+    }
+
+    /// The statement of `account` for `period`: the balance at its start (the opening balance plus every earlier
+    /// posting), each posting in it with its counterparty and purpose from the signed document, and the balance
+    /// at its end. A statement that runs to now must end at the stored balance, or it is refused as
+    /// ``StatementError/doesNotReconcile(account:balance:postings:currency:)``.
+    /// - Parameter customer: when given, the account must be theirs (`serve`).
+    public func statement(account number: String, period: StatementPeriod = .all,
+                          customer: Customer? = nil) throws(StatementError) -> AccountStatement {
+        if let start = period.start, let end = period.end, end <= start {
+            throw .emptyPeriod(start: Timestamp.format(milliseconds: Timestamp.milliseconds(start)),
+                               end: Timestamp.format(milliseconds: Timestamp.milliseconds(end)))
+        }
+        let (accountRow, owned, postings, holders) = try read { db in
+            let accountRow = try Row.fetchOne(db, sql: "SELECT * FROM accounts WHERE number = ?", arguments: [number])
+            let owned = try customer.map { customer in
+                try Bool.fetchOne(db, sql: "SELECT 1 FROM customer_accounts WHERE number = ? AND customer_id = ?",
+                                  arguments: [number, customer.id]) ?? false
+            } ?? true
+            let postings = try Row.fetchAll(db, sql: """
+                SELECT p.journal_seq, p.document_id, p.debit, p.credit, p.amount, p.currency, p.time_ms, j.document
+                FROM postings p JOIN journal j ON j.seq = p.journal_seq
+                WHERE p.debit = ? OR p.credit = ? ORDER BY p.journal_seq
+                """, arguments: [number, number])
+            var holders: [String: String] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT number, owner FROM accounts") { holders[row["number"]] = row["owner"] }
+            return (accountRow, owned, postings, holders)
+        }
+        guard let accountRow else { throw .unknownAccount(number) }
+        guard owned else { throw .notYours(account: number, customer: customer?.name ?? "") }
+        let account: Account
+        do { account = try EmbeddedBank.account(from: accountRow, path: database.path) } catch { throw .storage(error) }
+        let openingText: String? = accountRow["opening"]
+        guard let accountOpening = openingText.flatMap(DecimalText.parse) else {
+            throw .storage(.corruptDatabase(path: database.path, detail: "account \(number) has no opening balance"))
+        }
+        var opening = accountOpening
+        var running = accountOpening
+        var lines: [StatementLine] = []
+        var moved: Decimal = 0  // the sum of the lines so far
+        for row in postings {
+            let sequence: Int64 = row["journal_seq"]
+            let amountText: String = row["amount"]
+            guard let amount = DecimalText.parse(amountText) else {
+                throw .storage(.unreadableEntry(sequence: sequence, detail: "its posting's amount \"\(amountText)\" is not a decimal"))
+            }
+            let debit: String = row["debit"], credit: String = row["credit"]
+            let direction: StatementLine.Direction = debit == number ? .debit : .credit
+            let signed = direction == .debit ? -amount : amount
+            let time: Int64 = row["time_ms"]
+            running += signed
+            if period.precedes(milliseconds: time) {
+                opening += signed
+                continue
+            }
+            guard period.contains(milliseconds: time) else { continue }
+            let bytes: Data = row["document"]
+            let document: Document
+            do { document = try CanonicalEncoding.decode(bytes) } catch {
+                throw .storage(.unreadableEntry(sequence: sequence, detail: "its document does not parse: \(error.description)"))
+            }
+            moved += signed
+            let counterparty = direction == .debit ? credit : debit
+            let name = direction == .debit ? (document["name"] ?? holders[credit] ?? "") : (holders[debit] ?? "")
+            lines.append(StatementLine(
+                sequence: sequence, postedAtMilliseconds: time, documentId: row["document_id"], operation: document.operation,
+                direction: direction, counterpartyAccount: counterparty, counterpartyName: name,
+                purpose: document["purpose"] ?? "", amount: signed, balanceAfter: opening + moved))
+        }
+        let closing = opening + moved
+        if period.end == nil, running != account.balance {
+            let scale = Currency(code: account.currency)?.minorUnits ?? 2
+            throw .doesNotReconcile(account: number, balance: DecimalText.format(account.balance, scale: scale) ?? "\(account.balance)",
+                                    postings: DecimalText.format(running, scale: scale) ?? "\(running)", currency: account.currency)
+        }
+        return AccountStatement(account: account, period: period, opening: opening, closing: closing, lines: lines)
+    }
+
+    private func read<T>(_ body: (Database) throws -> T) throws(StatementError) -> T {
+        do { return try database.read(body) } catch { throw .storage(error) }
+    }
+}

@@ -1,0 +1,22 @@
+import ArgumentParser
+import Foundation
+import RBSCore
+import RBSLedger
+
+/// `rbs-host accounts`: the accounts with their balances and states, numbered as the account pickers number them.
+struct AccountsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "accounts", abstract: "List the accounts: number, title, currency, balance, blocked or closed.")
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Print [{position, number, title, currency, balance, blocked, closed}].") var json = false
+
+    func run() throws {
+        do {
+            let overview = try Ledger(dataDirectory: global.paths.data).accountOverview()
+            if json { JSONOutput.print(StatementText.json(overview)) } else { print(StatementText.render(overview)) }
+        } catch {
+            Terminal.error(String(describing: error))
+            throw ExitCode.failure
+        }
+    }
+}

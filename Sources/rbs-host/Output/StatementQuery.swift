@@ -1,0 +1,68 @@
+import Foundation
+import RBSLedger
+
+/// What `accounts` and `statement` were asked, as a person typed it (an account's list number or its number; days
+/// `ДД.ММ.ГГГГ` or `YYYY-MM-DD` in the host's time zone), turned into the core's typed questions.
+enum StatementQuery {
+    /// Why a statement's arguments cannot be used.
+    enum Problem: Error, CustomStringConvertible {
+        case notADay(option: String, text: String)
+        case noAccount(String, count: Int)
+        case toBeforeFrom(from: String, to: String)
+
+        var description: String {
+            switch self {
+            case .notADay(let option, let text):
+                "\(option) '\(text)' is not a day: write ДД.ММ.ГГГГ (31.03.2026) or YYYY-MM-DD (2026-03-31)"
+            case .noAccount(let text, let count):
+                "'\(text)' is neither an account number nor a list number 1–\(count) (see `accounts`)"
+            case .toBeforeFrom(let from, let to):
+                "--to \(to) is before --from \(from): the period has no days"
+            }
+        }
+    }
+
+    /// The period from the first moment of day `from` to the end of day `to` (both inclusive, either open).
+    static func period(from: String?, to: String?, timeZone: TimeZone = .current) throws(Problem) -> StatementPeriod {
+        var period = StatementPeriod()
+        if let from { period.start = try startOfDay(from, option: "--from", timeZone: timeZone, daysLater: 0) }
+        if let to { period.end = try startOfDay(to, option: "--to", timeZone: timeZone, daysLater: 1) }
+        if let from, let to, let start = period.start, let end = period.end, end <= start {
+            throw .toBeforeFrom(from: from.trimmingCharacters(in: .whitespaces), to: to.trimmingCharacters(in: .whitespaces))
+        }
+        return period
+    }
+
+    /// The account `text` names: its number, or its place in the account list (`accounts`, the pickers' numbers).
+    static func account(_ text: String, in ledger: Ledger) throws -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let overview = try ledger.accountOverview()
+        if let match = overview.first(where: { $0.account.number == trimmed }) { return match.account.number }
+        if let position = Int(trimmed), let match = overview.first(where: { $0.position == position }) { return match.account.number }
+        // A 20-digit number the core does not hold is the core's to refuse (it says so by number).
+        if trimmed.count == 20, trimmed.allSatisfy(\.isNumber) { return trimmed }
+        throw Problem.noAccount(trimmed, count: overview.count)
+    }
+
+    /// Midnight at the start of the day `text` names (plus `daysLater` days) in `timeZone`; a day that does not
+    /// exist (31.02.2026) is refused, never moved to another.
+    static func startOfDay(_ text: String, option: String, timeZone: TimeZone, daysLater: Int) throws(Problem) -> Date {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let digits = { (part: Substring, count: Int) in part.count == count && part.allSatisfy { $0.isASCII && $0.isNumber } }
+        var parts: (year: Int, month: Int, day: Int)?
+        let dotted = trimmed.split(separator: ".", omittingEmptySubsequences: false)
+        let dashed = trimmed.split(separator: "-", omittingEmptySubsequences: false)
+        if dotted.count == 3, digits(dotted[0], 2), digits(dotted[1], 2), digits(dotted[2], 4) {
+            parts = (Int(dotted[2])!, Int(dotted[1])!, Int(dotted[0])!)
+        } else if dashed.count == 3, digits(dashed[0], 4), digits(dashed[1], 2), digits(dashed[2], 2) {
+            parts = (Int(dashed[0])!, Int(dashed[1])!, Int(dashed[2])!)
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        guard let parts, let day = calendar.date(from: DateComponents(year: parts.year, month: parts.month, day: parts.day)),
+              calendar.dateComponents([.year, .month, .day], from: day) == DateComponents(year: parts.year, month: parts.month, day: parts.day),
+              let result = calendar.date(byAdding: .day, value: daysLater, to: day)
+        else { throw .notADay(option: option, text: trimmed) }
+        return result
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+import RBSCore
+import RBSLedger
+
+extension SignPresenter {
+    /// Asks whether to sign a payment that repeats `entry`: yes goes on to the review; no, cancel, an empty line or
+    /// Ctrl-C/Ctrl-D go back to the form with nothing signed. Anything else asks again.
+    func confirmDuplicate(_ entry: JournalEntry) -> Bool {
+        console.say(Terminal.yellow("Warning: " + SignModule.duplicateNotice(entry) + "."))
+        while true {
+            console.completions = { _, word in ["yes", "no"].filter { $0.hasPrefix(word) } }
+            let input = console.read("Sign it again? (yes/no)> ", remember: false)
+            console.completions = { _, _ in [] }
+            guard case .line(let raw) = input else { return false }
+            switch raw.trimmingCharacters(in: .whitespaces).lowercased() {
+            case "yes", "y", "да", "д": return true
+            case "no", "n", "нет", "н", "cancel", "": return false
+            default: console.error("answer yes or no")
+            }
+        }
+    }
+}
