@@ -8,10 +8,10 @@ struct DuplicatePaymentTests {
     func run() throws {
         let sandbox = try HostSandbox()
         try sandbox.initKeys()
-        #expect(try sandbox.run("pay.pp.quick", RunTests.quick).report.status == "posted")
+        #expect(try sandbox.run("pay.pp.quick", RunTests.quick, confirmDuplicate: false).report.status == "posted")
         sandbox.step()
         let code = try sandbox.code()
-        let (again, process) = try sandbox.run("pay.pp.quick", RunTests.quick, code: code)
+        let (again, process) = try sandbox.run("pay.pp.quick", RunTests.quick, code: code, confirmDuplicate: false)
         #expect(again.status == "invalid" && again.journal == nil)
         #expect(again.errors.map(\.message) == [
             "this payment repeats journal entry 1, posted 28.05.2026 20:27:10 UTC: the same payee, account, amount and purpose "
@@ -20,16 +20,16 @@ struct DuplicatePaymentTests {
         #expect(process.status == 1)
         #expect(try sandbox.journal().count == 1)
         // The code was not looked at: the same code posts once confirmed.
-        let confirmed = try sandbox.host(sandbox.runArguments("pay.pp.quick", RunTests.quick, code: code) + ["--confirm-duplicate"])
+        let confirmed = try sandbox.host(sandbox.runArguments("pay.pp.quick", RunTests.quick, code: code, confirmDuplicate: true))
         #expect(confirmed.status == 0, "\(confirmed)")
         #expect(try decode(RunJSON.self, confirmed.stdout).journal == 2)
         // Another amount is another payment.
         var other = RunTests.quick
         other[other.count - 1] = "amount=1 500,51"
-        #expect(try sandbox.run("pay.pp.quick", other).report.status == "posted")
+        #expect(try sandbox.run("pay.pp.quick", other, confirmDuplicate: false).report.status == "posted")
         // After 24 hours the same payment is no longer a repeat.
         sandbox.clock += 24 * 60 * 60 + 60
-        #expect(try sandbox.run("pay.pp.quick", RunTests.quick).report.status == "posted")
+        #expect(try sandbox.run("pay.pp.quick", RunTests.quick, confirmDuplicate: false).report.status == "posted")
         #expect(try sandbox.host(["verify"]).stdout == "ok 4 entries\n")
     }
 

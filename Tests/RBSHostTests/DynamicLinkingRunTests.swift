@@ -36,7 +36,8 @@ struct DynamicLinkingRunTests {
 
     private func challenge(_ sandbox: HostSandbox, _ assignments: [String] = payment,
                            sourceLocation: SourceLocation = #_sourceLocation) throws -> ChallengeJSON {
-        let result = try sandbox.host(["run", "pay.pp.quick"] + assignments.flatMap { ["--set", $0] } + ["--challenge", "--json"],
+        // The same payment is challenged again after it was posted: these tests are about the challenge, not duplicates.
+        let result = try sandbox.host(["run", "pay.pp.quick"] + assignments.flatMap { ["--set", $0] } + ["--challenge", "--confirm-duplicate", "--json"],
                                       sourceLocation: sourceLocation)
         try #require(result.status == 0, "run --challenge: \(result)", sourceLocation: sourceLocation)
         return try decode(ChallengeJSON.self, result.stdout, sourceLocation: sourceLocation)
@@ -50,7 +51,7 @@ struct DynamicLinkingRunTests {
 
     private func post(_ sandbox: HostSandbox, _ assignments: [String] = payment, response: String, document: String? = nil,
                       sourceLocation: SourceLocation = #_sourceLocation) throws -> (report: RunJSON, process: ProcessResult) {
-        let arguments = ["run", "pay.pp.quick"] + assignments.flatMap { ["--set", $0] } + ["--response", response]
+        let arguments = ["run", "pay.pp.quick"] + assignments.flatMap { ["--set", $0] } + ["--response", response, "--confirm-duplicate"]
             + (document.map { ["--document", $0] } ?? []) + ["--json"]
         let result = try sandbox.host(arguments, sourceLocation: sourceLocation)
         let report = try decode(RunJSON.self, result.stdout, sourceLocation: sourceLocation)

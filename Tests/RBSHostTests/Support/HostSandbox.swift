@@ -99,16 +99,19 @@ final class HostSandbox {
     /// Moves RBS_CLOCK one 30-second step on, so the next code is fresh.
     func step() { clock += 30 }
 
-    /// The arguments of `run OP --set … --code CODE --json`.
-    func runArguments(_ operation: String, _ assignments: [String], code: String) -> [String] {
+    /// The arguments of `run OP --set … --code CODE --json`; with `confirmDuplicate` (the default: most tests post the
+    /// same payment again on purpose) also `--confirm-duplicate`.
+    func runArguments(_ operation: String, _ assignments: [String], code: String, confirmDuplicate: Bool = true) -> [String] {
         ["run", operation] + assignments.flatMap { ["--set", $0] } + ["--code", code, "--json"]
+            + (confirmDuplicate ? ["--confirm-duplicate"] : [])
     }
 
     /// `run` with `code` (or a fresh code one step later), decoded.
-    func run(_ operation: String, _ assignments: [String], code: String? = nil,
+    func run(_ operation: String, _ assignments: [String], code: String? = nil, confirmDuplicate: Bool = true,
              sourceLocation: SourceLocation = #_sourceLocation) throws -> (report: RunJSON, process: ProcessResult) {
         let code = try code ?? { step(); return try self.code(sourceLocation: sourceLocation) }()
-        let result = try host(runArguments(operation, assignments, code: code), sourceLocation: sourceLocation)
+        let result = try host(runArguments(operation, assignments, code: code, confirmDuplicate: confirmDuplicate),
+                              sourceLocation: sourceLocation)
         let report = try decode(RunJSON.self, result.stdout, sourceLocation: sourceLocation)
         #expect(result.status == (report.status == "posted" ? 0 : 1), "run: \(result)", sourceLocation: sourceLocation)
         return (report, result)
