@@ -110,7 +110,8 @@ public struct EntryReport: Sendable, Hashable {
 
     static func signatureRows(_ entry: JournalEntry) -> [Row] {
         var rows = [Row(label: "Document hash (SHA-256)", value: entry.documentId),
-                    Row(label: "Signature (Ed25519)", value: entry.signature.map { String(format: "%02x", $0) }.joined()),
+                    Row(label: entry.authorization?.method == .passkey ? "Signature (passkey, WebAuthn)" : "Signature (Ed25519)",
+                        value: entry.signature.map { String(format: "%02x", $0) }.joined()),
                     Row(label: "Key id", value: entry.keyId)]
         if let authorization = entry.authorization {
             switch authorization.method {
@@ -120,6 +121,8 @@ public struct EntryReport: Sendable, Hashable {
                 rows.append(Row(label: "Authorised with", value: "OCRA \(authorization.suite) (bound to the document)"))
                 if let challenge = authorization.challenge { rows.append(Row(label: "Challenge", value: OCRASuite.grouped(challenge))) }
                 if let response = authorization.response { rows.append(Row(label: "Response", value: response)) }
+            case .passkey:
+                rows.append(Row(label: "Authorised with", value: "passkey \(authorization.suite) (bound to the document)"))
             }
         } else {
             rows.append(Row(label: "Authorised with", value: "not recorded (an entry from before methods were recorded)"))
