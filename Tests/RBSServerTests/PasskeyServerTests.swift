@@ -96,6 +96,40 @@ struct PasskeyServerTests {
         }
     }
 
+    @Test("Five failed assertions in a row lock signing: the sixth, even a good one, is refused with 429")
+    func fiveFailures() async throws {
+        let bank = try TestBank()
+        try await bank.test { api in
+            let token = try await api.login(bank.alice)
+            let origin = try #require(bank.server.bank.relyingParty?.origin)
+            var device = SoftwarePasskey()
+            #expect(try await Self.register(device, api, token, origin: origin).status == 201)
+            let run = try #require(try await api.open("pay.pp.quick", token)["id"] as? String)
+            try await api.fill(run, try bank.quickPayment(from: bank.alice, amount: "10"), token)
+            let review = try await api.call(.post, "/api/v1/runs/\(run)/submit", token: token)
+            let passkeyRequest = try #require(review.object["passkey"] as? [String: Any])
+            let challenge = try #require(passkeyRequest["challenge"] as? String)
+            var details: Set<String> = []
+            for left in (0..<5).reversed() {
+                // Each for another element: origin, relying party, user verification, type, challenge.
+                let bad = [device.assertion(challenge: challenge, origin: "http://localhost:1"),
+                           device.assertion(challenge: challenge, origin: origin, rpId: "example.org"),
+                           device.assertion(challenge: challenge, origin: origin, flags: 0x01),
+                           device.assertion(challenge: challenge, origin: origin, type: "webauthn.create"),
+                           device.assertion(challenge: "AAAA", origin: origin)][4 - left]
+                let refused = try await api.call(.post, "/api/v1/runs/\(run)/sign", token: token, json: Self.body(bad))
+                #expect(refused.status == 422 && refused.object["attemptsLeft"] as? Int == left)
+                if let detail = (refused.object["detail"] as? String)?.split(separator: ";").first { details.insert(String(detail)) }
+            }
+            #expect(details.count == 1, "the five failures are told apart: \(details)")
+            let good = device.assertion(challenge: challenge, origin: origin)
+            let blocked = try await api.call(.post, "/api/v1/runs/\(run)/sign", token: token, json: Self.body(good))
+            #expect(blocked.status == 429)
+            #expect(blocked.headers[.retryAfter] != nil)
+            #expect(try bank.ledger.customers.journal(of: bank.alice.customer).isEmpty)
+        }
+    }
+
     @Test("A registration is refused when no challenge waits, for another origin, or with fields that are not base64url")
     func registrationRefusals() async throws {
         let bank = try TestBank()
