@@ -69,7 +69,9 @@ let package = Package(
             "RBSCore", "RBSLineEditor", "RBSServer", "RBSMoney",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "rbs-bench", dependencies: ["RBSCore", "RBSExpressions", "RBSLedger", "RBSMoney"]),
+        // rbs-bench's baselines in C (-O2), out of the Swift optimiser's sight: a direct call, a bare ffi_call, a sink.
+        .target(name: "CBenchFloor", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("ffi")]),
+        .executableTarget(name: "rbs-bench", dependencies: ["CBenchFloor", "RBSCore", "RBSExpressions", "RBSLedger", "RBSMoney"]),
         .testTarget(name: "RBSMoneyTests", dependencies: ["RBSMoney"]),
         .testTarget(name: "RBSExpressionsTests", dependencies: ["RBSExpressions", "RBSMoney"]),
         .testTarget(name: "RBSLedgerTests", dependencies: ["RBSLedger", "RBSMoney"]),

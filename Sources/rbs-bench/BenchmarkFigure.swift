@@ -8,8 +8,19 @@ struct BenchmarkFigure: Sendable {
     /// The baseline measured in the same run ("full re-evaluation"), with its value in the same unit.
     var baselineName: String
     var baselineValue: Double
-    /// The target in words ("≤ 20 µs and ≥ 50× faster than full").
-    var target: String
-    /// Whether this run met the target.
-    var met: Bool
+    /// The target in words ("≤ 20 µs and ≥ 50× faster than full"); nil for a figure reported without one.
+    var target: String?
+    /// Whether this run met the target; nil when there is no target.
+    var met: Bool?
+    /// What bounds the figure (from a profile), filled in by the section that measured it; "" when not known.
+    var bound: String = ""
+
+    /// The "met" cell: yes, **no**, or that there is no target.
+    var metText: String {
+        switch met {
+        case .some(true): "yes"
+        case .some(false): "**no**"
+        case .none: "no target"
+        }
+    }
 }

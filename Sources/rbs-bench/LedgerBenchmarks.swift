@@ -1,3 +1,4 @@
+import CBenchFloor
 import Crypto
 import Foundation
 import RBSLedger
@@ -44,7 +45,8 @@ func ledgerBenchmarks(directory: URL) -> [BenchmarkFigure] {
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
 
-    // Bare signing and group commit, measured in turns (5 rounds each; the medians are reported) after a warm-up
+    // Bare signing spread over every core (Parallel.map: concurrentPerform, the ledger's own parallel primitive) and
+    // group commit, measured in turns (5 rounds each; the medians are reported) after a warm-up
     // batch, so both see the same machine: on 2 shared vCPUs either alone swings by ±30% from run to run.
     // 15,000 documents in all: enough that the WAL checkpoints (every ~32 MB) fall inside the measured rounds.
     // Group commit: batches of 100 documents, one code and one transaction each.
@@ -54,7 +56,11 @@ func ledgerBenchmarks(directory: URL) -> [BenchmarkFigure] {
     var signRates: [Double] = [], groupRates: [Double] = []
     for _ in 0..<5 {
         let sample = documents(1_000).map(\.canonicalBytes)
-        let signTime = seconds { for bytes in sample { _ = try? key.signature(for: bytes) } }
+        var signed = 0
+        let signTime = seconds {
+            signed = Parallel.map(sample) { bytes in (try? key.signature(for: bytes))?.count ?? 0 }.reduce(0, +)
+        }
+        rbs_bench_sink(Int64(signed))
         signRates.append(Double(sample.count) / signTime)
         let batches = (0..<30).map { _ in documents(100) }
         let groupTime = seconds {
@@ -77,16 +83,40 @@ func ledgerBenchmarks(directory: URL) -> [BenchmarkFigure] {
     }
     let singleRate = Double(singles.count) / singleTime
     try? ledger.close()
+    let fsyncRate = bareFsyncRate(in: dataDirectory, count: singles.count)
     if groupFailures + singleFailures > 0 { print("ledger benchmark: \(groupFailures + singleFailures) batches/operations failed") }
 
     return [
         BenchmarkFigure(
-            name: "sign + journal + post, group commit (batches of 100; median of 5 rounds)", value: groupRate, unit: "ops/s",
-            baselineName: "bare Ed25519 signing", baselineValue: signRate,
-            target: "≥ 0.5× the bare signing rate", met: groupFailures == 0 && groupRate >= 0.5 * signRate),
+            name: "sign + journal + post, group commit (batches of 100, synchronous = FULL per batch; median of 5 rounds)",
+            value: groupFailures == 0 ? groupRate : .nan, unit: "ops/s",
+            baselineName: "bare Ed25519 signing over all \(Parallel.cores) cores (Parallel.map)", baselineValue: signRate,
+            target: "≥ 0.8× the bare parallel signing rate", met: groupFailures == 0 && groupRate >= 0.8 * signRate,
+            bound: "callgrind: a signature ≈ 650k instructions (swift-crypto re-derives the key pair from the seed each time: "
+                + "half of it); the writer thread's journal + posting ≈ 130k a document (entry SHA-256, SQLite inserts) "
+                + "on top, and nothing is signed during each batch's fsync"),
         BenchmarkFigure(
-            name: "sign + journal + post, one transaction each (synchronous = FULL)", value: singleRate, unit: "ops/s",
-            baselineName: "bare Ed25519 signing", baselineValue: signRate,
-            target: "reported for comparison (bounded by fsync latency)", met: singleFailures == 0),
+            name: "sign + journal + post, one transaction each (synchronous = FULL)",
+            value: singleFailures == 0 ? singleRate : .nan, unit: "ops/s",
+            baselineName: "bare 4 KiB write + fdatasync in the same folder", baselineValue: fsyncRate,
+            target: nil, met: nil, bound: "one code check and one durable commit (WAL fsync) per document"),
     ]
+}
+
+/// Durable appends per second in `directory`: a 4 KiB write and an `fdatasync` each, as one WAL commit needs at least.
+private func bareFsyncRate(in directory: URL, count: Int) -> Double {
+    let path = directory.appendingPathComponent("fsync-floor").path
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    guard descriptor >= 0 else { return .nan }
+    defer {
+        close(descriptor)
+        unlink(path)
+    }
+    let page = [UInt8](repeating: 0x5a, count: 4096)
+    let start = DispatchTime.now().uptimeNanoseconds
+    for index in 0..<count {
+        let written = page.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, 4096, off_t(index * 4096)) }
+        guard written == 4096, fdatasync(descriptor) == 0 else { return .nan }
+    }
+    return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
 }

@@ -14,13 +14,15 @@ struct RegistryBenchmarks {
 
     static let pluginCount = 500
 
+    /// The example plugins (Plugins/ of the repository), for the idle and open/close memory figures.
+    let examples: URL
+
     func run() throws -> [BenchmarkFigure] {
         let plugins = work.appendingPathComponent("plugins")
         try PluginGenerator(include: include, work: work).generate(count: Self.pluginCount, into: plugins)
         let loop = try compileLoop()
         let files = try PluginRegistry.pluginFiles(in: plugins.path)
 
-        let plainLoop = median(of: 15) { try time(loop.path, files) }
         let data = work.appendingPathComponent("data")
         let listArguments = ["list", "--json", "--dev", "--plugins", plugins.path, "--data", data.path]
         let cold = median(of: 3) {
@@ -28,19 +30,62 @@ struct RegistryBenchmarks {
             return try time(host.path, listArguments)
         }
         _ = try time(host.path, listArguments)  // leaves a warm cache
-        let warm = median(of: 15) { try time(host.path, listArguments) }
+        // In turns, so the host, the loop and the bare start of the same binary see the same machine.
+        var warmSamples: [Double] = [], loopSamples: [Double] = [], versionSamples: [Double] = []
+        for _ in 0..<15 {
+            if let sample = try? time(host.path, listArguments) { warmSamples.append(sample) }
+            if let sample = try? time(loop.path, files) { loopSamples.append(sample) }
+            if let sample = try? time(host.path, ["--version"]) { versionSamples.append(sample) }
+        }
+        let warm = Self.median(warmSamples), plainLoop = Self.median(loopSamples), bareStart = Self.median(versionSamples)
+        let (parallelScan, serialScan) = try scanFigures(files: files)
 
         var figures = [
-            BenchmarkFigure(name: "start to operations listed, 500 plugins, warm cache (rbs-host list)", value: warm,
-                            unit: "ms", baselineName: "plain C loop dlopen-ing the 500 files", baselineValue: plainLoop,
-                            target: "≤ 1.0× the plain loop", met: warm <= plainLoop),
-            BenchmarkFigure(name: "start to operations listed, 500 plugins, cold cache (scanned in a child)", value: cold,
-                            unit: "ms", baselineName: "plain C loop dlopen-ing the 500 files", baselineValue: plainLoop,
-                            target: "reported (no target)", met: true),
+            BenchmarkFigure(name: "start to operations listed, 500 plugins, warm cache (rbs-host list --json, a whole process)",
+                            value: warm, unit: "ms", baselineName: "plain C loop dlopen-ing the 500 files (a whole process)",
+                            baselineValue: plainLoop, target: "≤ 0.5× the plain loop", met: warm <= 0.5 * plainLoop,
+                            bound: "the binary's own start (next row): callgrind of rbs-host --version, 37M instructions: "
+                                + "49% ld.so relocation, 40% Swift protocol-conformance lookups in ArgumentParser's first parse"),
+            BenchmarkFigure(name: "rbs-host --version (the same binary starting and exiting)", value: bareStart, unit: "ms",
+                            baselineName: "plain C loop dlopen-ing the 500 files", baselineValue: plainLoop,
+                            target: nil, met: nil, bound: "dynamic linking and Swift runtime start-up (see above)"),
+            BenchmarkFigure(name: "start to operations listed, 500 plugins, cold cache (rbs-host list, scans in parallel children)",
+                            value: cold, unit: "ms", baselineName: "plain C loop dlopen-ing the 500 files", baselineValue: plainLoop,
+                            target: nil, met: nil, bound: "the scans (next row), then the cache written"),
+            BenchmarkFigure(name: "scan of 500 new plugins, \(ProcessInfo.processInfo.activeProcessorCount) children at once (one per core)",
+                            value: parallelScan, unit: "ms", baselineName: "the same scan in one child", baselineValue: serialScan,
+                            target: nil, met: nil,
+                            bound: "the cores: each child loads, validates and starts every file of its share in turn"),
         ]
         figures.append(try reloadLatency())
-        figures.append(try memory(plugins: plugins, data: data))
+        figures += try memory(plugins: plugins)
         return figures
+    }
+
+    /// Milliseconds to scan `files` (fresh data folders) with one child per core, and with one child.
+    private func scanFigures(files: [String]) throws -> (parallel: Double, serial: Double) {
+        var parallel: [Double] = [], serial: [Double] = []
+        for round in 0..<3 {
+            for children in [ProcessInfo.processInfo.activeProcessorCount, 1] {
+                let data = work.appendingPathComponent("scan-data-\(round)-\(children)")
+                let scanner = ChildProcessScanner(executable: host, arguments: ["scan", "--dev", "--data", data.path],
+                                                  children: children)
+                let start = ContinuousClock.now
+                let results = scanner.scan(files) { _, _ in }
+                let elapsed = milliseconds(start.duration(to: .now))
+                let listed = results.values.filter { if case .plugin = $0 { true } else { false } }.count
+                guard listed == files.count else {
+                    throw Shell.Failure(description: "a scan with \(children) children listed \(listed) of \(files.count) plugins")
+                }
+                if children == 1 { serial.append(elapsed) } else { parallel.append(elapsed) }
+            }
+        }
+        return (Self.median(parallel), Self.median(serial))
+    }
+
+    static func median(_ samples: [Double]) -> Double {
+        guard !samples.isEmpty else { return .nan }
+        return samples.sorted()[samples.count / 2]
     }
 
     // MARK: - The plain loop
@@ -95,37 +140,89 @@ struct RegistryBenchmarks {
             }
             samples.append(milliseconds(start.duration(to: .now)))
         }
-        samples.sort()
-        let median = samples[samples.count / 2]
-        return BenchmarkFigure(name: "reload latency: rename into the folder → new version listed (median of 20)",
-                               value: median, unit: "ms", baselineName: "inotify debounce", baselineValue: 15,
-                               target: "≤ 50 ms median", met: median <= 50)
+        let median = Self.median(samples)
+        let floor = try inotifyFloor(folder: work.appendingPathComponent("inotify"), file: versions[0].file)
+        return BenchmarkFigure(name: "reload latency: rename into the folder → new version listed (median of 20; 15 ms debounce inside)",
+                               value: median, unit: "ms", baselineName: "bare inotify: rename → IN_MOVED_TO read (median of 20)",
+                               baselineValue: floor, target: "≤ 50 ms median", met: median <= 50,
+                               bound: "the 15 ms debounce (by design), then a rescan of the folder")
+    }
+
+    /// Milliseconds from a rename into a watched folder to its IN_MOVED_TO event read: what the kernel costs.
+    private func inotifyFloor(folder: URL, file: URL) throws -> Double {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let descriptor = inotify_init1(Int32(IN_CLOEXEC))
+        guard descriptor >= 0, inotify_add_watch(descriptor, folder.path, UInt32(IN_MOVED_TO)) >= 0 else {
+            throw Shell.Failure(description: "inotify is not available")
+        }
+        defer { close(descriptor) }
+        var samples: [Double] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        for index in 0..<20 {
+            let staged = folder.appendingPathComponent(".staged-\(index)")
+            try FileManager.default.copyItem(at: file, to: staged)
+            let start = ContinuousClock.now
+            guard rename(staged.path, folder.appendingPathComponent("plugin.so").path) == 0,
+                  read(descriptor, &buffer, buffer.count) > 0 else {
+                throw Shell.Failure(description: "no inotify event for a rename")
+            }
+            samples.append(milliseconds(start.duration(to: .now)))
+        }
+        return Self.median(samples)
     }
 
     // MARK: - Memory
 
-    private func memory(plugins: URL, data: URL) throws -> BenchmarkFigure {
-        let before = Self.residentMegabytes()
-        let scanner = ChildProcessScanner(executable: host, arguments: ["scan", "--dev", "--data", data.path])
-        let runtime = Runtime(paths: HostPaths(plugins: plugins.path, data: data), accounts: StaticAccounts([]),
-                              log: StandardErrorLog(minimum: .error), scanner: scanner)
-        runtime.loadPlugins()
-        let operations = runtime.registry.operations
-        for operation in operations.prefix(50) { _ = runtime.registry.operation(id: operation.id) }
-        let after = Self.residentMegabytes()
-        let loaded = runtime.registry.plugins.count
-        guard operations.count == Self.pluginCount, loaded == 50 else {
-            throw Shell.Failure(description: "expected 500 listed and 50 loaded, got \(operations.count) and \(loaded)")
+    /// The resident memory of an `rbs-host` REPL process itself (read from /proc while it waits for input): idle
+    /// with the example plugins next to idle with no plugins; 500 listed and 50 loaded; and after 10,000 module
+    /// open/close cycles of the examples next to the same process after the first 1,000.
+    private func memory(plugins: URL) throws -> [BenchmarkFigure] {
+        let empty = work.appendingPathComponent("no-plugins")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let bare = try HostSession(host: host, plugins: empty, data: work.appendingPathComponent("memory-empty"))
+        let bareRSS = try bare.residentMegabytes(after: [])
+        bare.quit()
+
+        let examplesSession = try HostSession(host: host, plugins: examples, data: work.appendingPathComponent("memory-examples"))
+        let idle = try examplesSession.residentMegabytes(after: [])
+        let operations = ["transfer.own", "pay.pp.quick", "pay.pp.tax", "card.block"]
+        let cycle = operations.flatMap { ["run \($0)", "cancel"] }
+        var afterThousand = Double.nan, afterAll = Double.nan
+        for thousand in 1...10 {
+            let rss = try examplesSession.residentMegabytes(after: Array(repeating: cycle, count: 1_000 / operations.count).flatMap { $0 })
+            if thousand == 1 { afterThousand = rss }
+            if thousand == 10 { afterAll = rss }
         }
-        return BenchmarkFigure(name: "resident memory, 500 plugins listed and 50 loaded", value: after, unit: "MB",
-                               baselineName: "the same process before the host started", baselineValue: before,
-                               target: "≤ 64 MB", met: after <= 64)
+        let cancelled = try examplesSession.count("cancelled: nothing was signed or posted")
+        examplesSession.quit()
+        guard cancelled == 10_000 else {
+            throw Shell.Failure(description: "10,000 modules opened and cancelled, but the host reported \(cancelled)")
+        }
+
+        let many = try HostSession(host: host, plugins: plugins, data: work.appendingPathComponent("memory-many"))
+        let loaded = try many.residentMegabytes(after: (1...50).flatMap { ["run gen.op.\(String(format: "%06d", $0))", "cancel"] })
+        let opened = try many.count("cancelled: nothing was signed or posted")
+        many.quit()
+        guard opened == 50 else { throw Shell.Failure(description: "50 generated operations run, but \(opened) were cancelled") }
+
+        return [
+            BenchmarkFigure(name: "RSS of an idle rbs-host REPL with the 4 example plugins listed", value: idle, unit: "MB",
+                            baselineName: "the same, with an empty plugin folder", baselineValue: bareRSS,
+                            target: nil, met: nil, bound: "the binary's runtime (Swift, Foundation, ICU data) resident at start"),
+            BenchmarkFigure(name: "RSS of an rbs-host REPL with 500 plugins listed and 50 loaded (a module of each run and cancelled)",
+                            value: loaded, unit: "MB", baselineName: "idle, empty plugin folder", baselineValue: bareRSS,
+                            target: "≤ 64 MB", met: loaded <= 64, bound: "not profiled"),
+            BenchmarkFigure(name: "RSS of that REPL with the examples after 10,000 module open/close cycles (all 4 operations in turn)",
+                            value: afterAll, unit: "MB", baselineName: "the same process after the first 1,000", baselineValue: afterThousand,
+                            target: "no growth (≤ 1 MB more)", met: afterAll <= afterThousand + 1,
+                            bound: "nothing grows per cycle"),
+        ]
     }
 
-    static func residentMegabytes() -> Double {
-        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    static func residentMegabytes(of pid: Int32) -> Double {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
         let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-        return Double(Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
+        return Double(Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1) / 1024
     }
 
     // MARK: - Timing
@@ -153,10 +250,7 @@ struct RegistryBenchmarks {
     }
 
     private func median(of count: Int, _ sample: () throws -> Double) -> Double {
-        var samples = (0..<count).compactMap { _ in try? sample() }
-        guard !samples.isEmpty else { return .nan }
-        samples.sort()
-        return samples[samples.count / 2]
+        Self.median((0..<count).compactMap { _ in try? sample() })
     }
 }
 
@@ -262,5 +356,58 @@ enum Shell {
         guard process.terminationStatus == 0 else {
             throw Failure(description: "\(executable) \(arguments.prefix(3).joined(separator: " ")): exit \(process.terminationStatus): \(String(decoding: text, as: UTF8.self).prefix(400))")
         }
+    }
+}
+
+/// An `rbs-host` REPL process driven through a pipe (the way a script drives it), its answers in a file.
+final class HostSession {
+    private let process = Process()
+    private let input = Pipe()
+    private let outputFile: URL
+    private var marks = 0
+
+    /// Creates the ledger in `data` (`rbs-host init`), then starts the REPL with `plugins` (`--dev`).
+    init(host: URL, plugins: URL, data: URL) throws {
+        try Shell.run(host.path, ["init", "--data", data.path])
+        outputFile = data.appendingPathComponent("repl-output.txt")
+        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        let output = try FileHandle(forWritingTo: outputFile)
+        process.executableURL = host
+        process.arguments = ["--dev", "--plugins", plugins.path, "--data", data.path]
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        try output.close()
+    }
+
+    /// Sends `lines`, waits until the REPL has answered all of them (an unknown command sent last comes back as an
+    /// error line), and reads the process's resident memory.
+    func residentMegabytes(after lines: [String]) throws -> Double {
+        marks += 1
+        let mark = "bench-mark-\(marks)"
+        input.fileHandleForWriting.write(Data((lines + [mark]).map { $0 + "\n" }.joined().utf8))
+        let deadline = ContinuousClock.now + .seconds(300)
+        while try !text().contains("unknown command '\(mark)'") {
+            guard process.isRunning else { throw Shell.Failure(description: "rbs-host ended: \(try text().suffix(400))") }
+            guard ContinuousClock.now < deadline else { throw Shell.Failure(description: "rbs-host did not answer \(mark)") }
+            usleep(20_000)
+        }
+        return RegistryBenchmarks.residentMegabytes(of: process.processIdentifier)
+    }
+
+    /// How many times `line` occurs in the answers so far.
+    func count(_ line: String) throws -> Int {
+        try text().components(separatedBy: line).count - 1
+    }
+
+    func quit() {
+        input.fileHandleForWriting.write(Data("quit\n".utf8))
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    private func text() throws -> String {
+        try String(contentsOf: outputFile, encoding: .utf8)
     }
 }

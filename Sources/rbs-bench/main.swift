@@ -1,13 +1,17 @@
 import Foundation
 
 // rbs-bench: every figure next to its baseline, measured in the same run; the results go to BENCHMARKS.md.
-// Usage: swift run -c release rbs-bench [expressions|ledger|registry|isolation ...] [--output FILE]
+// Usage: swift run -c release rbs-bench [expressions|ledger|registry|isolation ...] [--output FILE] [--quick]
+// --quick: a twentieth of the loop iterations, for a profile under valgrind --tool=callgrind (not for the figures);
+// `ffi` or `seed` instead of a section name: that expression figure alone, for the same purpose.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let outputIndex = arguments.firstIndex(of: "--output")
 let output = outputIndex.flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil } ?? "BENCHMARKS.md"
 let chosen = Set(arguments.filter { !$0.hasPrefix("--") && $0 != output })
 func wanted(_ name: String) -> Bool { chosen.isEmpty || chosen.contains(name) }
+/// What the expression loops' iterations are divided by (`--quick`).
+let quickDivisor = arguments.contains("--quick") ? 20 : 1
 
 let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
@@ -16,7 +20,8 @@ try? FileManager.default.createDirectory(at: work, withIntermediateDirectories: 
 defer { try? FileManager.default.removeItem(at: work) }
 
 var sections: [(title: String, figures: [BenchmarkFigure])] = []
-if wanted("expressions") {
+let startLoad = loadAverage()
+if wanted("expressions") || chosen.contains("ffi") || chosen.contains("seed") {
     print("expressions…")
     sections.append(("Forms and expressions (issue 3)", expressionBenchmarks()))
 }
@@ -31,7 +36,8 @@ if wanted("registry") {
     if FileManager.default.isExecutableFile(atPath: host.path) {
         do {
             let figures = try RegistryBenchmarks(work: work.appendingPathComponent("registry"), host: host,
-                                                 include: repository.appendingPathComponent("SDK/Sources/CRBSPlugin/include")).run()
+                                                 include: repository.appendingPathComponent("SDK/Sources/CRBSPlugin/include"),
+                                                 examples: repository.appendingPathComponent("Plugins")).run()
             sections.append(("Plugin registry (issue 7)", figures))
         } catch {
             FileHandle.standardError.write(Data("registry benchmarks failed: \(error)\n".utf8))
@@ -41,6 +47,16 @@ if wanted("registry") {
     }
 }
 
+if chosen.contains("roundtrips") {
+    // For a profile only: 20,000 value_changed round trips through a worker; writes nothing.
+    let host = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent("rbs-host")
+    let perTrip = try IsolationBenchmarks(work: work.appendingPathComponent("isolation"), host: host, repository: repository)
+        .roundTripsOnly(count: 20_000)
+    print(String(format: "%.2f µs per value_changed round trip through a worker", perTrip))
+    try? FileManager.default.removeItem(at: work)
+    exit(0)
+}
 if wanted("isolation") {
     print("plugin workers…")
     let host = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
@@ -62,18 +78,37 @@ func format(_ value: Double) -> String {
     value.isNaN ? "—" : value >= 100 ? String(format: "%.0f", value) : value >= 1 ? String(format: "%.2f", value) : String(format: "%.3f", value)
 }
 
+/// The load average (1, 5, 15 minutes), as `uptime` shows it.
+func loadAverage() -> String {
+    ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(separator: " ")
+}
+
 var report = """
 # Benchmarks
 
-Measured by `swift run -c release rbs-bench` (or `make bench`) on \(ProcessInfo.processInfo.processorCount) cores, \
-\(ISO8601DateFormatter().string(from: Date())). Each figure stands next to its baseline, measured in the same run.
+Measured by `make bench` (`rbs-bench`, release build) on \(ProcessInfo.processInfo.processorCount) cores, \
+\(ISO8601DateFormatter().string(from: Date())); load average at the start \(startLoad), at the end \(loadAverage()) \
+(1/5/15 min, as `uptime` shows it). Each figure stands next to its baseline, measured in the same run; "ratio" is \
+value ÷ baseline.
+
+How the baselines are kept honest: the C ones (a direct call through a volatile function pointer, a bare libffi \
+`ffi_call` with a cif prepared once, the callee `rbs_bench_add` itself) live in `Sources/CBenchFloor`, compiled with \
+`-O2` in their own target and reached only across the module boundary; every checksum goes to a C sink \
+(`rbs_bench_sink`); the Swift closure baselines are held in an object laundered through a C function \
+(`rbs_bench_opaque`), so the optimiser cannot see which closure it calls. Whole-process figures are spawned and \
+timed from outside. "bounded by" names what a profile shows the figure spends its time on: valgrind's callgrind \
+(instruction counts, repeatable on a loaded machine; valgrind 3.19 needs the binary's DWARF 5 stripped first: \
+`objcopy --strip-debug`; `rbs-bench ffi --quick` or `seed --quick` profiles one figure alone) and `perf stat` with \
+software events (`perf stat -e instructions` is not supported on this virtual machine; `rbs-bench roundtrips` runs \
+only worker round trips, for `perf stat -e context-switches`).
 
 """
 for section in sections {
-    report += "\n## \(section.title)\n\n| measure | value | baseline | target | met |\n|---|---|---|---|---|\n"
+    report += "\n## \(section.title)\n\n| measure | value | baseline (same run) | ratio | target | met | bounded by |\n|---|---|---|---|---|---|---|\n"
     for figure in section.figures {
-        report += "| \(figure.name) | \(format(figure.value)) \(figure.unit) | \(figure.baselineName): \(format(figure.baselineValue)) \(figure.unit) | \(figure.target) | \(figure.met ? "yes" : "**no**") |\n"
-        print("\(figure.met ? "✓" : "✗") \(figure.name): \(format(figure.value)) \(figure.unit) (\(figure.baselineName): \(format(figure.baselineValue)) \(figure.unit)) — \(figure.target)")
+        let ratio = figure.baselineValue > 0 ? String(format: "%.2f×", figure.value / figure.baselineValue) : "—"
+        report += "| \(figure.name) | \(format(figure.value)) \(figure.unit) | \(figure.baselineName): \(format(figure.baselineValue)) \(figure.unit) | \(ratio) | \(figure.target ?? "none") | \(figure.metText) | \(figure.bound) |\n"
+        print("\(figure.met.map { $0 ? "✓" : "✗" } ?? "·") \(figure.name): \(format(figure.value)) \(figure.unit) (\(figure.baselineName): \(format(figure.baselineValue)) \(figure.unit), \(ratio)) — \(figure.target ?? "no target")")
     }
 }
 // The serving figures come from another tool (Benchmarks/serve_load.py, wrk against `rbs-host serve`): keep them.

@@ -3,10 +3,19 @@ import Foundation
 import Testing
 
 /// The scanner of the real host: `rbs-host scan` in a child process.
-private func childScanner(data: URL) throws -> ChildProcessScanner {
+private func childScanner(data: URL, children: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> ChildProcessScanner {
     let binary = Fixtures.root.appendingPathComponent(".build/debug/rbs-host")
     try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the host first: swift build")
-    return ChildProcessScanner(executable: binary, arguments: ["scan", "--dev", "--data", data.path], timeout: .seconds(2))
+    return ChildProcessScanner(executable: binary, arguments: ["scan", "--dev", "--data", data.path], timeout: .seconds(2),
+                               children: children)
+}
+
+/// The progress a scanner reports, as it reports it.
+private final class ProgressLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var reports: [(done: Int, total: Int)] = []
+    func add(_ done: Int, _ total: Int) { lock.withLock { reports.append((done, total)) } }
+    var all: [(done: Int, total: Int)] { lock.withLock { reports } }
 }
 
 /// Counts what a scanner is asked to scan.
@@ -69,6 +78,33 @@ struct PluginRegistryTests {
         #expect(error(second, "hang").contains("the scan hung"), "a failed plugin stays failed until its file changes")
         #expect(second.registry.plugins.isEmpty, "listing opens no plugin")
         #expect(second.registry.operations.map(\.id) == ["versioned.op"])
+    }
+
+    @Test("files split between three scan children give what one child gives; a crash costs only its own file")
+    func parallelScanMatchesOneChild() throws {
+        let folder = Fixtures.temporaryDirectory("parallel-scan")
+        for name in ["crash", "abort"] {
+            try Fixtures.compile(Fixtures.root.appendingPathComponent("Tests/Fixtures/scan/\(name).c"),
+                                 to: folder.appendingPathComponent("\(name).so"))
+        }
+        for index in 1...5 { try compileVersioned("1.0.\(index)", to: folder.appendingPathComponent("good-\(index).so")) }
+        let paths = try PluginRegistry.pluginFiles(in: folder.path)
+        #expect(paths.count == 7)
+        let alone = try childScanner(data: Fixtures.temporaryDirectory("parallel-scan-one"), children: 1).scan(paths) { _, _ in }
+        let progress = ProgressLog()
+        let shared = try childScanner(data: Fixtures.temporaryDirectory("parallel-scan-three"), children: 3)
+            .scan(paths) { progress.add($0, $1) }
+        #expect(shared == alone)
+        #expect(shared.count == 7)
+        #expect(shared[folder.appendingPathComponent("crash.so").path] == .failed(.crashed(signal: 11)))
+        #expect(shared[folder.appendingPathComponent("abort.so").path] == .failed(.crashed(signal: 6)))
+        let versions = paths.compactMap { path -> String? in
+            if case .plugin(let manifest, _) = shared[path] { return manifest.version } else { return nil }
+        }
+        #expect(versions.sorted() == ["1.0.1", "1.0.2", "1.0.3", "1.0.4", "1.0.5"])
+        #expect(progress.all.allSatisfy { $0.total == 7 && $0.done <= 7 })
+        #expect(progress.all.map(\.done) == progress.all.map(\.done).sorted(), "the total never goes back")
+        #expect(progress.all.last?.done == 5, "every plugin that answered was counted")
     }
 
     @Test("the cache is invalidated by a touch and by a replaced file")

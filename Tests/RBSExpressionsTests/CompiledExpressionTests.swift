@@ -33,6 +33,24 @@ struct CompiledExpressionTests {
         #expect(!e.isVolatile)
     }
 
+    @Test func loweredConditionsAgreeWithTheEvaluatorOnNullDecimalAndMissingFields() throws {
+        let sources = ["$type == 1 OR $type == 2", "$type == 1 OR $type == 2 OR $type == 7", "$type != 3", "$type < 3",
+                       "$type >= 2", "$amount == 1 OR $amount == 2", "$type == 1 OR $amount == 2", "NOT ($type == 2)"]
+        let rows: [[ExprValue]] = [
+            [.int(1)], [.int(2)], [.int(3)], [.int(7)], [.null], [],
+            [.null, .null, .decimal(2)], [.int(1), .null, .decimal(Decimal(string: "1.5")!)], [.int(9), .null, .decimal(1)],
+        ]
+        for source in sources {
+            let compiled = try CompiledExpression.compile(source, in: Self.scope)
+            for row in rows {
+                #expect(compiled.test(row) == compiled.evaluate(row).isTrue, "\(source) over \(row)")
+            }
+        }
+        #expect(try holds("$type != 3", [.null]), "a null field is unequal to every number")
+        #expect(try !holds("$type < 3", [.null]), "an ordering with null is false")
+        #expect(try holds("$amount == 1 OR $amount == 2", [.null, .null, .decimal(2)]), "a decimal field compares numerically")
+    }
+
     @Test func literalsAndKeywordsAreCaseInsensitive() throws {
         #expect(try holds("yes", []))
         #expect(try holds("TRUE and not False", []))

@@ -18,4 +18,8 @@ int rbs_landlock_abi(void);
 int rbs_landlock_restrict(const char *const *read_paths, int read_count, const char *const *write_paths,
                           int write_count, char *why, size_t why_size);
 
+/* pipe2(fds, O_CLOEXEC): a pipe whose ends are closed on exec from the moment they exist, so a child another thread
+ * spawns at the same time never inherits them (Swift's Glibc module does not import pipe2). Returns 0 or -1 (errno). */
+int rbs_pipe_cloexec(int fds[2]);
+
 #endif

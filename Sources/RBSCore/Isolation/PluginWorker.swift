@@ -93,6 +93,8 @@ extension PluginWorker {
     /// The serving loop and the plugin's host table inside the worker.
     final class Server {
         let fd: Int32
+        /// The host's frames, one `recv` for each (or for several).
+        private let receiver: WireReceiver
         private var handle: DLHandle?
         private var entry: UnsafePointer<rbs_plugin_entry_t>?
         private var operations: [String: UnsafePointer<rbs_operation_descriptor_t>] = [:]
@@ -113,6 +115,7 @@ extension PluginWorker {
 
         init(fd: Int32) {
             self.fd = fd
+            receiver = WireReceiver(fd: fd)
             Server.current = self
             buildTables()
         }
@@ -159,8 +162,8 @@ extension PluginWorker {
 
         private func serve() -> Int32 {
             while true {
-                switch WireIO.read(fd) {
-                case .end: return 0
+                switch receiver.next() {
+                case .end, .timedOut: return 0
                 case .malformed: return 2
                 case .frame(var request):
                     do {
@@ -279,7 +282,7 @@ extension PluginWorker {
         /// Sends a callback and waits for the host's reply. A host that is gone ends the worker.
         func callback(_ writer: WireWriter) -> WireReader? {
             guard WireIO.write(fd, writer.frame) else { exit(0) }
-            switch WireIO.read(fd) {
+            switch receiver.next() {
             case .frame(let reply) where reply.kind == .reply: return reply
             default: exit(0)
             }

@@ -1,25 +1,30 @@
 import Foundation
 
-/// One worker process as the host sees it: its pid, its end of the socket pair, and a reader thread that turns what
-/// the worker writes into frames (blocking reads never happen on the caller's thread). Requests are made one at a
-/// time (re-entrantly: a callback the host serves may itself call into the worker), each with a deadline.
+/// One worker process as the host sees it: its pid and its end of the socket pair. The thread that makes a request
+/// reads the answer itself (a blocking `recv` under the deadline, through ``WireReceiver``): no reader thread hands
+/// frames over, so a round trip costs the two processes' own wake-ups, as a bare socket ping-pong does (the hand-off
+/// through a reader thread and a condition variable cost two more thread wake-ups a message). Requests are made one
+/// at a time (re-entrantly: a callback the host serves may itself call into the worker), each with a deadline.
 ///
 /// A worker that crashes, exits, hangs past the deadline or breaks the protocol is killed and reaped; `fault` then
-/// says what happened, and every later request fails with it at once.
+/// says what happened, and every later request fails with it at once. A worker that ends while idle is noticed and
+/// reaped by ``isAlive`` or by the next request.
 final class WorkerProcess: @unchecked Sendable {
     let pid: pid_t
     private let fd: Int32
-    private let condition = NSCondition()
-    private var inbox: [WireReader] = []
-    private var ended = false
-    private var brokenProtocol: String?
+    /// Guards the end's bookkeeping below; held while reaping, never while waiting for a frame.
+    private let state = NSLock()
     private var reaped = false
+    private var brokenProtocol: String?
     /// The worker closed its channel but went on running, and was killed for it.
     private var closedChannel = false
     private var status: Int32 = 0
     /// Why this worker is dead, once it is (e.g. "killed by SIGSEGV").
-    private(set) var fault: String?
+    private var recordedFault: String?
+    var fault: String? { state.withLock { recordedFault } }
+    /// One request at a time; the channel and `receiver` are used only under it.
     private let requestLock = NSRecursiveLock()
+    private let receiver: WireReceiver
     /// What to add to a fault's cause (the limits it ran under).
     private let limits: PluginWorker.Limits
 
@@ -31,9 +36,25 @@ final class WorkerProcess: @unchecked Sendable {
         self.pid = pid
         self.fd = fd
         self.limits = limits
+        receiver = WireReceiver(fd: fd)
     }
 
-    deinit { close(fd) }
+    /// Closes the channel; a worker still running then ends (it reads the end of its channel) and is reaped in the
+    /// background, killed if it has not ended within 0.2 s, so no zombie is left behind.
+    deinit {
+        close(fd)
+        guard !reaped else { return }
+        let pid = pid
+        DispatchQueue.global(qos: .utility).async {
+            var status: Int32 = 0
+            for _ in 0..<100 {
+                if waitpid(pid, &status, WNOHANG) != 0 { return }
+                usleep(2_000)
+            }
+            kill(pid, SIGKILL)
+            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        }
+    }
 
     /// Starts `executable` with `arguments`; its end of a fresh socket pair becomes its descriptor 3, standard input
     /// is /dev/null, standard output goes where the host's standard error goes. It runs in its own process group,
@@ -81,42 +102,15 @@ final class WorkerProcess: @unchecked Sendable {
             close(pair[0])
             return .failure(WireError(description: "cannot start \(executable): \(String(cString: strerror(result)))"))
         }
-        let worker = WorkerProcess(pid: pid, fd: pair[0], limits: limits)
-        let thread = Thread { [worker] in worker.readLoop() }
-        thread.name = "rbs-worker-\(pid)"
-        thread.start()
-        return .success(worker)
+        return .success(WorkerProcess(pid: pid, fd: pair[0], limits: limits))
     }
 
-    // MARK: - The reader thread
+    // MARK: - The end
 
-    private func readLoop() {
-        while true {
-            let outcome = WireIO.read(fd)
-            condition.lock()
-            switch outcome {
-            case .frame(let frame):
-                inbox.append(frame)
-                condition.broadcast()
-                condition.unlock()
-                continue
-            case .end:
-                ended = true
-            case .malformed(let what):
-                ended = true
-                brokenProtocol = "broke the protocol (\(what))"
-                kill(pid, SIGKILL)
-            }
-            condition.broadcast()
-            condition.unlock()
-            break
-        }
-        reap()
-    }
-
-    /// Waits for the process to end and records how. After the channel closed, a worker gets a moment to exit by
-    /// itself (so its real status is reported), then is killed.
-    private func reap() {
+    /// Waits for the process to end and records how (under `state`). After the channel closed, a worker gets a
+    /// moment to exit by itself (so its real status is reported), then is killed.
+    private func reapLocked() {
+        guard !reaped else { return }
         var status: Int32 = 0
         var waited: pid_t = 0
         for _ in 0..<100 {
@@ -129,11 +123,8 @@ final class WorkerProcess: @unchecked Sendable {
             kill(pid, SIGKILL)
             while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         }
-        condition.lock()
         self.status = status
         reaped = true
-        condition.broadcast()
-        condition.unlock()
     }
 
     /// How the process ended, in words.
@@ -169,45 +160,51 @@ final class WorkerProcess: @unchecked Sendable {
 
     // MARK: - Requests
 
-    /// Kills the worker (if it still runs), waits until it is reaped, and records `cause` (or how it ended).
+    /// Kills the worker (if it still runs), reaps it, and records `cause` (or, without one, how it ended by itself).
     private func die(_ cause: String?) -> String {
-        condition.lock()
-        defer { condition.unlock() }
-        if let fault { return fault }
-        // Without a cause of our own, the worker ended by itself: the reader thread reaps it (after a grace period
-        // in which it may still be exiting) so its own status is what is reported.
-        if !reaped, cause != nil { kill(pid, SIGKILL) }
-        while !reaped { condition.wait() }
-        fault = cause ?? describeEnd()
-        return fault ?? "ended"
+        state.lock()
+        defer { state.unlock() }
+        if let recordedFault { return recordedFault }
+        if !reaped, cause != nil {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+            self.status = status
+            reaped = true
+        }
+        reapLocked()
+        recordedFault = cause ?? describeEnd()
+        return recordedFault ?? "ended"
     }
 
     /// Waits for the first frame the worker sends (its `ready` or `startFailed`).
     func first(deadline: Duration) -> Result<WireReader, WireError> {
+        requestLock.lock()
+        defer { requestLock.unlock() }
         switch next(until: ContinuousClock.now + deadline) {
         case .frame(let frame): return .success(frame)
-        case .timeout: return .failure(WireError(description: die("no answer in \(Self.seconds(deadline))"))) 
-        case .ended: return .failure(WireError(description: die(nil)))
+        case .timeout: return .failure(WireError(description: die("no answer in \(Self.seconds(deadline))")))
+        case .ended(let cause): return .failure(WireError(description: die(cause)))
         }
     }
 
     private enum Next {
         case frame(WireReader)
         case timeout
-        case ended
+        /// The channel ended; with a cause when the worker broke the protocol (it is killed for that).
+        case ended(String?)
     }
 
+    /// The next frame from the worker (under `requestLock`).
     private func next(until deadline: ContinuousClock.Instant) -> Next {
-        condition.lock()
-        defer { condition.unlock() }
-        while inbox.isEmpty {
-            if ended { return .ended }
-            let left = ContinuousClock.now.duration(to: deadline)
-            if left <= .zero { return .timeout }
-            let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
-            _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
+        switch receiver.next(until: deadline) {
+        case .frame(let frame): return .frame(frame)
+        case .timedOut: return .timeout
+        case .end: return .ended(nil)
+        case .malformed(let what):
+            state.withLock { brokenProtocol = "broke the protocol (\(what))" }
+            return .ended("broke the protocol (\(what))")
         }
-        return .frame(inbox.removeFirst())
     }
 
     /// Sends `request` and waits for its reply, serving the worker's callbacks meanwhile.
@@ -221,8 +218,8 @@ final class WorkerProcess: @unchecked Sendable {
         var until = ContinuousClock.now + deadline
         while true {
             switch next(until: until) {
-            case .ended:
-                throw WireError(description: die(nil))
+            case .ended(let cause):
+                throw WireError(description: die(cause))
             case .timeout:
                 throw WireError(description: die("no answer in \(Self.seconds(deadline))"))
             case .frame(var frame):
@@ -248,28 +245,42 @@ final class WorkerProcess: @unchecked Sendable {
     func quit(grace: Duration = .seconds(2)) {
         requestLock.lock()
         defer { requestLock.unlock() }
-        condition.lock()
-        let dead = fault != nil
-        condition.unlock()
-        guard !dead else { return }
+        guard fault == nil else { return }
         _ = WireIO.write(fd, WireWriter(.quit).frame)
         shutdown(fd, Int32(SHUT_WR))
         let until = ContinuousClock.now + grace
-        condition.lock()
-        while !reaped, ContinuousClock.now < until {
-            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
+        while ContinuousClock.now < until {
+            let ended: Bool = state.withLock {
+                var status: Int32 = 0
+                if !reaped, waitpid(pid, &status, WNOHANG) == pid {
+                    self.status = status
+                    reaped = true
+                }
+                return reaped
+            }
+            if ended { break }
+            usleep(1_000)
         }
-        condition.unlock()
         _ = die("stopped")
     }
 
-    /// Kills the worker now (its modules end).
+    /// Kills the worker now (its modules end). Safe from any thread, also while another one waits on a request:
+    /// that one then sees the channel end and reports this fault.
     func terminate() { _ = die("stopped") }
 
+    /// Whether the worker can still serve: no fault recorded, and the process has not ended by itself meanwhile
+    /// (one that has is reaped here, and its end recorded as its fault).
     var isAlive: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return fault == nil && !ended
+        let ended: Bool = state.withLock {
+            guard recordedFault == nil else { return true }
+            var status: Int32 = 0
+            guard waitpid(pid, &status, WNOHANG) == pid else { return false }
+            self.status = status
+            reaped = true
+            return true
+        }
+        if ended, fault == nil { _ = die(nil) }
+        return !ended
     }
 
     static func seconds(_ duration: Duration) -> String {

@@ -206,7 +206,7 @@ struct WireValue {
     }
 }
 
-/// Blocking frame I/O on one descriptor (the worker's side, and the host's reader thread).
+/// Blocking frame output on one end of the worker channel (frames are read through ``WireReceiver``).
 enum WireIO {
     /// Writes a whole frame; false when the other side is gone.
     static func write(_ fd: Int32, _ frame: [UInt8]) -> Bool {
@@ -218,34 +218,5 @@ enum WireIO {
             done += count
         }
         return true
-    }
-
-    /// Reads exactly `count` bytes; nil at the end of the stream or on an error.
-    private static func readExactly(_ fd: Int32, _ count: Int) -> [UInt8]? {
-        var buffer = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let got = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, count - done) }
-            if got < 0, errno == EINTR { continue }
-            guard got > 0 else { return nil }
-            done += got
-        }
-        return buffer
-    }
-
-    enum Outcome {
-        case frame(WireReader)
-        case end
-        case malformed(String)
-    }
-
-    /// Reads the next frame.
-    static func read(_ fd: Int32) -> Outcome {
-        guard let header = readExactly(fd, 4) else { return .end }
-        let length = header.reversed().reduce(0) { $0 << 8 | Int($1) }
-        guard length >= 1, length <= wireFrameLimit else { return .malformed("a frame of \(length) bytes") }
-        guard let body = readExactly(fd, length) else { return .end }
-        guard let kind = WireKind(rawValue: body[0]) else { return .malformed("an unknown message kind \(body[0])") }
-        return .frame(WireReader(kind: kind, payload: Array(body[1...])))
     }
 }

@@ -1,3 +1,4 @@
+import CIsolation
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -205,11 +206,10 @@ final class ChildLineReader {
         }
     }
 
-    /// A pipe whose ends are closed on exec (the child gets its copies through dup2).
+    /// A pipe whose ends are closed on exec (the child gets its copies through dup2). On Linux the flag is set as
+    /// the pipe is made, so a child spawned at that moment by another thread (parallel scans) never inherits it.
     private static func makePipe(_ ends: inout [Int32]) -> Bool {
-        guard pipe(&ends) == 0 else { return false }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        return true
+        rbs_pipe_cloexec(&ends) == 0
     }
 
     private static func termination(_ status: Int32) -> Termination {

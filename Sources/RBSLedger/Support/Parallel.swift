@@ -2,13 +2,13 @@ import Dispatch
 import Foundation
 
 /// Order-preserving parallel map over the machine's cores, for CPU-bound pure work (signing, verifying, hashing).
-enum Parallel {
+public enum Parallel {
     /// The cores this process may use (asked once: the question reads system files on Linux).
-    static let cores = ProcessInfo.processInfo.activeProcessorCount
+    public static let cores = ProcessInfo.processInfo.activeProcessorCount
 
     /// `items.map(transform)` computed on all cores; result `i` is `transform(items[i])`. Small inputs (or one
     /// core) run serially. `transform` must be safe to call concurrently; it runs only during this call.
-    static func map<T, R>(_ items: [T], minimumPerChunk: Int = 8, _ transform: (T) -> R) -> [R] {
+    public static func map<T, R>(_ items: [T], minimumPerChunk: Int = 8, _ transform: (T) -> R) -> [R] {
         let count = items.count
         guard cores > 1, count >= 2 * minimumPerChunk else { return items.map(transform) }
         let chunks = min(cores * 4, count / minimumPerChunk)
