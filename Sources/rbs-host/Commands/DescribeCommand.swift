@@ -85,6 +85,11 @@ struct Assignment {
     var id: String
     var value: String
 
+    init(id: String, value: String) {
+        self.id = id
+        self.value = value
+    }
+
     init(parsing text: String) throws(ValidationError) {
         guard let equals = text.firstIndex(of: "=") else {
             throw ValidationError("--set \(text): expected ID=VALUE, e.g. --set destBic=044525225")

@@ -170,12 +170,25 @@ struct RunCommand: ParsableCommand {
                 return invalid([AtomIssue(atom: nil, message: String(describing: error))])
             }
         }
+        // run @NAME: the template's operation and values, then the --set values.
+        var template: FormTemplate?
+        if operation.hasPrefix("@") {
+            do { template = try TemplateStore(dataDirectory: runtime.paths.data).load(String(operation.dropFirst())) } catch {
+                return invalid([AtomIssue(atom: nil, message: error.description)])
+            }
+        }
         let session: FormSession
-        do { session = try runtime.open(operation) } catch { return invalid([AtomIssue(atom: nil, message: error.description)]) }
+        do { session = try runtime.open(template?.operation ?? operation) } catch { return invalid([AtomIssue(atom: nil, message: error.description)]) }
         defer { session.close() }
         var issues = RawArguments.refusedAssignments().map { AtomIssue(atom: $0.id, message: $0.message) }
         guard issues.isEmpty else { return invalid(issues) }
-        for assignment in assignments {
+        var values = assignments
+        if let template {
+            let (kept, dropped) = template.split(for: session.operation.descriptor)
+            if !dropped.isEmpty { Terminal.error(TemplateText.dropped(dropped, template: String(operation.dropFirst()), session: session)) }
+            values = kept.map { Assignment(id: $0.id, value: $0.value) } + assignments
+        }
+        for assignment in values {
             do { try session.commit(assignment.id, text: assignment.value) } catch {
                 issues.append(AtomIssue(atom: assignment.id, message: error.description))
             }

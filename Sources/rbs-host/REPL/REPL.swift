@@ -13,6 +13,8 @@ final class REPL: @unchecked Sendable {
     let runtime: Runtime
     let console: Console
     private let navigation = Navigation()
+    /// The values of the form filled last (posted, refused or cancelled): what `template save NAME` keeps.
+    var lastForm: FormTemplate?
 
     init(runtime: Runtime) {
         self.runtime = runtime
@@ -22,7 +24,8 @@ final class REPL: @unchecked Sendable {
     /// The commands, for help, completion and "did you mean".
     static let commands: [(name: String, usage: String, summary: String)] = [
         ("list", "list", "list the operations, numbered"),
-        ("run", "run OP|NUMBER [ID=VALUE ...]", "open an operation's form; values given here prefill it"),
+        ("run", "run OP|NUMBER|@TEMPLATE [ID=VALUE ...]", "open an operation's form; values given here (or a template's) prefill it"),
+        ("template", "template [save NAME]", "list the templates, or keep the form filled last as template NAME (run @NAME)"),
         ("plugins", "plugins", "list the plugin files, loaded or failed, and why"),
         ("reload", "reload [ID]", "pick up new, changed and removed plugins (or just plugin ID)"),
         ("accounts", "accounts [--json]", "list the accounts: number, title, balance, blocked or closed"),
@@ -74,6 +77,7 @@ final class REPL: @unchecked Sendable {
         case "accounts": accounts(arguments)
         case "statement": statement(arguments)
         case "journal": journal(arguments)
+        case "template", "templates": template(arguments)
         case "verify": verify()
         case "keys": keys(arguments)
         case "help", "?": console.say(help(arguments.first))
@@ -93,7 +97,16 @@ final class REPL: @unchecked Sendable {
             return
         }
         let operations = runtime.registry.operations
-        let id = Int(target).flatMap { $0 >= 1 && $0 <= operations.count ? operations[$0 - 1].id : nil } ?? target
+        var id = Int(target).flatMap { $0 >= 1 && $0 <= operations.count ? operations[$0 - 1].id : nil } ?? target
+        // run @NAME: a template's operation, its values first (the line's values after them win).
+        var template: FormTemplate?
+        if target.hasPrefix("@") {
+            do { template = try TemplateStore(dataDirectory: runtime.paths.data).load(String(target.dropFirst())) } catch {
+                console.error(error.description)
+                return
+            }
+            id = template?.operation ?? id
+        }
         var prefill: [(id: String, value: String)] = []
         for argument in arguments.dropFirst() {
             guard let equals = argument.firstIndex(of: "=") else {
@@ -107,7 +120,13 @@ final class REPL: @unchecked Sendable {
             console.error(error.description)
             return
         }
+        if let template {
+            let (kept, dropped) = template.split(for: session.operation.descriptor)
+            if !dropped.isEmpty { console.error(TemplateText.dropped(dropped, template: String(target.dropFirst()), session: session)) }
+            prefill = kept.map { ($0.id, $0.value) } + prefill
+        }
         let module = FormModule(session: session, runtime: runtime, console: console, navigation: navigation)
+        defer { lastForm = FormTemplate(session: session) }
         switch module.run(prefill: prefill) {
         case .done(let receipt): console.say(receipt)
         case .cancelled: console.say(Terminal.dim("cancelled: nothing was signed or posted"))
