@@ -173,20 +173,8 @@ struct AccountsStatementTests {
     func repl() throws {
         let sandbox = try twoPostings()
         let script = "accounts --json\nstatement 1 --to 28.05.2026 --json\nstatement 1 --since 1\nstatement\nquit\n"
-        let process = Process()
-        process.executableURL = Repo.binary
-        process.environment = sandbox.environment(["TZ": "UTC"])
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(Data(script.utf8))
-        try input.fileHandleForWriting.close()
-        let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let (status, out, err) = try sandbox.repl(script, environment: ["TZ": "UTC"])
+        #expect(status == 0)
         let accounts = try sandbox.host(["accounts", "--json"]).stdout
         let statement = try sandbox.host(["statement", "1", "--to", "28.05.2026", "--json"], environment: ["TZ": "UTC"]).stdout
         #expect(out == accounts + statement)

@@ -44,19 +44,8 @@ struct DuplicatePaymentTests {
         // Every atom is prefilled: Enter keeps each value (8 atoms), and one more submits.
         let form = String(repeating: "\n", count: 9)
         let script = "\(run)\n\(form)maybe\nno\ncancel\n\(run)\n\(form)yes\n\(code)\njournal --json\nquit\n"
-        let process = Process()
-        process.executableURL = Repo.binary
-        process.environment = sandbox.environment()
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(Data(script.utf8))
-        try input.fileHandleForWriting.close()
-        let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let (status, out, err) = try sandbox.repl(script)
+        #expect(status == 0)
         let warning = "Warning: this payment repeats journal entry 1, posted 28.05.2026 20:27:10 UTC: the same payee, account, amount and purpose within 24 hours."
         #expect(out.components(separatedBy: warning).count == 3, "asked twice:\n\(out)\n\(err)")
         #expect(err.contains("error: answer yes or no"))

@@ -4,23 +4,10 @@ import Testing
 /// `template save NAME` in the REPL and `run @NAME` (REPL and command line).
 @Suite("templates")
 struct TemplateTests {
-    /// Runs the REPL on `script` from a pipe; returns standard output and standard error.
     private func repl(_ sandbox: HostSandbox, _ script: String) throws -> (out: String, err: String) {
-        let process = Process()
-        process.executableURL = Repo.binary
-        process.environment = sandbox.environment()
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(Data(script.utf8))
-        try input.fileHandleForWriting.close()
-        let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return (out, err)
+        let result = try sandbox.repl(script)
+        #expect(result.status == 0)
+        return (result.out, result.err)
     }
 
     private static let run = "run pay.pp.quick " + RunTests.quick.map { "'\($0)'" }.joined(separator: " ")

@@ -63,6 +63,24 @@ final class HostSandbox {
         try runProcess(Repo.binary, arguments, environment: environment(extra), sourceLocation: sourceLocation)
     }
 
+    /// The REPL reading `script` from a pipe (no prompts: the answers only), to its end.
+    func repl(_ script: String, environment extra: [String: String?] = [:]) throws -> (status: Int32, out: String, err: String) {
+        let process = Process()
+        process.executableURL = Repo.binary
+        process.environment = environment(extra)
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(Data(script.utf8))
+        try input.fileHandleForWriting.close()
+        let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, out, err)
+    }
+
     /// Starts `rbs-host arguments…` without waiting.
     func start(_ arguments: [String]) throws -> ChildProcess {
         try ChildProcess(Repo.binary, arguments, environment: environment())
