@@ -40,7 +40,7 @@ struct ContractTests {
             #expect(keys(item) == ["path", "id", "version", "abi", "status", "error"])
             #expect(item["status"] as? String == "listed")
             #expect(item["error"] is NSNull)
-            #expect(item["abi"] as? String == "1.0.0")
+            #expect(item["abi"] as? String == "1.1.0")
             #expect(item["version"] as? String == "1.0.0")
         }
         let byFile = Dictionary(uniqueKeysWithValues: array.map {

@@ -180,9 +180,29 @@ static const rbs_plugin_descriptor_t descriptor = {
     .operations = operations,
 };
 
+/* rbs.document-labels/1 (ABI 1.1): what the document's fields mean in the review before signing. A host of ABI 1.0
+ * never asks and shows the atoms' captions and the keys instead. */
+static const rbs_document_label_t document_labels[] = {
+    { .operation_id = "transfer.own", .key = "from", .role = RBS_FIELD_ROLE_DEBIT_ACCOUNT, .atom_id = "fromAccount" },
+    { .operation_id = "transfer.own", .key = "account", .role = RBS_FIELD_ROLE_PAYEE_ACCOUNT, .atom_id = "toAccount" },
+    { .operation_id = "transfer.own", .key = "amount", .role = RBS_FIELD_ROLE_AMOUNT, .atom_id = "amount" },
+    { .operation_id = "transfer.own", .key = "currency", .label = "Валюта", .role = RBS_FIELD_ROLE_CURRENCY },
+    { .operation_id = "transfer.own", .key = "purpose", .label = "Назначение", .role = RBS_FIELD_ROLE_PURPOSE },
+};
+
+static const rbs_document_labels_extension_t document_labels_extension = {
+    .count = sizeof document_labels / sizeof document_labels[0],
+    .labels = document_labels,
+};
+
+static const void *transfer_get_extension(const char *id) {
+    return strcmp(id, RBS_EXT_DOCUMENT_LABELS) == 0 ? &document_labels_extension : NULL;
+}
+
 static const rbs_plugin_entry_t entry = {
     .abi_version = RBS_ABI_VERSION_INIT,
     .descriptor = &descriptor,
+    .get_extension = transfer_get_extension,
 };
 
 RBS_EXPORT const rbs_plugin_entry_t *rbs_plugin_entry(void) { return &entry; }

@@ -26,16 +26,21 @@ public struct ExportedFunction: Sendable {
     }
 }
 
-/// Describes an operation type: its id, title and category, and the functions it exports.
+/// Describes an operation type: its id, title and category, the functions it exports, and what its document's
+/// fields mean to a person.
 public protocol OperationDefinition: Operation {
     static var id: String { get }
     static var title: String { get }
     static var category: String { get }
     static var functions: [ExportedFunction] { get }
+    /// Labels and roles of the document's fields for the host's review (`rbs.document-labels/1`). Without them the
+    /// host shows a field under the caption of the atom whose id is its key, else under the key.
+    static var documentLabels: [DocumentFieldLabel] { get }
 }
 
 extension OperationDefinition {
     public static var functions: [ExportedFunction] { [] }
+    public static var documentLabels: [DocumentFieldLabel] { [] }
 }
 
 /// A banking operation: a list of atoms (one line each; reorder by moving a line) and what happens when values

@@ -25,6 +25,8 @@ public enum Plugin {
 
     /// The `rbs.requirements/1` table, when the plugin declared any.
     private static let requirements = Mutex(Shared<UnsafeRawPointer?>(value: nil))
+    /// The `rbs.document-labels/1` table, when an operation labels its document's fields.
+    private static let documentLabels = Mutex(Shared<UnsafeRawPointer?>(value: nil))
 
     /// The plugin's entry (`const rbs_plugin_entry_t *`), built on the first call.
     /// - Parameter requires: what the plugin cannot work without (rbs/ext/requirements.h): `"rbs.abi/1.1"`, or a host
@@ -74,6 +76,18 @@ public enum Plugin {
                 build_document: buildDocument)
             types.withLock { $0.value[UnsafeRawPointer(descriptors + index)] = type }
         }
+        let labels = operations.flatMap { type in type.documentLabels.map { (operation: type.id, label: $0) } }
+        if !labels.isEmpty {
+            let array = UnsafeMutablePointer<rbs_document_label_t>.allocate(capacity: labels.count)
+            for (index, entry) in labels.enumerated() {
+                array[index] = rbs_document_label_t(
+                    operation_id: keep(entry.operation), key: keep(entry.label.key), label: entry.label.label.map(keep),
+                    role: entry.label.role.rawValue, atom_id: entry.label.atom.map(keep))
+            }
+            let table = UnsafeMutablePointer<rbs_document_labels_extension_t>.allocate(capacity: 1)
+            table.initialize(to: rbs_document_labels_extension_t(count: UInt32(labels.count), labels: UnsafePointer(array)))
+            documentLabels.withLock { $0.value = UnsafeRawPointer(table) }
+        }
         let plugin = UnsafeMutablePointer<rbs_plugin_descriptor_t>.allocate(capacity: 1)
         plugin.initialize(to: rbs_plugin_descriptor_t(
             id: keep(id), name: keep(name), version: keep(version), vendor: keep(vendor),
@@ -109,10 +123,13 @@ public enum Plugin {
 
     // MARK: - Callbacks
 
-    /// `get_extension`: the requirements table for "rbs.requirements/1", NULL for anything else. [plugin-thread]
+    /// `get_extension`: the requirements table for "rbs.requirements/1", the labels for "rbs.document-labels/1",
+    /// NULL for anything else. [plugin-thread]
     private static let getExtension: @convention(c) (UnsafePointer<CChar>?) -> UnsafeRawPointer? = { id in
-        guard let id, strcmp(id, RBS_EXT_REQUIREMENTS) == 0 else { return nil }
-        return requirements.withLock { Shared(value: $0.value) }.value
+        guard let id else { return nil }
+        if strcmp(id, RBS_EXT_REQUIREMENTS) == 0 { return requirements.withLock { Shared(value: $0.value) }.value }
+        if strcmp(id, RBS_EXT_DOCUMENT_LABELS) == 0 { return documentLabels.withLock { Shared(value: $0.value) }.value }
+        return nil
     }
 
     private static let create: @convention(c) (UnsafePointer<rbs_operation_descriptor_t>?, UnsafePointer<rbs_host_t>?,

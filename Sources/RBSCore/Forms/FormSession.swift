@@ -321,8 +321,10 @@ public final class FormSession {
         if let problem = built.problem { return .failed("\(descriptor.id): build_document: \(problem)") }
         switch built.status {
         case rbs_status_t(RBS_OK):
-            return .ready(DocumentDraft(operation: descriptor.id, plugin: operation.plugin.id,
-                                        pluginVersion: operation.plugin.version, fields: built.fields))
+            var draft = DocumentDraft(operation: descriptor.id, plugin: operation.plugin.id,
+                                      pluginVersion: operation.plugin.version, fields: built.fields)
+            for (key, _) in built.fields { draft.presentation[key] = FieldPresentation.of(key, in: descriptor) }
+            return .ready(draft)
         case rbs_status_t(RBS_INVALID):
             let marked = attention()
             return .needsAttention(marked.isEmpty ? [AtomIssue(atom: nil, message: "the operation refused the document")] : marked)

@@ -72,6 +72,21 @@ public struct DocumentDraft: Equatable, Sendable {
     public var pluginVersion: String
     /// In the order the plugin put them.
     public var fields: [(key: String, value: String)]
+    /// How each field is shown for review, by key (labels, roles, source atoms): not part of the document. A key
+    /// missing here is shown under the key itself.
+    public var presentation: [String: FieldPresentation] = [:]
+
+    public init(operation: String, plugin: String, pluginVersion: String, fields: [(key: String, value: String)]) {
+        self.operation = operation
+        self.plugin = plugin
+        self.pluginVersion = pluginVersion
+        self.fields = fields
+    }
+
+    /// How field `key` is shown: its presentation, else the key under its contract role.
+    public func presentation(of key: String) -> FieldPresentation {
+        presentation[key] ?? FieldPresentation(label: key, role: DocumentFieldRole.ofCoreKey(key) ?? .other, atom: nil)
+    }
 
     public static func == (lhs: DocumentDraft, rhs: DocumentDraft) -> Bool {
         lhs.operation == rhs.operation && lhs.plugin == rhs.plugin && lhs.pluginVersion == rhs.pluginVersion

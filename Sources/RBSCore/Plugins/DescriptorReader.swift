@@ -63,8 +63,64 @@ struct DescriptorReader {
                 operations.append(operation)
             }
         }
+        try readDocumentLabels(entry, into: &operations)
         return PluginManifest(id: id, name: name, version: version, vendor: vendor, description: description,
                               abi: abi, operations: operations)
+    }
+
+    /// The most entries of `rbs.document-labels/1`.
+    static let maxDocumentLabels = 4096
+
+    /// Reads the plugin's `rbs.document-labels/1` (if it offers it) into its operations, checking every entry: a
+    /// known operation, a well-formed key once per operation, a known role that fits the key (the roles of the
+    /// core's keys belong to those keys only), an atom of that operation.
+    static func readDocumentLabels(_ entry: UnsafePointer<rbs_plugin_entry_t>,
+                                   into operations: inout [OperationDescriptor]) throws(PluginProblem) {
+        guard let getExtension = entry.pointee.get_extension,
+              let raw = getExtension(RBS_EXT_DOCUMENT_LABELS) else { return }
+        let table = raw.assumingMemoryBound(to: rbs_document_labels_extension_t.self).pointee
+        let location = "extension \(RBS_EXT_DOCUMENT_LABELS)"
+        let count = Int(table.count)
+        guard count <= maxDocumentLabels else {
+            throw .descriptor(location: location, issue: "count \(count) is more than \(maxDocumentLabels)")
+        }
+        guard count > 0 else { return }
+        guard let labels = table.labels else {
+            throw .descriptor(location: location, issue: "labels is NULL but count is \(count)")
+        }
+        for index in 0..<count {
+            let raw = labels[index]
+            let at = "\(location) entry #\(index + 1)"
+            let operationID = try text(raw.operation_id, "operation_id", at: at)
+            guard let slot = operations.firstIndex(where: { $0.id == operationID }) else {
+                throw .descriptor(location: at, issue: "operation_id '\(operationID)' is not an operation of this plugin")
+            }
+            let key = try text(raw.key, "key", at: at)
+            guard DocumentCollector.isKey(key) else {
+                throw .descriptor(location: at, issue: "key '\(key)' is not a document key ([a-z][A-Za-z0-9_]*)")
+            }
+            let here = "\(location) '\(operationID)' key '\(key)'"
+            guard !operations[slot].documentLabels.contains(where: { $0.key == key }) else {
+                throw .descriptor(location: location, issue: "operation '\(operationID)' labels key '\(key)' twice")
+            }
+            guard let role = DocumentFieldRole(rawValue: raw.role) else {
+                throw .descriptor(location: here, issue: "unknown role \(raw.role) (known: 0 RBS_FIELD_ROLE_OTHER … 9 RBS_FIELD_ROLE_CARD_NUMBER)")
+            }
+            let fixed = DocumentFieldRole.ofCoreKey(key)
+            if let fixed, role != fixed, role != .other {
+                throw .descriptor(location: here, issue: "the core reads '\(key)' as \(fixed), not \(role)")
+            }
+            if fixed == nil, let owner = role.coreKey {
+                throw .descriptor(location: here, issue: "\(role) belongs to the core's key '\(owner)' only: the review's prominent lines are what the core posts")
+            }
+            let label = try optionalText(raw.label, "label", at: here)
+            if let label, label.isEmpty { throw .descriptor(location: here, issue: "label is empty (NULL uses the atom's caption)") }
+            let atom = try optionalText(raw.atom_id, "atom_id", at: here)
+            if let atom, !operations[slot].atoms.contains(where: { $0.id == atom && $0.holdsValue }) {
+                throw .descriptor(location: here, issue: "atom_id '\(atom)' is not an atom with a value in '\(operationID)'")
+            }
+            operations[slot].documentLabels.append(DocumentLabel(key: key, label: label, role: fixed ?? role, atom: atom))
+        }
     }
 
     /// The host refuses another major; any minor of its own major loads (`rbs_version_is_compatible`, rbs/version.h):

@@ -9,4 +9,7 @@ public struct OperationDescriptor: Codable, Hashable, Sendable {
     public var observesValues: Bool
     /// Whether the plugin gave an `action` callback.
     public var hasAction: Bool
+    /// What the document's fields mean to a person (`rbs.document-labels/1`), by key in the plugin's order; empty
+    /// when the plugin does not offer the extension.
+    public var documentLabels: [DocumentLabel] = []
 }

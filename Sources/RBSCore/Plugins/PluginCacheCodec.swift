@@ -4,7 +4,7 @@ import Foundation
 /// then unsigned LEB128 integers and length-prefixed UTF-8 strings. Anything malformed makes the whole cache
 /// unreadable, and the host simply scans again.
 enum PluginCacheCodec {
-    static let magic = Array("RBSCACHE4\n".utf8)
+    static let magic = Array("RBSCACHE5\n".utf8)
 
     struct Malformed: Error {}
 
@@ -77,6 +77,13 @@ enum PluginCacheCodec {
                 out.string(function.signature)
                 out.int(function.takesInstance ? 1 : 0)
             }
+            out.int(operation.documentLabels.count)
+            for label in operation.documentLabels {
+                out.string(label.key)
+                out.optional(label.label)
+                out.int(Int(label.role.rawValue))
+                out.optional(label.atom)
+            }
         }
     }
 
@@ -148,9 +155,17 @@ enum PluginCacheCodec {
                 functions.append(FunctionDescriptor(name: try input.string(), symbol: try input.string(),
                                                     signature: try input.string(), takesInstance: try input.int() != 0))
             }
+            var labels: [DocumentLabel] = []
+            for _ in 0..<(try input.count()) {
+                let key = try input.string(), label = try input.optional()
+                guard let role = DocumentFieldRole(rawValue: UInt32(truncatingIfNeeded: try input.int())) else {
+                    throw Malformed()
+                }
+                labels.append(DocumentLabel(key: key, label: label, role: role, atom: try input.optional()))
+            }
             operations.append(OperationDescriptor(id: operationID, title: title, category: category, atoms: atoms,
                                                   functions: functions, observesValues: callbacks & 1 != 0,
-                                                  hasAction: callbacks & 2 != 0))
+                                                  hasAction: callbacks & 2 != 0, documentLabels: labels))
         }
         return PluginManifest(id: id, name: name, version: version, vendor: vendor, description: description,
                               abi: abi, operations: operations)

@@ -75,28 +75,45 @@ public final class SignModule {
         challenge = customer == nil ? try ledger.challenge(for: document) : nil
     }
 
-    /// The atoms of the sign module: review lines, then the code.
+    /// The atoms of the sign module: review lines, then the code. The amount (grouped, with its currency), the
+    /// payee, the payee's tax id, account and bank come first, then the debit account, card numbers (masked) and
+    /// the purpose; then every other field in the order the plugin put it, under its label (`rbs.document-labels/1`,
+    /// else the caption of the atom it came from, else its key), an enum's value as its option's title. Every
+    /// non-empty field of the document is shown: what is signed is what was seen.
     public var review: [Line] {
         var lines: [Line] = []
-        if let amount = draft["amount"] {
-            let currency = draft["currency"] ?? ""
-            let text = Decimal(string: amount, locale: Locale(identifier: "en_US_POSIX"))
-                .map { Amount.grouped($0, currency: currency) } ?? amount
-            lines.append(Line(caption: "Amount", value: "\(text) \(currency)", prominent: true))
+        var shown: Set<String> = []
+        /// The first non-empty field with `role`.
+        func field(_ role: DocumentFieldRole) -> (key: String, value: String)? {
+            draft.fields.first { draft.presentation(of: $0.key).role == role && !$0.value.isEmpty }
         }
-        if let name = draft["name"], !name.isEmpty {
-            lines.append(Line(caption: "Payee", value: CardNumberMask.masked(name), prominent: true))
+        if let amount = field(.amount) {
+            let currency = field(.currency)
+            lines.append(Line(caption: Self.caption(.amount), value: Self.amount(amount.value, currency: currency?.value ?? ""),
+                              prominent: true))
+            shown.insert(amount.key)
+            if let currency { shown.insert(currency.key) }
         }
-        if let account = draft["account"], !account.isEmpty {
-            lines.append(Line(caption: "Account", value: CardNumberMask.masked(account), prominent: true))
+        for role in [DocumentFieldRole.payee, .payeeTaxID, .payeeAccount, .payeeBank, .debitAccount] {
+            for (key, value) in draft.fields where !value.isEmpty && !shown.contains(key)
+                && draft.presentation(of: key).role == role {
+                var text = CardNumberMask.masked(value)
+                if role == .payeeBank {
+                    let bic = Self.bicCaption
+                    text = directory?.bank(bic: value).map { "\($0.name), \(bic) \(value)" } ?? "\(bic) \(value)"
+                }
+                lines.append(Line(caption: Self.caption(role), value: text, prominent: role != .debitAccount))
+                shown.insert(key)
+            }
         }
-        if let bic = draft["bic"], !bic.isEmpty {
-            let bank = directory?.bank(bic: bic).map { "\($0.name), BIC \(bic)" } ?? "BIC \(bic)"
-            lines.append(Line(caption: "Bank", value: bank, prominent: true))
-        }
-        let shown: Set<String> = ["amount", "currency", "name", "account", "bic"]
-        for field in draft.fields where !shown.contains(field.key) && !field.value.isEmpty {
-            lines.append(Line(caption: field.key, value: CardNumberMask.masked(field.value), prominent: false))
+        for role in [DocumentFieldRole.cardNumber, .purpose, .other, .currency] {
+            for (key, value) in draft.fields where !value.isEmpty && !shown.contains(key)
+                && draft.presentation(of: key).role == role {
+                let presentation = draft.presentation(of: key)
+                let caption = role == .cardNumber || role == .purpose ? Self.caption(role) : presentation.label
+                lines.append(Line(caption: caption, value: Self.shown(value, presentation), prominent: role == .cardNumber))
+                shown.insert(key)
+            }
         }
         lines.append(Line(caption: "Document", value: document.id, prominent: false))
         if let challenge {
@@ -105,6 +122,51 @@ public final class SignModule {
         }
         lines.append(Line(caption: "Signed with", value: method.label, prominent: false))
         return lines
+    }
+
+    /// The host's caption for a role's line of the review.
+    static func caption(_ role: DocumentFieldRole) -> String {
+        switch role {
+        case .amount: "Amount"
+        case .currency: "Currency"
+        case .payee: "Payee"
+        case .payeeTaxID: "Payee's INN"
+        case .payeeAccount: "Payee's account"
+        case .payeeBank: "Bank"
+        case .debitAccount: "From account"
+        case .cardNumber: "Card"
+        case .purpose: "Purpose"
+        case .other: ""
+        }
+    }
+
+    /// The word for a BIC in the bank's line.
+    static let bicCaption = "BIC"
+
+    /// An amount for people: grouped, with the currency's minor units and its code; as written when it is not a
+    /// decimal (the core refuses such a document before this is shown).
+    static func amount(_ value: String, currency: String) -> String {
+        let text = Decimal(string: value, locale: Locale(identifier: "en_US_POSIX"))
+            .map { Amount.grouped($0, currency: currency) } ?? value
+        return currency.isEmpty ? text : "\(text) \(currency)"
+    }
+
+    /// A field's value as a person reads it: an enum's option title, yes/no for a toggle, card numbers masked.
+    static func shown(_ value: String, _ presentation: FieldPresentation) -> String {
+        if presentation.role == .cardNumber {
+            let digits = value.filter { $0.isASCII && $0.isNumber }
+            return digits.count > 10 && !value.contains("*") ? CardNumberMask.mask(String(digits)) : value
+        }
+        guard let atom = presentation.atom else { return CardNumberMask.masked(value) }
+        switch atom.kind {
+        case .enumeration:
+            return atom.options.first { $0.value == value }?.title ?? CardNumberMask.masked(value)
+        case .toggle:
+            return ["yes", "true", "1"].contains(value.lowercased()) ? "yes"
+                : ["no", "false", "0"].contains(value.lowercased()) ? "no" : value
+        default:
+            return CardNumberMask.masked(value)
+        }
     }
 
     /// Checks the one-time code (TOTP) or the response to the challenge (OCRA), signs, journals and submits to the core — one transaction. The core's check is

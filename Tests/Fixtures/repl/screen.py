@@ -63,6 +63,15 @@ class Session:
         if not condition:
             self.fail(f"step '{name}' failed")
 
+    def expect_block(self, name, start, end_prefix, expected):
+        """The lines from index `start` up to the first that starts with `end_prefix` are exactly `expected`."""
+        lines = self.lines()[start:]
+        end = next((i for i, line in enumerate(lines) if line.startswith(end_prefix)), None)
+        if end is None:
+            self.fail(f"step '{name}': no line starting with {end_prefix!r}")
+        if lines[:end] != expected:
+            self.fail(f"step '{name}': the lines were\n" + "\n".join(lines[:end]) + "\nnot\n" + "\n".join(expected))
+
     def fail(self, message):
         print(message + "\n--- screen ---\n" + self.text() + "\n--- raw tail ---\n" + repr(self.raw[-3000:]))
         sys.exit(1)

@@ -1,4 +1,4 @@
-//! card.block — block a card, written in Rust against the rbs-host C ABI 1.0 (`rbs_plugin.h`) with no crates.
+//! card.block — block a card, written in Rust against the rbs-host C ABI 1.1 (`rbs_plugin.h`) with no crates.
 //!
 //! Everything the host reads is static data built at compile time (`static` items wrapped in `SyncPtr`). Every
 //! function the host calls is `extern "C"`, checks its pointers, and runs its body inside `guard`, so no panic can
@@ -110,6 +110,55 @@ static DESCRIPTOR: SyncPtr<RbsPluginDescriptor> = SyncPtr(RbsPluginDescriptor {
         as *const RbsOperationDescriptor,
 });
 
+/// rbs.document-labels/1 (ABI 1.1): the review shows the masked card as the card, the reason as its option's title.
+static DOCUMENT_LABELS: SyncPtr<[RbsDocumentLabel; 4]> = SyncPtr([
+    RbsDocumentLabel {
+        operation_id: c"card.block".as_ptr(),
+        key: c"cardMasked".as_ptr(),
+        label: c"Номер карты".as_ptr(),
+        role: RBS_FIELD_ROLE_CARD_NUMBER,
+        atom_id: c"cardNumber".as_ptr(),
+    },
+    RbsDocumentLabel {
+        operation_id: c"card.block".as_ptr(),
+        key: c"cardLastFour".as_ptr(),
+        label: c"Последние цифры карты".as_ptr(),
+        role: RBS_FIELD_ROLE_OTHER,
+        atom_id: ptr::null(),
+    },
+    RbsDocumentLabel {
+        operation_id: c"card.block".as_ptr(),
+        key: c"reason".as_ptr(),
+        label: ptr::null(), // the atom's caption: "Причина блокировки"
+        role: RBS_FIELD_ROLE_OTHER,
+        atom_id: c"reason".as_ptr(),
+    },
+    RbsDocumentLabel {
+        operation_id: c"card.block".as_ptr(),
+        key: c"action".as_ptr(),
+        label: c"Действие".as_ptr(),
+        role: RBS_FIELD_ROLE_OTHER,
+        atom_id: ptr::null(),
+    },
+]);
+
+static DOCUMENT_LABELS_EXTENSION: SyncPtr<RbsDocumentLabelsExtension> = SyncPtr(RbsDocumentLabelsExtension {
+    count: 4,
+    labels: &DOCUMENT_LABELS.0 as *const [RbsDocumentLabel; 4] as *const RbsDocumentLabel,
+});
+
+/// The extensions this plugin offers: only the document's labels. No side effects.
+unsafe extern "C" fn card_block_get_extension(id: *const c_char) -> *const c_void {
+    if id.is_null() {
+        return ptr::null();
+    }
+    // SAFETY: the host passes a NUL-terminated id that lives for the call.
+    if unsafe { CStr::from_ptr(id) } == RBS_EXT_DOCUMENT_LABELS {
+        return &DOCUMENT_LABELS_EXTENSION.0 as *const RbsDocumentLabelsExtension as *const c_void;
+    }
+    ptr::null()
+}
+
 static ENTRY: SyncPtr<RbsPluginEntry> = SyncPtr(RbsPluginEntry {
     abi_version: RbsVersion {
         major: RBS_ABI_MAJOR,
@@ -119,7 +168,7 @@ static ENTRY: SyncPtr<RbsPluginEntry> = SyncPtr(RbsPluginEntry {
     descriptor: &DESCRIPTOR.0,
     init: None,
     deinit: None,
-    get_extension: None,
+    get_extension: Some(card_block_get_extension),
 });
 
 /// The one symbol the host looks up. Static data, no side effects.

@@ -6,6 +6,18 @@ final class PayPPQuickOperation: Operation, OperationDefinition {
     static let title = "Quick payment"
     static let category = "Payments"
     static let functions = [ExportedFunction("isDestInnCorrect", symbol: "pay_pp_quick_isDestInnCorrect", signature: "bool()")]
+    /// The review before signing: each document field under the caption of the atom it came from.
+    static let documentLabels = [
+        DocumentFieldLabel("from", role: .debitAccount, atom: "srcAccount"),
+        DocumentFieldLabel("name", "Получатель", role: .payee, atom: "destName"),
+        DocumentFieldLabel("inn", role: .payeeTaxID, atom: "destInn"),
+        DocumentFieldLabel("kpp", atom: "destKpp"),
+        DocumentFieldLabel("account", role: .payeeAccount, atom: "destAccount"),
+        DocumentFieldLabel("bic", role: .payeeBank, atom: "destBic"),
+        DocumentFieldLabel("purpose", role: .purpose, atom: "destDesc"),
+        DocumentFieldLabel("amount", "Сумма", role: .amount, atom: "amount"),
+        DocumentFieldLabel("currency", "Валюта", role: .currency),
+    ]
 
     let srcAccount = AccountPickerAtom(title: "Списать со счета", filter: "currency == 'RUB' AND NOT blocked")
     let destName = TextInputAtom(caption: "ФИО или полное наименование получателя")

@@ -8,6 +8,27 @@ final class PayPPTaxOperation: Operation, OperationDefinition {
     static let id = "pay.pp.tax"
     static let title = "Budget payment"
     static let category = "Payments"
+    /// The review before signing: each document field under the caption of the atom it came from (fields 101 and
+    /// 104–109 with their numbers), the payment type as its title.
+    static let documentLabels = [
+        DocumentFieldLabel("from", role: .debitAccount, atom: "srcAccount"),
+        DocumentFieldLabel("type", atom: "type"),
+        DocumentFieldLabel("payerStatus", atom: "payerStatus"),
+        DocumentFieldLabel("kbk", atom: "kbk"),
+        DocumentFieldLabel("oktmo", atom: "oktmo"),
+        DocumentFieldLabel("basis", atom: "basis"),
+        DocumentFieldLabel("period", atom: "period"),
+        DocumentFieldLabel("docNumber", atom: "docNumber"),
+        DocumentFieldLabel("docDate", atom: "docDate"),
+        DocumentFieldLabel("name", "Получатель", role: .payee, atom: "destName"),
+        DocumentFieldLabel("inn", role: .payeeTaxID, atom: "destInn"),
+        DocumentFieldLabel("kpp", atom: "destKpp"),
+        DocumentFieldLabel("account", role: .payeeAccount, atom: "destAccount"),
+        DocumentFieldLabel("bic", role: .payeeBank, atom: "destBic"),
+        DocumentFieldLabel("purpose", role: .purpose, atom: "destDesc"),
+        DocumentFieldLabel("amount", "Сумма", role: .amount, atom: "amount"),
+        DocumentFieldLabel("currency", "Валюта", role: .currency),
+    ]
 
     /// Field 106: the payment bases of order 107n for tax payments (type 1) and for customs payments (type 2).
     static let paymentBases = [

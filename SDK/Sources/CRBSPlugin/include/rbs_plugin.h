@@ -1,5 +1,5 @@
 /*
- * rbs_plugin.h — the C ABI between rbs-host and its plugins, version 1.0.
+ * rbs_plugin.h — the C ABI between rbs-host and its plugins, version 1.1.
  *
  * The only contract between the host and a plugin. A plugin includes this file and defines the entry declared in
  * rbs/entry.h,
@@ -35,5 +35,6 @@
 #include "rbs/services.h"
 #include "rbs/ext/state.h"
 #include "rbs/ext/requirements.h"
+#include "rbs/ext/document_labels.h"
 
 #endif /* RBS_PLUGIN_H */

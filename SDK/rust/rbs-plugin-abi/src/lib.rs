@@ -1,4 +1,4 @@
-//! The Rust binding of rbs-host's C ABI 1.0: `#[repr(C)]` mirrors of `SDK/Sources/CRBSPlugin/include/rbs_plugin.h`,
+//! The Rust binding of rbs-host's C ABI 1.1: `#[repr(C)]` mirrors of `SDK/Sources/CRBSPlugin/include/rbs_plugin.h`,
 //! shared by every Rust plugin (the example `card-block`, and a copy in each skeleton `rbs-host plugin new --lang rust` writes),
 //! so the mirror is written and checked once. No crates: a path dependency builds offline.
 //!
@@ -13,7 +13,7 @@ use std::ffi::{c_char, c_void};
 // ---- rbs/version.h ----
 
 pub const RBS_ABI_MAJOR: u32 = 1;
-pub const RBS_ABI_MINOR: u32 = 0;
+pub const RBS_ABI_MINOR: u32 = 1;
 pub const RBS_ABI_PATCH: u32 = 0;
 
 #[repr(C)]
@@ -287,6 +287,40 @@ pub struct RbsRequirementsExtension {
     pub features: *const *const c_char,
 }
 
+// ---- rbs/ext/document_labels.h (ABI 1.1) ----
+
+/// The extension id a plugin answers in `get_extension` with its `RbsDocumentLabelsExtension`.
+pub const RBS_EXT_DOCUMENT_LABELS: &std::ffi::CStr = c"rbs.document-labels/1";
+
+pub const RBS_FIELD_ROLE_OTHER: u32 = 0;
+pub const RBS_FIELD_ROLE_AMOUNT: u32 = 1;
+pub const RBS_FIELD_ROLE_CURRENCY: u32 = 2;
+pub const RBS_FIELD_ROLE_DEBIT_ACCOUNT: u32 = 3;
+pub const RBS_FIELD_ROLE_PAYEE: u32 = 4;
+pub const RBS_FIELD_ROLE_PAYEE_ACCOUNT: u32 = 5;
+pub const RBS_FIELD_ROLE_PAYEE_BANK: u32 = 6;
+pub const RBS_FIELD_ROLE_PURPOSE: u32 = 7;
+pub const RBS_FIELD_ROLE_PAYEE_TAX_ID: u32 = 8;
+pub const RBS_FIELD_ROLE_CARD_NUMBER: u32 = 9;
+
+/// One field of one operation's document, for the host's review before signing: a label (NULL: the caption of
+/// `atom_id`, else the key), a role (`RBS_FIELD_ROLE_*`), and the atom the value comes from (NULL when none).
+#[repr(C)]
+pub struct RbsDocumentLabel {
+    pub operation_id: *const c_char,
+    pub key: *const c_char,
+    pub label: *const c_char,
+    pub role: u32,
+    pub atom_id: *const c_char,
+}
+
+/// What `get_extension(RBS_EXT_DOCUMENT_LABELS)` returns: `count` labels, static data.
+#[repr(C)]
+pub struct RbsDocumentLabelsExtension {
+    pub count: u32,
+    pub labels: *const RbsDocumentLabel,
+}
+
 /// Lets a `static` hold plain data with raw pointers (which are not `Sync`). Sound here because everything behind
 /// the pointers is itself immutable static data that lives as long as the image.
 #[repr(transparent)]
@@ -314,4 +348,7 @@ const _: () = {
     assert!(size_of::<RbsDocumentBuilder>() == 16);
     assert!(align_of::<RbsValue>() == 8);
     assert!(size_of::<RbsRequirementsExtension>() == 16 && offset_of!(RbsRequirementsExtension, features) == 8);
+    assert!(size_of::<RbsDocumentLabel>() == 40 && offset_of!(RbsDocumentLabel, role) == 24);
+    assert!(offset_of!(RbsDocumentLabel, atom_id) == 32);
+    assert!(size_of::<RbsDocumentLabelsExtension>() == 16 && offset_of!(RbsDocumentLabelsExtension, labels) == 8);
 };

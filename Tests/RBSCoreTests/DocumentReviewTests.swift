@@ -1,0 +1,150 @@
+import CRBSPlugin
+import Foundation
+import RBSLedger
+import Testing
+@testable import RBSCore
+
+/// The review before signing, as a customer reads it: labels from `rbs.document-labels/1` (the C, Swift and Rust
+/// examples), enum titles, grouped amounts, payee, account and bank first — the same in this process and through a
+/// plugin worker.
+@Suite(.serialized)
+struct DocumentReviewTests {
+    static let now = Date(timeIntervalSince1970: 1_790_000_000)
+
+    /// The example plugins, a data folder with a ledger and keys, a runtime (in this process, or in workers).
+    static func runtime(isolated: Bool) throws -> Runtime {
+        let files = (try? RBSCore.PluginRegistry.pluginFiles(in: Fixtures.plugins.path)) ?? []
+        try #require(!files.isEmpty, "Plugins/ is empty: run `make plugins` first (`make test` does)")
+        if isolated {
+            try #require(FileManager.default.isExecutableFile(atPath: WorkerIsolationTests.worker.path),
+                         "build rbs-host first (swift build)")
+        }
+        let data = Fixtures.temporaryDirectory("review-data")
+        try Ledger.create(dataDirectory: data, clock: { now }).ledger.close()
+        _ = try KeyStore(dataDirectory: data).initialize(name: "review", force: false)
+        let runtime = Runtime(paths: HostPaths(plugins: Fixtures.plugins.path, data: data), clock: FixedClock(now),
+                              log: StandardErrorLog(minimum: .error),
+                              isolation: isolated ? WorkerIsolationTests.settings(deadline: .seconds(10)) : nil)
+        runtime.loadPlugins()
+        return runtime
+    }
+
+    /// The review's lines above the document id, as `caption: value`.
+    static func review(_ runtime: Runtime, _ operation: String, _ values: [(String, String)]) throws -> [String] {
+        let session = try runtime.open(operation)
+        defer { session.close() }
+        for (id, text) in values { _ = try session.commit(id, text: text, reader: .person) }
+        guard case .ready(let draft) = session.submit() else {
+            Issue.record("\(operation) did not submit: \(session.attention())")
+            return []
+        }
+        let sign = try SignModule(draft: draft, ledger: try runtime.ledger(), directory: runtime.locator.optional(BankDirectory.self))
+        #expect(sign.refusal == nil, "\(operation): \(String(describing: sign.refusal))")
+        return sign.review.prefix { $0.caption != "Document" }.map { "\($0.caption): \($0.value)" }
+    }
+
+    static let quick: [(String, String)] = [
+        ("srcAccount", "1"), ("destName", "ООО Ромашка"), ("destInn", "7707083893"), ("destAccount", "40702810938000000001"),
+        ("destBic", "044525225"), ("destDesc", "Оплата по счёту 7"), ("amount", "1 000,50"),
+    ]
+
+    static let tax: [(String, String)] = [
+        ("srcAccount", "1"), ("type", "2"), ("payerStatus", "01"), ("kbk", "18210102010011000110"), ("oktmo", "45382000"),
+        ("basis", "ТП"), ("period", "МС.03.2026"), ("docDate", "31.03.2026"),
+        ("destName", "УФК по г. Москве"), ("destInn", "7727406020"), ("destKpp", "770801001"),
+        ("destAccount", "40702810638000000123"), ("destBic", "044525225"), ("destDesc", "Налог на доходы физических лиц"),
+        ("amount", "12 345,67"),
+    ]
+
+    @Test("the review of each example: payee, account and bank first, labels not keys, enum titles, a grouped amount",
+          arguments: [false, true])
+    func examplesReview(isolated: Bool) throws {
+        let runtime = try Self.runtime(isolated: isolated)
+        #expect(try Self.review(runtime, "transfer.own", [("fromAccount", "1"), ("toAccount", "2"), ("amount", "1 500")]) == [
+            "Amount: 1 500.00 RUB",
+            "Payee's account: 40817810738000000002",
+            "From account: 40817810438000000001",
+            "Purpose: Перевод между своими счетами",
+        ])
+        #expect(try Self.review(runtime, "pay.pp.quick", Self.quick) == [
+            "Amount: 1 000.50 RUB",
+            "Payee: ООО Ромашка",
+            "Payee's INN: 7707083893",
+            "Payee's account: 40702810938000000001",
+            "Bank: ПАО Сбербанк, BIC 044525225",
+            "From account: 40817810438000000001",
+            "Purpose: Оплата по счёту 7",
+        ])
+        #expect(try Self.review(runtime, "pay.pp.tax", Self.tax) == [
+            "Amount: 12 345.67 RUB",
+            "Payee: УФК по г. Москве",
+            "Payee's INN: 7727406020",
+            "Payee's account: 40702810638000000123",
+            "Bank: ПАО Сбербанк, BIC 044525225",
+            "From account: 40817810438000000001",
+            "Purpose: Налог на доходы физических лиц",
+            "Вид платежа: Налоговый платёж",
+            "Статус плательщика (101): 01",
+            "КБК (104): 18210102010011000110",
+            "ОКТМО (105): 45382000",
+            "Основание платежа (106): ТП",
+            "Налоговый период или код таможенного органа (107): МС.03.2026",
+            "Дата документа-основания (109): 2026-03-31",
+            "КПП получателя: 770801001",
+        ])
+        let card = try Self.review(runtime, "card.block", [("cardNumber", "4111 1111 1111 1111"), ("reason", "1"), ("confirm", "да")])
+        #expect(card == [
+            "Card: 4111 11** **** 1111",
+            "Последние цифры карты: 1111",
+            "Причина блокировки: Утеряна",
+            "Действие: block",
+        ], "\(card)")
+    }
+
+    @Test("the labels cross from each example's extension into the manifest, and through a worker the same")
+    func labelsInTheManifest() throws {
+        for isolated in [false, true] {
+            let runtime = try Self.runtime(isolated: isolated)
+            let transfer = try #require(runtime.registry.operation(id: "transfer.own"))
+            #expect(transfer.descriptor.documentLabels.map(\.key) == ["from", "account", "amount", "currency", "purpose"])
+            #expect(transfer.descriptor.documentLabels.first { $0.key == "account" }?.atom == "toAccount")
+            let card = try #require(runtime.registry.operation(id: "card.block"))
+            #expect(card.descriptor.documentLabels.first { $0.key == "cardMasked" }?.role == .cardNumber)
+            let tax = try #require(runtime.registry.operation(id: "pay.pp.tax"))
+            #expect(tax.descriptor.documentLabels.first { $0.key == "inn" } == DocumentLabel(key: "inn", label: nil, role: .payeeTaxID, atom: "destInn"))
+        }
+    }
+
+    @Test("without labels: the caption of the atom whose id is the key, else the key; the core's keys keep their roles")
+    func fallbackWithoutLabels() throws {
+        let atoms = [
+            AtomDescriptor(id: "kind", kind: .enumeration, inputType: .text, flags: [], minLength: 0, maxLength: 0,
+                           caption: "Вид", hint: nil, currency: nil, showIf: nil, validIf: nil, errorText: nil, filter: nil,
+                           defaultValue: nil, options: [AtomOption(value: "2", title: "Таможенный")]),
+        ]
+        let operation = OperationDescriptor(id: "op", title: "Op", category: "Tests", atoms: atoms, functions: [],
+                                            observesValues: false, hasAction: false)
+        #expect(FieldPresentation.of("kind", in: operation) == FieldPresentation(label: "Вид", role: .other, atom: atoms[0]))
+        #expect(FieldPresentation.of("note", in: operation) == FieldPresentation(label: "note", role: .other, atom: nil))
+        #expect(FieldPresentation.of("account", in: operation).role == .payeeAccount)
+        #expect(SignModule.shown("2", FieldPresentation.of("kind", in: operation)) == "Таможенный")
+        #expect(SignModule.shown("7", FieldPresentation.of("kind", in: operation)) == "7")
+        #expect(SignModule.shown("4111111111111111", FieldPresentation.of("note", in: operation)) == "411111******1111")
+    }
+
+    @Test("the plugin cache keeps the labels")
+    func cacheKeepsLabels() throws {
+        let runtime = try Self.runtime(isolated: false)
+        let manifest = try #require(runtime.registry.operation(id: "pay.pp.quick")).plugin.manifest
+        let fingerprint = PluginCache.Fingerprint(size: 1, modified: 2, changed: 3, inode: 4, hash: "h")
+        let cache = PluginCache(hostABI: ABIVersion.host.description,
+                                entries: ["/p.so": PluginCache.Entry(fingerprint: fingerprint, result: .plugin(manifest, services: []))])
+        let decoded = try PluginCacheCodec.decode(PluginCacheCodec.encode(cache))
+        guard case .plugin(let read, _) = decoded.entries["/p.so"]?.result else {
+            Issue.record("no manifest read back")
+            return
+        }
+        #expect(read == manifest)
+        #expect(!read.operations[0].documentLabels.isEmpty)
+    }
+}
