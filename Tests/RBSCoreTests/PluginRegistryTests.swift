@@ -264,7 +264,7 @@ struct PluginCacheTests {
         }
         let fingerprint = PluginCache.Fingerprint(size: 1, modified: 2, changed: 3, inode: 4, hash: "ab")
         let refused = ScanFailure.refused(.untrusted(.writableByOthers(.pluginFolder("/p"), path: "/p", mode: 0o777)))
-        let cache = PluginCache(hostABI: "1.0.0", entries: [
+        let cache = PluginCache(hostABI: ABIVersion.host.description, entries: [
             "a.so": .init(fingerprint: fingerprint, result: .plugin(manifest, services: ["x.y/1"])),
             "b.so": .init(fingerprint: fingerprint, result: .failed(.crashed(signal: 11))),
             "c.so": .init(fingerprint: fingerprint, result: .failed(refused)),
