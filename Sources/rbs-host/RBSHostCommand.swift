@@ -93,6 +93,12 @@ struct GlobalOptions: ParsableArguments {
                                  deadline: .milliseconds(Int(timeout * 1000)), limits: limits)
     }
 
+    @Option(name: .long, help: ArgumentHelp("The language of the host's messages to people: en or ru (default: from LC_ALL, LC_MESSAGES or LANG). --json output never changes.", valueName: "lang"))
+    var lang: HostLanguage?
+
+    /// The language of messages to people: `--lang`, else the locale (`HostLanguage.choose`).
+    var language: HostLanguage { HostLanguage.choose(flag: lang) }
+
     /// Development mode: `--dev` or RBS_DEV=1.
     var developmentMode: Bool { dev || ProcessInfo.processInfo.environment["RBS_DEV"] == "1" }
 

@@ -30,7 +30,8 @@ struct DocumentReviewTests {
     }
 
     /// The review's lines above the document id, as `caption: value`.
-    static func review(_ runtime: Runtime, _ operation: String, _ values: [(String, String)]) throws -> [String] {
+    static func review(_ runtime: Runtime, _ operation: String, _ values: [(String, String)],
+                       in language: HostLanguage = .en) throws -> [String] {
         let session = try runtime.open(operation)
         defer { session.close() }
         for (id, text) in values { _ = try session.commit(id, text: text, reader: .person) }
@@ -40,7 +41,8 @@ struct DocumentReviewTests {
         }
         let sign = try SignModule(draft: draft, ledger: try runtime.ledger(), directory: runtime.locator.optional(BankDirectory.self))
         #expect(sign.refusal == nil, "\(operation): \(String(describing: sign.refusal))")
-        return sign.review.prefix { $0.caption != "Document" }.map { "\($0.caption): \($0.value)" }
+        let document = HostMessage.document.text(language)
+        return sign.review(in: language).prefix { $0.caption != document }.map { "\($0.caption): \($0.value)" }
     }
 
     static let quick: [(String, String)] = [
@@ -61,13 +63,13 @@ struct DocumentReviewTests {
     func examplesReview(isolated: Bool) throws {
         let runtime = try Self.runtime(isolated: isolated)
         #expect(try Self.review(runtime, "transfer.own", [("fromAccount", "1"), ("toAccount", "2"), ("amount", "1 500")]) == [
-            "Amount: 1 500.00 RUB",
+            "Amount: 1,500.00 RUB",
             "Payee's account: 40817810738000000002",
             "From account: 40817810438000000001",
             "Purpose: Перевод между своими счетами",
         ])
         #expect(try Self.review(runtime, "pay.pp.quick", Self.quick) == [
-            "Amount: 1 000.50 RUB",
+            "Amount: 1,000.50 RUB",
             "Payee: ООО Ромашка",
             "Payee's INN: 7707083893",
             "Payee's account: 40702810938000000001",
@@ -76,7 +78,7 @@ struct DocumentReviewTests {
             "Purpose: Оплата по счёту 7",
         ])
         #expect(try Self.review(runtime, "pay.pp.tax", Self.tax) == [
-            "Amount: 12 345.67 RUB",
+            "Amount: 12,345.67 RUB",
             "Payee: УФК по г. Москве",
             "Payee's INN: 7727406020",
             "Payee's account: 40702810638000000123",
@@ -146,5 +148,93 @@ struct DocumentReviewTests {
         }
         #expect(read == manifest)
         #expect(!read.operations[0].documentLabels.isEmpty)
+    }
+
+    @Test("in Russian: the host's captions, amounts grouped as 12 345,67, dates as ДД.ММ.ГГГГ; the plugin's labels as written")
+    func russianReview() throws {
+        let runtime = try Self.runtime(isolated: false)
+        #expect(try Self.review(runtime, "pay.pp.tax", Self.tax, in: .ru) == [
+            "Сумма: 12\u{00A0}345,67 RUB",
+            "Получатель: УФК по г. Москве",
+            "ИНН получателя: 7727406020",
+            "Счёт получателя: 40702810638000000123",
+            "Банк получателя: ПАО Сбербанк, БИК 044525225",
+            "Счёт списания: 40817810438000000001",
+            "Назначение платежа: Налог на доходы физических лиц",
+            "Вид платежа: Налоговый платёж",
+            "Статус плательщика (101): 01",
+            "КБК (104): 18210102010011000110",
+            "ОКТМО (105): 45382000",
+            "Основание платежа (106): ТП",
+            "Налоговый период или код таможенного органа (107): МС.03.2026",
+            "Дата документа-основания (109): 31.03.2026",
+            "КПП получателя: 770801001",
+        ])
+        #expect(try Self.review(runtime, "card.block", [("cardNumber", "4111 1111 1111 1111"), ("reason", "2"), ("confirm", "да")],
+                                in: .ru).prefix(1) == ["Карта: 4111 11** **** 1111"])
+    }
+
+    @Test("the language: --lang first, then LC_ALL, LC_MESSAGES, LANG (the first set decides); Russian for ru*, English otherwise")
+    func chooseLanguage() {
+        #expect(HostLanguage.choose(flag: .ru, environment: ["LANG": "en_US.UTF-8"]) == .ru)
+        #expect(HostLanguage.choose(flag: .en, environment: ["LC_ALL": "ru_RU.UTF-8"]) == .en)
+        #expect(HostLanguage.choose(flag: nil, environment: ["LANG": "ru_RU.UTF-8"]) == .ru)
+        #expect(HostLanguage.choose(flag: nil, environment: ["LC_MESSAGES": "en_GB.UTF-8", "LANG": "ru_RU.UTF-8"]) == .en)
+        #expect(HostLanguage.choose(flag: nil, environment: ["LC_ALL": "ru_RU.UTF-8", "LC_MESSAGES": "C"]) == .ru)
+        #expect(HostLanguage.choose(flag: nil, environment: ["LC_ALL": "", "LANG": "ru"]) == .ru)
+        #expect(HostLanguage.choose(flag: nil, environment: ["LANG": "C.UTF-8"]) == .en)
+        #expect(HostLanguage.choose(flag: nil, environment: [:]) == .en)
+    }
+
+    @Test("errors on the form and sign paths are Russian from their typed facts, English as each error's own description")
+    func errorsInBothLanguages() throws {
+        let rejection = try #require(try {
+            let data = Fixtures.temporaryDirectory("review-refusal")
+            let ledger = try Ledger.create(dataDirectory: data, clock: { Self.now }).ledger
+            defer { try? ledger.close() }
+            _ = try KeyStore(dataDirectory: data).initialize(name: "r", force: false)
+            let document = try ledger.draft(operation: "op", plugin: "p", pluginVersion: "1.0.0", fields: [
+                DocumentField("from", "40817810438000000001"), DocumentField("account", "40817810738000000002"),
+                DocumentField("amount", "999999.00"), DocumentField("currency", "RUB"),
+            ])
+            return try ledger.bank.validate(document)
+        }())
+        #expect(HostMessage.wouldRefuse(rejection, .ru)
+            == "банк отклонит этот документ: недостаточно средств на счёте 40817810438000000001: остаток 150000.00 RUB, сумма 999999.00 RUB — ничего не подписано, одноразовый код не использован")
+        #expect(HostMessage.wouldRefuse(rejection, .en) == LedgerError.wouldBeRejected(rejection).description)
+        #expect(HostMessage.describe(LedgerError.code(.wrong(attemptsLeft: 1)), .ru)
+            == "одноразовый код неверен; проверьте часы устройства с приложением-аутентификатором; осталось попыток до блокировки подписи на 5 минут: 1")
+        #expect(HostMessage.describe(LedgerError.code(.wrong(attemptsLeft: 1)), .en) == OneTimeCodeError.wrong(attemptsLeft: 1).description)
+        // A rejection read back from the journal has no facts: its journaled message, never a half-filled sentence.
+        let journaled = Rejection(code: rejection.code, message: rejection.message)
+        #expect(HostMessage.describe(journaled, .ru) == rejection.message)
+        #expect(journaled == rejection)
+    }
+
+    @Test("every message of the catalogue has both languages, and they differ where words are involved")
+    func catalogueHasBoth() {
+        let messages: [HostMessage] = [
+            .amount, .currency, .payee, .payeeTaxID, .payeeAccount, .bank, .bic, .debitAccount, .card, .purpose, .document,
+            .challenge, .signedWith, .signingMethod(.totp), .signingMethod(.ocra), .signingMethod(.passkey), .yes, .no, .formKeys, .optional, .blocked,
+            .form, .needsAttention, .noAccountHere, .tryAgain, .fixOrGoOn, .backToThatField, .enterSubmits, .enterPresses,
+            .submitHelp, .actionHelp, .pressEnterOrWord("x"), .optionalHelp, .formHelpKeys, .cleared("x"), .kindText(""),
+            .kindDigits(""), .kindNumber, .kindAmount("RUB"), .kindDate, .kindChoice(3), .kindToggle, .kindAccount,
+            .accountsHeader, .balance, .title, .accountColumn, .sign, .codePrompt, .responsePrompt("1234"), .signingCancelled,
+            .notOffered, .cancelledNothingPosted, .posted, .rejected, .notSubmitted, .unknown, .journalEntry(1), .balanceNow,
+            .errorLabel, .controlCharacter(7), .tooShort(length: 1, minimum: 2), .tooLong(length: 3, maximum: 2),
+            .digitsOnly("x", position: 1), .amountNotPositive, .noSuchMonth(date: "2026-13-01", month: 13),
+            .noSuchDay(date: "2026-02-30", day: 30, month: 2, year: 2026), .required("X"), .notADate("x"),
+            .notOnList(4, count: 3), .startsMoreThanOne("x", titles: ["a"]), .notAnOptionByNumber("x", titles: ["a"]),
+            .answerYesOrNo("x"), .accountNotHere(3, account: "1", offered: ["1) 1"]), .notAnOfferedAccount("x", offered: []),
+            .operationRefused,
+        ]
+        for message in messages {
+            let english = message.text(.en), russian = message.text(.ru)
+            #expect(!english.isEmpty && !russian.isEmpty, "\(message)")
+            #expect(english != russian, "\(message): the same text in both languages")
+            #expect(russian.range(of: "[а-яёА-ЯЁ№]", options: .regularExpression) != nil, "\(message): \(russian)")
+        }
+        #expect(HostMessage.date(iso: "2026-03-31") == "31.03.2026")
+        #expect(HostMessage.date(iso: "31.03.2026") == "31.03.2026")
     }
 }

@@ -105,4 +105,59 @@ struct REPLTests {
         #expect(out.contains("1000.50 RUB"))
         #expect(out.contains("ok 1 entry"))
     }
+
+    @Test("Russian with --lang ru or LANG=ru_RU.UTF-8, English with --lang en over a Russian locale: the review, the refusal before any code, a wrong code, leaving — from one catalogue",
+          .timeLimit(.minutes(2)))
+    func messagesInTwoLanguages() throws {
+        // transfer.own to the blocked account 3 (refused before any code), back to the payee, account 2, a wrong code.
+        let script = "run transfer.own\n1\n3\n1 500\n\nback\nback\n2\n\n\n000000\ncancel\ncancel\nquit\n"
+        func run(_ arguments: [String], _ environment: [String: String?]) throws -> (out: String, err: String) {
+            // A fresh folder each time: the wrong code counts against the folder's attempts.
+            let sandbox = try HostSandbox()
+            try sandbox.initKeys()
+            let process = Process()
+            process.executableURL = Repo.binary
+            process.arguments = arguments
+            process.environment = sandbox.environment(environment)
+            let input = Pipe(), output = Pipe(), errors = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            input.fileHandleForWriting.write(Data(script.utf8))
+            try input.fileHandleForWriting.close()
+            let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (out, err)
+        }
+        let russianReview = [
+            "Transfers › Transfer between own accounts › Подпись",
+            "  Сумма: 1\u{00A0}500,00 RUB",
+            "  Счёт получателя: 40817810738000000002",
+            "  Счёт списания: 40817810438000000001",
+            "  Назначение платежа: Перевод между своими счетами",
+        ]
+        for (arguments, environment) in [(["--lang", "ru"], [String: String?]()), ([], ["LANG": "ru_RU.UTF-8"]),
+                                          ([], ["LANG": "C.UTF-8", "LC_MESSAGES": "ru_RU.UTF-8"])] {
+            let (out, err) = try run(arguments, environment)
+            let lines = out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let start = try #require(lines.firstIndex(of: russianReview[0]), "\(arguments) \(environment): \(out)\n\(err)")
+            #expect(Array(lines[start..<min(start + russianReview.count, lines.count)]) == russianReview, "\(out)")
+            #expect(lines.contains { $0.hasPrefix("  Документ: ") } && lines.contains { $0.hasPrefix("  Способ подписи: одноразовый код TOTP") })
+            #expect(err.contains("ошибка: банк отклонит этот документ: счёт 40817810038000000003 заблокирован и не принимает зачислений — ничего не подписано, одноразовый код не использован"), "\(err)")
+            #expect(err.contains("ошибка: одноразовый код неверен; проверьте часы устройства с приложением-аутентификатором; осталось попыток до блокировки подписи на 5 минут: 4"), "\(err)")
+            #expect(out.contains("Документ не предложен к подписи: возврат к форме, значения сохранены."), "\(out)")
+            #expect(out.contains("Подписание отменено: возврат к форме, значения сохранены."), "\(out)")
+            #expect(out.contains("отменено: ничего не подписано и не отправлено"), "\(out)")
+            for english in ["Amount", "Payee", "cancelled", "error:", "the bank would", "one-time code is wrong", "Signing"] {
+                #expect(!out.contains(english) && !err.contains(english), "no English '\(english)' under Russian captions:\n\(out)\n\(err)")
+            }
+        }
+        let (out, err) = try run(["--lang", "en"], ["LANG": "ru_RU.UTF-8"])
+        #expect(out.contains("  Amount: 1,500.00 RUB\n  Payee's account: 40817810738000000002\n  From account: 40817810438000000001\n"), "\(out)")
+        #expect(err.contains("error: the bank would refuse this document: account 40817810038000000003 is blocked and accepts no credits"), "\(err)")
+        #expect(out.contains("Not offered for signing: back to the form, values kept."), "\(out)")
+        #expect(!out.contains("Сумма:") && !err.contains("ошибка"), "\(out)\n\(err)")
+    }
 }

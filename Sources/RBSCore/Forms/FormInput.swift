@@ -55,16 +55,16 @@ public enum FormInput {
             case .amount:
                 let currency = atom.currency ?? "RUB"
                 do { return .money(try amount(trimmed, currency: currency), currency: currency) } catch {
-                    throw refuse(error.description)
+                    throw refuse(HostMessage.describe(error, session.language))
                 }
             case .number:
                 let parsed: ExprValue
-                do { parsed = try InputParser.parse(trimmed, as: .number) } catch { throw refuse(error.description) }
+                do { parsed = try InputParser.parse(trimmed, as: .number) } catch { throw refuse(HostMessage.describe(error, session.language)) }
                 guard case .decimal(let number) = parsed else { throw refuse("'\(trimmed)' is not a number") }
                 return .number(number)
             case .date:
                 guard let date = date(trimmed) else {
-                    throw refuse("'\(trimmed)' is not a date: write ДД.ММ.ГГГГ (31.03.2025) or YYYY-MM-DD (2025-03-31)")
+                    throw refuse(HostMessage.notADate(trimmed).text(session.language))
                 }
                 return date
             }
@@ -73,7 +73,7 @@ public enum FormInput {
             let options = atom.options
             if reader == .person, let number = Int(trimmed), trimmed.allSatisfy(\.isASCII) {
                 guard number >= 1, number <= options.count else {
-                    throw refuse("\(number) is not on the list: choose 1–\(options.count)")
+                    throw refuse(HostMessage.notOnList(number, count: options.count).text(session.language))
                 }
                 return .option(value: options[number - 1].value)
             }
@@ -85,15 +85,17 @@ public enum FormInput {
             let matches = options.filter { $0.title.lowercased().hasPrefix(wanted) }
             if matches.count == 1 { return .option(value: matches[0].value) }
             if matches.count > 1 {
-                throw refuse("'\(trimmed)' starts more than one option: " + matches.map(\.title).joined(separator: ", "))
+                throw refuse(HostMessage.startsMoreThanOne(trimmed, titles: matches.map(\.title)).text(session.language))
             }
-            throw refuse("'\(trimmed)' is not one of the options — type \(accepted(for: atom, reader: reader))"
-                + (reader == .person ? ": " + options.enumerated().map { "\($0.offset + 1)) \($0.element.title)" }.joined(separator: ", ") : ""))
+            if reader == .person {
+                throw refuse(HostMessage.notAnOptionByNumber(trimmed, titles: options.map(\.title)).text(session.language))
+            }
+            throw refuse("'\(trimmed)' is not one of the options — type \(accepted(for: atom, reader: reader))")
         case .toggle:
             switch trimmed.lowercased() {
             case "yes", "y", "on", "true", "1", "да", "д": return .toggle(true)
             case "no", "n", "off", "false", "0", "нет", "н", "": return .toggle(false)
-            default: throw refuse("'\(trimmed)': answer yes or no (да/нет)")
+            default: throw refuse(HostMessage.answerYesOrNo(trimmed).text(session.language))
             }
         case .account:
             if trimmed.isEmpty { return .empty }
@@ -103,12 +105,14 @@ public enum FormInput {
                 if let match = offered.first(where: { $0.number == number }) { return .account(number: match.account.number) }
                 let list = session.accountList
                 if number >= 1, number <= list.count {
-                    throw refuse("account \(number) (\(list[number - 1].number)) cannot be chosen here — choose one of: "
-                        + offered.map { "\($0.number)) \($0.account.number)" }.joined(separator: ", "))
+                    throw refuse(HostMessage.accountNotHere(number, account: list[number - 1].number,
+                                                            offered: offered.map { "\($0.number)) \($0.account.number)" })
+                        .text(session.language))
                 }
             }
-            throw refuse(offered.isEmpty ? "no account can be chosen here"
-                : "'\(trimmed)' is not one of the accounts offered: " + offered.map { "\($0.number)) \($0.account.number)" }.joined(separator: ", "))
+            throw refuse(offered.isEmpty ? HostMessage.noAccountHere.text(session.language)
+                : HostMessage.notAnOfferedAccount(trimmed, offered: offered.map { "\($0.number)) \($0.account.number)" })
+                    .text(session.language))
         case .text, .button:
             throw .notEditable(id: atom.id, kind: atom.kind)
         }

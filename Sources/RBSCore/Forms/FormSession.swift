@@ -20,6 +20,9 @@ public final class FormSession {
     /// What expressions hand to instance-bound plugin functions.
     private var instance: UnsafeMutableRawPointer? { module?.instance }
     public private(set) var isClosed = false
+    /// The language of the messages this run makes for people (refused values, what a submit needs); the front
+    /// end sets it. Machine output keeps its keys whatever it is.
+    public var language: HostLanguage = .en
     /// Called once the module has ended and its instance is freed (the registry retires unused old versions).
     var onClose: (() -> Void)?
 
@@ -181,18 +184,18 @@ public final class FormSession {
             switch (atom.inputType, value) {
             case (.text, .text(let text)), (.digits, .text(let text)):
                 if let control = text.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
-                    throw .invalid(id: atom.id, message: "control character U+\(String(control.value, radix: 16, uppercase: true)) is not allowed")
+                    throw .invalid(id: atom.id, message: HostMessage.controlCharacter(control.value).text(language))
                 }
                 let length = text.count
                 let maximum = atom.maxLength > 0 ? atom.maxLength : TextLimits.defaultMaximumCharacters
                 if atom.minLength > 0, length < atom.minLength {
-                    throw .invalid(id: atom.id, message: "too short: \(length) character\(length == 1 ? "" : "s"), at least \(atom.minLength) needed")
+                    throw .invalid(id: atom.id, message: HostMessage.tooShort(length: length, minimum: atom.minLength).text(language))
                 }
                 if length > maximum {
-                    throw .invalid(id: atom.id, message: "too long: \(length) characters, at most \(maximum) allowed")
+                    throw .invalid(id: atom.id, message: HostMessage.tooLong(length: length, maximum: maximum).text(language))
                 }
                 if atom.inputType == .digits, let bad = text.enumerated().first(where: { !($0.element.isASCII && $0.element.isNumber) }) {
-                    throw .invalid(id: atom.id, message: "digits only: '\(bad.element)' at position \(bad.offset + 1) is not allowed")
+                    throw .invalid(id: atom.id, message: HostMessage.digitsOnly(bad.element, position: bad.offset + 1).text(language))
                 }
                 let string = atom.flags.contains(.capitalize) ? capitalized(text) : text
                 return .string(string)
@@ -203,7 +206,7 @@ public final class FormSession {
                 guard currency.uppercased() == expected.uppercased() else {
                     throw .mismatch(id: atom.id, expected: "an amount in \(expected)", got: "an amount in \(currency)")
                 }
-                guard amount > 0 else { throw .invalid(id: atom.id, message: "the amount must be more than zero") }
+                guard amount > 0 else { throw .invalid(id: atom.id, message: HostMessage.amountNotPositive.text(language)) }
                 if let code = Currency(code: expected) {
                     do throws(MoneyError) { _ = try Money(amount, currency: code) } catch {
                         throw .invalid(id: atom.id, message: error.description)
@@ -212,12 +215,14 @@ public final class FormSession {
                 return .decimal(amount)
             case (.date, .date(let year, let month, let day)):
                 guard year >= 1, year <= 9999, (1...12).contains(month) else {
-                    throw .invalid(id: atom.id, message: "\(AtomValue.iso(year: year, month: month, day: day)): month \(month) does not exist")
+                    throw .invalid(id: atom.id, message: HostMessage.noSuchMonth(date: AtomValue.iso(year: year, month: month, day: day),
+                                                                   month: month).text(language))
                 }
                 let isLeap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
                 let days = [31, isLeap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
                 guard (1...days).contains(day) else {
-                    throw .invalid(id: atom.id, message: "\(AtomValue.iso(year: year, month: month, day: day)): day \(day) does not exist in month \(month) of \(year)")
+                    throw .invalid(id: atom.id, message: HostMessage.noSuchDay(date: AtomValue.iso(year: year, month: month, day: day),
+                                                                 day: day, month: month, year: year).text(language))
                 }
                 return .string(AtomValue.iso(year: year, month: month, day: day))
             default:
@@ -237,7 +242,7 @@ public final class FormSession {
             guard case .account(let number) = value else { throw mismatch() }
             let offered = accounts(for: atom.id)
             guard offered.contains(where: { $0.number == number }) else {
-                throw .invalid(id: atom.id, message: offered.isEmpty ? "no account can be chosen here"
+                throw .invalid(id: atom.id, message: offered.isEmpty ? HostMessage.noAccountHere.text(language)
                     : "account \(number) is not one of the accounts offered here: " + offered.map(\.number).joined(separator: ", "))
             }
             return .string(number)
@@ -327,7 +332,7 @@ public final class FormSession {
             return .ready(draft)
         case rbs_status_t(RBS_INVALID):
             let marked = attention()
-            return .needsAttention(marked.isEmpty ? [AtomIssue(atom: nil, message: "the operation refused the document")] : marked)
+            return .needsAttention(marked.isEmpty ? [AtomIssue(atom: nil, message: HostMessage.operationRefused.text(language))] : marked)
         default:
             return .failed("\(descriptor.id): the plugin could not build the document — see the log")
         }
@@ -341,7 +346,7 @@ public final class FormSession {
             if let mark = marks[index] {
                 issues.append(AtomIssue(atom: atom.id, message: mark))
             } else if atom.holdsValue, !atom.isOptional, model.values[index].isNull {
-                issues.append(AtomIssue(atom: atom.id, message: "required: \(captions[index])"))
+                issues.append(AtomIssue(atom: atom.id, message: HostMessage.required(captions[index]).text(language)))
             } else if !model.values[index].isNull, !model.isValid(index) {
                 // An empty atom is judged by whether it is required, not by its valid-if.
                 issues.append(AtomIssue(atom: atom.id, message: atom.errorText ?? "invalid"))

@@ -1,5 +1,6 @@
 import Foundation
 import RBSLedger
+import RBSMoney
 
 /// The sign step (seed 000's `showSignVC`: signing is itself an operation made of atoms): the document for review
 /// with amount, currency and payee prominent, then the one-time code, then the signature. Nothing reaches the
@@ -80,7 +81,11 @@ public final class SignModule {
     /// the purpose; then every other field in the order the plugin put it, under its label (`rbs.document-labels/1`,
     /// else the caption of the atom it came from, else its key), an enum's value as its option's title. Every
     /// non-empty field of the document is shown: what is signed is what was seen.
-    public var review: [Line] {
+    public var review: [Line] { review(in: .en) }
+
+    /// The review in `language`: the host's captions and formats in it (amounts grouped as its readers write them,
+    /// dates as ДД.ММ.ГГГГ in Russian), the plugin's labels as the plugin wrote them.
+    public func review(in language: HostLanguage) -> [Line] {
         var lines: [Line] = []
         var shown: Set<String> = []
         /// The first non-empty field with `role`.
@@ -89,8 +94,8 @@ public final class SignModule {
         }
         if let amount = field(.amount) {
             let currency = field(.currency)
-            lines.append(Line(caption: Self.caption(.amount), value: Self.amount(amount.value, currency: currency?.value ?? ""),
-                              prominent: true))
+            lines.append(Line(caption: Self.caption(.amount, language),
+                              value: Self.amount(amount.value, currency: currency?.value ?? "", language), prominent: true))
             shown.insert(amount.key)
             if let currency { shown.insert(currency.key) }
         }
@@ -99,10 +104,10 @@ public final class SignModule {
                 && draft.presentation(of: key).role == role {
                 var text = CardNumberMask.masked(value)
                 if role == .payeeBank {
-                    let bic = Self.bicCaption
+                    let bic = HostMessage.bic.text(language)
                     text = directory?.bank(bic: value).map { "\($0.name), \(bic) \(value)" } ?? "\(bic) \(value)"
                 }
-                lines.append(Line(caption: Self.caption(role), value: text, prominent: role != .debitAccount))
+                lines.append(Line(caption: Self.caption(role, language), value: text, prominent: role != .debitAccount))
                 shown.insert(key)
             }
         }
@@ -110,49 +115,51 @@ public final class SignModule {
             for (key, value) in draft.fields where !value.isEmpty && !shown.contains(key)
                 && draft.presentation(of: key).role == role {
                 let presentation = draft.presentation(of: key)
-                let caption = role == .cardNumber || role == .purpose ? Self.caption(role) : presentation.label
-                lines.append(Line(caption: caption, value: Self.shown(value, presentation), prominent: role == .cardNumber))
+                let caption = role == .cardNumber || role == .purpose ? Self.caption(role, language) : presentation.label
+                lines.append(Line(caption: caption, value: Self.shown(value, presentation, language), prominent: role == .cardNumber))
                 shown.insert(key)
             }
         }
-        lines.append(Line(caption: "Document", value: document.id, prominent: false))
+        lines.append(Line(caption: HostMessage.document.text(language), value: document.id, prominent: false))
         if let challenge {
             // With the amount and payee above: the challenge is derived from exactly this document.
-            lines.append(Line(caption: "Challenge", value: OCRASuite.grouped(challenge), prominent: true))
+            lines.append(Line(caption: HostMessage.challenge.text(language), value: OCRASuite.grouped(challenge), prominent: true))
         }
-        lines.append(Line(caption: "Signed with", value: method.label, prominent: false))
+        lines.append(Line(caption: HostMessage.signedWith.text(language), value: HostMessage.signingMethod(method).text(language),
+                          prominent: false))
         return lines
     }
 
     /// The host's caption for a role's line of the review.
-    static func caption(_ role: DocumentFieldRole) -> String {
-        switch role {
-        case .amount: "Amount"
-        case .currency: "Currency"
-        case .payee: "Payee"
-        case .payeeTaxID: "Payee's INN"
-        case .payeeAccount: "Payee's account"
-        case .payeeBank: "Bank"
-        case .debitAccount: "From account"
-        case .cardNumber: "Card"
-        case .purpose: "Purpose"
-        case .other: ""
+    static func caption(_ role: DocumentFieldRole, _ language: HostLanguage) -> String {
+        let message: HostMessage = switch role {
+        case .amount: .amount
+        case .currency: .currency
+        case .payee: .payee
+        case .payeeTaxID: .payeeTaxID
+        case .payeeAccount: .payeeAccount
+        case .payeeBank: .bank
+        case .debitAccount: .debitAccount
+        case .cardNumber: .card
+        case .purpose: .purpose
+        case .other: .document  // never asked: a field of another role is headed by its own label
         }
+        return message.text(language)
     }
 
-    /// The word for a BIC in the bank's line.
-    static let bicCaption = "BIC"
-
-    /// An amount for people: grouped, with the currency's minor units and its code; as written when it is not a
-    /// decimal (the core refuses such a document before this is shown).
-    static func amount(_ value: String, currency: String) -> String {
-        let text = Decimal(string: value, locale: Locale(identifier: "en_US_POSIX"))
-            .map { Amount.grouped($0, currency: currency) } ?? value
-        return currency.isEmpty ? text : "\(text) \(currency)"
+    /// An amount for people: grouped as readers of `language` write it, with all the currency's minor units and its
+    /// code ("1 500,00 RUB" with a no-break space between groups in Russian, "1,500.00 RUB" in English); as written
+    /// when it is not a decimal in a known currency (the core refuses such a document before this is shown).
+    static func amount(_ value: String, currency: String, _ language: HostLanguage) -> String {
+        guard let decimal = Decimal(string: value, locale: Locale(identifier: "en_US_POSIX")),
+              let code = Currency(code: currency), let money = try? Money(decimal, currency: code) else {
+            return currency.isEmpty ? value : "\(value) \(currency)"
+        }
+        return "\(AmountText.format(money, locale: language.amountLocale)) \(currency)"
     }
 
     /// A field's value as a person reads it: an enum's option title, yes/no for a toggle, card numbers masked.
-    static func shown(_ value: String, _ presentation: FieldPresentation) -> String {
+    static func shown(_ value: String, _ presentation: FieldPresentation, _ language: HostLanguage = .en) -> String {
         if presentation.role == .cardNumber {
             let digits = value.filter { $0.isASCII && $0.isNumber }
             return digits.count > 10 && !value.contains("*") ? CardNumberMask.mask(String(digits)) : value
@@ -162,8 +169,10 @@ public final class SignModule {
         case .enumeration:
             return atom.options.first { $0.value == value }?.title ?? CardNumberMask.masked(value)
         case .toggle:
-            return ["yes", "true", "1"].contains(value.lowercased()) ? "yes"
-                : ["no", "false", "0"].contains(value.lowercased()) ? "no" : value
+            return ["yes", "true", "1"].contains(value.lowercased()) ? HostMessage.yes.text(language)
+                : ["no", "false", "0"].contains(value.lowercased()) ? HostMessage.no.text(language) : value
+        case .input where atom.inputType == .date:
+            return language == .ru ? HostMessage.date(iso: value) : value
         default:
             return CardNumberMask.masked(value)
         }

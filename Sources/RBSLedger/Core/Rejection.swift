@@ -16,39 +16,66 @@ public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     public let code: Code
-    /// What a person reads.
+    /// What a person reads (English; the journal keeps it).
     public let message: String
+    /// The facts the message was made from (`account`, `balance`, `amount`, `currency`, `field`, …), so a front end
+    /// can say it in the person's language. Empty for a rejection read back from the journal; never encoded.
+    public var facts: [String: String] = [:]
+
+    private enum CodingKeys: String, CodingKey { case code, message }
+
+    public init(code: Code, message: String, facts: [String: String] = [:]) {
+        self.code = code
+        self.message = message
+        self.facts = facts
+    }
 
     public var description: String { message }
 
+    /// Two rejections are the same when their code and message are (the facts only say the message again).
+    public static func == (lhs: Rejection, rhs: Rejection) -> Bool { lhs.code == rhs.code && lhs.message == rhs.message }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+    }
+
     static func insufficientFunds(account: String, balance: String, amount: String, currency: String) -> Rejection {
-        Rejection(code: .insufficientFunds, message: "insufficient funds on \(account): balance \(balance) \(currency), amount \(amount) \(currency)")
+        Rejection(code: .insufficientFunds, message: "insufficient funds on \(account): balance \(balance) \(currency), amount \(amount) \(currency)",
+                  facts: ["account": account, "balance": balance, "amount": amount, "currency": currency])
     }
     static func blocked(_ account: String) -> Rejection {
-        Rejection(code: .accountBlocked, message: "account \(account) is blocked and accepts no debits")
+        Rejection(code: .accountBlocked, message: "account \(account) is blocked and accepts no debits",
+                  facts: ["account": account, "direction": "debit"])
     }
     static func blockedCredit(_ account: String) -> Rejection {
-        Rejection(code: .accountBlocked, message: "account \(account) is blocked and accepts no credits")
+        Rejection(code: .accountBlocked, message: "account \(account) is blocked and accepts no credits",
+                  facts: ["account": account, "direction": "credit"])
     }
     static func unknownDebit(_ account: String) -> Rejection {
-        Rejection(code: .unknownDebitAccount, message: "debit account \(account) is not one of the customer's accounts")
+        Rejection(code: .unknownDebitAccount, message: "debit account \(account) is not one of the customer's accounts",
+                  facts: ["account": account])
     }
     static func missing(_ field: String, _ meaning: String) -> Rejection {
-        Rejection(code: .missingField, message: "the document has an amount but no \"\(field)\" field (\(meaning))")
+        Rejection(code: .missingField, message: "the document has an amount but no \"\(field)\" field (\(meaning))",
+                  facts: ["field": field])
     }
     static func currencyMismatch(document: String, account: String, accountCurrency: String) -> Rejection {
-        Rejection(code: .currencyMismatch, message: "the document is in \(document) but account \(account) is in \(accountCurrency)")
+        Rejection(code: .currencyMismatch, message: "the document is in \(document) but account \(account) is in \(accountCurrency)",
+                  facts: ["document": document, "account": account, "accountCurrency": accountCurrency])
     }
     static func unknownCurrency(_ code: String) -> Rejection {
-        Rejection(code: .unknownCurrency, message: "currency \"\(code)\" is not one the bank keeps accounts in")
+        Rejection(code: .unknownCurrency, message: "currency \"\(code)\" is not one the bank keeps accounts in",
+                  facts: ["currency": code])
     }
     static func notPositive(_ amount: String) -> Rejection {
-        Rejection(code: .amountNotPositive, message: "amount \(amount) is not positive")
+        Rejection(code: .amountNotPositive, message: "amount \(amount) is not positive", facts: ["amount": amount])
     }
     static func tooManyDecimals(_ amount: String, currency: String, minorUnits: Int) -> Rejection {
-        Rejection(code: .tooManyDecimals, message: "amount \(amount) has more than \(minorUnits) decimals, the minor units of \(currency)")
+        Rejection(code: .tooManyDecimals, message: "amount \(amount) has more than \(minorUnits) decimals, the minor units of \(currency)",
+                  facts: ["amount": amount, "currency": currency, "minorUnits": String(minorUnits)])
     }
     static func sameAccount(_ account: String) -> Rejection {
-        Rejection(code: .sameAccount, message: "the debit and credit account are the same (\(account))")
+        Rejection(code: .sameAccount, message: "the debit and credit account are the same (\(account))", facts: ["account": account])
     }
 }

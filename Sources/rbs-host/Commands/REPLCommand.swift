@@ -22,7 +22,7 @@ struct REPLCommand: ParsableCommand {
             print(Terminal.yellow("First start: \(directory) has no ledger yet. Type `keys init` to create your signing key "
                 + "and the ledger (or quit and restore the folder from a backup if it held one)."))
         }
-        let repl = REPL(runtime: runtime)
+        let repl = REPL(runtime: runtime, language: global.language)
         var watcher: PluginWatcher?
         if watch ?? global.developmentMode {
             do {

@@ -265,16 +265,19 @@ enum RunText {
     }
 
 
-    static func render(_ report: RunReport) -> String {
+    /// A run's outcome for people, in `language` (the REPL's; `run` without --json speaks English).
+    static func render(_ report: RunReport, language: HostLanguage = .en) -> String {
         var lines: [String] = []
+        let entry = report.journal.map { HostMessage.journalEntry($0).text(language) } ?? ""
         switch report.status {
-        case .posted: lines.append(Terminal.green("posted") + (report.journal.map { " — journal entry \($0)" } ?? ""))
-        case .rejected: lines.append(Terminal.red("rejected") + (report.journal.map { " — journal entry \($0)" } ?? ""))
-        case .invalid: lines.append(Terminal.yellow("not submitted"))
-        case .unknown: lines.append(Terminal.yellow("unknown"))
+        case .posted: lines.append(Terminal.green(HostMessage.posted.text(language)) + entry)
+        case .rejected: lines.append(Terminal.red(HostMessage.rejected.text(language)) + entry)
+        case .invalid: lines.append(Terminal.yellow(HostMessage.notSubmitted.text(language)))
+        case .unknown: lines.append(Terminal.yellow(HostMessage.unknown.text(language)))
         }
         if let posting = report.posting {
-            lines.append("  \(posting.debit) → \(posting.credit): \(posting.amount) \(posting.currency); balance now \(posting.balanceAfter) \(posting.currency)")
+            lines.append("  \(posting.debit) → \(posting.credit): \(posting.amount) \(posting.currency); "
+                + "\(HostMessage.balanceNow.text(language)) \(posting.balanceAfter) \(posting.currency)")
         }
         for issue in report.errors { lines.append("  ⚠ " + (issue.atom.map { "\($0): " } ?? "") + issue.message) }
         return lines.joined(separator: "\n")

@@ -21,3 +21,4 @@ struct WorkerCommand: ParsableCommand {
 
 /// `--isolation none|plugin`.
 extension IsolationSettings.Mode: ExpressibleByArgument {}
+extension HostLanguage: ExpressibleByArgument {}

@@ -26,8 +26,8 @@ enum Terminal {
     }
 
     /// One line on standard error.
-    static func error(_ message: String) {
+    static func error(_ message: String, label: String = "error:") {
         fflush(nil)  // keep answers and errors in order when both go to one pipe
-        FileHandle.standardError.write(Data((paint("error:", "31", when: colourErrors) + " " + message + "\n").utf8))
+        FileHandle.standardError.write(Data((paint(label, "31", when: colourErrors) + " " + message + "\n").utf8))
     }
 }

@@ -8,10 +8,13 @@ final class Console {
     let editor: LineEditor
     /// Prompts, hints and menus are for people: a piped script sees answers only.
     let interactive: Bool
+    /// The language of everything the host says to the person (`--lang`, else the locale).
+    let language: HostLanguage
     /// What tab completes now; the module on top sets it.
     var completions: (_ line: String, _ word: String) -> [String] = { _, _ in [] }
 
-    init(historyFile: URL?) {
+    init(historyFile: URL?, language: HostLanguage) {
+        self.language = language
         let box = CompletionBox()
         let terminal = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         editor = LineEditor(historyFile: terminal ? historyFile : nil,
@@ -42,7 +45,10 @@ final class Console {
         editor.write(text + "\n")
     }
 
-    func error(_ text: String) { Terminal.error(text) }
+    func error(_ message: String) { Terminal.error(message, label: text(.errorLabel)) }
+
+    /// A message of the host's catalogue in the person's language.
+    func text(_ message: HostMessage) -> String { message.text(language) }
 
     /// A one-line notice from any thread (a hot reload): printed above the line being typed, and the prompt with
     /// what was typed so far is drawn again under it; from a pipe, just the line.

@@ -35,7 +35,7 @@ final class FormModule {
             session.close()
         }
         console.say(Terminal.bold(navigation.breadcrumb))
-        console.hint(Terminal.dim("Enter keeps a value · back returns · ? helps · cancel leaves"))
+        console.hint(Terminal.dim(console.text(.formKeys)))
         for (id, value) in prefill {
             do { announce(try session.commit(id, text: value, reader: .script)) } catch {
                 if session.isClosed { return .failed(error.description) }
@@ -80,7 +80,7 @@ final class FormModule {
         let secret = atom.flags.contains(.secret)
         let current = state.value.isEmpty ? "" : " [\(secret ? "••••" : CardNumberMask.masked(shown(atom, state.value)))]"
         // No colour inside a prompt: libedit counts every byte of it as a column.
-        let prompt = "\(state.caption) \(Self.kindHint(atom))\(current)> "
+        let prompt = "\(state.caption) \(Self.kindHint(atom, console.language))\(current)> "
         console.completions = { [session] _, word in Self.completions(for: atom, session: session, word: word) }
         let input = console.read(prompt, secret: secret)
         console.completions = { _, _ in [] }
@@ -102,18 +102,18 @@ final class FormModule {
                     // The plugin's worker failed: the run is over, and the line says why (no "try again").
                     if session.isClosed { return .failed(error.description) }
                     // Refused: the atom keeps its value and no error is left behind.
-                    console.error(error.description + " — try again, ? for help")
+                    console.error(error.description + console.text(.tryAgain))
                     return nil
                 }
                 announce(changes)
                 if let own = changes.errors.first(where: { $0.id == atom.id }) {
                     // Stay on the atom: fix it, or Enter keeps the value and goes on.
-                    console.say("  " + Terminal.yellow("⚠ " + own.message) + Terminal.dim(" — fix it, or Enter to go on"))
+                    console.say("  " + Terminal.yellow("⚠ " + own.message) + Terminal.dim(console.text(.fixOrGoOn)))
                 } else if let other = changes.errors.first,
                           let index = atoms.firstIndex(where: { $0.id == other.id }) {
                     // A cross-field check found a problem in another atom: go there, named by its prompt.
                     let caption = session.atom(other.id)?.caption ?? other.id
-                    console.say("  " + Terminal.yellow("⚠ \(caption): \(other.message)") + Terminal.dim(" — back to that field"))
+                    console.say("  " + Terminal.yellow("⚠ \(caption): \(other.message)") + Terminal.dim(console.text(.backToThatField)))
                     cursor = index
                 } else {
                     cursor += 1
@@ -123,15 +123,17 @@ final class FormModule {
         return nil
     }
 
-    /// An atom's value as a person reads it: an enum's title, not its internal value.
+    /// An atom's value as a person reads it: an enum's title, not its internal value; a date as the person's
+    /// language writes it.
     private func shown(_ atom: AtomDescriptor, _ value: String) -> String {
+        if atom.kind == .input, atom.inputType == .date, console.language == .ru { return HostMessage.date(iso: value) }
         guard atom.kind == .enumeration, let option = atom.options.first(where: { $0.value == value }) else { return value }
         return option.title
     }
 
     private func button(_ atom: AtomDescriptor, _ state: AtomState) -> ModuleOutput? {
         let submits = atom.flags.contains(.submit)
-        let prompt = "[\(state.caption)] " + (submits ? "Enter submits" : "Enter presses") + "> "
+        let prompt = "[\(state.caption)] " + console.text(submits ? .enterSubmits : .enterPresses) + "> "
         console.completions = { _, word in ["back", "cancel"].filter { $0.hasPrefix(word) } }
         let input = console.read(prompt)
         console.completions = { _, _ in [] }
@@ -141,7 +143,7 @@ final class FormModule {
             switch text.trimmingCharacters(in: .whitespaces).lowercased() {
             case "back": back()
             case "cancel": return .cancelled
-            case "?": console.say(submits ? "Submits the form: it is checked, then you review and sign it." : "Runs the operation's action.")
+            case "?": console.say(console.text(submits ? .submitHelp : .actionHelp))
             case "":
                 if submits { return submitFlow() }
                 do { announce(try session.press(atom.id)) } catch {
@@ -149,7 +151,7 @@ final class FormModule {
                     console.error(error.description)
                 }
                 cursor += 1
-            default: console.error("'\(text)': press Enter, or type back or cancel")
+            default: console.error(console.text(.pressEnterOrWord(text)))
             }
         }
         return nil
@@ -162,9 +164,9 @@ final class FormModule {
             // The REPL prints a module's failure once, when it ends.
             return .failed(why)
         case .needsAttention(let issues):
-            console.say(Terminal.yellow("Needs attention:"))
+            console.say(Terminal.yellow(console.text(.needsAttention)))
             for issue in issues {
-                let caption = issue.atom.flatMap { session.atom($0)?.caption } ?? "form"
+                let caption = issue.atom.flatMap { session.atom($0)?.caption } ?? console.text(.form)
                 console.say("  ⚠ \(caption): \(issue.message)")
             }
             let first = issues.compactMap(\.atom).compactMap { id in atoms.firstIndex { $0.id == id } }.min()
@@ -172,11 +174,12 @@ final class FormModule {
             return nil
         case .ready(let draft):
             let sign = SignPresenter(draft: draft, runtime: runtime, console: console, navigation: navigation)
-            switch sign.run() {
+            let outcome = sign.run()
+            switch outcome {
             case .done(let receipt): return .done(receipt)
             case .failed(let why): return .failed(why)
-            case .cancelled:
-                console.say(Terminal.dim("Signing cancelled: back to the form, values kept."))
+            case .cancelled, .refused:
+                console.say(Terminal.dim(console.text(outcome == .refused ? .notOffered : .signingCancelled)))
                 cursor = max(0, (atoms.lastIndex { $0.kind == .button && $0.flags.contains(.submit) } ?? atoms.count - 1))
                 return nil
             }
@@ -194,11 +197,11 @@ final class FormModule {
     }
 
     private func help(_ atom: AtomDescriptor) {
-        var lines = ["\(atom.caption) — \(Self.kindHint(atom))"]
+        var lines = ["\(atom.caption) — \(Self.kindHint(atom, console.language))"]
         if let hint = atom.hint { lines.append(hint) }
-        if atom.isOptional { lines.append("Optional: Enter leaves it empty.") }
+        if atom.isOptional { lines.append(console.text(.optionalHelp)) }
         if let error = session.atom(atom.id)?.error { lines.append(Terminal.yellow("⚠ " + error)) }
-        lines.append("back: previous field · cancel: leave the form · Ctrl-C: leave the form")
+        lines.append(console.text(.formHelpKeys))
         console.say(lines.map { "  " + $0 }.joined(separator: "\n"))
     }
 
@@ -207,13 +210,14 @@ final class FormModule {
     private func showAccounts(_ atom: AtomDescriptor) {
         let offered = session.offeredAccounts(for: atom.id)
         guard !offered.isEmpty else {
-            console.say(Terminal.yellow("  no account can be chosen here"))
+            console.say(Terminal.yellow("  " + console.text(.noAccountHere)))
             return
         }
-        var table = Table(header: ["#", "ACCOUNT", "BALANCE", "", "TITLE"])
+        var table = Table(header: [console.text(.accountsHeader), console.text(.accountColumn), console.text(.balance), "",
+                                   console.text(.title)])
         for (number, account) in offered {
             table.rows.append(["\(number)", account.number, Amount.text(account.balance, currency: account.currency),
-                               account.currency, account.title + (account.blocked ? " (blocked)" : "")])
+                               account.currency, account.title + (account.blocked ? " (\(console.text(.blocked)))" : "")])
         }
         navigation.enter(atom.caption)
         console.hint(table.render().split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
@@ -224,12 +228,12 @@ final class FormModule {
         for id in changes.appeared { console.say("  + " + (session.atom(id)?.caption ?? id)) }
         for id in changes.disappeared { console.say("  − " + (session.atom(id)?.caption ?? id)) }
         for (id, caption) in changes.captions where session.atom(id)?.kind == .text && shownCaptions[id] != caption {
-            console.say("  " + Terminal.green("ℹ " + (caption.isEmpty ? "(\(id) cleared)" : caption)))
+            console.say("  " + Terminal.green("ℹ " + (caption.isEmpty ? console.text(.cleared(id)) : caption)))
             shownCaptions[id] = caption
         }
     }
 
-    static func kindHint(_ atom: AtomDescriptor) -> String {
+    static func kindHint(_ atom: AtomDescriptor, _ language: HostLanguage) -> String {
         let length: String
         switch (atom.minLength, atom.maxLength) {
         case (0, 0): length = ""
@@ -237,21 +241,22 @@ final class FormModule {
         case (let min, 0): length = ", ≥\(min)"
         case (let min, let max): length = ", \(min)–\(max)"
         }
-        let optional = atom.isOptional ? ", optional" : ""
+        let kind: HostMessage
         switch atom.kind {
         case .input:
             switch atom.inputType {
-            case .text: return "(text\(length)\(optional))"
-            case .digits: return "(digits\(length)\(optional))"
-            case .number: return "(number\(optional))"
-            case .amount: return "(amount, \(atom.currency ?? "")\(optional))"
-            case .date: return "(date ДД.ММ.ГГГГ\(optional))"
+            case .text: kind = .kindText(length)
+            case .digits: kind = .kindDigits(length)
+            case .number: kind = .kindNumber
+            case .amount: kind = .kindAmount(atom.currency ?? "")
+            case .date: kind = .kindDate
             }
-        case .enumeration: return "(1–\(atom.options.count) or a title\(optional))"
-        case .toggle: return "(yes/no)"
-        case .account: return "(# or account number\(optional))"
+        case .enumeration: kind = .kindChoice(atom.options.count)
+        case .toggle: return "(\(HostMessage.kindToggle.text(language)))"
+        case .account: kind = .kindAccount
         case .text, .button: return ""
         }
+        return "(\(kind.text(language))\(atom.isOptional ? ", " + HostMessage.optional.text(language) : ""))"
     }
 
     static func completions(for atom: AtomDescriptor, session: FormSession, word: String) -> [String] {

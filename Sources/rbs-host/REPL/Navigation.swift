@@ -9,8 +9,10 @@ final class Navigation {
 }
 
 /// What a module came to (seed 004's typed output).
-enum ModuleOutput {
+enum ModuleOutput: Equatable {
     case done(String)
     case cancelled
+    /// The sign step did not start: the core would refuse the document (said already); back to the form.
+    case refused
     case failed(String)
 }

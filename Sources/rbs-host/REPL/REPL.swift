@@ -16,9 +16,9 @@ final class REPL: @unchecked Sendable {
     /// The values of the form filled last (posted, refused or cancelled): what `template save NAME` keeps.
     var lastForm: FormTemplate?
 
-    init(runtime: Runtime) {
+    init(runtime: Runtime, language: HostLanguage = .en) {
         self.runtime = runtime
-        console = Console(historyFile: runtime.paths.data.appendingPathComponent("history"))
+        console = Console(historyFile: runtime.paths.data.appendingPathComponent("history"), language: language)
     }
 
     /// The commands, for help, completion and "did you mean".
@@ -120,6 +120,7 @@ final class REPL: @unchecked Sendable {
             console.error(error.description)
             return
         }
+        session.language = console.language
         if let template {
             let (kept, dropped) = template.split(for: session.operation.descriptor)
             if !dropped.isEmpty { console.error(TemplateText.dropped(dropped, template: String(target.dropFirst()), session: session)) }
@@ -129,7 +130,7 @@ final class REPL: @unchecked Sendable {
         defer { lastForm = FormTemplate(session: session) }
         switch module.run(prefill: prefill) {
         case .done(let receipt): console.say(receipt)
-        case .cancelled: console.say(Terminal.dim("cancelled: nothing was signed or posted"))
+        case .cancelled, .refused: console.say(Terminal.dim(console.text(.cancelledNothingPosted)))
         case .failed(let why): console.error(why)
         }
     }

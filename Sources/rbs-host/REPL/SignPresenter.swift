@@ -19,7 +19,7 @@ final class SignPresenter {
     }
 
     func run() -> ModuleOutput {
-        navigation.enter("Sign")
+        navigation.enter(console.text(.sign))
         defer { navigation.leave() }
         let module: SignModule
         do {
@@ -31,28 +31,28 @@ final class SignPresenter {
         }
         if let refusal = module.refusal {
             // The core would refuse it: say why and go back to the form before any code is asked for.
-            console.error(LedgerError.wouldBeRejected(refusal).description)
-            return .cancelled
+            console.error(HostMessage.wouldRefuse(refusal, console.language))
+            return .refused
         }
         if let duplicate = module.duplicate, !confirmDuplicate(duplicate) { return .cancelled }
         console.say(Terminal.bold(navigation.breadcrumb))
-        for line in module.review {
+        for line in module.review(in: console.language) {
             let text = "  \(line.caption): \(line.value)"
             console.say(line.prominent ? Terminal.bold(text) : text)
         }
         while true {
             console.completions = { _, word in ["cancel"].filter { $0.hasPrefix(word) } }
-            let input = console.read(module.challenge.map {
-                "Response to challenge \(OCRASuite.grouped($0)) (cancel returns to the form)> "
-            } ?? "One-time code (6 digits, cancel returns to the form)> ", remember: false)
+            let input = console.read(module.challenge.map { console.text(.responsePrompt(OCRASuite.grouped($0))) }
+                ?? console.text(.codePrompt), remember: false)
             console.completions = { _, _ in [] }
             guard case .line(let raw) = input else { return .cancelled }
             let code = raw.trimmingCharacters(in: .whitespaces)
             if code.lowercased() == "cancel" || code.isEmpty { return .cancelled }
             do {
-                return .done(RunText.render(RunReport(outcome: try module.sign(code: code), document: module.document)))
+                return .done(RunText.render(RunReport(outcome: try module.sign(code: code), document: module.document),
+                                            language: console.language))
             } catch {
-                console.error(error.description)
+                console.error(HostMessage.describe(error, console.language))
                 switch SignModule.afterFailure(error) {
                 case .retry: continue
                 case .leave: return .cancelled

@@ -17,6 +17,8 @@ binary, plugins, data, clock = sys.argv[1:5]
 # Colours on (no NO_COLOR): a prompt must still render clean under libedit.
 env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
 env.update(TERM="xterm", RBS_CLOCK=clock, LANG="C.UTF-8")
+for name in ("LC_ALL", "LC_MESSAGES"):
+    env.pop(name, None)
 args = ["--dev", "--no-watch", "--plugins", plugins, "--data", data]
 
 
@@ -91,7 +93,7 @@ s.line("")
 review = s.wait("review", r"Payments › Quick payment › Sign", after=mark)
 s.wait("code prompt", r"^One-time code", after=review)
 s.expect_block("the review, exactly", review + 1, "  Document: ", [
-    "  Amount: 1 000.50 RUB",
+    "  Amount: 1,000.50 RUB",
     "  Payee: ООО Ромашка",
     "  Payee's INN: 7707083893",
     "  Payee's account: 40702810938000000001",
@@ -146,4 +148,43 @@ s.expect("no card number in history", "4111111111111111" not in text)
 s.expect("no one-time code in history", right not in text and wrong not in text)
 if os.environ.get("SCREEN_DUMP"):
     print(s.text())
+
+# 6. The same host in Russian (LANG=ru_RU.UTF-8): prompts' hints, the review's exact lines, a wrong code, leaving.
+NBSP = "\u00a0"
+ru = Session(binary, args, dict(env, LANG="ru_RU.UTF-8"))
+ru.wait("start", r"^rbs> $")
+ru.line("run transfer.own")
+ru.wait("form keys in Russian", r"^Enter — оставить значение · back — назад · \? — справка · cancel — выйти$")
+ru.wait("account table in Russian", r"^\s+№\s+СЧЁТ\s+ОСТАТОК\s+НАЗВАНИЕ$")
+ru.wait("account prompt", r"^Списать со счёта \(№ или номер счёта\)> ")
+ru.line("1")
+ru.wait("to prompt", r"^Зачислить на счёт \(№ или номер счёта\)> ")
+ru.line("2")
+ru.wait("amount prompt", r"^Сумма \(сумма, RUB\)> ")
+ru.line("1,500")
+ru.wait("ambiguous amount in Russian",
+        r"ошибка: amount: 1,500 — неоднозначно: это 1500 \(разделитель разрядов\) или 1,5 \(десятичный разделитель\)")
+ru.line("12 345,6")
+ru.wait("button", r"^\[Перевести\] Enter — отправить> ")
+mark = ru.count()
+ru.line("")
+review = ru.wait("review", r"^Transfers › Transfer between own accounts › Подпись$", after=mark)
+ru.wait("code prompt in Russian", r"^Одноразовый код \(6 цифр, cancel — вернуться к форме\)> ", after=review)
+ru.expect_block("the Russian review, exactly", review + 1, "  Документ: ", [
+    f"  Сумма: 12{NBSP}345,60 RUB",
+    "  Счёт получателя: 40817810738000000002",
+    "  Счёт списания: 40817810438000000001",
+    "  Назначение платежа: Перевод между своими счетами",
+])
+right = code()
+ru.line("%06d" % ((int(right) + 1) % 1000000))
+ru.wait("wrong code in Russian", r"ошибка: одноразовый код неверен; .*осталось попыток до блокировки подписи на 5 минут: \d", after=review)
+ru.line("cancel")
+ru.wait("back to the form", r"Подписание отменено: возврат к форме, значения сохранены\.", after=review)
+ru.line("cancel")
+ru.wait("cancelled", r"^отменено: ничего не подписано и не отправлено$", after=review)
+ru.expect("no English under Russian captions",
+          not any(word in ru.text() for word in ["Amount", "Enter submits", "error:", "cancelled", "try again", "(amount"]))
+ru.line("quit")
+ru.pump(0.5)
 print("ok")

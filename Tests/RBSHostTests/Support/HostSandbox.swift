@@ -50,6 +50,10 @@ final class HostSandbox {
         environment["RBS_PLUGINS"] = plugins.path
         environment["RBS_CLOCK"] = String(clock)
         environment["NO_COLOR"] = "1"
+        // English messages unless a test asks otherwise: the caller's locale must not change what is printed.
+        environment["LC_ALL"] = nil
+        environment["LC_MESSAGES"] = nil
+        environment["LANG"] = "C.UTF-8"
         // Development mode: the example plugins are not signed (these tests are about forms and the ledger, not trust).
         environment["RBS_DEV"] = "1"
         for (key, value) in extra { environment[key] = value }

@@ -1,0 +1,115 @@
+import Foundation
+import RBSExpressions
+import RBSLedger
+import RBSMoney
+
+/// The errors a person meets in a form and at the sign step, in their language: English is each error's own
+/// `description`; Russian is written here from the error's typed facts, never from its English text.
+extension HostMessage {
+    /// A signing failure: a code's, or the core's refusal found before any code; other failures (a damaged
+    /// database, a missing key) in English, as `rbs-host` prints them everywhere.
+    public static func describe(_ error: LedgerError, _ language: HostLanguage) -> String {
+        guard language == .ru else { return error.description }
+        switch error {
+        case .code(let code): return describe(code, language)
+        case .wouldBeRejected(let rejection): return wouldRefuse(rejection, language)
+        default: return error.description
+        }
+    }
+
+    /// Why the core would refuse a document, said before any code is asked for.
+    public static func wouldRefuse(_ rejection: Rejection, _ language: HostLanguage) -> String {
+        language.pick(LedgerError.wouldBeRejected(rejection).description,
+                      "банк отклонит этот документ: \(describe(rejection, language)) — ничего не подписано, одноразовый код не использован")
+    }
+
+    /// The core's reason, from its code and facts (the message as journaled when the facts are not known).
+    public static func describe(_ rejection: Rejection, _ language: HostLanguage) -> String {
+        guard language == .ru else { return rejection.message }
+        let facts = rejection.facts
+        func fact(_ key: String) -> String { facts[key] ?? "?" }
+        guard !facts.isEmpty else { return rejection.message }
+        switch rejection.code {
+        case .insufficientFunds:
+            return "недостаточно средств на счёте \(fact("account")): остаток \(fact("balance")) \(fact("currency")), сумма \(fact("amount")) \(fact("currency"))"
+        case .accountBlocked:
+            return facts["direction"] == "credit" ? "счёт \(fact("account")) заблокирован и не принимает зачислений"
+                : "счёт \(fact("account")) заблокирован и не допускает списаний"
+        case .unknownDebitAccount: return "счёт списания \(fact("account")) не принадлежит клиенту"
+        case .missingField: return "в документе есть сумма, но нет поля «\(fact("field"))»"
+        case .currencyMismatch:
+            return "документ в валюте \(fact("document")), а счёт \(fact("account")) — в \(fact("accountCurrency"))"
+        case .unknownCurrency: return "банк не ведёт счетов в валюте «\(fact("currency"))»"
+        case .amountNotPositive: return "сумма \(fact("amount")) не больше нуля"
+        case .tooManyDecimals:
+            return "в сумме \(fact("amount")) больше знаков после запятой (\(fact("minorUnits"))), чем у \(fact("currency"))"
+        case .sameAccount: return "счёт списания и счёт зачисления совпадают (\(fact("account")))"
+        }
+    }
+
+    /// A one-time code or OCRA response that was not accepted.
+    public static func describe(_ error: OneTimeCodeError, _ language: HostLanguage) -> String {
+        guard language == .ru else { return error.description }
+        func attempts(_ left: Int) -> String {
+            left == 0 ? "подпись заблокирована на 5 минут" : "осталось попыток до блокировки подписи на 5 минут: \(left)"
+        }
+        switch error {
+        case .malformed(let left): return "одноразовый код — 6 цифр из приложения-аутентификатора; \(attempts(left))"
+        case .wrong(let left):
+            return "одноразовый код неверен; проверьте часы устройства с приложением-аутентификатором; \(attempts(left))"
+        case .replayed: return "этот одноразовый код уже использован; дождитесь следующего (новый код каждые 30 секунд)"
+        case .locked(_, let remaining, let failures):
+            let wait = remaining <= 60 ? "\(remaining) с" : "\((remaining + 59) / 60) мин"
+            return "подпись заблокирована ещё на \(wait) после \(failures) неверных кодов"
+        case .malformedResponse(let digits, let left):
+            return "ответ — \(digits) цифр из аутентификатора; \(attempts(left))"
+        case .wrongResponse(let left):
+            return "ответ не подходит к запросу этого документа: введите в аутентификатор запрос, показанный с этой суммой и получателем, затем его ответ; \(attempts(left))"
+        case .challengeUsed: return "на этот запрос уже ответили; начните подписание заново, чтобы получить новый запрос"
+        default: return error.description
+        }
+    }
+
+    /// Typed text that a field does not accept (the edge's parsers).
+    public static func describe(_ error: InputError, _ language: HostLanguage) -> String {
+        guard language == .ru else { return error.description }
+        switch error {
+        case .empty: return "введите значение"
+        case .invalidCharacter(let c, let position, let expected):
+            return "\(expected == "digits only" ? "только цифры" : expected): символ «\(c)» в позиции \(position) недопустим"
+        case .amount(let amount): return describe(amount, language)
+        case .currency: return error.description
+        case .tooShort(let length, let minimum): return "слишком коротко: символов \(length), нужно не меньше \(minimum)"
+        case .tooLong(let length, let maximum): return "слишком длинно: символов \(length), допустимо не больше \(maximum)"
+        case .invalidDate(let text, _): return "\(text): такой даты нет; введите дату как ДД.ММ.ГГГГ"
+        case .invalidUTF8(let offset): return "ввод — не UTF-8 (ошибочный байт на смещении \(offset)); введите текст заново"
+        case .controlCharacter(let scalar, let position):
+            return "управляющий символ U+\(String(scalar, radix: 16, uppercase: true)) в позиции \(position) недопустим"
+        }
+    }
+
+    /// Typed amount text that is not one amount.
+    public static func describe(_ error: AmountInputError, _ language: HostLanguage) -> String {
+        guard language == .ru else { return error.description }
+        func plain(_ value: Decimal) -> String { value.description.replacingOccurrences(of: ".", with: ",") }
+        switch error {
+        case .empty: return "введите сумму"
+        case .invalidCharacter(let c, let position):
+            return "символ «\(c)» в позиции \(position) недопустим: в сумме только цифры, пробелы, «,» и «.»"
+        case .exponent(let text): return "\(text): запишите число полностью, без экспоненты"
+        case .negative(let text): return "\(text): сумма должна быть положительной"
+        case .multipleDecimalSeparators(let text): return "\(text): больше одного десятичного разделителя"
+        case .misplacedGroupSeparator(let text):
+            return "\(text): группы разрядов — по три цифры и один вид разделителя; уберите или переставьте разделитель"
+        case .missingDigits(let text): return "\(text): нужны цифры с обеих сторон десятичного разделителя"
+        case .ambiguous(let text, let grouped, let decimal, _):
+            return "\(text) — неоднозначно: это \(plain(grouped)) (разделитель разрядов) или \(plain(decimal)) (десятичный разделитель); введите \(plain(grouped)) или \(plain(decimal))"
+        case .tooManyMinorDigits(let text, let currency):
+            return currency.minorUnits == 0
+                ? "\(text): у \(currency.code) нет дробной части; введите целое число (суммы не округляются)"
+                : "\(text): у \(currency.code) после запятой не больше \(currency.minorUnits) цифр (суммы не округляются)"
+        case .zero: return "сумма должна быть больше нуля"
+        case .tooLarge(let text): return "\(text): слишком много цифр (не больше 18)"
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import RBSExpressions
+import RBSLedger
+import RBSMoney
+
+/// The host's messages to people, in English and Russian side by side: one catalogue, one case per message, so no
+/// message exists in one language only. Prompts and hints of the REPL and its forms, the sign step, the review's
+/// captions, and the errors a person meets on those paths. (`--json` output and machine keys never go through it.)
+public enum HostMessage: Sendable, Equatable {
+    // The review's captions (SignModule).
+    case amount, currency, payee, payeeTaxID, payeeAccount, bank, bic, debitAccount, card, purpose, document, challenge
+    case signedWith, signingMethod(SigningMethod), yes, no
+
+    // The form (the REPL's FormModule).
+    case formKeys, optional, blocked, form, needsAttention, noAccountHere, tryAgain, fixOrGoOn, backToThatField
+    case enterSubmits, enterPresses, submitHelp, actionHelp, pressEnterOrWord(String), optionalHelp, formHelpKeys
+    case cleared(String)
+    case kindText(String), kindDigits(String), kindNumber, kindAmount(String), kindDate, kindChoice(Int), kindToggle, kindAccount
+    case accountsHeader, balance, title, accountColumn
+
+    // Leaving a form and signing (SignPresenter, the REPL).
+    case sign, codePrompt, responsePrompt(String), signingCancelled, notOffered, cancelledNothingPosted
+    case posted, rejected, notSubmitted, unknown, journalEntry(Int64), balanceNow, errorLabel
+
+    // Values a field refuses (FormInput at the edge, FormSession's check of a typed value).
+    case controlCharacter(UInt32), tooShort(length: Int, minimum: Int), tooLong(length: Int, maximum: Int)
+    case digitsOnly(Character, position: Int), amountNotPositive, noSuchMonth(date: String, month: Int)
+    case noSuchDay(date: String, day: Int, month: Int, year: Int), required(String), notADate(String)
+    case notOnList(Int, count: Int), startsMoreThanOne(String, titles: [String])
+    case notAnOptionByNumber(String, titles: [String]), answerYesOrNo(String)
+    case accountNotHere(Int, account: String, offered: [String]), notAnOfferedAccount(String, offered: [String])
+    case operationRefused
+
+    /// The text in `language`.
+    public func text(_ language: HostLanguage) -> String {
+        switch self {
+        case .amount: language.pick("Amount", "Сумма")
+        case .currency: language.pick("Currency", "Валюта")
+        case .payee: language.pick("Payee", "Получатель")
+        case .payeeTaxID: language.pick("Payee's INN", "ИНН получателя")
+        case .payeeAccount: language.pick("Payee's account", "Счёт получателя")
+        case .bank: language.pick("Bank", "Банк получателя")
+        case .bic: language.pick("BIC", "БИК")
+        case .debitAccount: language.pick("From account", "Счёт списания")
+        case .card: language.pick("Card", "Карта")
+        case .purpose: language.pick("Purpose", "Назначение платежа")
+        case .document: language.pick("Document", "Документ")
+        case .challenge: language.pick("Challenge", "Запрос")
+        case .signedWith: language.pick("Signed with", "Способ подписи")
+        case .signingMethod(let method):
+            switch method {
+            case .totp: language.pick(method.label, "одноразовый код TOTP — НЕ привязан к операции (подтверждает только присутствие; без динамической привязки)")
+            case .ocra: language.pick(method.label, "запрос–ответ OCRA — привязан к сумме и получателю этого документа (динамическая привязка)")
+            case .passkey: language.pick(method.label, "ключ доступа (passkey) — устройство клиента подписало хеш этого документа (динамическая привязка)")
+            }
+        case .yes: language.pick("yes", "да")
+        case .no: language.pick("no", "нет")
+
+        case .formKeys: language.pick("Enter keeps a value · back returns · ? helps · cancel leaves",
+                                      "Enter — оставить значение · back — назад · ? — справка · cancel — выйти")
+        case .optional: language.pick("optional", "необязательно")
+        case .blocked: language.pick("blocked", "заблокирован")
+        case .form: language.pick("form", "форма")
+        case .needsAttention: language.pick("Needs attention:", "Требует внимания:")
+        case .noAccountHere: language.pick("no account can be chosen here", "здесь нельзя выбрать ни один счёт")
+        case .tryAgain: language.pick(" — try again, ? for help", " — введите ещё раз, ? — справка")
+        case .fixOrGoOn: language.pick(" — fix it, or Enter to go on", " — исправьте или нажмите Enter, чтобы продолжить")
+        case .backToThatField: language.pick(" — back to that field", " — возврат к этому полю")
+        case .enterSubmits: language.pick("Enter submits", "Enter — отправить")
+        case .enterPresses: language.pick("Enter presses", "Enter — нажать")
+        case .submitHelp: language.pick("Submits the form: it is checked, then you review and sign it.",
+                                        "Отправляет форму: она проверяется, затем вы проверяете и подписываете документ.")
+        case .actionHelp: language.pick("Runs the operation's action.", "Выполняет действие операции.")
+        case .pressEnterOrWord(let text): language.pick("'\(text)': press Enter, or type back or cancel",
+                                                        "«\(text)»: нажмите Enter или введите back или cancel")
+        case .optionalHelp: language.pick("Optional: Enter leaves it empty.", "Необязательное поле: Enter оставляет его пустым.")
+        case .formHelpKeys: language.pick("back: previous field · cancel: leave the form · Ctrl-C: leave the form",
+                                          "back — предыдущее поле · cancel или Ctrl-C — выйти из формы")
+        case .cleared(let id): language.pick("(\(id) cleared)", "(\(id): очищено)")
+        case .kindText(let length): language.pick("text", "текст") + length
+        case .kindDigits(let length): language.pick("digits", "цифры") + length
+        case .kindNumber: language.pick("number", "число")
+        case .kindAmount(let currency): language.pick("amount, \(currency)", "сумма, \(currency)")
+        case .kindDate: language.pick("date ДД.ММ.ГГГГ", "дата ДД.ММ.ГГГГ")
+        case .kindChoice(let count): language.pick("1–\(count) or a title", "1–\(count) или название")
+        case .kindToggle: language.pick("yes/no", "да/нет")
+        case .kindAccount: language.pick("# or account number", "№ или номер счёта")
+        case .accountsHeader: language.pick("#", "№")
+        case .accountColumn: language.pick("ACCOUNT", "СЧЁТ")
+        case .balance: language.pick("BALANCE", "ОСТАТОК")
+        case .title: language.pick("TITLE", "НАЗВАНИЕ")
+
+        case .sign: language.pick("Sign", "Подпись")
+        case .codePrompt: language.pick("One-time code (6 digits, cancel returns to the form)> ",
+                                        "Одноразовый код (6 цифр, cancel — вернуться к форме)> ")
+        case .responsePrompt(let challenge): language.pick("Response to challenge \(challenge) (cancel returns to the form)> ",
+                                                           "Ответ на запрос \(challenge) (cancel — вернуться к форме)> ")
+        case .signingCancelled: language.pick("Signing cancelled: back to the form, values kept.",
+                                              "Подписание отменено: возврат к форме, значения сохранены.")
+        case .notOffered: language.pick("Not offered for signing: back to the form, values kept.",
+                                        "Документ не предложен к подписи: возврат к форме, значения сохранены.")
+        case .cancelledNothingPosted: language.pick("cancelled: nothing was signed or posted",
+                                                    "отменено: ничего не подписано и не отправлено")
+        case .posted: language.pick("posted", "проведено")
+        case .rejected: language.pick("rejected", "отклонено")
+        case .notSubmitted: language.pick("not submitted", "не отправлено")
+        case .unknown: language.pick("unknown", "неизвестно")
+        case .journalEntry(let sequence): language.pick(" — journal entry \(sequence)", " — запись журнала \(sequence)")
+        case .balanceNow: language.pick("balance now", "остаток")
+        case .errorLabel: language.pick("error:", "ошибка:")
+
+        case .controlCharacter(let scalar):
+            language.pick("control character U+\(String(scalar, radix: 16, uppercase: true)) is not allowed",
+                          "управляющий символ U+\(String(scalar, radix: 16, uppercase: true)) недопустим")
+        case .tooShort(let length, let minimum):
+            language.pick("too short: \(length) character\(length == 1 ? "" : "s"), at least \(minimum) needed",
+                          "слишком коротко: символов \(length), нужно не меньше \(minimum)")
+        case .tooLong(let length, let maximum):
+            language.pick("too long: \(length) characters, at most \(maximum) allowed",
+                          "слишком длинно: символов \(length), допустимо не больше \(maximum)")
+        case .digitsOnly(let character, let position):
+            language.pick("digits only: '\(character)' at position \(position) is not allowed",
+                          "только цифры: символ «\(character)» в позиции \(position) недопустим")
+        case .amountNotPositive: language.pick("the amount must be more than zero", "сумма должна быть больше нуля")
+        case .noSuchMonth(let date, let month):
+            language.pick("\(date): month \(month) does not exist", "\(date): месяца \(month) не бывает")
+        case .noSuchDay(let date, let day, let month, let year):
+            language.pick("\(date): day \(day) does not exist in month \(month) of \(year)",
+                          "\(date): в месяце \(month) \(year) года нет дня \(day)")
+        case .required(let caption): language.pick("required: \(caption)", "обязательное поле: \(caption)")
+        case .notADate(let text):
+            language.pick("'\(text)' is not a date: write ДД.ММ.ГГГГ (31.03.2025) or YYYY-MM-DD (2025-03-31)",
+                          "«\(text)» — не дата: введите ДД.ММ.ГГГГ (31.03.2025) или ГГГГ-ММ-ДД (2025-03-31)")
+        case .notOnList(let number, let count):
+            language.pick("\(number) is not on the list: choose 1–\(count)", "\(number) — нет в списке: выберите 1–\(count)")
+        case .startsMoreThanOne(let text, let titles):
+            language.pick("'\(text)' starts more than one option: ", "«\(text)» — начало нескольких вариантов: ")
+                + titles.joined(separator: ", ")
+        case .notAnOptionByNumber(let text, let titles):
+            language.pick("'\(text)' is not one of the options — type the list number (1–\(titles.count)) or the title: ",
+                          "«\(text)» — нет такого варианта: введите номер в списке (1–\(titles.count)) или название: ")
+                + titles.enumerated().map { "\($0.offset + 1)) \($0.element)" }.joined(separator: ", ")
+        case .answerYesOrNo(let text): language.pick("'\(text)': answer yes or no (да/нет)", "«\(text)»: ответьте да или нет (yes/no)")
+        case .accountNotHere(let number, let account, let offered):
+            language.pick("account \(number) (\(account)) cannot be chosen here — choose one of: ",
+                          "счёт \(number) (\(account)) здесь выбрать нельзя — выберите один из: ") + offered.joined(separator: ", ")
+        case .notAnOfferedAccount(let text, let offered):
+            language.pick("'\(text)' is not one of the accounts offered: ", "«\(text)» — нет среди предложенных счетов: ")
+                + offered.joined(separator: ", ")
+        case .operationRefused: language.pick("the operation refused the document", "операция отказалась составить документ")
+        }
+    }
+
+    /// An ISO date `YYYY-MM-DD` as Russian readers write it, `ДД.ММ.ГГГГ`; anything else unchanged.
+    public static func date(iso: String) -> String {
+        let parts = iso.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2 else { return iso }
+        return "\(parts[2]).\(parts[1]).\(parts[0])"
+    }
+}
