@@ -115,21 +115,9 @@ struct REPLTests {
             // A fresh folder each time: the wrong code counts against the folder's attempts.
             let sandbox = try HostSandbox()
             try sandbox.initKeys()
-            let process = Process()
-            process.executableURL = Repo.binary
-            process.arguments = arguments
-            process.environment = sandbox.environment(environment)
-            let input = Pipe(), output = Pipe(), errors = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = errors
-            try process.run()
-            input.fileHandleForWriting.write(Data(script.utf8))
-            try input.fileHandleForWriting.close()
-            let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (out, err)
+            let result = try sandbox.repl(script, arguments: arguments, environment: environment)
+            #expect(result.status == 0, "\(result)")
+            return (result.out, result.err)
         }
         let russianReview = [
             "Transfers › Transfer between own accounts › Подпись",

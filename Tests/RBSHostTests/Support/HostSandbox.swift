@@ -67,10 +67,11 @@ final class HostSandbox {
         try runProcess(Repo.binary, arguments, environment: environment(extra), sourceLocation: sourceLocation)
     }
 
-    /// The REPL reading `script` from a pipe (no prompts: the answers only), to its end.
-    func repl(_ script: String, environment extra: [String: String?] = [:]) throws -> (status: Int32, out: String, err: String) {
+    /// The REPL (with global `arguments` such as `--lang ru`) reading `script` from a pipe (no prompts: the answers only), to its end.
+    func repl(_ script: String, arguments: [String] = [], environment extra: [String: String?] = [:]) throws -> (status: Int32, out: String, err: String) {
         let process = Process()
         process.executableURL = Repo.binary
+        process.arguments = arguments
         process.environment = environment(extra)
         let input = Pipe(), output = Pipe(), errors = Pipe()
         process.standardInput = input
