@@ -95,7 +95,7 @@ child.sendline("verify")
 step(child, "still running after Ctrl-C", r"ok 1 entry")
 child.expect_exact("rbs> ")
 child.sendcontrol("d")
-child.expect(pexpect.EOF)
+child.expect(pexpect.EOF, timeout=120)  # generous: the whole suite runs beside this on two cores
 
 # History is kept between runs: Up recalls the last command.
 child = start()
