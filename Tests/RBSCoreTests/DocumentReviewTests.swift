@@ -218,8 +218,12 @@ struct DocumentReviewTests {
             .noSuchDay(date: "2026-02-30", day: 30, month: 2, year: 2026), .required("X"), .notADate("x"),
             .notOnList(4, count: 3), .startsMoreThanOne("x", titles: ["a"]), .notAnOptionByNumber("x", titles: ["a"]),
             .answerYesOrNo("x"), .accountNotHere(3, account: "1", offered: ["1) 1"]), .notAnOfferedAccount("x", offered: []),
-            .operationRefused,
-        ]
+            .operationRefused, .greeting(version: "0.1.0", operations: 4, plugins: 4, editor: "libedit"),
+            .firstStart(directory: "/d"), .unknownCommand("x", suggestion: nil), .unknownCommand("x", suggestion: "run"),
+            .noSuchCommand("x"), .runNeedsOperation, .giveIDValue("x"), .nothingChanged, .verified(entries: 1),
+            .badEntry(2, reason: "x"), .unreconciled("x"), .helpHeaderCommand, .helpHeaderWhat, .helpInsideForm,
+        ] + ["list", "run", "template", "plugins", "reload", "accounts", "statement", "journal", "verify", "keys", "help", "quit"]
+            .map { HostMessage.commandSummary($0) }
         for message in messages {
             let english = message.text(.en), russian = message.text(.ru)
             #expect(!english.isEmpty && !russian.isEmpty, "\(message)")

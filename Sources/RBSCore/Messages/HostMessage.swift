@@ -31,6 +31,12 @@ public enum HostMessage: Sendable, Equatable {
     case accountNotHere(Int, account: String, offered: [String]), notAnOfferedAccount(String, offered: [String])
     case operationRefused
 
+    // The REPL's own commands.
+    case greeting(version: String, operations: Int, plugins: Int, editor: String), firstStart(directory: String)
+    case unknownCommand(String, suggestion: String?), noSuchCommand(String), runNeedsOperation, giveIDValue(String)
+    case nothingChanged, verified(entries: Int), badEntry(Int64, reason: String), unreconciled(String)
+    case helpHeaderCommand, helpHeaderWhat, helpInsideForm, commandSummary(String)
+
     /// The text in `language`.
     public func text(_ language: HostLanguage) -> String {
         switch self {
@@ -148,6 +154,65 @@ public enum HostMessage: Sendable, Equatable {
             language.pick("'\(text)' is not one of the accounts offered: ", "«\(text)» — нет среди предложенных счетов: ")
                 + offered.joined(separator: ", ")
         case .operationRefused: language.pick("the operation refused the document", "операция отказалась составить документ")
+
+        case .greeting(let version, let operations, let plugins, let editor):
+            language.pick("rbs-host \(version) — \(operations) operations from \(plugins) plugins · line editing: \(editor). Type help.",
+                          "rbs-host \(version) — операций: \(operations), плагинов: \(plugins) · редактирование строки: \(editor). Введите help.")
+        case .firstStart(let directory):
+            language.pick("First start: \(directory) has no ledger yet. Type `keys init` to create your signing key and the "
+                            + "ledger (or quit and restore the folder from a backup if it held one).",
+                          "Первый запуск: в \(directory) ещё нет журнала. Введите `keys init`, чтобы создать ключ подписи и "
+                            + "журнал (или выйдите и восстановите папку из резервной копии, если журнал в ней был).")
+        case .unknownCommand(let command, let suggestion):
+            language.pick("unknown command '\(command)'", "неизвестная команда «\(command)»")
+                + (suggestion.map { language.pick(" — did you mean '\($0)'?", " — может быть, «\($0)»?") }
+                    ?? language.pick(" — type help for the commands", " — введите help, чтобы увидеть команды"))
+        case .noSuchCommand(let command):
+            language.pick("No command '\(command)'. Type help for the list.", "Команды «\(command)» нет. Введите help, чтобы увидеть список.")
+        case .runNeedsOperation:
+            language.pick("run needs an operation: run OP or run NUMBER (see list)",
+                          "для run нужна операция: run ОПЕРАЦИЯ или run НОМЕР (см. list)")
+        case .giveIDValue(let argument):
+            language.pick("'\(argument)': give values as ID=VALUE, e.g. destBic=044525225",
+                          "«\(argument)»: значения задаются как ID=ЗНАЧЕНИЕ, например destBic=044525225")
+        case .nothingChanged: language.pick("nothing changed", "ничего не изменилось")
+        case .verified(let entries):
+            language.pick("ok \(entries) \(entries == 1 ? "entry" : "entries")", "ok: записей журнала — \(entries), все верны")
+        case .badEntry(let sequence, let reason):
+            language.pick("bad entry \(sequence): \(reason)", "запись \(sequence) повреждена: \(reason)")
+        case .unreconciled(let reason): language.pick("does not reconcile: \(reason)", "не сходится: \(reason)")
+        case .helpHeaderCommand: language.pick("COMMAND", "КОМАНДА")
+        case .helpHeaderWhat: language.pick("WHAT IT DOES", "ЧТО ДЕЛАЕТ")
+        case .helpInsideForm:
+            language.pick("Inside a form: Enter keeps a value, back returns, ? helps, cancel or Ctrl-C leaves.",
+                          "В форме: Enter оставляет значение, back — назад, ? — справка, cancel или Ctrl-C — выход.")
+        case .commandSummary(let command): Self.summary(of: command, language)
+        }
+    }
+
+    /// What a REPL command does, for `help`; the command's own name when it has no entry.
+    private static func summary(of command: String, _ language: HostLanguage) -> String {
+        switch command {
+        case "list": language.pick("list the operations, numbered", "список операций с номерами")
+        case "run": language.pick("open an operation's form; values given here (or a template's) prefill it",
+                                  "открыть форму операции; значения, данные здесь (или из шаблона), заполняют её")
+        case "template": language.pick("list the templates, or keep the form filled last as template NAME (run @NAME)",
+                                       "список шаблонов или сохранить последнюю заполненную форму как шаблон NAME (run @NAME)")
+        case "plugins": language.pick("list the plugin files, loaded or failed, and why", "файлы плагинов: загружены или нет, и почему")
+        case "reload": language.pick("pick up new, changed and removed plugins (or just plugin ID)",
+                                     "подхватить новые, изменённые и удалённые плагины (или только плагин ID)")
+        case "accounts": language.pick("list the accounts: number, title, balance, blocked or closed",
+                                       "счета: номер, название, остаток, заблокирован или закрыт")
+        case "statement": language.pick("an account's statement: opening and closing balance, every posting",
+                                        "выписка по счёту: входящий и исходящий остаток, все проводки")
+        case "journal": language.pick("list the journal's entries (filtered), show one in full, or write a posted entry's receipt (--format pdf|html|text --output FILE)",
+                                      "записи журнала (с отбором), одна запись целиком или квитанция проведённой записи (--format pdf|html|text --output FILE)")
+        case "verify": language.pick("check every signature and the journal's hash chain", "проверить все подписи и цепочку хешей журнала")
+        case "keys": language.pick("show the signing key and method, or create them (TOTP, or OCRA for dynamic linking)",
+                                   "показать ключ и способ подписи или создать их (TOTP или OCRA с динамической привязкой)")
+        case "help": language.pick("show the commands, or one command's help", "список команд или справка по одной команде")
+        case "quit": language.pick("leave rbs-host (Ctrl-D does too)", "выйти из rbs-host (Ctrl-D тоже)")
+        default: command
         }
     }
 

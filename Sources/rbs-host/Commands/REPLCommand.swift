@@ -19,8 +19,7 @@ struct REPLCommand: ParsableCommand {
                 Terminal.error(error.description)
                 throw ExitCode.failure
             }
-            print(Terminal.yellow("First start: \(directory) has no ledger yet. Type `keys init` to create your signing key "
-                + "and the ledger (or quit and restore the folder from a backup if it held one)."))
+            print(Terminal.yellow(HostMessage.firstStart(directory: directory).text(global.language)))
         }
         let repl = REPL(runtime: runtime, language: global.language)
         var watcher: PluginWatcher?

@@ -22,20 +22,20 @@ final class REPL: @unchecked Sendable {
     }
 
     /// The commands, for help, completion and "did you mean".
-    static let commands: [(name: String, usage: String, summary: String)] = [
-        ("list", "list", "list the operations, numbered"),
-        ("run", "run OP|NUMBER|@TEMPLATE [ID=VALUE ...]", "open an operation's form; values given here (or a template's) prefill it"),
-        ("template", "template [save NAME]", "list the templates, or keep the form filled last as template NAME (run @NAME)"),
-        ("plugins", "plugins", "list the plugin files, loaded or failed, and why"),
-        ("reload", "reload [ID]", "pick up new, changed and removed plugins (or just plugin ID)"),
-        ("accounts", "accounts [--json]", "list the accounts: number, title, balance, blocked or closed"),
-        ("statement", "statement ACCOUNT [--from DATE] [--to DATE] [--json]", "an account's statement: opening and closing balance, every posting"),
-        ("journal", "journal [N | show N | receipt N] [--operation OP] [--account A] [--from DATE] [--to DATE] [--status S]",
-         "list the journal's entries (filtered), show one in full, or write a posted entry's receipt (--format pdf|html|text --output FILE)"),
-        ("verify", "verify", "check every signature and the journal's hash chain"),
-        ("keys", "keys [init [NAME] [--method ocra] [--force]]", "show the signing key and method, or create them (TOTP, or OCRA for dynamic linking)"),
-        ("help", "help [COMMAND]", "show the commands, or one command's help"),
-        ("quit", "quit", "leave rbs-host (Ctrl-D does too)"),
+    /// The commands, with their usage; what each does is in the message catalogue (`HostMessage.commandSummary`).
+    static let commands: [(name: String, usage: String)] = [
+        ("list", "list"),
+        ("run", "run OP|NUMBER|@TEMPLATE [ID=VALUE ...]"),
+        ("template", "template [save NAME]"),
+        ("plugins", "plugins"),
+        ("reload", "reload [ID]"),
+        ("accounts", "accounts [--json]"),
+        ("statement", "statement ACCOUNT [--from DATE] [--to DATE] [--json]"),
+        ("journal", "journal [N | show N | receipt N] [--operation OP] [--account A] [--from DATE] [--to DATE] [--status S]"),
+        ("verify", "verify"),
+        ("keys", "keys [init [NAME] [--method ocra] [--force]]"),
+        ("help", "help [COMMAND]"),
+        ("quit", "quit"),
     ]
 
     /// Prints a one-line notice now (a reload), from any thread: above the line being typed, which is drawn
@@ -44,7 +44,8 @@ final class REPL: @unchecked Sendable {
 
     func start() {
         if console.interactive {
-            console.say(Terminal.bold("rbs-host \(RBSHost.version)") + " — \(runtime.registry.operations.count) operations from \(runtime.registry.pluginIDs.count) plugins · line editing: \(console.editor.backend). Type help.")
+            console.say(console.text(.greeting(version: RBSHost.version, operations: runtime.registry.operations.count,
+                                               plugins: runtime.registry.pluginIDs.count, editor: console.editor.backend)))
         }
         Listing.printFailures(runtime.registry)
         while true {
@@ -72,7 +73,7 @@ final class REPL: @unchecked Sendable {
         case "plugins": console.say(Listing.plugins(runtime.registry.records))
         case "reload":
             let reports = runtime.reload(only: arguments.first)
-            if reports.isEmpty { console.say("nothing changed") }
+            if reports.isEmpty { console.say(console.text(.nothingChanged)) }
             for report in reports { console.say(report.description) }
         case "accounts": accounts(arguments)
         case "statement": statement(arguments)
@@ -84,7 +85,7 @@ final class REPL: @unchecked Sendable {
         case "quit", "exit", "\\q": return false
         default:
             let suggestion = Suggestion.closest(to: command, among: Self.commands.map(\.name))
-            console.error("unknown command '\(command)'" + (suggestion.map { " — did you mean '\($0)'?" } ?? " — type help for the commands"))
+            console.error(console.text(.unknownCommand(command, suggestion: suggestion)))
         }
         return true
     }
@@ -93,7 +94,7 @@ final class REPL: @unchecked Sendable {
 
     private func run(_ arguments: [String]) {
         guard let target = arguments.first else {
-            console.error("run needs an operation: run OP or run NUMBER (see list)")
+            console.error(console.text(.runNeedsOperation))
             return
         }
         let operations = runtime.registry.operations
@@ -110,7 +111,7 @@ final class REPL: @unchecked Sendable {
         var prefill: [(id: String, value: String)] = []
         for argument in arguments.dropFirst() {
             guard let equals = argument.firstIndex(of: "=") else {
-                console.error("'\(argument)': give values as ID=VALUE, e.g. destBic=044525225")
+                console.error(console.text(.giveIDValue(argument)))
                 return
             }
             prefill.append((String(argument[..<equals]), String(argument[argument.index(after: equals)...])))
@@ -139,9 +140,9 @@ final class REPL: @unchecked Sendable {
         do {
             let ledger = try runtime.ledger()
             switch try ledger.journal.verify(authenticator: try? ledger.authenticator()) {
-            case .ok(let count): console.say("ok \(count) \(count == 1 ? "entry" : "entries")")
-            case .bad(let sequence, let reason): console.error("bad entry \(sequence): \(reason)")
-            case .unreconciled(let reason): console.error("does not reconcile: \(reason)")
+            case .ok(let count): console.say(console.text(.verified(entries: count)))
+            case .bad(let sequence, let reason): console.error(console.text(.badEntry(sequence, reason: reason)))
+            case .unreconciled(let reason): console.error(console.text(.unreconciled(reason)))
             }
         } catch { console.error(String(describing: error)) }
     }
@@ -168,13 +169,13 @@ final class REPL: @unchecked Sendable {
     func help(_ command: String?) -> String {
         if let command {
             guard let entry = Self.commands.first(where: { $0.name == command.lowercased() }) else {
-                return "No command '\(command)'. Type help for the list."
+                return console.text(.noSuchCommand(command))
             }
-            return "\(entry.usage)\n  \(entry.summary)"
+            return "\(entry.usage)\n  \(console.text(.commandSummary(entry.name)))"
         }
-        var table = Table(header: ["COMMAND", "WHAT IT DOES"])
-        table.rows = Self.commands.map { [$0.usage, $0.summary] }
-        return table.render() + "\nInside a form: Enter keeps a value, back returns, ? helps, cancel or Ctrl-C leaves."
+        var table = Table(header: [console.text(.helpHeaderCommand), console.text(.helpHeaderWhat)])
+        table.rows = Self.commands.map { [$0.usage, console.text(.commandSummary($0.name))] }
+        return table.render() + "\n" + console.text(.helpInsideForm)
     }
 
     // MARK: - Completion
