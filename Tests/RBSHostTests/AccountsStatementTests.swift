@@ -50,22 +50,11 @@ struct AccountsStatementTests {
         var lines: [Line]
     }
 
-    /// Keys enrolled, then a quick payment out of the current account (1 500,50) and a transfer of 1 000,25 into it.
-    private func twoPostings() throws -> HostSandbox {
-        let sandbox = try HostSandbox()
-        try sandbox.initKeys()
-        #expect(try sandbox.run("pay.pp.quick", RunTests.quick).report.status == "posted")
-        sandbox.clock += 86_400
-        #expect(try sandbox.run("transfer.own", ["fromAccount=\(Demo.savings)", "toAccount=\(Demo.current)",
-                                                 "amount=1 000,25"]).report.status == "posted")
-        return sandbox
-    }
-
     private static func decimal(_ text: String) -> Decimal { Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))! }
 
     @Test("accounts --json: exactly {position, number, title, currency, balance, blocked, closed}, the balances of the core")
     func accountsJSON() throws {
-        let sandbox = try twoPostings()
+        let sandbox = try HostSandbox.withTwoPostings()
         let result = try sandbox.host(["accounts", "--json"])
         #expect(result.status == 0, "\(result)")
         let array = try #require(try jsonObject(result.stdout) as? [Any])
@@ -90,7 +79,7 @@ struct AccountsStatementTests {
 
     @Test("statement --json: opening + lines = closing = the account's balance; counterparty, purpose, totals")
     func statementJSON() throws {
-        let sandbox = try twoPostings()
+        let sandbox = try HostSandbox.withTwoPostings()
         let result = try sandbox.host(["statement", "1", "--json"])
         #expect(result.status == 0, "\(result)")
         let object = try jsonObject(result.stdout)
@@ -120,7 +109,7 @@ struct AccountsStatementTests {
 
     @Test("statement --from/--to: days in the host's time zone, both included; the period's opening carries earlier postings")
     func periods() throws {
-        let sandbox = try twoPostings()
+        let sandbox = try HostSandbox.withTwoPostings()
         let utc: [String: String?] = ["TZ": "UTC"]
         // The payment is on 28.05.2026, the transfer on 29.05.2026 (UTC).
         let second = try decode(StatementJSON.self, try sandbox.host(["statement", Demo.current, "--from", "29.05.2026", "--json"], environment: utc).stdout)
@@ -136,7 +125,7 @@ struct AccountsStatementTests {
 
     @Test("statement text: the period, the opening, one row per posting, totals and the closing")
     func statementText() throws {
-        let sandbox = try twoPostings()
+        let sandbox = try HostSandbox.withTwoPostings()
         let result = try sandbox.host(["statement", "1", "--from", "28.05.2026"], environment: ["TZ": "UTC"])
         #expect(result.status == 0, "\(result)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
@@ -171,7 +160,7 @@ struct AccountsStatementTests {
 
     @Test("the REPL answers accounts and statement as the commands do, and refuses an unknown option by name")
     func repl() throws {
-        let sandbox = try twoPostings()
+        let sandbox = try HostSandbox.withTwoPostings()
         let script = "accounts --json\nstatement 1 --to 28.05.2026 --json\nstatement 1 --since 1\nstatement\nquit\n"
         let (status, out, err) = try sandbox.repl(script, environment: ["TZ": "UTC"])
         #expect(status == 0)

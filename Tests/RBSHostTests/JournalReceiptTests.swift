@@ -23,20 +23,9 @@ struct JournalReceiptTests {
         func value(_ label: String) -> String? { sections.flatMap(\.rows).first { $0.label == label }?.value }
     }
 
-    /// A quick payment (entry 1) on 28.05.2026 and a transfer between own accounts (entry 2) the next day.
-    private func twoEntries() throws -> HostSandbox {
-        let sandbox = try HostSandbox()
-        try sandbox.initKeys()
-        #expect(try sandbox.run("pay.pp.quick", RunTests.quick).report.status == "posted")
-        sandbox.clock += 86_400
-        #expect(try sandbox.run("transfer.own", ["fromAccount=\(Demo.savings)", "toAccount=\(Demo.current)",
-                                                 "amount=1 000,25"]).report.status == "posted")
-        return sandbox
-    }
-
     @Test("journal show N --json: the entry as journal --json has it, and labelled sections: document, outcome, signature")
     func showJSON() throws {
-        let sandbox = try twoEntries()
+        let sandbox = try HostSandbox.withTwoPostings()
         let result = try sandbox.host(["journal", "show", "1", "--json"])
         #expect(result.status == 0, "\(result)")
         #expect(keys(try jsonObject(result.stdout)) == ["entry", "title", "sections"])
@@ -62,7 +51,7 @@ struct JournalReceiptTests {
 
     @Test("journal N is journal show N; text has every labelled row; an entry that does not exist is named")
     func showText() throws {
-        let sandbox = try twoEntries()
+        let sandbox = try HostSandbox.withTwoPostings()
         let show = try sandbox.host(["journal", "show", "2"])
         #expect(show.status == 0)
         #expect(try sandbox.host(["journal", "2"]).stdout == show.stdout)
@@ -78,7 +67,7 @@ struct JournalReceiptTests {
 
     @Test("journal filters: --operation, --account, --from/--to and --status take exactly the entries they name")
     func filters() throws {
-        let sandbox = try twoEntries()
+        let sandbox = try HostSandbox.withTwoPostings()
         func sequences(_ arguments: [String]) throws -> [Int64] {
             let result = try sandbox.host(["journal", "--json"] + arguments, environment: ["TZ": "UTC"])
             #expect(result.status == 0, "\(arguments): \(result)")
@@ -105,7 +94,7 @@ struct JournalReceiptTests {
 
     @Test("journal receipt: text and HTML carry the bank's requisites, the document, its hash and the signature")
     func textAndHTML() throws {
-        let sandbox = try twoEntries()
+        let sandbox = try HostSandbox.withTwoPostings()
         let entry = try sandbox.journal()[0]
         let text = try sandbox.host(["journal", "receipt", "1", "--format", "text"])
         #expect(text.status == 0, "\(text)")
@@ -130,7 +119,7 @@ struct JournalReceiptTests {
 
     @Test("journal receipt --format pdf renders with poppler, and its text holds the document hash and the Cyrillic payee")
     func pdf() throws {
-        let sandbox = try twoEntries()
+        let sandbox = try HostSandbox.withTwoPostings()
         let entry = try sandbox.journal()[0]
         let file = sandbox.data.appendingPathComponent("receipt.pdf")
         let result = try sandbox.host(["journal", "receipt", "1", "--output", file.path])
@@ -156,7 +145,7 @@ struct JournalReceiptTests {
 
     @Test("journal receipt refuses a bad format, a missing entry and a folder that does not exist, saying which")
     func refusals() throws {
-        let sandbox = try twoEntries()
+        let sandbox = try HostSandbox.withTwoPostings()
         let format = try sandbox.host(["journal", "receipt", "1", "--format", "docx"])
         #expect(format.status == 1 && format.stderr == "error: --format 'docx' is not a receipt format: use pdf, html or text\n")
         let missing = try sandbox.host(["journal", "receipt", "9", "--format", "text"])

@@ -276,3 +276,17 @@ struct JournalEntryJSON: Decodable {
 extension Decimal {
     init(_ text: String) { self = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) ?? .nan }
 }
+
+extension HostSandbox {
+    /// Keys enrolled, then a quick payment out of the current account on 28.05.2026 (entry 1, 1 500,50) and, the
+    /// next day, a transfer of 1 000,25 from savings into it (entry 2): what statements and receipts are read from.
+    static func withTwoPostings() throws -> HostSandbox {
+        let sandbox = try HostSandbox()
+        try sandbox.initKeys()
+        #expect(try sandbox.run("pay.pp.quick", RunTests.quick).report.status == "posted")
+        sandbox.clock += 86_400
+        #expect(try sandbox.run("transfer.own", ["fromAccount=\(Demo.savings)", "toAccount=\(Demo.current)",
+                                                 "amount=1 000,25"]).report.status == "posted")
+        return sandbox
+    }
+}
