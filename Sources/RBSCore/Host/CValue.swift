@@ -128,17 +128,7 @@ enum CValue {
 public enum Amount {
     /// For people: the currency's minor units and thousands grouped by a space ("1 500 000.50").
     public static func grouped(_ value: Decimal, currency: String) -> String {
-        let plain = text(value, currency: currency)
-        let negative = plain.hasPrefix("-")
-        let body = negative ? String(plain.dropFirst()) : plain
-        let parts = body.split(separator: ".", omittingEmptySubsequences: false)
-        var whole = ""
-        for (offset, digit) in parts[0].reversed().enumerated() {
-            if offset > 0, offset % 3 == 0 { whole.append(" ") }
-            whole.append(digit)
-        }
-        let grouped = String(whole.reversed()) + (parts.count > 1 ? "." + parts[1] : "")
-        return (negative ? "-" : "") + grouped
+        AmountText.grouped(plain: text(value, currency: currency), groupSeparator: " ", decimalSeparator: ".")
     }
 
     /// `value` with exactly the minor units of `currency`; a value that does not fit them (it cannot come from a

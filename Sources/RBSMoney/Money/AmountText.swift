@@ -32,17 +32,22 @@ public enum AmountText {
     /// `money` for a person reading `locale`, with all the currency's decimals and grouped thousands:
     /// "1 500,50" (ru, U+00A0 between groups), "1,500.50" (en), "-12,000" (JPY, en). Exact: nothing is rounded.
     public static func format(_ money: Money, locale: AmountLocale) -> String {
-        let plain = money.plain
+        grouped(plain: money.plain, groupSeparator: locale.groupSeparator, decimalSeparator: locale.decimalSeparator)
+    }
+
+    /// Plain decimal text ("-1500000.50") with its thousands grouped by `groupSeparator` and `decimalSeparator`
+    /// in place of the '.': the one grouping every amount shown to a person goes through.
+    package static func grouped(plain: String, groupSeparator: Character, decimalSeparator: Character) -> String {
         let negative = plain.hasPrefix("-")
         let body = negative ? plain.dropFirst() : Substring(plain)
         let parts = body.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         let integer = Array(parts[0])
         var grouped = ""
         for (i, digit) in integer.enumerated() {
-            if i > 0 && (integer.count - i) % 3 == 0 { grouped.append(locale.groupSeparator) }
+            if i > 0 && (integer.count - i) % 3 == 0 { grouped.append(groupSeparator) }
             grouped.append(digit)
         }
-        if parts.count > 1 { grouped += String(locale.decimalSeparator) + parts[1] }
+        if parts.count > 1 { grouped += String(decimalSeparator) + parts[1] }
         return negative ? "-" + grouped : grouped
     }
 
