@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import RBSMoney
-import GRDB
 
 /// The embedded core bank: the customer's accounts and the postings between them, in `rbs.sqlite`.
 ///
@@ -14,19 +13,19 @@ public struct EmbeddedBank: Sendable {
 
     /// The customer's accounts in their seeded order.
     public func accounts() throws(LedgerError) -> [Account] {
-        let rows = try database.read { db in try Row.fetchAll(db, sql: "SELECT * FROM accounts ORDER BY position") }
+        let rows = try database.read { db in try db.rows("SELECT * FROM accounts ORDER BY position") }
         var accounts: [Account] = []
-        for row in rows { accounts.append(try Self.account(from: row, path: database.path)) }
+        for row in rows { accounts.append(try Self.account(from: row, path: database.place)) }
         return accounts
     }
 
     /// The account with this number, or `nil`.
     public func account(number: String) throws(LedgerError) -> Account? {
         let row = try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM accounts WHERE number = ?", arguments: [number])
+            try db.row("SELECT * FROM accounts WHERE number = ?", number)
         }
         guard let row else { return nil }
-        return try Self.account(from: row, path: database.path)
+        return try Self.account(from: row, path: database.place)
     }
 
     /// What the core would decide for `document` were it signed and posted now: `nil` when it would be posted (or
@@ -77,7 +76,7 @@ public struct EmbeddedBank: Sendable {
     /// Done with few statements: one indexed lookup per document for an earlier entry, the journal tip once, each
     /// account read once and its balance kept in memory, each touched account's final balance written once at
     /// the end (the whole batch is one transaction, so nobody sees the intermediate states).
-    func apply(batch: [SignedDocument], publicKey: Data, in db: Database) throws -> [Outcome] {
+    func apply(batch: [SignedDocument], publicKey: Data, in db: any SQLTransaction) throws -> [Outcome] {
         let ids = Parallel.map(batch, \.id)
         return try apply(count: batch.count, publicKey: publicKey, in: db) { (batch[$0], ids[$0]) }
     }
@@ -86,25 +85,21 @@ public struct EmbeddedBank: Sendable {
     /// id when it is needed, so encoding and signing can still be running.
     /// `authorization` is how the person authorised the documents, recorded in each new entry.
     func apply(
-        count: Int, publicKey: Data, authorization: Authorization? = nil, in db: Database,
+        count: Int, publicKey: Data, authorization: Authorization? = nil, in db: any SQLTransaction,
         document: (Int) throws -> (SignedDocument, String)
     ) throws -> [Outcome] {
         var state = BatchState(tip: try Journal.tip(db))
         var outcomes: [Outcome] = []
         outcomes.reserveCapacity(count)
-        // By the compact indexed key, then the full id (the key alone may be shared by different ids).
-        let journaled = try db.cachedStatement(sql: "SELECT seq FROM journal WHERE document_key = ? AND document_id = ?")
         for index in 0..<count {
             let (signed, id) = try document(index)
             if let outcome = state.settled[id] {
                 outcomes.append(outcome)
                 continue
             }
-            let lookup = RawBindings(journaled, prime: index == 0)
-            try lookup.bind(1, JournalEntry.documentKey(of: id))
-            try lookup.bind(2, id)
-            if let sequence = try Int64.fetchOne(journaled),
-               let row = try Row.fetchOne(db, sql: "SELECT * FROM journal WHERE seq = ?", arguments: [sequence]) {
+            // By the compact indexed key, then the full id (the key alone may be shared by different ids).
+            if let row = try db.rows("SELECT * FROM journal WHERE document_key = ? AND document_id = ?",
+                                     arguments: [.integer(JournalEntry.documentKey(of: id)), .text(id)]).first {
                 let outcome = try Self.outcome(of: try JournalEntry(row: row), in: db)
                 state.settled[id] = outcome
                 outcomes.append(outcome)
@@ -114,8 +109,8 @@ public struct EmbeddedBank: Sendable {
         }
         for (number, scale) in state.dirty.sorted(by: { $0.key < $1.key }) {
             guard let account = state.accounts[number] ?? nil else { continue }
-            try db.cachedStatement(sql: "UPDATE accounts SET balance = ? WHERE number = ?").execute(
-                arguments: [account.balanceText(scale: scale), number])
+            try db.execute("UPDATE accounts SET balance = ? WHERE number = ?",
+                           arguments: [.text(account.balanceText(scale: scale)), .text(number)])
         }
         return outcomes
     }
@@ -129,9 +124,6 @@ public struct EmbeddedBank: Sendable {
         /// `nil` inside: the number is not one of the accounts.
         var accounts: [String: CachedAccount?] = [:]
         var dirty: [String: Int] = [:]
-        /// Whether the INSERT statements were primed for ``RawBindings`` in this batch.
-        var journalPrimed = false
-        var postingsPrimed = false
     }
 
     fileprivate struct CachedAccount {
@@ -155,7 +147,7 @@ public struct EmbeddedBank: Sendable {
 
     private func apply(
         _ signed: SignedDocument, documentId: String, publicKey: Data, authorization: Authorization?,
-        state: inout BatchState, in db: Database
+        state: inout BatchState, in db: any SQLTransaction
     ) throws -> Outcome {
         let keyId = signed.document.keyId
         if !state.registered.contains(keyId) {
@@ -187,23 +179,14 @@ public struct EmbeddedBank: Sendable {
         case .post(let posting, let amountText, let amountMinor, let scale):
             let (newDebit, newDebitText) = try state.add(-posting.amount, minor: amountMinor.map { -$0 }, to: posting.debit, scale: scale)
             if posting.internalTransfer { _ = try state.add(posting.amount, minor: amountMinor, to: posting.credit, scale: scale) }
-            let insert = try db.cachedStatement(
-                sql: "INSERT INTO postings (document_id, debit, credit, amount, currency, time_ms, journal_seq) VALUES (?, ?, ?, ?, ?, ?, ?)")
-            let row = RawBindings(insert, prime: !state.postingsPrimed)
-            state.postingsPrimed = true
-            try row.bind(1, documentId)
-            try row.bind(2, posting.debit)
-            try row.bind(3, posting.credit)
-            try row.bind(4, amountText)
-            try row.bind(5, posting.currency)
-            try row.bind(6, now)
-            try row.bind(7, sequence)
-            try insert.execute()
+            try db.execute(
+                "INSERT INTO postings (document_id, debit, credit, amount, currency, time_ms, journal_seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: [.text(documentId), .text(posting.debit), .text(posting.credit), .text(amountText),
+                            .text(posting.currency), .integer(now), .integer(sequence)])
             record = entry(.posted, posting: posting, amount: amountText, balance: newDebitText)
             outcome = .posted(Receipt(documentId: documentId, posting: posting, debitBalance: newDebit, sequence: sequence))
         }
-        try record.insert(db, prime: !state.journalPrimed)
-        state.journalPrimed = true
+        try record.insert(db)
         state.tip = (sequence, record.hash)
         state.settled[documentId] = outcome
         return outcome
@@ -220,20 +203,20 @@ public struct EmbeddedBank: Sendable {
     }
 
     /// The account with this number as the batch sees it (read from the database the first time), or `nil`.
-    private func account(_ number: String, state: inout BatchState, in db: Database) throws -> CachedAccount? {
+    private func account(_ number: String, state: inout BatchState, in db: any SQLTransaction) throws -> CachedAccount? {
         if let cached = state.accounts[number] { return cached }
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: Self.accountQuery), arguments: [number]) else {
+        guard let row = try db.rows(Self.accountQuery, arguments: [.text(number)]).first else {
             state.accounts[number] = .some(nil)
             return nil
         }
-        let account = try Self.account(from: row, path: database.path)
+        let account = try Self.account(from: row, path: database.place)
         let balanceText: String = try row.decode(String.self, forColumn: "balance")
         let scale = Currency(code: account.currency)?.minorUnits ?? -1
         let exact = DecimalText.scale(of: balanceText).map { $0 <= scale } ?? false
         // Money is never rounded: a stored balance with more decimals than its currency has is damage, not a value.
         guard exact else {
             throw LedgerError.corruptDatabase(
-                path: database.path,
+                path: database.place,
                 detail: "account \(number) has balance \"\(balanceText)\", more decimals than \(account.currency) has (or an unknown currency)")
         }
         let minor = scale >= 0 ? DecimalText.minorUnits(balanceText, scale: scale) : nil
@@ -243,7 +226,7 @@ public struct EmbeddedBank: Sendable {
     }
 
     /// Decides what a document does, reading the accounts it names; changes nothing.
-    private func plan(_ document: Document, state: inout BatchState, in db: Database) throws -> Plan {
+    private func plan(_ document: Document, state: inout BatchState, in db: any SQLTransaction) throws -> Plan {
         guard let amountText = document["amount"] else { return .acknowledge }
         guard let from = document["from"] else { return .reject(.missing("from", "the debit account")) }
         guard let credit = document["account"] else { return .reject(.missing("account", "the payee's account")) }
@@ -288,17 +271,17 @@ public struct EmbeddedBank: Sendable {
     }
 
     /// Stores the public key under its id the first time it signs; a different key under the same id is refused.
-    private func register(keyId: String, publicKey: Data, in db: Database) throws {
-        if let stored = try Data.fetchOne(db.cachedStatement(sql: "SELECT public_key FROM keys WHERE key_id = ?"), arguments: [keyId]) {
+    private func register(keyId: String, publicKey: Data, in db: any SQLTransaction) throws {
+        if let stored = try db.value(Data.self, "SELECT public_key FROM keys WHERE key_id = ?", keyId) {
             guard stored == publicKey else { throw LedgerError.keyIdConflict(keyId: keyId) }
             return
         }
-        try db.execute(sql: "INSERT INTO keys (key_id, public_key, first_used_ms) VALUES (?, ?, ?)",
-                       arguments: [keyId, publicKey, Timestamp.milliseconds(clock())])
+        try db.execute("INSERT INTO keys (key_id, public_key, first_used_ms) VALUES (?, ?, ?)",
+                       keyId, publicKey, Timestamp.milliseconds(clock()))
     }
 
     /// The outcome a journal entry recorded (for a repeated submission).
-    static func outcome(of entry: JournalEntry, in db: Database) throws -> Outcome {
+    static func outcome(of entry: JournalEntry, in db: any SQLTransaction) throws -> Outcome {
         switch entry.kind {
         case .acknowledged:
             return .acknowledged(documentId: entry.documentId, sequence: entry.sequence)
@@ -315,7 +298,7 @@ public struct EmbeddedBank: Sendable {
                 throw LedgerError.unreadableEntry(sequence: entry.sequence, detail: "a posting without its amounts")
             }
             // The credit account was our own exactly when it is one of the accounts.
-            let internalTransfer = try Bool.fetchOne(db, sql: "SELECT 1 FROM accounts WHERE number = ?", arguments: [credit]) != nil
+            let internalTransfer = try db.value(Bool.self, "SELECT 1 FROM accounts WHERE number = ?", credit) != nil
             return .posted(Receipt(
                 documentId: entry.documentId,
                 posting: Posting(debit: debit, credit: credit, amount: amount, currency: currency, internalTransfer: internalTransfer),
@@ -323,7 +306,7 @@ public struct EmbeddedBank: Sendable {
         }
     }
 
-    static func account(from row: Row, path: String) throws(LedgerError) -> Account {
+    static func account(from row: SQLRow, path: String) throws(LedgerError) -> Account {
         do {
             let number = try row.decode(String.self, forColumn: "number")
             let balanceText = try row.decode(String.self, forColumn: "balance")

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// An OCRA challenge issued by `run … --challenge` and waiting for its response.
 public struct PendingChallenge: Sendable, Hashable {
@@ -33,13 +32,16 @@ extension Ledger {
         }
         let now = Timestamp.milliseconds(clock())
         try database.write { db in
-            try db.execute(sql: "DELETE FROM ocra_pending WHERE issued_ms < ?", arguments: [now - 86_400_000])
+            try db.execute("DELETE FROM ocra_pending WHERE issued_ms < ?", now - 86_400_000)
+            // A new challenge for the same document replaces the waiting one (issued again, now).
             try db.execute(
-                sql: """
-                    INSERT OR REPLACE INTO ocra_pending (document_id, document, challenge, operation, plugin, issued_ms)
+                """
+                    INSERT INTO ocra_pending (document_id, document, challenge, operation, plugin, issued_ms)
                     VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (document_id) DO UPDATE SET document = excluded.document, challenge = excluded.challenge,
+                        operation = excluded.operation, plugin = excluded.plugin, issued_ms = excluded.issued_ms
                     """,
-                arguments: [document.id, document.canonicalBytes, challenge, document.operation, document.plugin, now])
+                document.id, document.canonicalBytes, challenge, document.operation, document.plugin, now)
         }
         return challenge
     }
@@ -49,12 +51,12 @@ extension Ledger {
     public func pendingChallenge(documentId: String?, operation: String, plugin: String) throws(LedgerError) -> PendingChallenge {
         let (row, answered) = try database.read { db in
             if let documentId {
-                return (try Row.fetchOne(db, sql: "SELECT * FROM ocra_pending WHERE document_id = ?", arguments: [documentId]),
-                        try Bool.fetchOne(db, sql: "SELECT 1 FROM ocra_used WHERE document_id = ?", arguments: [documentId]) == true)
+                return (try db.row("SELECT * FROM ocra_pending WHERE document_id = ?", documentId),
+                        try db.value(Bool.self, "SELECT 1 FROM ocra_used WHERE document_id = ?", documentId) == true)
             }
-            return (try Row.fetchOne(
-                db, sql: "SELECT * FROM ocra_pending WHERE operation = ? AND plugin = ? ORDER BY issued_ms DESC, rowid DESC LIMIT 1",
-                arguments: [operation, plugin]), false)
+            return (try db.row(
+                "SELECT * FROM ocra_pending WHERE operation = ? AND plugin = ? ORDER BY issued_ms DESC, rowid DESC LIMIT 1",
+                operation, plugin), false)
         }
         let what = documentId.map { "document \($0)" } ?? "operation \(operation)"
         if answered { throw .code(.challengeUsed) }
@@ -67,9 +69,9 @@ extension Ledger {
                 document: try CanonicalEncoding.decode(bytes), challenge: try row.decode(String.self, forColumn: "challenge"),
                 issuedAt: Date(timeIntervalSince1970: Double(issued) / 1000))
         } catch let error as DocumentError {
-            throw .corruptDatabase(path: database.path, detail: "a waiting challenge's document does not parse: \(error.description)")
+            throw .corruptDatabase(path: database.place, detail: "a waiting challenge's document does not parse: \(error.description)")
         } catch {
-            throw .corruptDatabase(path: database.path, detail: "a waiting challenge cannot be read: \(error)")
+            throw .corruptDatabase(path: database.place, detail: "a waiting challenge cannot be read: \(error)")
         }
         let age = Timestamp.milliseconds(clock()) - Timestamp.milliseconds(pending.issuedAt)
         guard age <= Self.challengeLifetimeSeconds * 1000 else {

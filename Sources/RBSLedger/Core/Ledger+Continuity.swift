@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The ledger's continuity: a ledger is created only by an explicit first start, and an existing one is opened
 /// only when its database holds the history this folder knows of (`ledger-tip`, or a signing key).
@@ -125,7 +124,7 @@ extension Ledger {
         }
         let current = try database.read(LedgerTip.current)
         if let record {
-            let path = database.path
+            let path = database.place
             guard current.ledgerId == record.ledgerId else {
                 throw missing("\(path) is another ledger (\(current.ledgerId), \(current.entryText))")
             }
@@ -134,7 +133,7 @@ extension Ledger {
                     + "are missing (a copy older than the last run?)")
             }
             let hash: Data? = record.sequence == 0 ? JournalEntry.genesisHash : try database.read { db in
-                try Data.fetchOne(db, sql: "SELECT hash FROM journal WHERE seq = ?", arguments: [record.sequence])
+                try db.value(Data.self, "SELECT hash FROM journal WHERE seq = ?", record.sequence)
             }
             guard hash == record.hash else {
                 throw missing("journal entry \(record.sequence) of \(path) is not the recorded one (its hash differs), "
@@ -162,8 +161,8 @@ extension LedgerDatabase {
         }
         guard newStep != current.codeStep || lockedUntil != current.lockedUntil || failures != current.codeFailures else { return }
         try write { db in
-            try db.execute(sql: "UPDATE code_state SET last_step = ?, failures = ?, locked_until_ms = ? WHERE id = 1",
-                           arguments: [newStep, failures, lockedUntil])
+            try db.execute("UPDATE code_state SET last_step = ?, failures = ?, locked_until_ms = ? WHERE id = 1",
+                           newStep, failures, lockedUntil)
         }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 extension Ledger {
     /// Posts `document` signed by `customer`'s passkey: `assertion` is the customer's own signature of the document
@@ -35,7 +34,7 @@ extension Ledger {
         let bank = self.bank
         let result: Result<Outcome, CodeVerifier.PasskeyFailure> = try database.write { db in
             if let request, let sequence = try request.sequence(in: db) {
-                guard let row = try Row.fetchOne(db, sql: "SELECT * FROM journal WHERE seq = ?", arguments: [sequence]) else {
+                guard let row = try db.row("SELECT * FROM journal WHERE seq = ?", sequence) else {
                     throw LedgerError.unreadableEntry(sequence: sequence, detail: "request \(request.id) names it, but it is missing")
                 }
                 return .success(try EmbeddedBank.outcome(of: try JournalEntry(row: row), in: db))
@@ -53,8 +52,8 @@ extension Ledger {
             case .failure(let failure):
                 return .failure(failure)  // committed: the failed attempt counts
             case .success(let authorization):
-                try db.execute(sql: "UPDATE customer_passkeys SET sign_count = ? WHERE credential_id = ?",
-                               arguments: [Int64(counter), passkey.credentialId])
+                try db.execute("UPDATE customer_passkeys SET sign_count = ? WHERE credential_id = ?",
+                               Int64(counter), passkey.credentialId)
                 let outcome = try bank.apply(count: 1, publicKey: passkey.key.raw, authorization: authorization, in: db) { _ in
                     (SignedDocument(document: document, canonicalBytes: canonical, signature: assertion.signature), documentId)
                 }[0]

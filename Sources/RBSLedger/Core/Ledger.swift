@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GRDB
 
 /// The host's one entry point to documents, keys, codes, the journal and the core bank of one data directory.
 ///
@@ -96,7 +95,7 @@ public final class Ledger: Sendable {
     public func outcome(of request: LedgerRequest) throws(LedgerError) -> (outcome: Outcome, entry: JournalEntry)? {
         try database.read { db -> (Outcome, JournalEntry)? in
             guard let sequence = try request.sequence(in: db),
-                  let row = try Row.fetchOne(db, sql: "SELECT * FROM journal WHERE seq = ?", arguments: [sequence]) else { return nil }
+                  let row = try db.row("SELECT * FROM journal WHERE seq = ?", sequence) else { return nil }
             let entry = try JournalEntry(row: row)
             return (try EmbeddedBank.outcome(of: entry, in: db), entry)
         }
@@ -155,7 +154,7 @@ public final class Ledger: Sendable {
                 for (index, request) in requests.enumerated() where index < batch.count {
                     guard let request else { continue }
                     if let sequence = try request.sequence(in: db) {
-                        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM journal WHERE seq = ?", arguments: [sequence]) else {
+                        guard let row = try db.row("SELECT * FROM journal WHERE seq = ?", sequence) else {
                             throw LedgerError.unreadableEntry(sequence: sequence, detail: "request \(request.id) names it, but it is missing")
                         }
                         repeated[index] = try EmbeddedBank.outcome(of: try JournalEntry(row: row), in: db)

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Why the ledger could not do what was asked. Rejected payments are not errors: they are ``Outcome/rejected(_:)``.
 public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -79,19 +78,5 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(directory) already holds a ledger (\(detail)); nothing was changed. `rbs-host init --force` adopts "
                 + "the database as it is, or starts a new ledger when there is none (see README, \"Data folder\")"
         }
-    }
-
-    /// Maps a database-layer error to a ledger error naming the file.
-    static func from(_ error: any Error, path: String) -> LedgerError {
-        if let error = error as? LedgerError { return error }
-        if let error = error as? DatabaseError {
-            switch error.resultCode {
-            case .SQLITE_NOTADB, .SQLITE_CORRUPT, .SQLITE_FORMAT:
-                return .corruptDatabase(path: path, detail: error.message ?? "\(error.resultCode)")
-            default:
-                return .database(path: path, detail: error.message ?? "\(error)")
-            }
-        }
-        return .database(path: path, detail: String(describing: error))
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// A caller's request id (`run --request-id`, and the server's field): the same id from the same customer is
 /// journaled and posted at most once. The pair is stored in the `requests` table (primary key: customer, request
@@ -26,14 +25,13 @@ public struct LedgerRequest: Sendable, Hashable {
     }
 
     /// The journal sequence number recorded for this request, or `nil`.
-    func sequence(in db: Database) throws -> Int64? {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT journal_seq FROM requests WHERE customer = ? AND request_id = ?"),
-                           arguments: [customer, id])
+    func sequence(in db: any SQLTransaction) throws -> Int64? {
+        try db.value(Int64.self, "SELECT journal_seq FROM requests WHERE customer = ? AND request_id = ?", customer, id)
     }
 
     /// Records that this request was answered by the journal entry `sequence` (inside the caller's transaction).
-    func insert(documentId: String, sequence: Int64, in db: Database) throws {
-        try db.cachedStatement(sql: "INSERT INTO requests (customer, request_id, document_id, journal_seq) VALUES (?, ?, ?, ?)")
-            .execute(arguments: [customer, id, documentId, sequence])
+    func insert(documentId: String, sequence: Int64, in db: any SQLTransaction) throws {
+        try db.execute("INSERT INTO requests (customer, request_id, document_id, journal_seq) VALUES (?, ?, ?, ?)",
+                       customer, id, documentId, sequence)
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// What the data folder remembers of its ledger outside the database, in `DATA/ledger-tip` (mode 0600):
 ///
@@ -101,10 +100,10 @@ struct LedgerTip: Sendable, Equatable {
     }
 
     /// The database's state as a record: its ledger id, the journal's last entry and the code state.
-    static func current(_ db: Database) throws -> LedgerTip {
-        let ledgerId = try String.fetchOne(db, sql: "SELECT ledger_id FROM ledger_identity WHERE id = 1") ?? ""
+    static func current(_ db: any SQLTransaction) throws -> LedgerTip {
+        let ledgerId = try db.value(String.self, "SELECT ledger_id FROM ledger_identity WHERE id = 1") ?? ""
         let tip = try Journal.tip(db)
-        let code = try Row.fetchOne(db, sql: "SELECT last_step, failures, locked_until_ms FROM code_state WHERE id = 1")
+        let code = try db.row("SELECT last_step, failures, locked_until_ms FROM code_state WHERE id = 1")
         return LedgerTip(
             ledgerId: ledgerId, sequence: tip.sequence, hash: tip.hash,
             codeStep: try code?.decode(Int64?.self, forColumn: "last_step"),

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GRDB
 import RBSMoney
 
 /// The bank's customers who use `rbs-host serve`, their accounts in the embedded core, and what the host keeps to
@@ -51,14 +50,16 @@ public struct Customers: Sendable {
         let result: Int64?
         do {
             result = try database.write { db -> Int64? in
-                if try Int64.fetchOne(db, sql: "SELECT id FROM customers WHERE name = ?", arguments: [name]) != nil { return nil }
-                try db.execute(
-                    sql: "INSERT INTO customers (name, password, totp_secret, signing_key, key_id, created_ms) VALUES (?, ?, ?, ?, ?, ?)",
-                    arguments: [name, passwordRecord, secret, key.rawRepresentation, keyId, now])
-                let id = db.lastInsertedRowID
-                try db.execute(sql: "INSERT INTO customer_code_state (customer_id, last_step, failures, locked_until_ms) VALUES (?, NULL, 0, NULL)",
-                               arguments: [id])
-                var position = try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(position), 0) FROM accounts") ?? 0
+                if try db.value(Int64.self, "SELECT id FROM customers WHERE name = ?", name) != nil { return nil }
+                guard let id = try db.value(
+                    Int64.self,
+                    "INSERT INTO customers (name, password, totp_secret, signing_key, key_id, created_ms) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+                    name, passwordRecord, secret, key.rawRepresentation, keyId, now) else {
+                    throw LedgerError.database(path: database.place, detail: "adding customer \(name) gave no id")
+                }
+                try db.execute("INSERT INTO customer_code_state (customer_id, last_step, failures, locked_until_ms) VALUES (?, NULL, 0, NULL)",
+                               id)
+                var position = try db.value(Int.self, "SELECT COALESCE(MAX(position), 0) FROM accounts") ?? 0
                 for (index, opening) in openings.enumerated() {
                     position += 1
                     let number = try Self.newAccountNumber(customer: id, index: index, currency: opening.currency, in: db)
@@ -69,10 +70,9 @@ public struct Customers: Sendable {
                             path: "", detail: "opening balance \(opening.balance) has more decimals than \(opening.currency) has")
                     }
                     try db.execute(
-                        sql: "INSERT INTO accounts (number, currency, balance, opening, owner, title, blocked, position) VALUES (?, ?, ?, ?, ?, ?, 0, ?)",
-                        arguments: [number, opening.currency, balance, balance, name,
-                                    opening.title, position])
-                    try db.execute(sql: "INSERT INTO customer_accounts (number, customer_id) VALUES (?, ?)", arguments: [number, id])
+                        "INSERT INTO accounts (number, currency, balance, opening, owner, title, blocked, position) VALUES (?, ?, ?, ?, ?, ?, 0, ?)",
+                        number, opening.currency, balance, balance, name, opening.title, position)
+                    try db.execute("INSERT INTO customer_accounts (number, customer_id) VALUES (?, ?)", number, id)
                 }
                 return id
             }
@@ -88,7 +88,7 @@ public struct Customers: Sendable {
     public func list() throws(CustomerError) -> [Customer] {
         do {
             return try database.read { db in
-                try Row.fetchAll(db, sql: "SELECT id, name, key_id, created_ms FROM customers ORDER BY name").map(Self.customer)
+                try db.rows("SELECT id, name, key_id, created_ms FROM customers ORDER BY name").map(Self.customer)
             }
         } catch {
             throw .storage(error)
@@ -102,9 +102,9 @@ public struct Customers: Sendable {
 
     /// What the host needs to check `name`'s login and to sign for them, or nil for an unknown name.
     public func credentials(named name: String) throws(CustomerError) -> CustomerCredentials? {
-        let row: Row?
+        let row: SQLRow?
         do {
-            row = try database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM customers WHERE name = ?", arguments: [name]) }
+            row = try database.read { db in try db.row("SELECT * FROM customers WHERE name = ?", name) }
         } catch {
             throw .storage(error)
         }
@@ -118,7 +118,7 @@ public struct Customers: Sendable {
         } catch let error as CustomerError {
             throw error
         } catch {
-            throw .storage(.corruptDatabase(path: database.path, detail: "customer \(name) cannot be read: \(error)"))
+            throw .storage(.corruptDatabase(path: database.place, detail: "customer \(name) cannot be read: \(error)"))
         }
     }
 
@@ -128,12 +128,12 @@ public struct Customers: Sendable {
         let removed: Bool
         do {
             removed = try database.write { db in
-                guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM customers WHERE name = ?", arguments: [name]) else { return false }
-                try db.execute(sql: "UPDATE accounts SET blocked = 1 WHERE number IN (SELECT number FROM customer_accounts WHERE customer_id = ?)",
-                               arguments: [id])
-                try db.execute(sql: "DELETE FROM customer_code_state WHERE customer_id = ?", arguments: [id])
-                try db.execute(sql: "DELETE FROM customer_passkeys WHERE customer_id = ?", arguments: [id])
-                try db.execute(sql: "DELETE FROM customers WHERE id = ?", arguments: [id])
+                guard let id = try db.value(Int64.self, "SELECT id FROM customers WHERE name = ?", name) else { return false }
+                try db.execute("UPDATE accounts SET blocked = 1 WHERE number IN (SELECT number FROM customer_accounts WHERE customer_id = ?)",
+                               id)
+                try db.execute("DELETE FROM customer_code_state WHERE customer_id = ?", id)
+                try db.execute("DELETE FROM customer_passkeys WHERE customer_id = ?", id)
+                try db.execute("DELETE FROM customers WHERE id = ?", id)
                 return true
             }
         } catch {
@@ -146,13 +146,13 @@ public struct Customers: Sendable {
     public func accounts(of customer: Customer) throws(CustomerError) -> [Account] {
         do {
             let rows = try database.read { db in
-                try Row.fetchAll(db, sql: """
+                try db.rows("""
                     SELECT a.* FROM accounts a JOIN customer_accounts c ON c.number = a.number
                     WHERE c.customer_id = ? ORDER BY a.position
-                    """, arguments: [customer.id])
+                    """, customer.id)
             }
             var accounts: [Account] = []
-            for row in rows { accounts.append(try EmbeddedBank.account(from: row, path: database.path)) }
+            for row in rows { accounts.append(try EmbeddedBank.account(from: row, path: database.place)) }
             return accounts
         } catch {
             throw .storage(error)
@@ -163,10 +163,10 @@ public struct Customers: Sendable {
     public func journal(of customer: Customer) throws(CustomerError) -> [JournalEntry] {
         do {
             let rows = try database.read { db in
-                try Row.fetchAll(db, sql: """
+                try db.rows("""
                     SELECT * FROM journal WHERE key_id = ?
                         OR key_id IN (SELECT key_id FROM customer_passkeys WHERE customer_id = ?) ORDER BY seq
-                    """, arguments: [customer.keyId, customer.id])
+                    """, customer.keyId, customer.id)
             }
             var entries: [JournalEntry] = []
             for row in rows { entries.append(try JournalEntry(row: row)) }
@@ -178,11 +178,11 @@ public struct Customers: Sendable {
 
     /// The customer's newest passkey, or nil when they registered none.
     public func passkey(of customer: Customer) throws(CustomerError) -> Passkey? {
-        let row: Row?
+        let row: SQLRow?
         do {
             row = try database.read { db in
-                try Row.fetchOne(db, sql: "SELECT * FROM customer_passkeys WHERE customer_id = ? ORDER BY created_ms DESC, rowid DESC LIMIT 1",
-                                 arguments: [customer.id])
+                try db.row("SELECT * FROM customer_passkeys WHERE customer_id = ? ORDER BY created_ms DESC, rowid DESC LIMIT 1",
+                                 customer.id)
             }
         } catch {
             throw .storage(error)
@@ -194,7 +194,7 @@ public struct Customers: Sendable {
                            signCount: UInt32(clamping: try row.decode(Int64.self, forColumn: "sign_count")),
                            createdAtMilliseconds: try row.decode(Int64.self, forColumn: "created_ms"))
         } catch {
-            throw .storage(.corruptDatabase(path: database.path, detail: "a passkey of customer \(customer.name) cannot be read: \(error)"))
+            throw .storage(.corruptDatabase(path: database.place, detail: "a passkey of customer \(customer.name) cannot be read: \(error)"))
         }
     }
 
@@ -204,14 +204,14 @@ public struct Customers: Sendable {
         let added: Bool
         do {
             added = try database.write { db in
-                if try Bool.fetchOne(db, sql: "SELECT 1 FROM customer_passkeys WHERE credential_id = ?", arguments: [passkey.credentialId]) == true {
+                if try db.value(Bool.self, "SELECT 1 FROM customer_passkeys WHERE credential_id = ?", passkey.credentialId) == true {
                     return false
                 }
-                try db.execute(sql: """
+                try db.execute("""
                     INSERT INTO customer_passkeys (credential_id, customer_id, suite, public_key, key_id, sign_count, created_ms)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [passkey.credentialId, customer.id, passkey.key.suite, passkey.key.raw, passkey.key.keyId,
-                                    Int64(passkey.signCount), passkey.createdAtMilliseconds])
+                    """, passkey.credentialId, customer.id, passkey.key.suite, passkey.key.raw, passkey.key.keyId,
+                                    Int64(passkey.signCount), passkey.createdAtMilliseconds)
                 return true
             }
         } catch {
@@ -225,7 +225,7 @@ public struct Customers: Sendable {
         CodeVerifier(database: database, authenticator: .totp(secret: credentials.totpSecret), clock: clock, state: .customer(credentials.customer.id))
     }
 
-    private static func customer(_ row: Row) throws -> Customer {
+    private static func customer(_ row: SQLRow) throws -> Customer {
         Customer(id: try row.decode(Int64.self, forColumn: "id"), name: try row.decode(String.self, forColumn: "name"),
                  keyId: try row.decode(String.self, forColumn: "key_id"),
                  createdAtMilliseconds: try row.decode(Int64.self, forColumn: "created_ms"))
@@ -233,7 +233,7 @@ public struct Customers: Sendable {
 
     /// A 20-digit number at the demo bank, with a valid control key, that no account has yet:
     /// balance account 40817, the currency's numeric code, the key, branch 3801, then seven digits.
-    private static func newAccountNumber(customer: Int64, index: Int, currency: String, in db: Database) throws -> String {
+    private static func newAccountNumber(customer: Int64, index: Int, currency: String, in db: any SQLTransaction) throws -> String {
         let numeric = ["RUB": "810", "USD": "840", "EUR": "978", "CNY": "156"][currency] ?? "810"
         var serial = customer * 10 + Int64(index)
         while true {
@@ -243,7 +243,7 @@ public struct Customers: Sendable {
             guard let number = AccountKey.withKey(account: raw, bic: DemoBank.bic) else {
                 throw LedgerError.corruptDatabase(path: "", detail: "cannot make an account number from \(raw)")
             }
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM accounts WHERE number = ?", arguments: [number]) == nil { return number }
+            if try db.value(Bool.self, "SELECT 1 FROM accounts WHERE number = ?", number) == nil { return number }
             serial += 1_000_000
         }
     }

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GRDB
 import RBSMoney
 
 /// The append-only, hash-chained record of every signed document and its outcome.
@@ -14,7 +13,7 @@ public struct Journal: Sendable {
 
     /// All entries in sequence order.
     public func entries() throws(LedgerError) -> [JournalEntry] {
-        let rows = try database.read { db in try Row.fetchAll(db, sql: "SELECT * FROM journal ORDER BY seq") }
+        let rows = try database.read { db in try db.rows("SELECT * FROM journal ORDER BY seq") }
         var entries: [JournalEntry] = []
         entries.reserveCapacity(rows.count)
         for row in rows { entries.append(try JournalEntry(row: row)) }
@@ -30,7 +29,7 @@ public struct Journal: Sendable {
         } catch let error as LedgerError {
             throw error
         } catch {
-            throw .database(path: database.path, detail: "journal JSON: \(error)")
+            throw .database(path: database.place, detail: "journal JSON: \(error)")
         }
     }
 
@@ -48,8 +47,8 @@ public struct Journal: Sendable {
     /// with the passkey's public key registered under the entry's key id.
     public func verify(authenticator: Authenticator? = nil) throws(LedgerError) -> VerifyResult {
         let (rows, keyRows) = try database.read { db in
-            (try Row.fetchAll(db, sql: "SELECT * FROM journal ORDER BY seq"),
-             try Row.fetchAll(db, sql: "SELECT key_id, public_key FROM keys"))
+            (try db.rows("SELECT * FROM journal ORDER BY seq"),
+             try db.rows("SELECT key_id, public_key FROM keys"))
         }
         var keys: [String: Data] = [:]
         for row in keyRows {
@@ -93,17 +92,17 @@ public struct Journal: Sendable {
     /// what it received.
     func reconcile() throws(LedgerError) -> String? {
         let (postings, posted, accounts) = try database.read { db in
-            (try Row.fetchAll(db, sql: """
+            (try db.rows("""
                 SELECT p.id, p.document_id, p.debit, p.credit, p.amount, p.currency, p.journal_seq,
                        j.kind AS j_kind, j.document_id AS j_document, j.debit AS j_debit, j.credit AS j_credit,
                        j.amount AS j_amount, j.currency AS j_currency
                 FROM postings p LEFT JOIN journal j ON j.seq = p.journal_seq ORDER BY p.id
                 """),
-             try Row.fetchAll(db, sql: """
+             try db.rows("""
                 SELECT j.seq, (SELECT count(*) FROM postings p WHERE p.journal_seq = j.seq) AS n
                 FROM journal j WHERE j.kind = 'posted' AND n != 1
                 """),
-             try Row.fetchAll(db, sql: "SELECT number, currency, balance, opening FROM accounts ORDER BY position"))
+             try db.rows("SELECT number, currency, balance, opening FROM accounts ORDER BY position"))
         }
         var movement: [String: Decimal] = [:]
         for row in postings {
@@ -222,8 +221,8 @@ public struct Journal: Sendable {
     }
 
     /// The last entry's sequence number and hash (0 and the genesis hash for an empty journal).
-    static func tip(_ db: Database) throws -> (sequence: Int64, hash: Data) {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1")) else {
+    static func tip(_ db: any SQLTransaction) throws -> (sequence: Int64, hash: Data) {
+        guard let row = try db.row("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1") else {
             return (0, JournalEntry.genesisHash)
         }
         return (try row.decode(Int64.self, forColumn: "seq"), try row.decode(Data.self, forColumn: "hash"))

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GRDB
 
 /// One entry of the hash-chained journal: a signed document together with its outcome.
 ///
@@ -121,7 +120,7 @@ public struct JournalEntry: Sendable, Hashable {
     }
 
     /// Reads a journal row; a damaged row (wrong types, NULLs, unknown kind) is reported, never trapped on.
-    init(row: Row) throws(LedgerError) {
+    init(row: SQLRow) throws(LedgerError) {
         let sequence = (try? row.decode(Int64.self, forColumn: "seq")) ?? -1
         do {
             let kindText = try row.decode(String.self, forColumn: "kind")
@@ -163,40 +162,23 @@ public struct JournalEntry: Sendable, Hashable {
         }
     }
 
-    /// Appends this entry (its sequence and previous hash must follow the last entry). `prime` is needed the
-    /// first time in a transaction (see ``RawBindings``).
-    func insert(_ db: Database, prime: Bool = true) throws {
-        let statement = try db.cachedStatement(
-            sql: """
-                INSERT INTO journal (seq, kind, document_id, document, signature, key_id, reason_code, reason, debit, credit,
-                                     amount, currency, balance_after, recorded_ms, prev_hash, hash, document_key,
-                                     auth_method, auth_suite, auth_challenge, auth_response, auth_secret_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-        let row = RawBindings(statement, prime: prime)
-        try row.bind(1, sequence)
-        try row.bind(2, kind.rawValue)
-        try row.bind(3, documentId)
-        try row.bind(4, document)
-        try row.bind(5, signature)
-        try row.bind(6, keyId)
-        try row.bind(7, reasonCode)
-        try row.bind(8, reason)
-        try row.bind(9, debit)
-        try row.bind(10, credit)
-        try row.bind(11, amount)
-        try row.bind(12, currency)
-        try row.bind(13, balanceAfter)
-        try row.bind(14, recordedAtMilliseconds)
-        try row.bind(15, previousHash)
-        try row.bind(16, hash)
-        try row.bind(17, Self.documentKey(of: documentId))
-        try row.bind(18, authorization?.method.rawValue)
-        try row.bind(19, authorization?.suite)
-        try row.bind(20, authorization?.challenge)
-        try row.bind(21, authorization?.response)
-        try row.bind(22, authorization?.secretId)
-        try statement.execute()
+    /// Appends this entry (its sequence and previous hash must follow the last entry).
+    func insert(_ db: any SQLTransaction) throws {
+        try db.execute(
+            """
+            INSERT INTO journal (seq, kind, document_id, document, signature, key_id, reason_code, reason, debit, credit,
+                                 amount, currency, balance_after, recorded_ms, prev_hash, hash, document_key,
+                                 auth_method, auth_suite, auth_challenge, auth_response, auth_secret_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            arguments: [
+                .integer(sequence), .text(kind.rawValue), .text(documentId), .blob(document), .blob(signature), .text(keyId),
+                reasonCode.sqlValue, reason.sqlValue, debit.sqlValue, credit.sqlValue, amount.sqlValue, currency.sqlValue,
+                balanceAfter.sqlValue, .integer(recordedAtMilliseconds), .blob(previousHash), .blob(hash),
+                .integer(Self.documentKey(of: documentId)), authorization?.method.rawValue.sqlValue ?? .null,
+                authorization?.suite.sqlValue ?? .null, authorization?.challenge.sqlValue ?? .null,
+                authorization?.response.sqlValue ?? .null, authorization?.secretId.sqlValue ?? .null,
+            ])
     }
 
     /// The journal's compact lookup key for a document id (the `document_key` column, indexed): the id's first 8

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Which journal entries a person asks for (`journal --operation … --account … --from … --to … --status …`): every
 /// condition given must hold; an empty filter takes every entry.
@@ -50,7 +49,7 @@ extension Journal {
 
     /// Entry `sequence`, or `nil` when the journal has no such entry.
     public func entry(_ sequence: Int64) throws(LedgerError) -> JournalEntry? {
-        let row = try database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM journal WHERE seq = ?", arguments: [sequence]) }
+        let row = try database.read { db in try db.row("SELECT * FROM journal WHERE seq = ?", sequence) }
         return try row.map { row throws(LedgerError) in try JournalEntry(row: row) }
     }
 }

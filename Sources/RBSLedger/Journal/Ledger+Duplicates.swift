@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import RBSMoney
 
 extension Ledger {
@@ -15,9 +14,9 @@ extension Ledger {
         else { return nil }
         let since = Timestamp.milliseconds(clock().addingTimeInterval(-Self.duplicateWindow))
         let rows = try database.read { db in
-            try Row.fetchAll(db, sql: """
+            try db.rows("""
                 SELECT * FROM journal WHERE kind = 'posted' AND credit = ? AND recorded_ms >= ? ORDER BY seq DESC
-                """, arguments: [account, since])
+                """, account, since)
         }
         for row in rows {
             let entry = try JournalEntry(row: row)

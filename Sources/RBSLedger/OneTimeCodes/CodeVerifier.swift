@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GRDB
 
 /// Checks the person's codes before signing, for either method, with one count of wrong attempts (Delegated
 /// Regulation 2018/389 Art. 4): five wrong in a row lock signing for five minutes, and a code is accepted once.
@@ -32,22 +31,22 @@ public struct CodeVerifier: Sendable {
         /// `customer_code_state` of customer `id` (`rbs-host serve`).
         case customer(Int64)
 
-        var select: (sql: String, arguments: StatementArguments) {
+        var select: (sql: String, arguments: [SQLValue]) {
             switch self {
             case .host: ("SELECT last_step, failures, locked_until_ms FROM code_state WHERE id = 1", [])
             case .customer(let id):
-                ("SELECT last_step, failures, locked_until_ms FROM customer_code_state WHERE customer_id = ?", [id])
+                ("SELECT last_step, failures, locked_until_ms FROM customer_code_state WHERE customer_id = ?", [.integer(id)])
             }
         }
 
-        func update(lastStep: Int64?, failures: Int, lockedUntil: Int64?) -> (sql: String, arguments: StatementArguments) {
+        func update(lastStep: Int64?, failures: Int, lockedUntil: Int64?) -> (sql: String, arguments: [SQLValue]) {
             switch self {
             case .host:
                 ("UPDATE code_state SET last_step = ?, failures = ?, locked_until_ms = ? WHERE id = 1",
-                 [lastStep, failures, lockedUntil])
+                 [lastStep.sqlValue, failures.sqlValue, lockedUntil.sqlValue])
             case .customer(let id):
                 ("UPDATE customer_code_state SET last_step = ?, failures = ?, locked_until_ms = ? WHERE customer_id = ?",
-                 [lastStep, failures, lockedUntil, id])
+                 [lastStep.sqlValue, failures.sqlValue, lockedUntil.sqlValue, .integer(id)])
             }
         }
     }
@@ -62,12 +61,12 @@ public struct CodeVerifier: Sendable {
     /// value, not a throw, so the caller can commit a wrong attempt and then report it. For OCRA, `document` is
     /// the one document being signed and `expectedDocumentId` (when given) the id its challenge was issued for.
     func check(
-        _ code: String, for document: Document?, expectedDocumentId: String? = nil, in db: Database
+        _ code: String, for document: Document?, expectedDocumentId: String? = nil, in db: any SQLTransaction
     ) throws -> Result<Authorization, OneTimeCodeError> {
         let now = clock()
         let nowMs = Timestamp.milliseconds(now)
         let select = state.select
-        guard let row = try Row.fetchOne(db, sql: select.sql, arguments: select.arguments) else {
+        guard let row = try db.rows(select.sql, arguments: select.arguments).first else {
             return .failure(.storage("the code state row is missing"))
         }
         let lastStep = try row.decode(Int64?.self, forColumn: "last_step")
@@ -112,12 +111,12 @@ public struct CodeVerifier: Sendable {
             let sameDocument = expectedDocumentId.map { Self.constantTimeEqual($0, id) } ?? true
             let answers = Self.constantTimeEqual(expected, code)
             guard sameDocument && answers else { return try wrong { .wrongResponse(attemptsLeft: $0) } }
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM ocra_used WHERE challenge = ?", arguments: [challenge]) == true {
+            if try db.value(Bool.self, "SELECT 1 FROM ocra_used WHERE challenge = ?", challenge) == true {
                 return .failure(.challengeUsed)
             }
-            try db.execute(sql: "INSERT INTO ocra_used (challenge, document_id, used_ms) VALUES (?, ?, ?)",
-                           arguments: [challenge, id, nowMs])
-            try db.execute(sql: "DELETE FROM ocra_pending WHERE document_id = ?", arguments: [id])
+            try db.execute("INSERT INTO ocra_used (challenge, document_id, used_ms) VALUES (?, ?, ?)",
+                           challenge, id, nowMs)
+            try db.execute("DELETE FROM ocra_pending WHERE document_id = ?", id)
             try save(db, lastStep: lastStep, failures: 0, lockedUntil: nil)
             return .success(Authorization(method: .ocra, suite: suite.text, challenge: challenge, response: code,
                                           secretId: authenticator.secretId))
@@ -150,11 +149,11 @@ public struct CodeVerifier: Sendable {
     /// the caller for the operator); a failure counts towards the lock and is reported as
     /// ``OneTimeCodeError/wrongPasskey(attemptsLeft:)``, which does not say which element it was.
     func checkPasskey(
-        in db: Database, _ attempt: () -> Result<Authorization, PasskeyError>
+        in db: any SQLTransaction, _ attempt: () -> Result<Authorization, PasskeyError>
     ) throws -> Result<Authorization, PasskeyFailure> {
         let nowMs = Timestamp.milliseconds(clock())
         let select = state.select
-        guard let row = try Row.fetchOne(db, sql: select.sql, arguments: select.arguments) else {
+        guard let row = try db.rows(select.sql, arguments: select.arguments).first else {
             return .failure(PasskeyFailure(code: .storage("the code state row is missing"), element: nil))
         }
         let lastStep = try row.decode(Int64?.self, forColumn: "last_step")
@@ -179,9 +178,9 @@ public struct CodeVerifier: Sendable {
         }
     }
 
-    private func save(_ db: Database, lastStep: Int64?, failures: Int, lockedUntil: Int64?) throws {
+    private func save(_ db: any SQLTransaction, lastStep: Int64?, failures: Int, lockedUntil: Int64?) throws {
         let update = state.update(lastStep: lastStep, failures: failures, lockedUntil: lockedUntil)
-        try db.execute(sql: update.sql, arguments: update.arguments)
+        try db.execute(update.sql, arguments: update.arguments)
     }
 
     static func constantTimeEqual(_ a: String, _ b: String) -> Bool {

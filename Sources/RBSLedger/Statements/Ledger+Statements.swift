@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import RBSMoney
 
 extension Ledger {
@@ -8,14 +7,14 @@ extension Ledger {
     public func accountOverview(customer: Customer? = nil) throws(StatementError) -> [AccountOverview] {
         let (rows, closed) = try read { db in
             let rows = if let customer {
-                try Row.fetchAll(db, sql: """
+                try db.rows("""
                     SELECT a.* FROM accounts a JOIN customer_accounts c ON c.number = a.number
                     WHERE c.customer_id = ? ORDER BY a.position
-                    """, arguments: [customer.id])
+                    """, customer.id)
             } else {
-                try Row.fetchAll(db, sql: "SELECT * FROM accounts ORDER BY position")
+                try db.rows("SELECT * FROM accounts ORDER BY position")
             }
-            let closed = try Set(String.fetchAll(db, sql: """
+            let closed = try Set(db.values(String.self, """
                 SELECT number FROM customer_accounts WHERE customer_id NOT IN (SELECT id FROM customers)
                 """))
             return (rows, closed)
@@ -23,7 +22,7 @@ extension Ledger {
         var overview: [AccountOverview] = []
         for (index, row) in rows.enumerated() {
             let account: Account
-            do { account = try EmbeddedBank.account(from: row, path: database.path) } catch { throw .storage(error) }
+            do { account = try EmbeddedBank.account(from: row, path: database.place) } catch { throw .storage(error) }
             overview.append(AccountOverview(position: index + 1, account: account, closed: closed.contains(account.number)))
         }
         return overview
@@ -41,27 +40,27 @@ extension Ledger {
                                end: Timestamp.format(milliseconds: Timestamp.milliseconds(end)))
         }
         let (accountRow, owned, postings, holders) = try read { db in
-            let accountRow = try Row.fetchOne(db, sql: "SELECT * FROM accounts WHERE number = ?", arguments: [number])
+            let accountRow = try db.row("SELECT * FROM accounts WHERE number = ?", number)
             let owned = try customer.map { customer in
-                try Bool.fetchOne(db, sql: "SELECT 1 FROM customer_accounts WHERE number = ? AND customer_id = ?",
-                                  arguments: [number, customer.id]) ?? false
+                try db.value(Bool.self, "SELECT 1 FROM customer_accounts WHERE number = ? AND customer_id = ?",
+                                  number, customer.id) ?? false
             } ?? true
-            let postings = try Row.fetchAll(db, sql: """
+            let postings = try db.rows("""
                 SELECT p.journal_seq, p.document_id, p.debit, p.credit, p.amount, p.currency, p.time_ms, j.document
                 FROM postings p JOIN journal j ON j.seq = p.journal_seq
                 WHERE p.debit = ? OR p.credit = ? ORDER BY p.journal_seq
-                """, arguments: [number, number])
+                """, number, number)
             var holders: [String: String] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT number, owner FROM accounts") { holders[row["number"]] = row["owner"] }
+            for row in try db.rows("SELECT number, owner FROM accounts") { holders[row["number"]] = row["owner"] }
             return (accountRow, owned, postings, holders)
         }
         guard let accountRow else { throw .unknownAccount(number) }
         guard owned else { throw .notYours(account: number, customer: customer?.name ?? "") }
         let account: Account
-        do { account = try EmbeddedBank.account(from: accountRow, path: database.path) } catch { throw .storage(error) }
+        do { account = try EmbeddedBank.account(from: accountRow, path: database.place) } catch { throw .storage(error) }
         let openingText: String? = accountRow["opening"]
         guard let accountOpening = openingText.flatMap(DecimalText.parse) else {
-            throw .storage(.corruptDatabase(path: database.path, detail: "account \(number) has no opening balance"))
+            throw .storage(.corruptDatabase(path: database.place, detail: "account \(number) has no opening balance"))
         }
         var opening = accountOpening
         var running = accountOpening
@@ -105,7 +104,7 @@ extension Ledger {
         return AccountStatement(account: account, period: period, opening: opening, closing: closing, lines: lines)
     }
 
-    private func read<T>(_ body: (Database) throws -> T) throws(StatementError) -> T {
+    private func read<T>(_ body: (any SQLTransaction) throws -> T) throws(StatementError) -> T {
         do { return try database.read(body) } catch { throw .storage(error) }
     }
 }
