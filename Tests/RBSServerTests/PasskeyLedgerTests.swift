@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Testing
 @testable import RBSLedger
 
@@ -48,7 +47,7 @@ struct PasskeyLedgerTests {
 
         func failures() throws -> Int {
             try fixture.ledger.database.read { db in
-                try Int.fetchOne(db, sql: "SELECT failures FROM customer_code_state WHERE customer_id = ?", arguments: [credentials.customer.id]) ?? -1
+                try db.value(Int.self, "SELECT failures FROM customer_code_state WHERE customer_id = ?", credentials.customer.id) ?? -1
             }
         }
     }
@@ -206,12 +205,12 @@ struct PasskeyLedgerTests {
         _ = try bank.fixture.ledger.signAndPost(document, assertion: device.assertion(challenge: PasskeyAssertion.challenge(forDocumentId: document.id)),
                                                 as: bank.credentials, relyingParty: party)
         try bank.fixture.ledger.database.write { db in
-            try db.execute(sql: "DROP TRIGGER journal_no_update")
+            try db.execute("DROP TRIGGER journal_no_update")
             // Another origin in the recorded client data: the signature no longer covers it.
-            try db.execute(sql: "UPDATE journal SET auth_response = ? WHERE seq = 1", arguments: [
+            try db.execute("UPDATE journal SET auth_response = ? WHERE seq = 1", arguments: [.text(
                 Base64URL.encode(SoftwarePasskey.authenticatorData(rpId: "localhost", flags: 5, counter: 1)) + "."
                     + Base64URL.encode(SoftwarePasskey.clientData(type: "webauthn.get", challenge: PasskeyAssertion.challenge(forDocumentId: document.id),
-                                                                  origin: "http://localhost:9999"))])
+                                                                  origin: "http://localhost:9999")))])
         }
         guard case .bad(let sequence, let reason) = try bank.fixture.ledger.journal.verify() else {
             Issue.record("verify did not catch the altered assertion"); return
