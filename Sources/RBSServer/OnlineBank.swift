@@ -539,7 +539,7 @@ package final class OnlineBank: @unchecked Sendable {
     static func iso(milliseconds: Int64) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+        return formatter.string(from: Timestamp.date(milliseconds: milliseconds))
     }
 
     /// Runs blocking work (the database, the password KDF) off the event loops.

@@ -137,6 +137,6 @@ public struct EntryReport: Sendable, Hashable {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "dd.MM.yyyy HH:mm:ss 'UTC'"
-        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+        return formatter.string(from: Timestamp.date(milliseconds: milliseconds))
     }
 }

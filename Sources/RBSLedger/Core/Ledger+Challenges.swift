@@ -67,7 +67,7 @@ extension Ledger {
             let issued = try row.decode(Int64.self, forColumn: "issued_ms")
             pending = PendingChallenge(
                 document: try CanonicalEncoding.decode(bytes), challenge: try row.decode(String.self, forColumn: "challenge"),
-                issuedAt: Date(timeIntervalSince1970: Double(issued) / 1000))
+                issuedAt: Timestamp.date(milliseconds: issued))
         } catch let error as DocumentError {
             throw .corruptDatabase(path: database.place, detail: "a waiting challenge's document does not parse: \(error.description)")
         } catch {

@@ -76,7 +76,7 @@ public struct Document: Sendable, Hashable {
     }
 
     /// When the document was made (UTC, millisecond precision).
-    public var createdAt: Date { Date(timeIntervalSince1970: Double(createdAtMilliseconds) / 1000) }
+    public var createdAt: Date { Timestamp.date(milliseconds: createdAtMilliseconds) }
 
     /// The value of a field, or `nil`.
     public subscript(key: String) -> String? { fields.first { $0.key == key }?.value }

@@ -77,7 +77,7 @@ public struct CodeVerifier: Sendable {
             if nowMs < lockedUntil {
                 let remaining = Int((lockedUntil - nowMs + 999) / 1000)
                 return .failure(.locked(
-                    until: Date(timeIntervalSince1970: Double(lockedUntil) / 1000), remainingSeconds: remaining,
+                    until: Timestamp.date(milliseconds: lockedUntil), remainingSeconds: remaining,
                     failures: failures))
             }
             failures = 0
@@ -160,7 +160,7 @@ public struct CodeVerifier: Sendable {
         var failures = try row.decode(Int.self, forColumn: "failures")
         if let lockedUntil = try row.decode(Int64?.self, forColumn: "locked_until_ms") {
             if nowMs < lockedUntil {
-                return .failure(PasskeyFailure(code: .locked(until: Date(timeIntervalSince1970: Double(lockedUntil) / 1000),
+                return .failure(PasskeyFailure(code: .locked(until: Timestamp.date(milliseconds: lockedUntil),
                                                              remainingSeconds: Int((lockedUntil - nowMs + 999) / 1000), failures: failures),
                                                element: nil))
             }

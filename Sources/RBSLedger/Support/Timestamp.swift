@@ -4,14 +4,19 @@ import Foundation
 ///
 /// Written by hand (days-from-civil arithmetic) so the text never depends on a locale, a calendar
 /// setting or a formatter's version.
-enum Timestamp {
+public enum Timestamp {
     /// Milliseconds since 1970-01-01T00:00:00Z, rounded down.
-    static func milliseconds(_ date: Date) -> Int64 {
+    public static func milliseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
     }
 
+    /// The instant `milliseconds` after 1970-01-01T00:00:00Z (what the ledger stores in its `…_ms` columns).
+    public static func date(milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ` for years 0000–9999.
-    static func format(milliseconds ms: Int64) -> String {
+    public static func format(milliseconds ms: Int64) -> String {
         let (days, msOfDay) = floorDivide(ms, 86_400_000)
         let (year, month, day) = civil(fromDays: days)
         let hour = msOfDay / 3_600_000

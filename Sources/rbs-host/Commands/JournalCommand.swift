@@ -139,7 +139,7 @@ enum JournalText {
                 .joined(separator: " → ")
             table.rows.append([
                 String(entry.sequence),
-                formatter.string(from: Date(timeIntervalSince1970: Double(entry.recordedAtMilliseconds) / 1000)),
+                formatter.string(from: Timestamp.date(milliseconds: entry.recordedAtMilliseconds)),
                 entry.kind.rawValue, document?.operation ?? "?", amount, route, method(entry.authorization), entry.reason ?? "",
             ])
         }

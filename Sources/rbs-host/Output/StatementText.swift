@@ -146,5 +146,5 @@ enum StatementText {
         return lines.joined(separator: "\n")
     }
 
-    private static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+    private static func date(_ milliseconds: Int64) -> Date { Timestamp.date(milliseconds: milliseconds) }
 }
