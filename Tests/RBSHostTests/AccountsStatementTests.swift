@@ -73,8 +73,16 @@ struct AccountsStatementTests {
         let lines = text.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.split(separator: " ", omittingEmptySubsequences: true) == ["#", "ACCOUNT", "TITLE", "BALANCE", "CURRENCY", "STATE"])
         #expect(lines.count == 6)
-        #expect(lines[2].split(separator: " ").map(String.init) == ["1", Demo.current, "Текущий", "счёт", "149", "499.75", "RUB", "open"])
+        #expect(lines[2].split(separator: " ").map(String.init) == ["1", Demo.current, "Текущий", "счёт", "149,499.75", "RUB", "open"])
         #expect(lines[4].hasSuffix("RUB       blocked"))
+        // Balances end at the column's right edge, so their digits line up: the character before the two spaces
+        // ahead of the CURRENCY column is a balance's last digit on every row.
+        let header = Array(lines[0])
+        let currencyColumn = try #require((0..<header.count).first { String(header[$0...].prefix(8)) == "CURRENCY" })
+        for line in lines[2...5] {
+            let characters = Array(line)
+            #expect(characters[currencyColumn - 3].isNumber && characters[currencyColumn - 2] == " ", "\(line)")
+        }
     }
 
     @Test("statement --json: opening + lines = closing = the account's balance; counterparty, purpose, totals")
@@ -131,14 +139,14 @@ struct AccountsStatementTests {
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines[0] == "Statement of account \(Demo.current) (Текущий счёт), RUB")
         #expect(lines[1] == "Period: 28.05.2026 – now")
-        #expect(lines[2] == "Opening balance: 150 000.00 RUB")
+        #expect(lines[2] == "Opening balance: 150,000.00 RUB")
         #expect(lines[3].split(separator: " ").map(String.init) == ["DATE", "#", "COUNTERPARTY", "PURPOSE", "AMOUNT", "BALANCE"])
         #expect(lines[5].hasPrefix("28.05.2026 20:27  1  ООО Ромашка, \(Demo.external)"))
-        #expect(lines[5].hasSuffix("-1 500.50  148 499.50"))
+        #expect(lines[5].hasSuffix("-1,500.50  148,499.50"))
         #expect(lines[6].hasPrefix("29.05.2026 20:27  2  Иванов Иван Иванович, \(Demo.savings)"))
-        #expect(lines[6].hasSuffix("+1 000.25  149 499.75"))
-        #expect(lines[7] == "Debits: 1 500.50 RUB (1) · Credits: 1 000.25 RUB (1)")
-        #expect(lines[8] == "Closing balance: 149 499.75 RUB")
+        #expect(lines[6].hasSuffix("+1,000.25  149,499.75"))
+        #expect(lines[7] == "Debits: 1,500.50 RUB (1) · Credits: 1,000.25 RUB (1)")
+        #expect(lines[8] == "Closing balance: 149,499.75 RUB")
         #expect(lines.count == 9)
     }
 

@@ -131,6 +131,24 @@ public enum Amount {
         AmountText.grouped(plain: text(value, currency: currency), groupSeparator: " ", decimalSeparator: ".")
     }
 
+    /// An amount for people: grouped as readers of `language` write it, with all the currency's minor units and its
+    /// code ("1 500,00 RUB" with a no-break space between groups in Russian, "1,500.00 RUB" in English); as written
+    /// when it is not a decimal in a known currency (the core refuses such a document before this is shown).
+    /// Without `code`, the number alone (for a table with a currency column).
+    public static func shown(_ value: String, currency: String, _ language: HostLanguage, code: Bool = true) -> String {
+        guard let decimal = Decimal(string: value, locale: Locale(identifier: "en_US_POSIX")),
+              let known = Currency(code: currency), let money = try? Money(decimal, currency: known) else {
+            return currency.isEmpty || !code ? value : "\(value) \(currency)"
+        }
+        let number = AmountText.format(money, locale: language.amountLocale)
+        return code ? "\(number) \(currency)" : number
+    }
+
+    /// ``shown(_:currency:_:)`` for a decimal value (a balance).
+    public static func shown(_ value: Decimal, currency: String, _ language: HostLanguage, code: Bool = true) -> String {
+        shown(text(value, currency: currency), currency: currency, language, code: code)
+    }
+
     /// `value` with exactly the minor units of `currency`; a value that does not fit them (it cannot come from a
     /// form: amounts with extra digits are refused when typed) is written in full rather than rounded.
     public static func text(_ value: Decimal, currency: String) -> String {

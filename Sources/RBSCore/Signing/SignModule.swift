@@ -95,7 +95,7 @@ public final class SignModule {
         if let amount = field(.amount) {
             let currency = field(.currency)
             lines.append(Line(caption: Self.caption(.amount, language),
-                              value: Self.amount(amount.value, currency: currency?.value ?? "", language), prominent: true))
+                              value: Amount.shown(amount.value, currency: currency?.value ?? "", language), prominent: true))
             shown.insert(amount.key)
             if let currency { shown.insert(currency.key) }
         }
@@ -145,17 +145,6 @@ public final class SignModule {
         case .other: .document  // never asked: a field of another role is headed by its own label
         }
         return message.text(language)
-    }
-
-    /// An amount for people: grouped as readers of `language` write it, with all the currency's minor units and its
-    /// code ("1 500,00 RUB" with a no-break space between groups in Russian, "1,500.00 RUB" in English); as written
-    /// when it is not a decimal in a known currency (the core refuses such a document before this is shown).
-    static func amount(_ value: String, currency: String, _ language: HostLanguage) -> String {
-        guard let decimal = Decimal(string: value, locale: Locale(identifier: "en_US_POSIX")),
-              let code = Currency(code: currency), let money = try? Money(decimal, currency: code) else {
-            return currency.isEmpty ? value : "\(value) \(currency)"
-        }
-        return "\(AmountText.format(money, locale: language.amountLocale)) \(currency)"
     }
 
     /// A field's value as a person reads it: an enum's option title, yes/no for a toggle, card numbers masked.

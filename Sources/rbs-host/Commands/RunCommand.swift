@@ -276,8 +276,8 @@ enum RunText {
         case .unknown: lines.append(Terminal.yellow(HostMessage.unknown.text(language)))
         }
         if let posting = report.posting {
-            lines.append("  \(posting.debit) → \(posting.credit): \(posting.amount) \(posting.currency); "
-                + "\(HostMessage.balanceNow.text(language)) \(posting.balanceAfter) \(posting.currency)")
+            lines.append("  \(posting.debit) → \(posting.credit): \(Amount.shown(posting.amount, currency: posting.currency, language)); "
+                + "\(HostMessage.balanceNow.text(language)) \(Amount.shown(posting.balanceAfter, currency: posting.currency, language))")
         }
         for issue in report.errors { lines.append("  ⚠ " + (issue.atom.map { "\($0): " } ?? "") + issue.message) }
         return lines.joined(separator: "\n")

@@ -97,20 +97,21 @@ enum StatementText {
             })
     }
 
-    static func render(_ overview: [AccountOverview]) -> String {
+    static func render(_ overview: [AccountOverview], language: HostLanguage = .en) -> String {
         guard !overview.isEmpty else { return "There are no accounts." }
-        var table = Table(header: ["#", "ACCOUNT", "TITLE", "BALANCE", "CURRENCY", "STATE"])
+        var table = Table(header: ["#", "ACCOUNT", "TITLE", "BALANCE", "CURRENCY", "STATE"], rightAligned: [3])
         for item in overview {
             let state = item.closed ? "closed" : item.account.blocked ? "blocked" : "open"
             table.rows.append([String(item.position), item.account.number, item.account.title,
-                               Amount.grouped(item.account.balance, currency: item.account.currency), item.account.currency, state])
+                               Amount.shown(item.account.balance, currency: item.account.currency, language, code: false),
+                               item.account.currency, state])
         }
         return table.render()
     }
 
-    static func render(_ statement: AccountStatement, timeZone: TimeZone = .current) -> String {
+    static func render(_ statement: AccountStatement, timeZone: TimeZone = .current, language: HostLanguage = .en) -> String {
         let currency = statement.account.currency
-        func money(_ value: Decimal) -> String { Amount.grouped(value, currency: currency) + " " + currency }
+        func money(_ value: Decimal) -> String { Amount.shown(value, currency: currency, language) }
         let days = DateFormatter()
         days.locale = Locale(identifier: "en_US_POSIX")
         days.timeZone = timeZone
@@ -130,12 +131,12 @@ enum StatementText {
         if statement.lines.isEmpty {
             lines.append("No postings in the period.")
         } else {
-            var table = Table(header: ["DATE", "#", "COUNTERPARTY", "PURPOSE", "AMOUNT", "BALANCE"])
+            var table = Table(header: ["DATE", "#", "COUNTERPARTY", "PURPOSE", "AMOUNT", "BALANCE"], rightAligned: [1, 4, 5])
             for line in statement.lines {
                 let counterparty = [line.counterpartyName, line.counterpartyAccount].filter { !$0.isEmpty }.joined(separator: ", ")
-                let amount = (line.amount > 0 ? "+" : "") + Amount.grouped(line.amount, currency: currency)
+                let amount = (line.amount > 0 ? "+" : "") + Amount.shown(line.amount, currency: currency, language, code: false)
                 table.rows.append([times.string(from: date(line.postedAtMilliseconds)), String(line.sequence), counterparty,
-                                   line.purpose, amount, Amount.grouped(line.balanceAfter, currency: currency)])
+                                   line.purpose, amount, Amount.shown(line.balanceAfter, currency: currency, language, code: false)])
             }
             lines.append(table.render())
         }

@@ -2,6 +2,8 @@
 struct Table {
     var header: [String]
     var rows: [[String]] = []
+    /// The columns whose cells end at the column's right edge (amounts, so their digits line up).
+    var rightAligned: Set<Int> = []
 
     func render() -> String {
         let columns = header.count
@@ -11,7 +13,9 @@ struct Table {
         }
         func line(_ cells: [String]) -> String {
             cells.prefix(columns).enumerated().map { index, cell in
-                index == columns - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count)
+                let padding = String(repeating: " ", count: widths[index] - cell.count)
+                if rightAligned.contains(index) { return padding + cell }
+                return index == columns - 1 ? cell : cell + padding
             }.joined(separator: "  ")
         }
         var lines = [line(header), line(widths.map { String(repeating: "─", count: $0) })]

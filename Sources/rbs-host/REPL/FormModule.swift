@@ -213,11 +213,11 @@ final class FormModule {
             console.say(Terminal.yellow("  " + console.text(.noAccountHere)))
             return
         }
-        var table = Table(header: [console.text(.accountsHeader), console.text(.accountColumn), console.text(.balance), "",
-                                   console.text(.title)])
+        var table = Table(header: [console.text(.accountsHeader), console.text(.accountColumn), console.text(.balance),
+                                   console.text(.title)], rightAligned: [2])
         for (number, account) in offered {
-            table.rows.append(["\(number)", account.number, Amount.text(account.balance, currency: account.currency),
-                               account.currency, account.title + (account.blocked ? " (\(console.text(.blocked)))" : "")])
+            table.rows.append(["\(number)", account.number, Amount.shown(account.balance, currency: account.currency, console.language),
+                               account.title + (account.blocked ? " (\(console.text(.blocked)))" : "")])
         }
         navigation.enter(atom.caption)
         console.hint(table.render().split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
