@@ -150,6 +150,29 @@ struct AccountsStatementTests {
         #expect(lines.count == 9)
     }
 
+    @Test("accounts and statement in Russian (--lang ru): headers, states, totals and amounts as Russian readers write them")
+    func russian() throws {
+        let sandbox = try HostSandbox.withTwoPostings()
+        let accounts = try sandbox.host(["accounts", "--lang", "ru"])
+        #expect(accounts.status == 0, "\(accounts)")
+        let rows = accounts.stdout.split(separator: "\n").map(String.init)
+        #expect(rows[0].split(separator: " ").map(String.init) == ["№", "СЧЁТ", "НАЗВАНИЕ", "ОСТАТОК", "ВАЛЮТА", "СОСТОЯНИЕ"])
+        #expect(rows[2].components(separatedBy: "  ").filter { !$0.isEmpty }.map { $0.trimmingCharacters(in: .whitespaces) }
+                == ["1", Demo.current, "Текущий счёт", "149\u{A0}499,75", "RUB", "открыт"])
+        #expect(rows[4].hasSuffix("RUB     заблокирован"))
+
+        let statement = try sandbox.host(["statement", "1", "--from", "28.05.2026", "--lang", "ru"], environment: ["TZ": "UTC"])
+        #expect(statement.status == 0, "\(statement)")
+        let lines = statement.stdout.split(separator: "\n").map(String.init)
+        #expect(lines[0] == "Выписка по счёту \(Demo.current) (Текущий счёт), RUB")
+        #expect(lines[1] == "Период: 28.05.2026 – по сей день")
+        #expect(lines[2] == "Входящий остаток: 150\u{A0}000,00 RUB")
+        #expect(lines[3].split(separator: " ").map(String.init) == ["ДАТА", "№", "КОНТРАГЕНТ", "НАЗНАЧЕНИЕ", "СУММА", "ОСТАТОК"])
+        #expect(lines[5].hasSuffix("-1\u{A0}500,50  148\u{A0}499,50"))
+        #expect(lines[7] == "Списания: 1\u{A0}500,50 RUB (1) · Зачисления: 1\u{A0}000,25 RUB (1)")
+        #expect(lines[8] == "Исходящий остаток: 149\u{A0}499,75 RUB")
+    }
+
     @Test("statement refuses an unknown account, a day that does not exist and an empty period, saying which")
     func refusals() throws {
         let sandbox = try HostSandbox()

@@ -31,6 +31,12 @@ public enum HostMessage: Sendable, Equatable {
     case accountNotHere(Int, account: String, offered: [String]), notAnOfferedAccount(String, offered: [String])
     case operationRefused
 
+    // Accounts and statements (`accounts`, `statement`).
+    case noAccounts, currencyColumn, stateColumn, accountOpen, accountBlocked, accountClosed
+    case statementOf(account: String, title: String, currency: String), period(from: String?, to: String?)
+    case openingBalance(String), closingBalance(String), noPostings, dateColumn, counterpartyColumn, purposeColumn, amountColumn
+    case totals(debits: String, debitCount: Int, credits: String, creditCount: Int)
+
     // The REPL's own commands.
     case greeting(version: String, operations: Int, plugins: Int, editor: String), firstStart(directory: String)
     case unknownCommand(String, suggestion: String?), noSuchCommand(String), runNeedsOperation, giveIDValue(String)
@@ -95,6 +101,27 @@ public enum HostMessage: Sendable, Equatable {
         case .accountColumn: language.pick("ACCOUNT", "СЧЁТ")
         case .balance: language.pick("BALANCE", "ОСТАТОК")
         case .title: language.pick("TITLE", "НАЗВАНИЕ")
+
+        case .noAccounts: language.pick("There are no accounts.", "Счетов нет.")
+        case .currencyColumn: language.pick("CURRENCY", "ВАЛЮТА")
+        case .stateColumn: language.pick("STATE", "СОСТОЯНИЕ")
+        case .accountOpen: language.pick("open", "открыт")
+        case .accountBlocked: language.pick("blocked", "заблокирован")
+        case .accountClosed: language.pick("closed", "закрыт")
+        case .statementOf(let account, let title, let currency):
+            language.pick("Statement of account \(account) (\(title)), \(currency)", "Выписка по счёту \(account) (\(title)), \(currency)")
+        case .period(let from, let to):
+            language.pick("Period: \(from ?? "the opening") – \(to ?? "now")", "Период: \(from ?? "с открытия") – \(to ?? "по сей день")")
+        case .openingBalance(let amount): language.pick("Opening balance: \(amount)", "Входящий остаток: \(amount)")
+        case .closingBalance(let amount): language.pick("Closing balance: \(amount)", "Исходящий остаток: \(amount)")
+        case .noPostings: language.pick("No postings in the period.", "За период проводок нет.")
+        case .dateColumn: language.pick("DATE", "ДАТА")
+        case .counterpartyColumn: language.pick("COUNTERPARTY", "КОНТРАГЕНТ")
+        case .purposeColumn: language.pick("PURPOSE", "НАЗНАЧЕНИЕ")
+        case .amountColumn: language.pick("AMOUNT", "СУММА")
+        case .totals(let debits, let debitCount, let credits, let creditCount):
+            language.pick("Debits: \(debits) (\(debitCount)) · Credits: \(credits) (\(creditCount))",
+                          "Списания: \(debits) (\(debitCount)) · Зачисления: \(credits) (\(creditCount))")
 
         case .sign: language.pick("Sign", "Подпись")
         case .codePrompt: language.pick("One-time code (6 digits, cancel returns to the form)> ",

@@ -19,7 +19,7 @@ struct StatementCommand: ParsableCommand {
             let ledger = try Ledger(dataDirectory: global.paths.data)
             let period = try StatementQuery.period(from: from, to: to)
             let statement = try ledger.statement(account: try StatementQuery.account(account, in: ledger), period: period)
-            if json { JSONOutput.print(StatementText.json(statement)) } else { print(StatementText.render(statement)) }
+            if json { JSONOutput.print(StatementText.json(statement)) } else { print(StatementText.render(statement, language: global.language)) }
         } catch {
             Terminal.error(String(describing: error))
             throw ExitCode.failure

@@ -98,10 +98,12 @@ enum StatementText {
     }
 
     static func render(_ overview: [AccountOverview], language: HostLanguage = .en) -> String {
-        guard !overview.isEmpty else { return "There are no accounts." }
-        var table = Table(header: ["#", "ACCOUNT", "TITLE", "BALANCE", "CURRENCY", "STATE"], rightAligned: [3])
+        func text(_ message: HostMessage) -> String { message.text(language) }
+        guard !overview.isEmpty else { return text(.noAccounts) }
+        var table = Table(header: [text(.accountsHeader), text(.accountColumn), text(.title), text(.balance), text(.currencyColumn),
+                                   text(.stateColumn)], rightAligned: [3])
         for item in overview {
-            let state = item.closed ? "closed" : item.account.blocked ? "blocked" : "open"
+            let state = text(item.closed ? .accountClosed : item.account.blocked ? .accountBlocked : .accountOpen)
             table.rows.append([String(item.position), item.account.number, item.account.title,
                                Amount.shown(item.account.balance, currency: item.account.currency, language, code: false),
                                item.account.currency, state])
@@ -110,6 +112,7 @@ enum StatementText {
     }
 
     static func render(_ statement: AccountStatement, timeZone: TimeZone = .current, language: HostLanguage = .en) -> String {
+        func text(_ message: HostMessage) -> String { message.text(language) }
         let currency = statement.account.currency
         func money(_ value: Decimal) -> String { Amount.shown(value, currency: currency, language) }
         let days = DateFormatter()
@@ -120,18 +123,19 @@ enum StatementText {
         times.locale = days.locale
         times.timeZone = timeZone
         times.dateFormat = "dd.MM.yyyy HH:mm"
-        let from = statement.period.start.map { days.string(from: $0) } ?? "the opening"
         // The end is exclusive (the next midnight): the last day shown is the day before it.
-        let to = statement.period.end.map { days.string(from: $0.addingTimeInterval(-1)) } ?? "now"
+        let period = HostMessage.period(from: statement.period.start.map { days.string(from: $0) },
+                                        to: statement.period.end.map { days.string(from: $0.addingTimeInterval(-1)) })
         var lines = [
-            "Statement of account \(statement.account.number) (\(statement.account.title)), \(currency)",
-            "Period: \(from) – \(to)",
-            "Opening balance: \(money(statement.opening))",
+            text(.statementOf(account: statement.account.number, title: statement.account.title, currency: currency)),
+            text(period),
+            text(.openingBalance(money(statement.opening))),
         ]
         if statement.lines.isEmpty {
-            lines.append("No postings in the period.")
+            lines.append(text(.noPostings))
         } else {
-            var table = Table(header: ["DATE", "#", "COUNTERPARTY", "PURPOSE", "AMOUNT", "BALANCE"], rightAligned: [1, 4, 5])
+            var table = Table(header: [text(.dateColumn), text(.accountsHeader), text(.counterpartyColumn), text(.purposeColumn),
+                                       text(.amountColumn), text(.balance)], rightAligned: [1, 4, 5])
             for line in statement.lines {
                 let counterparty = [line.counterpartyName, line.counterpartyAccount].filter { !$0.isEmpty }.joined(separator: ", ")
                 let amount = (line.amount > 0 ? "+" : "") + Amount.shown(line.amount, currency: currency, language, code: false)
@@ -141,9 +145,9 @@ enum StatementText {
             lines.append(table.render())
         }
         let debits = statement.lines.filter { $0.direction == .debit }.count
-        let credits = statement.lines.count - debits
-        lines.append("Debits: \(money(statement.totalDebit)) (\(debits)) · Credits: \(money(statement.totalCredit)) (\(credits))")
-        lines.append("Closing balance: \(money(statement.closing))")
+        lines.append(text(.totals(debits: money(statement.totalDebit), debitCount: debits,
+                                  credits: money(statement.totalCredit), creditCount: statement.lines.count - debits)))
+        lines.append(text(.closingBalance(money(statement.closing))))
         return lines.joined(separator: "\n")
     }
 
