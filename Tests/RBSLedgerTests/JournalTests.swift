@@ -82,6 +82,30 @@ struct JournalTests {
         #expect(try ledger.journal.verify() == .bad(sequence: 1, reason: "entry 1 is missing (the next entry is 2)"))
     }
 
+    @Test("a value of the wrong kind in a damaged file is reported by verify and statement, naming the column, not a crash")
+    func wrongKindOfValueIsReported() throws {
+        let (f, _) = try Self.closedLedgerWithThreeEntries()
+        let queue = try DatabaseQueue(path: f.directory.appendingPathComponent("rbs.sqlite").path)
+        // SQLite keeps whatever is written: text where the time of a posting belongs.
+        try queue.write { db in
+            try db.execute(sql: "DROP TRIGGER postings_no_update")
+            try db.execute(sql: "UPDATE postings SET time_ms = 'soon' WHERE id = 2")
+        }
+        let ledger = try Ledger(dataDirectory: f.directory)
+        #expect {
+            _ = try ledger.statement(account: "40817810438000000001")
+        } throws: { error in
+            "\(error)".contains("account 40817810438000000001's postings cannot be read: column time_ms holds text of 4 characters, not Int64")
+        }
+        // And text where the posting's journal entry number belongs.
+        try queue.write { db in try db.execute(sql: "UPDATE postings SET journal_seq = 'two' WHERE id = 2") }
+        #expect {
+            _ = try ledger.journal.verify()
+        } throws: { error in
+            "\(error)".contains("is damaged or is not an rbs-host database (a posting or account cannot be read: column journal_seq holds text of 3 characters, not Int64)")
+        }
+    }
+
     @Test("the journal refuses a second entry for a document id, and verify names an altered lookup key")
     func documentKeyIsExactAndChecked() throws {
         let (f, _) = try Self.closedLedgerWithThreeEntries()

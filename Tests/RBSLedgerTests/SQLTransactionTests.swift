@@ -25,8 +25,8 @@ import Testing
         }
         let rows = try store.read { db in try db.rows("SELECT i, s, b FROM t ORDER BY rowid") }
         #expect(rows.map(\.values) == cases.map { [$0.0, $0.1, $0.2] })
-        #expect(rows[0]["s"] as String == "Оплата по счёту №7 😀")
-        #expect(rows[2]["s"] as String? == nil)
+        #expect(try rows[0]["s"] as String == "Оплата по счёту №7 😀")
+        #expect(try rows[2]["s"] as String? == nil)
     }
 
     @Test func conveniencesReadFirstColumnsAndExistence() throws {

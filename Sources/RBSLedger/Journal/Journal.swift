@@ -104,13 +104,19 @@ public struct Journal: Sendable {
                 """),
              try db.rows("SELECT number, currency, balance, opening FROM accounts ORDER BY position"))
         }
+        // A row of the wrong shape (a damaged file) is reported as such, naming the column.
+        func column<T: SQLColumn>(_ row: SQLRow, _ name: String) throws(LedgerError) -> T {
+            do { return try row.decode(T.self, forColumn: name) } catch {
+                throw .corruptDatabase(path: database.place, detail: "a posting or account cannot be read: \(error.description)")
+            }
+        }
         var movement: [String: Decimal] = [:]
         for row in postings {
-            let id: Int64 = row["id"]
-            let sequence: Int64 = row["journal_seq"]
-            let fields: [String?] = [row["document_id"], row["debit"], row["credit"], row["amount"], row["currency"]]
-            let journaled: [String?] = [row["j_document"], row["j_debit"], row["j_credit"], row["j_amount"], row["j_currency"]]
-            guard (row["j_kind"] as String?) == JournalEntry.Kind.posted.rawValue else {
+            let id: Int64 = try column(row, "id")
+            let sequence: Int64 = try column(row, "journal_seq")
+            let fields: [String?] = [try column(row, "document_id"), try column(row, "debit"), try column(row, "credit"), try column(row, "amount"), try column(row, "currency")]
+            let journaled: [String?] = [try column(row, "j_document"), try column(row, "j_debit"), try column(row, "j_credit"), try column(row, "j_amount"), try column(row, "j_currency")]
+            guard (try column(row, "j_kind") as String?) == JournalEntry.Kind.posted.rawValue else {
                 return "posting \(id) names journal entry \(sequence), which is not a posted entry: the posting has no journal entry"
             }
             guard fields == journaled else {
@@ -123,16 +129,16 @@ public struct Journal: Sendable {
             movement[credit, default: 0] += amount
         }
         if let row = posted.first {
-            let sequence: Int64 = row["seq"]
-            let count: Int64 = row["n"]
+            let sequence: Int64 = try column(row, "seq")
+            let count: Int64 = try column(row, "n")
             return "journal entry \(sequence) is posted but has \(count) postings (it should have exactly one)"
         }
         for row in accounts {
-            let number: String = row["number"]
-            let currency: String = row["currency"]
-            let text: String = row["balance"]
+            let number: String = try column(row, "number")
+            let currency: String = try column(row, "currency")
+            let text: String = try column(row, "balance")
             guard let balance = DecimalText.parse(text) else { return "account \(number) has balance \"\(text)\", not a decimal" }
-            let openingText: String? = row["opening"]
+            let openingText: String? = try column(row, "opening")
             guard let start = openingText.flatMap(DecimalText.parse) else {
                 return "account \(number) has no opening balance: it is not one the core opened"
             }

@@ -51,14 +51,20 @@ extension Ledger {
                 WHERE p.debit = ? OR p.credit = ? ORDER BY p.journal_seq
                 """, number, number)
             var holders: [String: String] = [:]
-            for row in try db.rows("SELECT number, owner FROM accounts") { holders[row["number"]] = row["owner"] }
+            for row in try db.rows("SELECT number, owner FROM accounts") { holders[try row["number"]] = try row["owner"] }
             return (accountRow, owned, postings, holders)
         }
         guard let accountRow else { throw .unknownAccount(number) }
+        // A row of the wrong shape (a damaged file) is reported as such, naming the column.
+        func column<T: SQLColumn>(_ row: SQLRow, _ name: String) throws(StatementError) -> T {
+            do { return try row.decode(T.self, forColumn: name) } catch {
+                throw .storage(.corruptDatabase(path: database.place, detail: "account \(number)'s postings cannot be read: \(error.description)"))
+            }
+        }
         guard owned else { throw .notYours(account: number, customer: customer?.name ?? "") }
         let account: Account
         do { account = try EmbeddedBank.account(from: accountRow, path: database.place) } catch { throw .storage(error) }
-        let openingText: String? = accountRow["opening"]
+        let openingText: String? = try column(accountRow, "opening")
         guard let accountOpening = openingText.flatMap(DecimalText.parse) else {
             throw .storage(.corruptDatabase(path: database.place, detail: "account \(number) has no opening balance"))
         }
@@ -67,22 +73,22 @@ extension Ledger {
         var lines: [StatementLine] = []
         var moved: Decimal = 0  // the sum of the lines so far
         for row in postings {
-            let sequence: Int64 = row["journal_seq"]
-            let amountText: String = row["amount"]
+            let sequence: Int64 = try column(row, "journal_seq")
+            let amountText: String = try column(row, "amount")
             guard let amount = DecimalText.parse(amountText) else {
                 throw .storage(.unreadableEntry(sequence: sequence, detail: "its posting's amount \"\(amountText)\" is not a decimal"))
             }
-            let debit: String = row["debit"], credit: String = row["credit"]
+            let debit: String = try column(row, "debit"), credit: String = try column(row, "credit")
             let direction: StatementLine.Direction = debit == number ? .debit : .credit
             let signed = direction == .debit ? -amount : amount
-            let time: Int64 = row["time_ms"]
+            let time: Int64 = try column(row, "time_ms")
             running += signed
             if period.precedes(milliseconds: time) {
                 opening += signed
                 continue
             }
             guard period.contains(milliseconds: time) else { continue }
-            let bytes: Data = row["document"]
+            let bytes: Data = try column(row, "document")
             let document: Document
             do { document = try CanonicalEncoding.decode(bytes) } catch {
                 throw .storage(.unreadableEntry(sequence: sequence, detail: "its document does not parse: \(error.description)"))
@@ -91,7 +97,7 @@ extension Ledger {
             let counterparty = direction == .debit ? credit : debit
             let name = direction == .debit ? (document["name"] ?? holders[credit] ?? "") : (holders[debit] ?? "")
             lines.append(StatementLine(
-                sequence: sequence, postedAtMilliseconds: time, documentId: row["document_id"], operation: document.operation,
+                sequence: sequence, postedAtMilliseconds: time, documentId: try column(row, "document_id"), operation: document.operation,
                 direction: direction, counterpartyAccount: counterparty, counterpartyName: name,
                 purpose: document["purpose"] ?? "", amount: signed, balanceAfter: opening + moved))
         }

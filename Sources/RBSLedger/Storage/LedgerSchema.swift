@@ -248,12 +248,12 @@ enum LedgerSchema {
         try db.execute("ALTER TABLE accounts ADD COLUMN opening TEXT")
         var movement: [String: Decimal] = [:]
         for row in try db.rows("SELECT debit, credit, amount FROM postings") {
-            guard let amount = DecimalText.parse(row["amount"]) else { continue }
-            movement[row["debit"], default: 0] -= amount
-            movement[row["credit"], default: 0] += amount
+            guard let amount = DecimalText.parse(try row["amount"]) else { continue }
+            movement[try row["debit"], default: 0] -= amount
+            movement[try row["credit"], default: 0] += amount
         }
         for row in try db.rows("SELECT number, currency, balance FROM accounts") {
-            let number: String = row["number"], currency: String = row["currency"], text: String = row["balance"]
+            let number: String = try row["number"], currency: String = try row["currency"], text: String = try row["balance"]
             guard let balance = DecimalText.parse(text) else { continue }
             let scale = Currency(code: currency)?.minorUnits ?? 2
             let opening = DecimalText.format(balance - (movement[number] ?? 0), scale: scale) ?? text

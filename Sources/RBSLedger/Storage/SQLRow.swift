@@ -19,15 +19,10 @@ public struct SQLRow: Sendable {
         return value
     }
 
-    /// The value of `column` as a `T`. For columns the ledger's own schema guarantees (NOT NULL, typed); a value
-    /// of another kind is a programming error here, so it traps with the column named. Read anything that may
-    /// be damaged with ``decode(_:forColumn:)``.
+    /// The value of `column` as a `T` (``decode(_:forColumn:)`` in brief): a damaged row throws, naming the
+    /// column, so `verify` and every reader report it instead of stopping the host.
     public subscript<T: SQLColumn>(_ column: String) -> T {
-        do {
-            return try decode(T.self, forColumn: column)
-        } catch {
-            preconditionFailure(error.description)
-        }
+        get throws(SQLRowError) { try decode(T.self, forColumn: column) }
     }
 }
 
