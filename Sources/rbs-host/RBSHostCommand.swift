@@ -10,7 +10,7 @@ struct RBSHostCommand: ParsableCommand {
         abstract: "Loads banking operations from plugins, runs them, signs them and submits them to the bank's core.",
         discussion: "With no command, starts the interactive REPL.",
         version: RBSHost.version,
-        subcommands: [REPLCommand.self, ListCommand.self, PluginsCommand.self, DescribeCommand.self, RunCommand.self,
+        subcommands: [REPLCommand.self, ListCommand.self, PluginsCommand.self, DescribeCommand.self, RunCommand.self, RepeatCommand.self,
                       KeysCommand.self, InitCommand.self, JournalCommand.self, VerifyCommand.self, ScanCommand.self,
                       PluginCommand.self, TrustCommand.self, WorkerCommand.self, ServeCommand.self, CustomersCommand.self,
                       DirectoryCommand.self, AccountsCommand.self, StatementCommand.self],
@@ -155,6 +155,7 @@ extension ListCommand: DataFolderCommand {}
 extension PluginsCommand: DataFolderCommand {}
 extension DescribeCommand: DataFolderCommand {}
 extension RunCommand: DataFolderCommand {}
+extension RepeatCommand: DataFolderCommand {}
 extension InitCommand: DataFolderCommand {}
 extension JournalCommand.List: DataFolderCommand {}
 extension JournalCommand.Show: DataFolderCommand {}

@@ -135,12 +135,14 @@ struct LedgerSafetyTests {
         try #require(walSize == 0, "\(wal) still holds \(walSize) bytes: the main file would not have the entry")
 
         var bytes = try Data(contentsOf: sandbox.database)
-        let needle = Data(payees[entry - 1].utf8)
+        // The payee as the signed document's canonical bytes hold it (the form values kept for `repeat` hold it too,
+        // in JSON).
+        let needle = Data("name=\(payees[entry - 1])\n".utf8)
         let found = try #require(bytes.range(of: needle), "\(payees[entry - 1]) is not in \(sandbox.database.path)")
-        #expect(bytes.range(of: needle, in: found.upperBound..<bytes.endIndex) == nil, "the payee is in the file twice")
-        let offset = found.upperBound - 1  // the payee's last letter, flipped to its ASCII neighbour
+        #expect(bytes.range(of: needle, in: found.upperBound..<bytes.endIndex) == nil, "the document is in the file twice")
+        let offset = found.upperBound - 2  // the payee's last letter, flipped to its ASCII neighbour
         bytes[offset] ^= 0x01
-        let changed = String(decoding: bytes[found], as: UTF8.self)
+        let changed = String(decoding: bytes[found].dropFirst(5).dropLast(), as: UTF8.self)
         try bytes.write(to: sandbox.database)
 
         let verify = try sandbox.host(["verify"])

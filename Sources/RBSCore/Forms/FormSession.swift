@@ -329,6 +329,7 @@ public final class FormSession {
             var draft = DocumentDraft(operation: descriptor.id, plugin: operation.plugin.id,
                                       pluginVersion: operation.plugin.version, fields: built.fields)
             for (key, _) in built.fields { draft.presentation[key] = FieldPresentation.of(key, in: descriptor) }
+            draft.form = FormTemplate(session: self)
             return .ready(draft)
         case rbs_status_t(RBS_INVALID):
             let marked = attention()

@@ -1,3 +1,5 @@
+import RBSLedger
+
 /// Why a value, a button or a run was refused. Each description says what to do next.
 public enum FormSessionError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownAtom(id: String, operation: String)
@@ -75,6 +77,9 @@ public struct DocumentDraft: Equatable, Sendable {
     /// How each field is shown for review, by key (labels, roles, source atoms): not part of the document. A key
     /// missing here is shown under the key itself.
     public var presentation: [String: FieldPresentation] = [:]
+    /// The values the person entered in the form the document was built from (no secrets, codes or card numbers):
+    /// recorded with the journal entry, so `repeat N` can open the form again. Not part of the document.
+    public var form: FormTemplate?
 
     public init(operation: String, plugin: String, pluginVersion: String, fields: [(key: String, value: String)]) {
         self.operation = operation

@@ -223,6 +223,8 @@ public enum HostMessage: Sendable, Equatable {
         case "list": language.pick("list the operations, numbered", "список операций с номерами")
         case "run": language.pick("open an operation's form; values given here (or a template's) prefill it",
                                   "открыть форму операции; значения, данные здесь (или из шаблона), заполняют её")
+        case "repeat": language.pick("open the operation of journal entry N prefilled with the values entered then (ID=VALUE overrides)",
+                                     "открыть операцию записи журнала N, заполненную введёнными тогда значениями (ID=VALUE заменяет)")
         case "template": language.pick("list the templates, or keep the form filled last as template NAME (run @NAME)",
                                        "список шаблонов или сохранить последнюю заполненную форму как шаблон NAME (run @NAME)")
         case "plugins": language.pick("list the plugin files, loaded or failed, and why", "файлы плагинов: загружены или нет, и почему")

@@ -176,13 +176,14 @@ public final class SignModule {
         if method == .passkey {
             throw .code(.wrongMethod(enrolled: .passkey, detail: "this customer signs with their passkey; a one-time code does not sign for them"))
         }
-        if let customer { return try ledger.signAndPost(document, code: code, as: customer, request: request) }
-        return try ledger.signAndPost(document, code: code, request: request, expectedDocumentId: pending?.document.id)
+        if let customer { return try ledger.signAndPost(document, code: code, as: customer, request: request, form: draft.form) }
+        return try ledger.signAndPost(document, code: code, request: request, expectedDocumentId: pending?.document.id,
+                                      form: draft.form)
     }
 
     /// Posts the document signed by the customer's passkey (``method`` is ``SigningMethod/passkey``): `assertion`
     /// answers the WebAuthn challenge that is ``document``'s id. The core's check runs again first, as for a code.
-    /// See ``Ledger/signAndPost(_:assertion:as:relyingParty:request:onRefusal:)``.
+    /// See ``Ledger/signAndPost(_:assertion:as:relyingParty:request:form:onRefusal:)``.
     public func sign(assertion: PasskeyAssertion, relyingParty: RelyingParty, request: LedgerRequest? = nil,
                      onRefusal: (PasskeyError) -> Void = { _ in }) throws(LedgerError) -> Outcome {
         if let refusal = try ledger.bank.validate(document) { throw .wouldBeRejected(refusal) }
@@ -190,7 +191,7 @@ public final class SignModule {
             throw .code(.wrongMethod(enrolled: method, detail: "only a customer with a registered passkey signs with one; use the one-time code"))
         }
         return try ledger.signAndPost(document, assertion: assertion, as: customer, relyingParty: relyingParty,
-                                      request: request, onRefusal: onRefusal)
+                                      request: request, form: draft.form, onRefusal: onRefusal)
     }
 
     /// What the person is asked about a ``duplicate``: which entry it repeats and when that was posted.

@@ -15,7 +15,7 @@ extension Ledger {
     /// (which element failed is not said: Art. 4); `onRefusal` receives the ``PasskeyError`` naming it, for the
     /// operator's log.
     public func signAndPost(_ document: Document, assertion: PasskeyAssertion, as customer: CustomerCredentials,
-                            relyingParty: RelyingParty, request: LedgerRequest? = nil,
+                            relyingParty: RelyingParty, request: LedgerRequest? = nil, form: FormTemplate? = nil,
                             onRefusal: (PasskeyError) -> Void = { _ in }) throws(LedgerError) -> Outcome {
         guard let passkey = customer.passkey else {
             throw .code(.wrongMethod(enrolled: .totp, detail: "customer \(customer.customer.name) has no passkey; sign with the one-time code"))
@@ -58,6 +58,7 @@ extension Ledger {
                     (SignedDocument(document: document, canonicalBytes: canonical, signature: assertion.signature), documentId)
                 }[0]
                 try request?.insert(documentId: outcome.documentId, sequence: outcome.sequence, in: db)
+                if let form { try Self.record(form, sequence: outcome.sequence, in: db) }
                 return .success(outcome)
             }
         }

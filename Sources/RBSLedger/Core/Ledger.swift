@@ -84,9 +84,13 @@ public final class Ledger: Sendable {
     /// With OCRA enrolled, `code` is the response to the document's challenge; `expectedDocumentId` (from
     /// ``pendingChallenge(documentId:operation:plugin:)``) makes it also require that the document is the one the
     /// challenge was issued for — a changed document fails exactly like a wrong response.
+    ///
+    /// With `form`, the values the person entered are recorded with the new journal entry, in the same
+    /// transaction (``form(ofEntry:)``, what `repeat N` opens again).
     public func signAndPost(_ document: Document, code: String, request: LedgerRequest? = nil,
-                            expectedDocumentId: String? = nil) throws(LedgerError) -> Outcome {
-        let outcomes = try process(batch: [document], code: code, requests: [request], expectedDocumentId: expectedDocumentId)
+                            expectedDocumentId: String? = nil, form: FormTemplate? = nil) throws(LedgerError) -> Outcome {
+        let outcomes = try process(batch: [document], code: code, requests: [request], expectedDocumentId: expectedDocumentId,
+                                   forms: [form])
         return outcomes[0]
     }
 
@@ -107,12 +111,13 @@ public final class Ledger: Sendable {
     ///
     /// `requests[i]`, when given, is document `i`'s request id: one journaled before answers with its first
     /// outcome and is not signed, checked against the code or posted again (when every document is such a repeat,
-    /// the code is not looked at); a new one is recorded in the same transaction.
+    /// the code is not looked at); a new one is recorded in the same transaction. `forms[i]`, when given, is the
+    /// form document `i` was filled in, recorded with its new entry.
     public func process(batch: [Document], code: String, requests: [LedgerRequest?] = [],
-                        expectedDocumentId: String? = nil) throws(LedgerError) -> [Outcome] {
+                        expectedDocumentId: String? = nil, forms: [FormTemplate?] = []) throws(LedgerError) -> [Outcome] {
         let identity = try identity()
         return try process(batch: batch, code: code, requests: requests, identity: identity, expectedDocumentId: expectedDocumentId,
-                           verifier: CodeVerifier(database: database, authenticator: identity.authenticator, clock: clock))
+                           forms: forms, verifier: CodeVerifier(database: database, authenticator: identity.authenticator, clock: clock))
     }
 
     /// Checks `customer`'s one-time code (their own attempt count and lock), then signs `document` with the key the
@@ -121,15 +126,15 @@ public final class Ledger: Sendable {
     /// With `request` (whose ``LedgerRequest/customer`` is this customer's id), a request journaled before answers
     /// with its first outcome, as for the local customer.
     public func signAndPost(_ document: Document, code: String, as customer: CustomerCredentials,
-                            request: LedgerRequest? = nil) throws(LedgerError) -> Outcome {
+                            request: LedgerRequest? = nil, form: FormTemplate? = nil) throws(LedgerError) -> Outcome {
         let identity: SigningIdentity
         do { identity = try customer.identity() } catch { throw .keys(error) }
         return try process(batch: [document], code: code, requests: [request], identity: identity, expectedDocumentId: nil,
-                           verifier: customers.codeVerifier(for: customer))[0]
+                           forms: [form], verifier: customers.codeVerifier(for: customer))[0]
     }
 
     private func process(batch: [Document], code: String, requests: [LedgerRequest?], identity: SigningIdentity,
-                         expectedDocumentId: String?,
+                         expectedDocumentId: String?, forms: [FormTemplate?],
                          verifier: CodeVerifier) throws(LedgerError) -> [Outcome] {
         if case .ocra = identity.authenticator, batch.count != 1 {
             throw .code(.wrongMethod(enrolled: .ocra, detail: "a response answers the challenge of one document; sign the \(batch.count) documents one by one"))
@@ -197,6 +202,9 @@ public final class Ledger: Sendable {
                         // The same request twice in one batch: the first one's entry answers both.
                         if index < requests.count, let request = requests[index], firstIndex[request] == index {
                             try request.insert(documentId: outcome.documentId, sequence: outcome.sequence, in: db)
+                        }
+                        if index < forms.count, let form = forms[index] {
+                            try Self.record(form, sequence: outcome.sequence, in: db)
                         }
                     }
                     return .success(outcomes)

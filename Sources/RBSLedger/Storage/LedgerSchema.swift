@@ -27,6 +27,9 @@ enum LedgerSchema {
         Step(name: "v3-opening-balances", apply: openingBalances),
         // Customers' passkeys (issue #21): the public key of each registered WebAuthn credential and its counter.
         Step(name: "customers-v2-passkeys", apply: passkeys),
+        // `repeat N` (issue #18): the values the person entered in the form of each signed entry (never secrets,
+        // codes or card numbers), written in the transaction that journals the entry.
+        Step(name: "v4-entry-forms", apply: entryForms),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -289,5 +292,18 @@ enum LedgerSchema {
             );
             CREATE INDEX customer_passkeys_customer ON customer_passkeys (customer_id, created_ms);
             """, db.dialect))
+    }
+
+    private static func entryForms(_ db: any SQLTransaction) throws {
+        let d = db.dialect
+        try db.executeScript(types("""
+            CREATE TABLE entry_forms (
+                journal_seq INTEGER PRIMARY KEY NOT NULL,
+                operation TEXT NOT NULL,
+                plugin_version TEXT NOT NULL,
+                form_values TEXT NOT NULL
+            );
+            """, d) + "\n" + appendOnly("entry_forms", changed: "form values of journal entries cannot be changed",
+                                       deleted: "form values of journal entries cannot be deleted", in: d))
     }
 }

@@ -98,7 +98,40 @@ struct RunCommand: ParsableCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The operation id (see `list`).") var operation: String
+    @Argument(help: "The operation id (see `list`), or @NAME for a template.") var operation: String
+    @OptionGroup var signing: RunOptions
+
+    func run() throws {
+        let source: RunOptions.Source = operation.hasPrefix("@") ? .template(String(operation.dropFirst())) : .operation(operation)
+        try signing.perform(source, global: global, shownAs: "run \(operation)")
+    }
+}
+
+/// `rbs-host repeat N`: `run` on the operation of journal entry N, prefilled with the values entered then.
+struct RepeatCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "repeat", abstract: "Run the operation of journal entry N again, prefilled with the values entered then.",
+        discussion: """
+            The --set values go over the recorded ones. A recorded value whose atom the plugin's current version no
+            longer has is named on standard error as dropped. Signing is as for `run` (--code, or OCRA's
+            --challenge/--response); the same payment within 24 hours needs --confirm-duplicate.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The journal entry's number (see `journal`).") var entry: Int64
+    @OptionGroup var signing: RunOptions
+
+    func validate() throws {
+        guard entry >= 1 else { throw ValidationError("N is a journal entry's number, 1 or more (see `rbs-host journal`)") }
+    }
+
+    func run() throws {
+        try signing.perform(.entry(entry), global: global, shownAs: "repeat \(entry)")
+    }
+}
+
+/// What `run` and `repeat` share: the values, the signing and the report.
+struct RunOptions: ParsableArguments {
     @Option(name: .customLong("set"), help: ArgumentHelp(
         "Commit VALUE to atom ID. An enum takes its option's value or title; an account picker its list number or the account number; a date ДД.ММ.ГГГГ or YYYY-MM-DD.",
         valueName: "ID=VALUE"))
@@ -119,6 +152,15 @@ struct RunCommand: ParsableCommand {
     var confirmDuplicate = false
     @Flag(help: "Print {status, journal, document, errors}.") var json = false
 
+    /// Where the form's operation and first values come from.
+    enum Source {
+        case operation(String)
+        /// `run @NAME`: a template's operation and values.
+        case template(String)
+        /// `repeat N`: journal entry N's operation and the values entered then.
+        case entry(Int64)
+    }
+
     func validate() throws {
         guard [code != nil, challenge, response != nil].filter({ $0 }).count == 1 else {
             throw ValidationError("give one of --code CODE (TOTP), --challenge or --response R (OCRA)")
@@ -126,16 +168,18 @@ struct RunCommand: ParsableCommand {
         if documentId != nil, response == nil { throw ValidationError("--document goes with --response") }
     }
 
-    func run() throws {
+    /// Fills, signs and posts; prints the report. `shown` is the command ("run OP", "repeat N") the challenge's
+    /// instructions repeat.
+    func perform(_ source: Source, global: GlobalOptions, shownAs shown: String) throws {
         let parsed = try assignments.map(Assignment.init(parsing:))
         let runtime = try global.makeRuntime()
         Listing.printFailures(runtime.registry)
-        let report = execute(runtime: runtime, assignments: parsed)
+        let report = execute(source, runtime: runtime, assignments: parsed)
         if case .challenge(let issued, let module) = report {
             if json {
                 JSONOutput.print(issued)
             } else {
-                print(RunText.render(challenge: issued, review: module.review, operation: operation))
+                print(RunText.render(challenge: issued, review: module.review, command: shown))
             }
             return
         }
@@ -153,7 +197,7 @@ struct RunCommand: ParsableCommand {
         case challenge(ChallengeReport, SignModule)
     }
 
-    private func execute(runtime: Runtime, assignments: [Assignment]) -> Execution {
+    private func execute(_ source: Source, runtime: Runtime, assignments: [Assignment]) -> Execution {
         func invalid(_ issues: [AtomIssue]) -> Execution {
             .run(RunReport(status: .invalid, journal: nil, document: nil, errors: issues))
         }
@@ -170,22 +214,31 @@ struct RunCommand: ParsableCommand {
                 return invalid([AtomIssue(atom: nil, message: String(describing: error))])
             }
         }
-        // run @NAME: the template's operation and values, then the --set values.
-        var template: FormTemplate?
-        if operation.hasPrefix("@") {
-            do { template = try TemplateStore(dataDirectory: runtime.paths.data).load(String(operation.dropFirst())) } catch {
-                return invalid([AtomIssue(atom: nil, message: error.description)])
+        // run @NAME, repeat N: the template's or the entry's operation and values, then the --set values.
+        let operation: String
+        var filled: (form: FormTemplate, source: String)?
+        do {
+            switch source {
+            case .operation(let id): operation = id
+            case .template(let name):
+                let form = try TemplateStore(dataDirectory: runtime.paths.data).load(name)
+                (operation, filled) = (form.operation, (form, "template \(name)"))
+            case .entry(let sequence):
+                let form = try ledger.repeatableForm(ofEntry: sequence)
+                (operation, filled) = (form.operation, (form, "journal entry \(sequence)"))
             }
+        } catch {
+            return invalid([AtomIssue(atom: nil, message: String(describing: error))])
         }
         let session: FormSession
-        do { session = try runtime.open(template?.operation ?? operation) } catch { return invalid([AtomIssue(atom: nil, message: error.description)]) }
+        do { session = try runtime.open(operation) } catch { return invalid([AtomIssue(atom: nil, message: error.description)]) }
         defer { session.close() }
         var issues = RawArguments.refusedAssignments().map { AtomIssue(atom: $0.id, message: $0.message) }
         guard issues.isEmpty else { return invalid(issues) }
         var values = assignments
-        if let template {
-            let (kept, dropped) = template.split(for: session.operation.descriptor)
-            if !dropped.isEmpty { Terminal.error(TemplateText.dropped(dropped, template: String(operation.dropFirst()), session: session)) }
+        if let filled {
+            let (kept, dropped) = filled.form.split(for: session.operation.descriptor)
+            if !dropped.isEmpty { Terminal.error(TemplateText.dropped(dropped, from: filled.source, session: session)) }
             values = kept.map { Assignment(id: $0.id, value: $0.value) } + assignments
         }
         for assignment in values {
@@ -256,11 +309,12 @@ struct RunCommand: ParsableCommand {
 /// The receipt: one rendering for `run` and for the REPL's sign step.
 enum RunText {
     /// `run --challenge` without --json: the review (amount and payee with the challenge) and how to answer.
-    static func render(challenge report: ChallengeReport, review: [SignModule.Line], operation: String) -> String {
+    /// `command` is how the run was asked for ("run pay.pp.quick", "repeat 5"), to say how to answer.
+    static func render(challenge report: ChallengeReport, review: [SignModule.Line], command: String) -> String {
         var lines = ["Challenge " + Terminal.bold(OCRASuite.grouped(report.challenge)) + " — nothing is posted yet"]
         for line in review { lines.append("  \(line.caption): \(line.value)") }
         lines.append("Type the challenge into your authenticator (or `rbs-host keys respond \(report.challenge)`), then within 5 minutes:")
-        lines.append("  rbs-host run \(operation) --set … (the same values) --response RESPONSE --document \(report.document.id)")
+        lines.append("  rbs-host \(command) --set … (the same values) --response RESPONSE --document \(report.document.id)")
         return lines.joined(separator: "\n")
     }
 

@@ -1,11 +1,13 @@
 import Foundation
 import RBSCore
+import RBSLedger
 
-/// What `run @NAME` says about a template's values the operation no longer has.
+/// What `run @NAME` and `repeat N` say about the values of a template or journal entry that the operation no longer has.
 enum TemplateText {
-    static func dropped(_ values: [FormTemplate.Value], template name: String, session: FormSession) -> String {
+    /// - Parameter source: where the values came from: "template rent", "journal entry 5".
+    static func dropped(_ values: [FormTemplate.Value], from source: String, session: FormSession) -> String {
         let operation = session.operation
-        return "template \(name): \(operation.id) \(operation.plugin.version) has no atom "
+        return "\(source): \(operation.id) \(operation.plugin.version) has no atom "
             + values.map { "\($0.id) (its value '\($0.value)' was dropped)" }.joined(separator: ", ")
     }
 }

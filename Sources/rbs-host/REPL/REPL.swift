@@ -26,6 +26,7 @@ final class REPL: @unchecked Sendable {
     static let commands: [(name: String, usage: String)] = [
         ("list", "list"),
         ("run", "run OP|NUMBER|@TEMPLATE [ID=VALUE ...]"),
+        ("repeat", "repeat N [ID=VALUE ...]"),
         ("template", "template [save NAME]"),
         ("plugins", "plugins"),
         ("reload", "reload [ID]"),
@@ -70,6 +71,7 @@ final class REPL: @unchecked Sendable {
         switch command {
         case "list", "ls": console.say(Listing.operations(of: runtime.registry))
         case "run": run(arguments)
+        case "repeat": repeatEntry(arguments)
         case "plugins": console.say(Listing.plugins(runtime.registry.records))
         case "reload":
             let reports = runtime.reload(only: arguments.first)
@@ -98,18 +100,37 @@ final class REPL: @unchecked Sendable {
             return
         }
         let operations = runtime.registry.operations
-        var id = Int(target).flatMap { $0 >= 1 && $0 <= operations.count ? operations[$0 - 1].id : nil } ?? target
+        let id = Int(target).flatMap { $0 >= 1 && $0 <= operations.count ? operations[$0 - 1].id : nil } ?? target
         // run @NAME: a template's operation, its values first (the line's values after them win).
-        var template: FormTemplate?
-        if target.hasPrefix("@") {
-            do { template = try TemplateStore(dataDirectory: runtime.paths.data).load(String(target.dropFirst())) } catch {
-                console.error(error.description)
-                return
-            }
-            id = template?.operation ?? id
+        guard target.hasPrefix("@") else { return open(id, arguments: arguments.dropFirst()) }
+        let name = String(target.dropFirst())
+        do {
+            let template = try TemplateStore(dataDirectory: runtime.paths.data).load(name)
+            open(template.operation, arguments: arguments.dropFirst(), filled: (template, "template \(name)"))
+        } catch {
+            console.error(error.description)
         }
+    }
+
+    /// `repeat N [ID=VALUE ...]`: the operation of journal entry N, prefilled with the values entered then.
+    private func repeatEntry(_ arguments: [String]) {
+        guard let target = arguments.first, let sequence = Int64(target), sequence >= 1 else {
+            console.error("usage: repeat N [ID=VALUE ...] — N is a journal entry's number (see journal)")
+            return
+        }
+        do {
+            let form = try runtime.ledger().repeatableForm(ofEntry: sequence)
+            open(form.operation, arguments: arguments.dropFirst(), filled: (form, "journal entry \(sequence)"))
+        } catch {
+            console.error(String(describing: error))
+        }
+    }
+
+    /// Opens operation `id` as a module, prefilled with `filled`'s values (those the plugin's current version no
+    /// longer has named as dropped), then with the line's `ID=VALUE` arguments.
+    private func open(_ id: String, arguments: ArraySlice<String>, filled: (form: FormTemplate, source: String)? = nil) {
         var prefill: [(id: String, value: String)] = []
-        for argument in arguments.dropFirst() {
+        for argument in arguments {
             guard let equals = argument.firstIndex(of: "=") else {
                 console.error(console.text(.giveIDValue(argument)))
                 return
@@ -122,9 +143,9 @@ final class REPL: @unchecked Sendable {
             return
         }
         session.language = console.language
-        if let template {
-            let (kept, dropped) = template.split(for: session.operation.descriptor)
-            if !dropped.isEmpty { console.error(TemplateText.dropped(dropped, template: String(target.dropFirst()), session: session)) }
+        if let filled {
+            let (kept, dropped) = filled.form.split(for: session.operation.descriptor)
+            if !dropped.isEmpty { console.error(TemplateText.dropped(dropped, from: filled.source, session: session)) }
             prefill = kept.map { ($0.id, $0.value) } + prefill
         }
         let module = FormModule(session: session, runtime: runtime, console: console, navigation: navigation)
@@ -193,6 +214,10 @@ final class REPL: @unchecked Sendable {
             let operation = Int(words[1]).flatMap { $0 >= 1 && $0 <= operations.count ? operations[$0 - 1] : nil }
                 ?? operations.first { $0.id == words[1] }
             return (operation?.descriptor.atoms.filter(\.holdsValue).map { $0.id + "=" } ?? []).filter { $0.hasPrefix(word) }
+        case "repeat":
+            guard words.count == 1 || (words.count == 2 && !line.hasSuffix(" ")) else { return [] }
+            let count = (try? runtime.ledger().journal.entries().count) ?? 0
+            return count > 0 ? (1...count).map(String.init).filter { $0.hasPrefix(word) } : []
         case "help": return Self.commands.map(\.name).filter { $0.hasPrefix(word) }
         case "reload": return runtime.registry.pluginIDs.filter { $0.hasPrefix(word) }
         case "keys": return ["init"].filter { $0.hasPrefix(word) }

@@ -1,0 +1,20 @@
+/// Why journal entry N cannot be repeated (`repeat N`).
+public enum EntryFormError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// There is no such entry; `last` is the journal's last entry (0: the journal is empty).
+    case noEntry(Int64, last: Int64)
+    /// The entry exists but no form values were recorded with it.
+    case noForm(Int64)
+    case storage(LedgerError)
+
+    public var description: String {
+        switch self {
+        case .noEntry(let sequence, let last):
+            last == 0 ? "there is no journal entry \(sequence): the journal is empty"
+                : "there is no journal entry \(sequence): the journal's entries are 1–\(last) (see journal)"
+        case .noForm(let sequence):
+            "journal entry \(sequence) has no recorded form values to repeat: it was signed before rbs-host kept them, "
+                + "or not from a form — fill the operation with run instead"
+        case .storage(let error): error.description
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+extension Ledger {
+    /// The values the person entered in the form journal entry `sequence` was signed from (what `repeat N` opens
+    /// again), or `nil` when none were recorded: an entry journaled before forms were recorded, or a document
+    /// signed without a form.
+    public func form(ofEntry sequence: Int64) throws(LedgerError) -> FormTemplate? {
+        let row = try database.read { db in
+            try db.row("SELECT operation, plugin_version, form_values FROM entry_forms WHERE journal_seq = ?", sequence)
+        }
+        guard let row else { return nil }
+        do {
+            let text: String = try row["form_values"]
+            let values = try JSONDecoder().decode([FormTemplate.Value].self, from: Data(text.utf8))
+            return FormTemplate(operation: try row["operation"], pluginVersion: try row["plugin_version"], values: values)
+        } catch {
+            throw .unreadableEntry(sequence: sequence, detail: "its recorded form values cannot be read: \(error)")
+        }
+    }
+
+    /// Records `form` as the one journal entry `sequence` was signed from, inside the transaction that journaled
+    /// it. An entry that already has its form (a repeated submission answered by its first entry) keeps it.
+    static func record(_ form: FormTemplate, sequence: Int64, in db: any SQLTransaction) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let values = String(decoding: try encoder.encode(form.values), as: UTF8.self)
+        try db.execute("""
+            INSERT INTO entry_forms (journal_seq, operation, plugin_version, form_values) VALUES (?, ?, ?, ?)
+            ON CONFLICT (journal_seq) DO NOTHING
+            """, sequence, form.operation, form.pluginVersion, values)
+    }
+}
+
+extension Ledger {
+    /// The form of journal entry `sequence` for `repeat N`: its operation and the values entered then.
+    public func repeatableForm(ofEntry sequence: Int64) throws(EntryFormError) -> FormTemplate {
+        do {
+            if let form = try form(ofEntry: sequence) { return form }
+            let last = try database.read { db in try db.value(Int64.self, "SELECT MAX(seq) FROM journal") } ?? 0
+            throw sequence >= 1 && sequence <= last ? EntryFormError.noForm(sequence) : .noEntry(sequence, last: last)
+        } catch let error as EntryFormError {
+            throw error
+        } catch let error as LedgerError {
+            throw .storage(error)
+        } catch {
+            throw .storage(.database(path: database.place, detail: "\(error)"))
+        }
+    }
+}
