@@ -280,8 +280,10 @@ package final class OnlineBank: @unchecked Sendable {
 
     /// Checks the customer's code or passkey assertion and signs (with a code), journals and posts the reviewed
     /// document; answers the receipt. With `requestId`, a retry answers the first receipt and never posts twice.
-    func sign(run id: String, with authorisation: Authorisation, requestId: String? = nil, address: String,
-              for customer: Customer) async throws(Problem) -> API.Receipt {
+    /// A document that repeats the customer's payment posted in the last 24 hours is answered 409 `duplicate`
+    /// (naming that entry) before the code or passkey is looked at, unless `confirmDuplicate`.
+    func sign(run id: String, with authorisation: Authorisation, requestId: String? = nil, confirmDuplicate: Bool = false,
+              address: String, for customer: Customer) async throws(Problem) -> API.Receipt {
         let run = try find(id, customer)
         let request: LedgerRequest?
         do throws(LedgerError) {
@@ -307,6 +309,30 @@ package final class OnlineBank: @unchecked Sendable {
         guard let sign else {
             run.set(.open)
             throw Problem("not-submitted", "Nothing to sign yet", status: 409, detail: "submit the run first")
+        }
+        // Asked again now, not at the review: the same payment may have been posted since (in another run). A retry
+        // of a request id journaled before is no new payment: it answers its first receipt below.
+        if !confirmDuplicate {
+            let ledger = self.ledger
+            let document = sign.module.document
+            let earlier: JournalEntry?
+            do {
+                earlier = try await Self.blocking {
+                    if let request, try ledger.outcome(of: request) != nil { return nil }
+                    return try ledger.recentDuplicate(of: document, keyId: document.keyId)
+                }
+            } catch {
+                run.set(.review)
+                throw .internalError("the journal could not be read: \(error)")
+            }
+            if let earlier {
+                run.set(.review)
+                let duplicate = Self.duplicate(earlier)
+                var problem = Problem("duplicate", "This payment repeats an earlier one", status: 409,
+                                      detail: duplicate.message + "; nothing was signed — to send it again, sign with confirmDuplicate: true")
+                problem.duplicate = duplicate
+                throw problem
+            }
         }
         let outcome: Outcome
         let party = relyingParty
@@ -528,7 +554,16 @@ package final class OnlineBank: @unchecked Sendable {
                                   API.PasskeyRequest(challenge: PasskeyAssertion.challenge(forDocumentId: sign.document.id), rpId: $0.id,
                                                      credentialIds: [Base64URL.encode(key.credentialId)], userVerification: "required")
                               }
-                          } : nil)
+                          } : nil,
+                          duplicate: sign.duplicate.map(duplicate))
+    }
+
+    /// The earlier posted entry a document repeats, as the API shows it.
+    static func duplicate(_ entry: JournalEntry) -> API.Duplicate {
+        let document = try? CanonicalEncoding.decode(entry.document)
+        return API.Duplicate(journal: entry.sequence, postedAt: iso(milliseconds: entry.recordedAtMilliseconds),
+                             amount: entry.amount, currency: entry.currency, payee: document?["name"], account: entry.credit,
+                             purpose: document?["purpose"], message: SignModule.duplicateNotice(entry))
     }
 
     static func newRunID() -> String {

@@ -164,6 +164,7 @@ struct RunTests {
         }
     }
 
+    /// The same payment each time, confirmed as a duplicate on purpose: the code is what this test is about.
     @Test("a code used once is refused on the next run (replay), wrong codes lock after 5 and are limited per address")
     func replayedAndLocked() async throws {
         let bank = try TestBank()
@@ -174,7 +175,7 @@ struct RunTests {
                 let run = try #require(try await api.open("pay.pp.quick", token)["id"] as? String)
                 try await api.fill(run, try bank.quickPayment(from: bank.alice, amount: "10"), token)
                 #expect(try await api.call(.post, "/api/v1/runs/\(run)/submit", token: token).status == 200)
-                let answer = try await api.call(.post, "/api/v1/runs/\(run)/sign", token: token, json: ["code": code])
+                let answer = try await api.call(.post, "/api/v1/runs/\(run)/sign", token: token, json: ["code": code, "confirmDuplicate": true])
                 if round == 0 {
                     #expect(answer.status == 200)
                 } else {
@@ -187,9 +188,9 @@ struct RunTests {
             try await api.fill(run, try bank.quickPayment(from: bank.alice, amount: "10"), token)
             #expect(try await api.call(.post, "/api/v1/runs/\(run)/submit", token: token).status == 200)
             for _ in 0..<5 {
-                #expect(try await api.call(.post, "/api/v1/runs/\(run)/sign", token: token, json: ["code": "12345"]).status == 422)
+                #expect(try await api.call(.post, "/api/v1/runs/\(run)/sign", token: token, json: ["code": "12345", "confirmDuplicate": true]).status == 422)
             }
-            let locked = try await api.call(.post, "/api/v1/runs/\(run)/sign", token: token, json: ["code": bank.code(bank.alice, steps: 1)])
+            let locked = try await api.call(.post, "/api/v1/runs/\(run)/sign", token: token, json: ["code": bank.code(bank.alice, steps: 1), "confirmDuplicate": true])
             #expect(locked.status == 429)
             #expect(locked.headers[.retryAfter] != nil)
             #expect(try bank.ledger.journal.entries().count == 1)

@@ -1,7 +1,8 @@
 """The web client in a real browser (Debian's headless Chromium driven by selenium): log in, fill the quick payment
 (the bank's name appears after the BIC), sign it with a code computed here, see the receipt and the new balance;
 register a passkey on Chromium's virtual authenticator and sign the next payment with it (its challenge is the
-document's hash), then show that an assertion for one amount is refused for a tampered amount; switch the budget
+document's hash), then show that an assertion for one amount is refused for a tampered amount; the same payment
+again is signed only after the person confirms the duplicate warning; switch the budget
 payment's type (fields 106–109 appear). With SCREENSHOTS=DIR it saves the README's screenshots."""
 import os
 import sys
@@ -129,6 +130,28 @@ def passkey_payments(driver, wait, served, balance_cell, shots):
     check("9999.00" not in driver.find_element(By.ID, "journal").text, "nothing was posted for the tampered amount")
 
 
+def duplicate_payment(driver, wait, served, balance_cell):
+    """The passkey's 250.00 payment again: the review warns and names the earlier entry; signing waits for the
+    person's confirmation; then it is posted."""
+    fill_quick(driver, wait, served, "250")
+    wait.until(EC.visibility_of_element_located((By.ID, "duplicate")))
+    warning = driver.find_element(By.ID, "duplicate-message").text
+    check(warning.startswith("This payment repeats journal entry 2, posted ") and "250.00 RUB to ООО Ромашка" in warning,
+          f"the review names the earlier payment: {warning!r}")
+    check(driver.find_element(By.ID, "duplicate").get_attribute("role") == "alert", "the warning is announced")
+    driver.find_element(By.ID, "sign").click()
+    wait.until(EC.text_to_be_present_in_element((By.ID, "code-error"), "Confirm above"))
+    check(driver.switch_to.active_element.get_attribute("id") == "confirm-duplicate", "the confirmation has the focus")
+    check(not driver.find_element(By.ID, "receipt").is_displayed(), "nothing is signed before the person confirms")
+    driver.find_element(By.ID, "confirm-duplicate").click()
+    driver.find_element(By.ID, "sign").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "receipt")))
+    receipt = driver.find_element(By.ID, "receipt-lines").text
+    check("posted" in receipt and "147999.50 RUB" in receipt, f"the confirmed duplicate is posted: {receipt!r}")
+    wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, balance_cell), "147999.50 RUB"))
+    driver.find_element(By.ID, "done").click()
+
+
 def main():
     served = Served()
     driver = browser()
@@ -184,6 +207,7 @@ def main():
         driver.find_element(By.ID, "done").click()
 
         passkey_payments(driver, wait, served, balance_cell, shots)
+        duplicate_payment(driver, wait, served, balance_cell)
 
         # The budget payment: switching the type shows fields 106–109.
         driver.find_element(By.CSS_SELECTOR, "[data-operation='pay.pp.tax']").click()

@@ -175,6 +175,24 @@ package enum API {
         package var method: String
         /// With `method` `passkey`: what to ask the browser for.
         package var passkey: PasskeyRequest?
+        /// The customer's posted payment of the last 24 hours this document repeats (same payee, account, amount
+        /// and purpose), or nil: the client asks the person, and signs with `confirmDuplicate: true` only if they say so.
+        package var duplicate: Duplicate?
+    }
+
+    /// An earlier posted payment that a new document repeats: the review's warning and the `duplicate` problem's.
+    package struct Duplicate: Encodable, Sendable, Equatable {
+        /// The earlier entry's journal number.
+        package var journal: Int64
+        /// When it was posted, ISO 8601 UTC.
+        package var postedAt: String
+        package var amount: String?
+        package var currency: String?
+        package var payee: String?
+        package var account: String?
+        package var purpose: String?
+        /// What to tell the person ("this payment repeats journal entry 4, posted …").
+        package var message: String
     }
 
     /// Exactly one of `code` (TOTP) and `passkey` (the assertion); `requestId` makes a retry safe: the same id
@@ -183,6 +201,9 @@ package enum API {
         package var code: String?
         package var passkey: PasskeyAssertionJSON?
         package var requestId: String?
+        /// The person confirmed signing a payment that repeats one posted in the last 24 hours (see ``Duplicate``);
+        /// without it such a signing is answered 409 `duplicate` and nothing is signed.
+        package var confirmDuplicate: Bool?
     }
 
     package struct Posting: Encodable, Sendable {

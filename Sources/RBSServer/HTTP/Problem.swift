@@ -15,6 +15,8 @@ package struct Problem: Error, Sendable, Encodable, Equatable {
     package var attemptsLeft: Int?
     /// Seconds to wait (also sent as `Retry-After`).
     package var retryAfter: Int?
+    /// The earlier payment a document repeats (problem `duplicate`: sign again with `confirmDuplicate: true`).
+    package var duplicate: API.Duplicate?
 
     package struct Issue: Sendable, Encodable, Equatable {
         package var atom: String?

@@ -128,6 +128,7 @@ enum Routes {
                 default: throw Problem.badJSON("send exactly one of \"code\" (a one-time code) and \"passkey\" (the passkey's assertion)")
                 }
                 return json(try await bank.sign(run: try parameter(context, "run"), with: authorisation, requestId: sign.requestId,
+                                                confirmDuplicate: sign.confirmDuplicate ?? false,
                                                 address: context.remoteAddress, for: who))
             }
         }

@@ -384,7 +384,19 @@ function showReview(review) {
     : "Signed with a one-time code after you check the document.";
   $("code").value = "";
   $("code-error").textContent = "";
+  showDuplicate(review.duplicate);
   $("review-title").focus();
+}
+
+/// The same payee, account, amount and purpose posted in the last 24 hours: the person confirms before signing.
+function showDuplicate(duplicate) {
+  $("duplicate").hidden = !duplicate;
+  $("confirm-duplicate").checked = false;
+  if (!duplicate) return;
+  const amount = duplicate.amount ? duplicate.amount + " " + (duplicate.currency || "") : "";
+  $("duplicate-message").textContent = "This payment repeats journal entry " + duplicate.journal + ", posted "
+    + new Date(duplicate.postedAt).toLocaleString() + (amount ? " (" + amount + (duplicate.payee ? " to " + duplicate.payee : "") + ")" : "")
+    + ". Send it again?";
 }
 
 $("back").addEventListener("click", () => {
@@ -397,8 +409,13 @@ $("sign-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   $("code-error").textContent = "";
   const passkey = state.review && state.review.method === "passkey";
+  if (!$("duplicate").hidden && !$("confirm-duplicate").checked) {
+    $("code-error").textContent = "Confirm above that you want to send this payment again, or go back to the form.";
+    $("confirm-duplicate").focus();
+    return;
+  }
   try {
-    const body = { requestId: state.requestId };
+    const body = { requestId: state.requestId, confirmDuplicate: !$("duplicate").hidden && $("confirm-duplicate").checked };
     if (passkey) body.passkey = await assertPasskey(state.review.passkey);
     else body.code = $("code").value.trim();
     const receipt = await api("POST", "/runs/" + state.run.id + "/sign", body);
@@ -406,6 +423,12 @@ $("sign-form").addEventListener("submit", async (event) => {
     await Promise.all([loadAccounts(), loadJournal()]);
   } catch (error) {
     $("code-error").textContent = error.message;
+    if (error.problem && error.problem.duplicate) {
+      // Posted meanwhile (another run): nothing was signed; the person decides now.
+      showDuplicate(error.problem.duplicate);
+      $("confirm-duplicate").focus();
+      return;
+    }
     if (passkey) { $("sign").focus(); return; }
     $("code").setAttribute("aria-invalid", "true");
     $("code").focus();
