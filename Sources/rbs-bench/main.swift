@@ -95,8 +95,10 @@ How the baselines are kept honest: the C ones (a direct call through a volatile 
 `ffi_call` with a cif prepared once, the callee `rbs_bench_add` itself) live in `Sources/CBenchFloor`, compiled with \
 `-O2` in their own target and reached only across the module boundary; every checksum goes to a C sink \
 (`rbs_bench_sink`); the Swift closure baselines are held in an object laundered through a C function \
-(`rbs_bench_opaque`), so the optimiser cannot see which closure it calls. Whole-process figures are spawned and \
-timed from outside. "bounded by" names what a profile shows the figure spends its time on: valgrind's callgrind \
+(`rbs_bench_opaque`), so the optimiser cannot see which closure it calls. The in-process expression and libffi \
+loops are timed with the measuring thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), so time the core spent on other \
+processes of this shared machine is not counted in a figure or in its baseline. Whole-process figures are spawned \
+and timed from outside. "bounded by" names what a profile shows the figure spends its time on: valgrind's callgrind \
 (instruction counts, repeatable on a loaded machine; valgrind 3.19 needs the binary's DWARF 5 stripped first: \
 `objcopy --strip-debug`; `rbs-bench ffi --quick` or `seed --quick` profiles one figure alone) and `perf stat` with \
 software events (`perf stat -e instructions` is not supported on this virtual machine; `rbs-bench roundtrips` runs \
