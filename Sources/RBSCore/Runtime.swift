@@ -27,9 +27,15 @@ public final class Runtime: @unchecked Sendable {
         let locator = ServiceLocator()
         locator.register(log, as: (any HostLog).self)
         locator.register(clock, as: (any Clock).self)
-        // The directory imported into the data folder (`directory import`), else the bundled extract.
-        let directory = directory ?? Self.bankDirectory(dataDirectory: paths.data, log: log)
-        locator.register(directory)
+        // The directory imported into the data folder (`directory import`), read now so that a broken one is warned
+        // about at start; else the bundled extract, parsed when first used (`list` never does).
+        if let directory {
+            locator.register(directory)
+        } else if FileManager.default.fileExists(atPath: BankDirectory.importedFile(in: paths.data).path) {
+            locator.register(Self.bankDirectory(dataDirectory: paths.data, log: log))
+        } else {
+            locator.register(BankDirectory.self, lazily: { BankDirectory.bundled() })
+        }
         self.clock = clock
         if let accounts { locator.register(accounts, as: (any AccountsService).self) }
         self.locator = locator

@@ -20,6 +20,20 @@ struct RBSHostCommand: ParsableCommand {
     /// command's own, never a success reported by someone else's `exit()`.
     static func main() {
         ExitGuard.install()
+        // A plain `list` starts without ArgumentParser: its first parse costs more than the listing (Swift's
+        // protocol-conformance lookups for every option of every command). The same checks and code run after.
+        if let quick = QuickList(arguments: Array(CommandLine.arguments.dropFirst())) {
+            do {
+                try quick.checkDataFolder()
+                ExitGuard.begin(ListCommand.configuration.commandName ?? "list")
+                try ListCommand.list(quick, json: quick.json)
+                ExitGuard.end()
+            } catch {
+                ExitGuard.end()
+                exit(withError: error)
+            }
+            return
+        }
         do {
             var command = try parseAsRoot()
             // The scan child is given the folder the host has checked already.
@@ -36,29 +50,13 @@ struct RBSHostCommand: ParsableCommand {
     }
 }
 
-/// Options every command takes.
-struct GlobalOptions: ParsableArguments {
+/// Options every command takes, as ArgumentParser reads them.
+struct GlobalOptions: ParsableArguments, HostOptions {
     @Option(name: .long, help: ArgumentHelp("The plugin folder (default: $RBS_PLUGINS, or Plugins/).", valueName: "dir"))
     var plugins: String?
 
     @Option(name: .long, help: ArgumentHelp("The data directory (default: $RBS_HOME, or ~/.rbs).", valueName: "dir"))
     var data: String?
-
-    var paths: HostPaths { HostPaths.resolve(plugins: plugins, data: data) }
-
-    /// Refuses to start when the data folder or a file of the host's in it is not private to this user (see
-    /// ``DataFolder``), printing what is wrong and the `chmod`/`chown` that fixes it.
-    func checkDataFolder() throws {
-        do {
-            try DataFolder.check(paths.data)
-        } catch {
-            Terminal.error(error.description)
-            throw ExitCode.failure
-        }
-    }
-
-    /// The trust policy every plugin load must pass (signatures unless --dev; permissions always).
-    var trustPolicy: PluginTrustPolicy { PluginTrustPolicy(dataDirectory: paths.data, development: developmentMode) }
 
     @Flag(name: .long, help: "Development mode (also RBS_DEV=1): plugins need no signature, hot reload is on.")
     var dev = false
@@ -69,67 +67,8 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .customLong("worker-timeout"), help: ArgumentHelp("Seconds one call into a plugin worker may take before the worker is killed (default 5; also RBS_WORKER_TIMEOUT).", valueName: "seconds"))
     var workerTimeout: Double?
 
-    /// The isolation settings: `--isolation`, else RBS_ISOLATION, else `fallback` (`none`; `serve` passes `plugin`); pins from DATA/isolation.conf;
-    /// RBS_WORKER_TIMEOUT, RBS_WORKER_LIMIT_AS (MiB) and RBS_WORKER_LIMIT_CPU (seconds) tune the workers.
-    func isolationSettings(default fallback: IsolationSettings.Mode = .none) throws -> IsolationSettings {
-        let environment = ProcessInfo.processInfo.environment
-        var mode = fallback
-        if let isolation {
-            mode = isolation
-        } else if let text = environment["RBS_ISOLATION"], !text.isEmpty {
-            guard let parsed = IsolationSettings.Mode(rawValue: text) else {
-                throw ValidationError("RBS_ISOLATION=\(text): use none or plugin")
-            }
-            mode = parsed
-        }
-        let timeout = workerTimeout ?? environment["RBS_WORKER_TIMEOUT"].flatMap(Double.init) ?? 5
-        guard timeout > 0, timeout <= 3600 else { throw ValidationError("--worker-timeout \(timeout): use 0 < seconds <= 3600") }
-        let limits = PluginWorker.Limits(addressSpaceMiB: environment["RBS_WORKER_LIMIT_AS"].flatMap(Int.init) ?? 0,
-                                         cpuSeconds: environment["RBS_WORKER_LIMIT_CPU"].flatMap(Int.init) ?? 0)
-        let pins: [String: IsolationSettings.Mode]
-        do { pins = try IsolationSettings.pins(in: paths.data) } catch { throw ValidationError(error.description) }
-        return IsolationSettings(mode: mode, pins: pins,
-                                 workerExecutable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path,
-                                 deadline: .milliseconds(Int(timeout * 1000)), limits: limits)
-    }
-
     @Option(name: .long, help: ArgumentHelp("The language of the host's messages to people: en or ru (default: from LC_ALL, LC_MESSAGES or LANG). --json output never changes.", valueName: "lang"))
     var lang: HostLanguage?
-
-    /// The language of messages to people: `--lang`, else the locale (`HostLanguage.choose`).
-    var language: HostLanguage { HostLanguage.choose(flag: lang) }
-
-    /// Development mode: `--dev` or RBS_DEV=1.
-    var developmentMode: Bool { dev || ProcessInfo.processInfo.environment["RBS_DEV"] == "1" }
-
-    /// A runtime with every plugin listed: unchanged plugins from the cache, new or changed ones scanned in a child
-    /// process (this binary's `scan` mode); plugins are loaded when first used.
-    /// - Parameter isolation: the mode when neither `--isolation` nor RBS_ISOLATION says (`serve`: `plugin`).
-    func makeRuntime(defaultIsolation: IsolationSettings.Mode = .none) throws -> Runtime {
-        let isolation = try isolationSettings(default: defaultIsolation)
-        // The registry checks every file against the policy before a scan or a cached manifest is used, and the
-        // loader checks the very copy it opens.
-        let runtime = Runtime(paths: paths, clock: HostClock.current, scanner: scanner(isolation: isolation.mode),
-                              policy: trustPolicy.loadPolicy, isolation: isolation)
-        if isatty(STDERR_FILENO) == 1 {
-            runtime.registry.progress = { done, total in
-                guard total >= 20 else { return }
-                FileHandle.standardError.write(Data("\rscanning plugins: \(done)/\(total)\(done == total ? "\n" : "")".utf8))
-            }
-        }
-        runtime.loadPlugins()
-        return runtime
-    }
-
-    /// The child-process scanner: this same executable, in its `scan` mode, with the same options (with
-    /// `--isolation plugin` it opens each plugin in a worker started as the run's workers are).
-    func scanner(isolation: IsolationSettings.Mode = .none) -> ChildProcessScanner {
-        var arguments = ["scan", "--data", paths.data.path, "--isolation", isolation.rawValue]
-        if developmentMode { arguments.append("--dev") }
-        if let plugins { arguments += ["--plugins", plugins] }
-        return ChildProcessScanner(executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
-                                   arguments: arguments)
-    }
 }
 
 /// The host's clock. Debug builds honour `RBS_CLOCK` (Unix seconds) so tests can run many signed runs quickly

@@ -298,7 +298,7 @@ extension PluginRegistry {
         }
         let changedAt = Dictionary(uniqueKeysWithValues: changed.map { ($0.path, $0.fingerprint.changed) })
         var refused: [String: PluginProblem] = [:]
-        for (key, paths) in claims.sorted(by: { $0.key < $1.key }) where paths.count > 1 {
+        for (key, paths) in claims.filter({ $0.value.count > 1 }).sorted(by: { $0.key < $1.key }) {
             let isPlugin = key.hasPrefix("plugin:")
             let id = String(key.drop { $0 != ":" }.dropFirst())
             // A file in service that already holds the id (its update) keeps it; admission refuses the others.

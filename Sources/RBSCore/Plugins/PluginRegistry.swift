@@ -75,11 +75,18 @@ public final class PluginRegistry: @unchecked Sendable {
     // MARK: - What is known
 
     /// One record per plugin file, in file order: `listed` (in service, not loaded yet), `loaded` or `failed`.
-    public var records: [PluginRecord] {
+    public var records: [PluginRecord] { records(inService: true) }
+
+    /// The `failed` ones of ``records``, in the same order, without making a record of every plugin in service.
+    public var failedRecords: [PluginRecord] { records(inService: false) }
+
+    /// The records; those of plugins in service that work only when `inService`.
+    private func records(inService: Bool) -> [PluginRecord] {
         locked {
-            var all = listings.map { listing in
+            var all = listings.compactMap { listing -> PluginRecord? in
                 // A plugin whose worker keeps failing is quarantined: in service, but its operations cannot run.
                 let quarantine = listing.image?.quarantine
+                guard inService || quarantine != nil else { return nil }
                 return PluginRecord(path: listing.path, id: listing.manifest.id, version: listing.manifest.version,
                                     abi: listing.manifest.abi.description,
                                     status: quarantine != nil ? .failed : listing.image == nil ? .listed : .loaded,

@@ -14,10 +14,16 @@ public final class ServiceLocator: @unchecked Sendable {
         lock.withLock { typed[ObjectIdentifier(type)] = service }
     }
 
+    /// Registers the provider of `type` that `make` makes on the first ``inject(_:)`` (a service costly to make that
+    /// many commands never use, such as the bundled bank directory).
+    public func register<T>(_ type: T.Type = T.self, lazily make: @escaping @Sendable () -> T) {
+        lock.withLock { typed[ObjectIdentifier(type)] = LazyService(make: make) }
+    }
+
     /// The provider of `T`.
     public func inject<T>(_ type: T.Type = T.self) throws(ServiceError) -> T {
         let found = lock.withLock { typed[ObjectIdentifier(type)] }
-        guard let service = found as? T else { throw .missing(String(describing: type)) }
+        guard let service = ((found as? LazyService)?.value ?? found) as? T else { throw .missing(String(describing: type)) }
         return service
     }
 
@@ -70,5 +76,27 @@ public final class ServiceLocator: @unchecked Sendable {
         let parts = id.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let version = Int(parts[1]), version > 0 else { return false }
         return DescriptorReader.isReverseDNS(String(parts[0]))
+    }
+}
+
+/// A service made on first use, once (see ``ServiceLocator/register(_:lazily:)``).
+private final class LazyService: @unchecked Sendable {
+    private let lock = NSLock()
+    private var make: (@Sendable () -> Any)?
+    private var made: Any?
+
+    init(make: @escaping @Sendable () -> Any) {
+        self.make = make
+    }
+
+    /// The service, made now if it was not yet.
+    var value: Any? {
+        lock.withLock {
+            if let make {
+                made = make()
+                self.make = nil
+            }
+            return made
+        }
     }
 }

@@ -28,10 +28,15 @@ struct ListCommand: ParsableCommand {
     @Flag(help: "Print a JSON array of {id, title, category, plugin, pluginVersion}.") var json = false
 
     func run() throws {
-        let runtime = try global.makeRuntime()
+        try Self.list(global, json: json)
+    }
+
+    /// What `list` does with its options: also the start-up fast path's (``QuickList``), so both print the same.
+    static func list(_ options: some HostOptions, json: Bool) throws {
+        let runtime = try options.makeRuntime()
         Listing.printFailures(runtime.registry)
         if json {
-            JSONOutput.print(runtime.registry.operations.map(OperationSummary.init))
+            print(OperationSummary.json(runtime.registry.operations.map(OperationSummary.init)))
         } else {
             print(Listing.operations(of: runtime.registry))
         }
@@ -76,7 +81,7 @@ enum Listing {
 
     /// One line per failed plugin, on standard error, so lists on standard output stay clean.
     static func printFailures(_ registry: PluginRegistry) {
-        for record in registry.records where record.status == .failed {
+        for record in registry.failedRecords {
             Terminal.error(record.error ?? record.path)
         }
     }

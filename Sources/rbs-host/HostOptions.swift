@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import RBSCore
+import RBSLedger
+
+/// The values of the options every command takes, whoever read them: ArgumentParser (``GlobalOptions``) or the
+/// start-up fast path of a plain `list` (``QuickList``), so both run the same code with them.
+protocol HostOptions {
+    /// `--plugins`: the plugin folder.
+    var plugins: String? { get }
+    /// `--data`: the data directory.
+    var data: String? { get }
+    /// `--dev`.
+    var dev: Bool { get }
+    /// `--isolation`.
+    var isolation: IsolationSettings.Mode? { get }
+    /// `--worker-timeout`, in seconds.
+    var workerTimeout: Double? { get }
+    /// `--lang`.
+    var lang: HostLanguage? { get }
+}
+
+extension HostOptions {
+    /// The plugin folder and the data directory these options name.
+    var paths: HostPaths { HostPaths.resolve(plugins: plugins, data: data) }
+
+    /// Refuses to start when the data folder or a file of the host's in it is not private to this user (see
+    /// ``DataFolder``), printing what is wrong and the `chmod`/`chown` that fixes it.
+    func checkDataFolder() throws {
+        do {
+            try DataFolder.check(paths.data)
+        } catch {
+            Terminal.error(error.description)
+            throw ExitCode.failure
+        }
+    }
+
+    /// The trust policy every plugin load must pass (signatures unless --dev; permissions always).
+    var trustPolicy: PluginTrustPolicy { PluginTrustPolicy(dataDirectory: paths.data, development: developmentMode) }
+
+    /// The isolation settings: `--isolation`, else RBS_ISOLATION, else `fallback` (`none`; `serve` passes `plugin`); pins from DATA/isolation.conf;
+    /// RBS_WORKER_TIMEOUT, RBS_WORKER_LIMIT_AS (MiB) and RBS_WORKER_LIMIT_CPU (seconds) tune the workers.
+    func isolationSettings(default fallback: IsolationSettings.Mode = .none) throws -> IsolationSettings {
+        let environment = ProcessInfo.processInfo.environment
+        var mode = fallback
+        if let isolation {
+            mode = isolation
+        } else if let text = environment["RBS_ISOLATION"], !text.isEmpty {
+            guard let parsed = IsolationSettings.Mode(rawValue: text) else {
+                throw ValidationError("RBS_ISOLATION=\(text): use none or plugin")
+            }
+            mode = parsed
+        }
+        let timeout = workerTimeout ?? environment["RBS_WORKER_TIMEOUT"].flatMap(Double.init) ?? 5
+        guard timeout > 0, timeout <= 3600 else { throw ValidationError("--worker-timeout \(timeout): use 0 < seconds <= 3600") }
+        let limits = PluginWorker.Limits(addressSpaceMiB: environment["RBS_WORKER_LIMIT_AS"].flatMap(Int.init) ?? 0,
+                                         cpuSeconds: environment["RBS_WORKER_LIMIT_CPU"].flatMap(Int.init) ?? 0)
+        let pins: [String: IsolationSettings.Mode]
+        do { pins = try IsolationSettings.pins(in: paths.data) } catch { throw ValidationError(error.description) }
+        return IsolationSettings(mode: mode, pins: pins,
+                                 workerExecutable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path,
+                                 deadline: .milliseconds(Int(timeout * 1000)), limits: limits)
+    }
+
+    /// The language of messages to people: `--lang`, else the locale (`HostLanguage.choose`).
+    var language: HostLanguage { HostLanguage.choose(flag: lang) }
+
+    /// Development mode: `--dev` or RBS_DEV=1.
+    var developmentMode: Bool { dev || ProcessInfo.processInfo.environment["RBS_DEV"] == "1" }
+
+    /// A runtime with every plugin listed: unchanged plugins from the cache, new or changed ones scanned in a child
+    /// process (this binary's `scan` mode); plugins are loaded when first used.
+    /// - Parameter isolation: the mode when neither `--isolation` nor RBS_ISOLATION says (`serve`: `plugin`).
+    func makeRuntime(defaultIsolation: IsolationSettings.Mode = .none) throws -> Runtime {
+        let isolation = try isolationSettings(default: defaultIsolation)
+        // The registry checks every file against the policy before a scan or a cached manifest is used, and the
+        // loader checks the very copy it opens.
+        let runtime = Runtime(paths: paths, clock: HostClock.current, scanner: scanner(isolation: isolation.mode),
+                              policy: trustPolicy.loadPolicy, isolation: isolation)
+        if isatty(STDERR_FILENO) == 1 {
+            runtime.registry.progress = { done, total in
+                guard total >= 20 else { return }
+                FileHandle.standardError.write(Data("\rscanning plugins: \(done)/\(total)\(done == total ? "\n" : "")".utf8))
+            }
+        }
+        runtime.loadPlugins()
+        return runtime
+    }
+
+    /// The child-process scanner: this same executable, in its `scan` mode, with the same options (with
+    /// `--isolation plugin` it opens each plugin in a worker started as the run's workers are).
+    func scanner(isolation: IsolationSettings.Mode = .none) -> ChildProcessScanner {
+        var arguments = ["scan", "--data", paths.data.path, "--isolation", isolation.rawValue]
+        if developmentMode { arguments.append("--dev") }
+        if let plugins { arguments += ["--plugins", plugins] }
+        return ChildProcessScanner(executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
+                                   arguments: arguments)
+    }
+}
