@@ -20,6 +20,7 @@ package final class OnlineBank: @unchecked Sendable {
     private let signingLock = NSLock()
     private var signingsInFlight = 0
     let passkeyChallenges = PasskeyChallenges()
+    let baskets = BasketStore()
     private let originLock = NSLock()
     private var storedParty: RelyingParty?
     /// Where the operator reads why a passkey was refused (the element that failed; the customer is not told).
@@ -142,7 +143,7 @@ package final class OnlineBank: @unchecked Sendable {
                     API.JournalLine(sequence: $0.sequence, kind: $0.kind.rawValue, documentHash: $0.documentId,
                                     recordedAt: Self.iso(milliseconds: $0.recordedAtMilliseconds), debit: $0.debit,
                                     credit: $0.credit, amount: $0.amount, currency: $0.currency,
-                                    balanceAfter: $0.balanceAfter, reason: $0.reason)
+                                    balanceAfter: $0.balanceAfter, reason: $0.reason, basket: $0.basketId)
                 }
             }
         } catch {
@@ -241,17 +242,7 @@ package final class OnlineBank: @unchecked Sendable {
             case .failed(let why):
                 throw Problem("refused", "The operation refused the document", status: 422, detail: why)
             }
-            let credentials: CustomerCredentials
-            do {
-                guard let found = try ledger.customers.credentials(named: customer.name), found.customer.id == customer.id else {
-                    throw Problem.unauthorized
-                }
-                credentials = found
-            } catch let problem as Problem {
-                throw problem
-            } catch {
-                throw .internalError("the customer could not be read: \(error)")
-            }
+            let credentials = try Self.credentials(of: customer, in: ledger)
             if let from = draft["from"], !(CustomerScope.current.flatMap { try? $0.accounts() } ?? []).contains(where: { $0.number == from }) {
                 throw Problem("not-your-account", "The debit account is not the customer's", status: 422,
                               detail: "account \(from) is not one of this customer's accounts", atom: nil)
@@ -270,6 +261,29 @@ package final class OnlineBank: @unchecked Sendable {
         }
     }
 
+    /// The customer's request id (`requestId` of a signing), or nil; one the ledger refuses is a 422 problem.
+    static func request(_ requestId: String?, of customer: Customer) throws(Problem) -> LedgerRequest? {
+        do throws(LedgerError) {
+            return try requestId.map { id throws(LedgerError) in try LedgerRequest(customer: String(customer.id), id: id) }
+        } catch {
+            throw Problem("invalid-request-id", "The request id is not accepted", status: 422, detail: error.description, atom: "requestId")
+        }
+    }
+
+    /// What the host keeps to sign for `customer` (their key, code secret, passkey).
+    static func credentials(of customer: Customer, in ledger: Ledger) throws(Problem) -> CustomerCredentials {
+        do {
+            guard let found = try ledger.customers.credentials(named: customer.name), found.customer.id == customer.id else {
+                throw Problem.unauthorized
+            }
+            return found
+        } catch let problem as Problem {
+            throw problem
+        } catch {
+            throw .internalError("the customer could not be read: \(error)")
+        }
+    }
+
     /// How a customer authorises the reviewed document.
     enum Authorisation: Sendable {
         /// A TOTP code: the host then signs with the key it keeps for the customer.
@@ -285,12 +299,7 @@ package final class OnlineBank: @unchecked Sendable {
     func sign(run id: String, with authorisation: Authorisation, requestId: String? = nil, confirmDuplicate: Bool = false,
               address: String, for customer: Customer) async throws(Problem) -> API.Receipt {
         let run = try find(id, customer)
-        let request: LedgerRequest?
-        do throws(LedgerError) {
-            request = try requestId.map { id throws(LedgerError) in try LedgerRequest(customer: String(customer.id), id: id) }
-        } catch {
-            throw Problem("invalid-request-id", "The request id is not accepted", status: 422, detail: error.description, atom: "requestId")
-        }
+        let request = try Self.request(requestId, of: customer)
         // A retry of a signing that went through (its answer lost) gets the same receipt.
         if let requestId, run.state == .signed, run.requestId == requestId, let receipt = run.receipt { return receipt }
         let keys = ["customer:\(customer.id)", "address:\(address)"]
@@ -357,21 +366,7 @@ package final class OnlineBank: @unchecked Sendable {
             throw .internalError("\(error)")
         }
         codeLimiter.reset(keys)
-        let receipt: API.Receipt
-        switch outcome {
-        case .posted(let posted):
-            let posting = posted.posting
-            receipt = API.Receipt(status: "posted", journal: posted.sequence, documentHash: posted.documentId,
-                                  posting: API.Posting(debit: posting.debit, credit: posting.credit,
-                                                       amount: Amount.text(posting.amount, currency: posting.currency),
-                                                       currency: posting.currency,
-                                                       balanceAfter: Amount.text(posted.debitBalance, currency: posting.currency)),
-                                  reason: nil)
-        case .acknowledged(let document, let sequence):
-            receipt = API.Receipt(status: "posted", journal: sequence, documentHash: document, posting: nil, reason: nil)
-        case .rejected(let document, let sequence, let reason):
-            receipt = API.Receipt(status: "rejected", journal: sequence, documentHash: document, posting: nil, reason: reason.message)
-        }
+        let receipt = Self.receipt(of: outcome)
         run.finish(receipt, requestId: requestId)
         try? await onLane(run) { () throws(Problem) in
             run.session?.close()
@@ -379,6 +374,24 @@ package final class OnlineBank: @unchecked Sendable {
             run.sign = nil
         }
         return receipt
+    }
+
+    /// The receipt of one journaled outcome.
+    static func receipt(of outcome: Outcome) -> API.Receipt {
+        switch outcome {
+        case .posted(let posted):
+            let posting = posted.posting
+            return API.Receipt(status: "posted", journal: posted.sequence, documentHash: posted.documentId,
+                               posting: API.Posting(debit: posting.debit, credit: posting.credit,
+                                                    amount: Amount.text(posting.amount, currency: posting.currency),
+                                                    currency: posting.currency,
+                                                    balanceAfter: Amount.text(posted.debitBalance, currency: posting.currency)),
+                               reason: nil)
+        case .acknowledged(let document, let sequence):
+            return API.Receipt(status: "posted", journal: sequence, documentHash: document, posting: nil, reason: nil)
+        case .rejected(let document, let sequence, let reason):
+            return API.Receipt(status: "rejected", journal: sequence, documentHash: document, posting: nil, reason: reason.message)
+        }
     }
 
     /// Cancels a run: the plugin's instance is freed and the run forgotten.
@@ -428,7 +441,7 @@ package final class OnlineBank: @unchecked Sendable {
 
     // MARK: - Helpers
 
-    private func find(_ id: String, _ customer: Customer) throws(Problem) -> ServerRun {
+    func find(_ id: String, _ customer: Customer) throws(Problem) -> ServerRun {
         guard let run = runs.run(id, of: customer) else {
             throw Problem.notFound("there is no run '\(id)' (runs end when signed, cancelled or when the server restarts)")
         }
@@ -442,7 +455,7 @@ package final class OnlineBank: @unchecked Sendable {
     }
 
     /// Runs `body` on the run's plugin lane for the run's customer.
-    private func onLane<T: Sendable>(_ run: ServerRun, _ body: @escaping @Sendable () throws(Problem) -> T) async throws(Problem) -> T {
+    func onLane<T: Sendable>(_ run: ServerRun, _ body: @escaping @Sendable () throws(Problem) -> T) async throws(Problem) -> T {
         do {
             return try await run.lane.run(for: scope(run.customer)) { try body() }
         } catch let problem as Problem {
@@ -452,15 +465,15 @@ package final class OnlineBank: @unchecked Sendable {
         }
     }
 
-    private func signingStarted() { signingLock.withLock { signingsInFlight += 1 } }
-    private func signingEnded() { signingLock.withLock { signingsInFlight -= 1 } }
+    func signingStarted() { signingLock.withLock { signingsInFlight += 1 } }
+    func signingEnded() { signingLock.withLock { signingsInFlight -= 1 } }
 
-    private static func refusedProblem(_ refusal: Rejection) -> Problem {
+    static func refusedProblem(_ refusal: Rejection) -> Problem {
         Problem("would-be-rejected", "The bank would refuse this document", status: 422,
                 detail: LedgerError.wouldBeRejected(refusal).description)
     }
 
-    private func codeProblem(_ error: LedgerError, keys: [String]) -> Problem {
+    func codeProblem(_ error: LedgerError, keys: [String]) -> Problem {
         if case .wouldBeRejected(let refusal) = error { return Self.refusedProblem(refusal) }
         guard case .code(let code) = error else { return .internalError(error.description) }
         switch code {

@@ -13,7 +13,7 @@ struct RBSHostCommand: ParsableCommand {
         subcommands: [REPLCommand.self, ListCommand.self, PluginsCommand.self, DescribeCommand.self, RunCommand.self, RepeatCommand.self,
                       KeysCommand.self, InitCommand.self, JournalCommand.self, VerifyCommand.self, ScanCommand.self,
                       PluginCommand.self, TrustCommand.self, WorkerCommand.self, ServeCommand.self, CustomersCommand.self,
-                      DirectoryCommand.self, AccountsCommand.self, StatementCommand.self],
+                      DirectoryCommand.self, AccountsCommand.self, StatementCommand.self, BasketCommand.self],
         defaultSubcommand: REPLCommand.self)
 
     /// ArgumentParser's `main()`, with ``ExitGuard`` standing guard while the command runs: the exit status is the
@@ -116,6 +116,7 @@ extension CustomersCommand.Remove: DataFolderCommand {}
 extension CustomersCommand.Code: DataFolderCommand {}
 extension DirectoryCommand.Import: DataFolderCommand {}
 extension DirectoryCommand.Show: DataFolderCommand {}
+extension BasketCommand.Sign: DataFolderCommand {}
 
 /// A child process the host starts to run plugin code (a worker, a scan, a check): the host reads its exit status
 /// as what the plugin did ("exited with status 0"), so ``ExitGuard`` does not stand over it.

@@ -28,6 +28,12 @@ struct REPLTests {
         try Self.drive("screen_repl.py")
     }
 
+    @Test("signing baskets on the rendered screen: two payments collected, listed with their total, reviewed together, one wrong code then the right one posts both, journal show names the basket",
+          .timeLimit(.minutes(5)))
+    func basketScreen() throws {
+        try Self.drive("screen_basket.py")
+    }
+
     @Test("in a terminal with an OCRA key: the review shows the challenge with amount and payee; a wrong response is refused and asked again; the right one posts",
           .timeLimit(.minutes(5)))
     func terminalOCRASession() throws {

@@ -1,6 +1,7 @@
 """The web client in a real browser (Debian's headless Chromium driven by selenium): log in, fill the quick payment
 (the bank's name appears after the BIC), sign it with a code computed here, see the receipt and the new balance;
-register a passkey on Chromium's virtual authenticator and sign the next payment with it (its challenge is the
+put two more in the basket and sign them with one code (each amount and payee and the total
+on its review); register a passkey on Chromium's virtual authenticator and sign the next payment with it (its challenge is the
 document's hash), then show that an assertion for one amount is refused for a tampered amount; the same payment
 again is signed only after the person confirms the duplicate warning; switch the budget
 payment's type (fields 106–109 appear). With SCREENSHOTS=DIR it saves the README's screenshots."""
@@ -110,8 +111,8 @@ def passkey_payments(driver, wait, served, balance_cell, shots):
     driver.find_element(By.ID, "sign").click()
     wait.until(EC.visibility_of_element_located((By.ID, "receipt")))
     receipt = driver.find_element(By.ID, "receipt-lines").text
-    check("posted" in receipt and "148249.50 RUB" in receipt, f"the passkey receipt shows the posting: {receipt!r}")
-    wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, balance_cell), "148249.50 RUB"))
+    check("posted" in receipt and "147749.50 RUB" in receipt, f"the passkey receipt shows the posting: {receipt!r}")
+    wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, balance_cell), "147749.50 RUB"))
     check(driver.get_credentials()[0].sign_count >= 1, "the passkey signed (its counter advanced)")
     driver.find_element(By.ID, "done").click()
 
@@ -126,8 +127,38 @@ def passkey_payments(driver, wait, served, balance_cell, shots):
     check("did not sign this document" in detail and "amount" not in detail and "challenge" not in detail,
           f"the refusal does not say which element failed: {detail!r}")
     driver.refresh()
-    wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, balance_cell), "148249.50 RUB"))
+    wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, balance_cell), "147749.50 RUB"))
     check("9999.00" not in driver.find_element(By.ID, "journal").text, "nothing was posted for the tampered amount")
+
+
+def basket_payments(driver, wait, served, balance_cell, shots):
+    """Two reviewed payments put in the basket, the basket's review (each amount and payee, the total), one code."""
+    for purpose, amount in [("Оплата по счёту 9", "300"), ("Оплата по счёту 10", "200")]:
+        type_quick(driver, wait, served, purpose, amount)
+        driver.find_element(By.ID, "atom-amount").send_keys(Keys.TAB)
+        time.sleep(0.8)
+        driver.find_element(By.ID, "atom-btnSend").click()
+        wait.until(EC.visibility_of_element_located((By.ID, "review")))
+        driver.find_element(By.ID, "add-to-basket").click()
+        wait.until(EC.visibility_of_element_located((By.ID, "basket")))
+    rows = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "#basket-items tbody tr")]
+    check(rows == ["1 Quick payment 300.00 RUB ООО Ромашка 40702810638000000123",
+                   "2 Quick payment 200.00 RUB ООО Ромашка 40702810638000000123"], f"the basket lists both: {rows!r}")
+    driver.find_element(By.ID, "basket-make").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "basket-review")))
+    documents = driver.find_elements(By.CSS_SELECTOR, "#basket-documents table")
+    check(len(documents) == 2 and "300.00 RUB" in documents[0].text and "200.00 RUB" in documents[1].text
+          and all("ООО Ромашка" in d.text for d in documents), "the basket's review shows each amount and payee")
+    totals = driver.find_element(By.CSS_SELECTOR, "#basket-totals tbody").text
+    check(totals == "Total, RUB 500.00 RUB", f"the basket's review shows the total: {totals!r}")
+    check(len(driver.find_element(By.ID, "basket-id").text) == 64, "the basket's review shows the basket id")
+    if shots:
+        screenshot(driver, os.path.join(shots, "basket-review.png"), 1500)
+    driver.find_element(By.ID, "basket-code").send_keys(served.code(time.time() + 30) + Keys.ENTER)
+    wait.until(EC.text_to_be_present_in_element((By.ID, "basket-receipts"), "posted"))
+    receipts = driver.find_element(By.ID, "basket-receipts").text
+    check(receipts.count("posted — journal entry") == 2, f"each document has its receipt: {receipts!r}")
+    wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, balance_cell), "147999.50 RUB"))
 
 
 def duplicate_payment(driver, wait, served, balance_cell):
@@ -136,7 +167,7 @@ def duplicate_payment(driver, wait, served, balance_cell):
     fill_quick(driver, wait, served, "250")
     wait.until(EC.visibility_of_element_located((By.ID, "duplicate")))
     warning = driver.find_element(By.ID, "duplicate-message").text
-    check(warning.startswith("This payment repeats journal entry 2, posted ") and "250.00 RUB to ООО Ромашка" in warning,
+    check(warning.startswith("This payment repeats journal entry 4, posted ") and "250.00 RUB to ООО Ромашка" in warning,
           f"the review names the earlier payment: {warning!r}")
     check(driver.find_element(By.ID, "duplicate").get_attribute("role") == "alert", "the warning is announced")
     driver.find_element(By.ID, "sign").click()
@@ -147,8 +178,8 @@ def duplicate_payment(driver, wait, served, balance_cell):
     driver.find_element(By.ID, "sign").click()
     wait.until(EC.visibility_of_element_located((By.ID, "receipt")))
     receipt = driver.find_element(By.ID, "receipt-lines").text
-    check("posted" in receipt and "147999.50 RUB" in receipt, f"the confirmed duplicate is posted: {receipt!r}")
-    wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, balance_cell), "147999.50 RUB"))
+    check("posted" in receipt and "147499.50 RUB" in receipt, f"the confirmed duplicate is posted: {receipt!r}")
+    wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, balance_cell), "147499.50 RUB"))
     driver.find_element(By.ID, "done").click()
 
 
@@ -206,6 +237,7 @@ def main():
             screenshot(driver, os.path.join(shots, "receipt.png"), 1100)
         driver.find_element(By.ID, "done").click()
 
+        basket_payments(driver, wait, served, balance_cell, shots)
         passkey_payments(driver, wait, served, balance_cell, shots)
         duplicate_payment(driver, wait, served, balance_cell)
 

@@ -10,6 +10,10 @@ public enum HostMessage: Sendable, Equatable {
     // The review's captions (SignModule).
     case amount, currency, payee, payeeTaxID, payeeAccount, bank, bic, debitAccount, card, purpose, document, challenge
     case signedWith, signingMethod(SigningMethod), yes, no
+    case basketTotal(documents: Int), basketId, basketEmpty, basketAdded(position: Int, count: Int), basketRemoved(Int, left: Int)
+    case basketCleared(Int), basketNoSuchDocument(Int, count: Int), basketWouldRefuse(String), basketHeader(Int)
+    case basketUsage, basketNothingFilled, basketAllRefused, basketCodePrompt, basketResponsePrompt(String)
+    case basketSigningMethod(SigningMethod)
 
     // The form (the REPL's FormModule).
     case formKeys, optional, blocked, form, needsAttention, noAccountHere, tryAgain, fixOrGoOn, backToThatField
@@ -65,6 +69,49 @@ public enum HostMessage: Sendable, Equatable {
             case .ocra: language.pick(method.label, "запрос–ответ OCRA — привязан к сумме и получателю этого документа (динамическая привязка)")
             case .passkey: language.pick(method.label, "ключ доступа (passkey) — устройство клиента подписало хеш этого документа (динамическая привязка)")
             }
+        case .basketTotal(let documents):
+            language.pick("Total of \(documents) document\(documents == 1 ? "" : "s")", "Итого по документам (\(documents))")
+        case .basketId: language.pick("Basket", "Пакет")
+        case .basketEmpty:
+            language.pick("The basket is empty: basket add OP (or basket add after filling a form) puts documents in it.",
+                          "Пакет пуст: basket add ОПЕРАЦИЯ (или basket add после заполнения формы) добавляет документы.")
+        case .basketAdded(let position, let count):
+            language.pick("added to the basket as document \(position) (\(count) in the basket; basket sign signs them with one code)",
+                          "добавлено в пакет как документ \(position) (в пакете: \(count); basket sign подписывает их одним кодом)")
+        case .basketRemoved(let position, let left):
+            language.pick("document \(position) removed (\(left) left in the basket)", "документ \(position) удалён (в пакете: \(left))")
+        case .basketCleared(let count):
+            language.pick("the basket is empty now (\(count) document\(count == 1 ? "" : "s") removed, nothing was signed)",
+                          "пакет очищен (удалено документов: \(count), ничего не подписано)")
+        case .basketNoSuchDocument(let position, let count):
+            language.pick("there is no document \(position) in the basket: it holds \(count) (basket show lists them)",
+                          "в пакете нет документа \(position): в нём \(count) (basket show покажет их)")
+        case .basketWouldRefuse(let reason):
+            language.pick("the bank would refuse it now: \(reason) — it will be journaled as rejected unless that changes",
+                          "банк сейчас откажет: \(reason) — документ будет отклонён, если ничего не изменится")
+        case .basketHeader(let count):
+            language.pick("\(count) document\(count == 1 ? "" : "s") signed together with one code:", "документов, подписываемых одним кодом: \(count)")
+        case .basketUsage:
+            language.pick("usage: basket [show | add [OP|NUMBER|@TEMPLATE [ID=VALUE ...]] | remove N | clear | sign]",
+                          "использование: basket [show | add [ОПЕРАЦИЯ|НОМЕР|@ШАБЛОН [ID=ЗНАЧЕНИЕ ...]] | remove N | clear | sign]")
+        case .basketNothingFilled:
+            language.pick("no form was filled yet: basket add OP opens one and puts it in the basket",
+                          "ни одна форма ещё не заполнена: basket add ОПЕРАЦИЯ откроет форму и добавит её в пакет")
+        case .basketCodePrompt:
+            language.pick("One-time code for the whole basket (6 digits, cancel keeps the basket unsigned)> ",
+                          "Одноразовый код для всего пакета (6 цифр, cancel — оставить пакет неподписанным)> ")
+        case .basketResponsePrompt(let challenge):
+            language.pick("Response to the basket's challenge \(challenge) (cancel keeps the basket unsigned)> ",
+                          "Ответ на запрос пакета \(challenge) (cancel — оставить пакет неподписанным)> ")
+        case .basketSigningMethod(let method):
+            switch method {
+            case .ocra: language.pick("OCRA challenge–response — bound to every amount and payee of this basket and to its total (dynamic linking)",
+                                      "запрос–ответ OCRA — привязан ко всем суммам и получателям пакета и к его итогу (динамическая привязка)")
+            case .totp, .passkey: Self.signingMethod(method).text(language)
+            }
+        case .basketAllRefused:
+            language.pick("the bank would refuse every document of the basket: nothing is offered for signing",
+                          "банк откажет по всем документам пакета: подписывать нечего")
         case .yes: language.pick("yes", "да")
         case .no: language.pick("no", "нет")
 
@@ -225,6 +272,8 @@ public enum HostMessage: Sendable, Equatable {
                                   "открыть форму операции; значения, данные здесь (или из шаблона), заполняют её")
         case "repeat": language.pick("open the operation of journal entry N prefilled with the values entered then (ID=VALUE overrides)",
                                      "открыть операцию записи журнала N, заполненную введёнными тогда значениями (ID=VALUE заменяет)")
+        case "basket": language.pick("collect filled forms and sign them together with one code: show, add, remove N, clear, sign",
+                                     "собрать заполненные формы и подписать их вместе одним кодом: show, add, remove N, clear, sign")
         case "template": language.pick("list the templates, or keep the form filled last as template NAME (run @NAME)",
                                        "список шаблонов или сохранить последнюю заполненную форму как шаблон NAME (run @NAME)")
         case "plugins": language.pick("list the plugin files, loaded or failed, and why", "файлы плагинов: загружены или нет, и почему")

@@ -57,6 +57,9 @@ public struct EntryReport: Sendable, Hashable {
         sections.append(Section(title: "Document", rows: Self.documentRows(document, directory: directory)))
         sections.append(Section(title: "Outcome", rows: Self.outcomeRows(entry, balance: !receipt)))
         sections.append(Section(title: "Signature", rows: Self.signatureRows(entry)))
+        if !receipt, let basketId = entry.basketId {
+            sections.append(Section(title: "Basket", rows: try Self.basketRows(basketId, entry: entry, ledger: ledger)))
+        }
         self.sections = sections
     }
 
@@ -118,7 +121,8 @@ public struct EntryReport: Sendable, Hashable {
             case .totp:
                 rows.append(Row(label: "Authorised with", value: "TOTP one-time code (not bound to the document)"))
             case .ocra:
-                rows.append(Row(label: "Authorised with", value: "OCRA \(authorization.suite) (bound to the document)"))
+                rows.append(Row(label: "Authorised with", value: "OCRA \(authorization.suite) ("
+                    + (entry.basketId == nil ? "bound to the document)" : "bound to its basket: every amount and payee and the total)")))
                 if let challenge = authorization.challenge { rows.append(Row(label: "Challenge", value: OCRASuite.grouped(challenge))) }
                 if let response = authorization.response { rows.append(Row(label: "Response", value: response)) }
             case .passkey:
@@ -128,6 +132,35 @@ public struct EntryReport: Sendable, Hashable {
             rows.append(Row(label: "Authorised with", value: "not recorded (an entry from before methods were recorded)"))
         }
         rows.append(Row(label: "Entry hash", value: entry.hash.map { String(format: "%02x", $0) }.joined()))
+        return rows
+    }
+
+    /// The basket an entry was signed in: its id, the entry's place in its list, its totals, the entries of its
+    /// documents and the host's signature over the list.
+    static func basketRows(_ id: String, entry: JournalEntry, ledger: Ledger) throws(ReceiptError) -> [Row] {
+        let record: BasketRecord?
+        let members: [JournalEntry]
+        do {
+            record = try ledger.basket(id: id)
+            members = try ledger.journal.entries(inBasket: id)
+        } catch { throw .storage(error) }
+        var rows = [Row(label: "Basket", value: id)]
+        guard let record else {
+            rows.append(Row(label: "Basket's list", value: "missing: the basket's list and signature are not stored (verify reports it)"))
+            return rows
+        }
+        let ids = record.list.documentIds
+        if let position = ids.firstIndex(of: entry.documentId) {
+            rows.append(Row(label: "Document in basket", value: "\(position + 1) of \(ids.count)"))
+        }
+        for total in record.list.totals {
+            let value = Decimal(string: total.amount, locale: Locale(identifier: "en_US_POSIX")).map { Amount.grouped($0, currency: total.currency) }
+                ?? total.amount
+            rows.append(Row(label: "Basket total", value: "\(value) \(total.currency)"))
+        }
+        let sequences = ids.map { id in members.first { $0.documentId == id }.map { String($0.sequence) } ?? "—" }
+        rows.append(Row(label: "Basket's journal entries", value: sequences.joined(separator: ", ")))
+        rows.append(Row(label: "Basket signature (Ed25519)", value: record.signature.map { String(format: "%02x", $0) }.joined()))
         return rows
     }
 

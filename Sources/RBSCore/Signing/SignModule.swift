@@ -86,6 +86,20 @@ public final class SignModule {
     /// The review in `language`: the host's captions and formats in it (amounts grouped as its readers write them,
     /// dates as ДД.ММ.ГГГГ in Russian), the plugin's labels as the plugin wrote them.
     public func review(in language: HostLanguage) -> [Line] {
+        var lines = Self.fieldLines(draft, directory: directory, language: language)
+        lines.append(Line(caption: HostMessage.document.text(language), value: document.id, prominent: false))
+        if let challenge {
+            // With the amount and payee above: the challenge is derived from exactly this document.
+            lines.append(Line(caption: HostMessage.challenge.text(language), value: OCRASuite.grouped(challenge), prominent: true))
+        }
+        lines.append(Line(caption: HostMessage.signedWith.text(language), value: HostMessage.signingMethod(method).text(language),
+                          prominent: false))
+        return lines
+    }
+
+    /// The review's lines for the fields of `draft` (see ``review``): what a basket's review shows for each of its
+    /// documents too.
+    static func fieldLines(_ draft: DocumentDraft, directory: BankDirectory?, language: HostLanguage) -> [Line] {
         var lines: [Line] = []
         var shown: Set<String> = []
         /// The first non-empty field with `role`.
@@ -120,13 +134,6 @@ public final class SignModule {
                 shown.insert(key)
             }
         }
-        lines.append(Line(caption: HostMessage.document.text(language), value: document.id, prominent: false))
-        if let challenge {
-            // With the amount and payee above: the challenge is derived from exactly this document.
-            lines.append(Line(caption: HostMessage.challenge.text(language), value: OCRASuite.grouped(challenge), prominent: true))
-        }
-        lines.append(Line(caption: HostMessage.signedWith.text(language), value: HostMessage.signingMethod(method).text(language),
-                          prominent: false))
         return lines
     }
 

@@ -40,6 +40,28 @@ public struct EmbeddedBank: Sendable {
         }
     }
 
+    /// What the core would decide for each document of `batch` were they signed and posted now, one after another
+    /// in one transaction (as a basket is): `nil` for one that would be posted, its ``Rejection`` otherwise. Each
+    /// document sees the balances the earlier ones would leave, so the fifth payment of a basket the balance no
+    /// longer covers is found before the code is given. Written nowhere.
+    public func validate(batch: [Document]) throws(LedgerError) -> [Rejection?] {
+        try database.read { db in
+            var state = BatchState(tip: (0, Data()))
+            var decisions: [Rejection?] = []
+            for document in batch {
+                switch try plan(document, state: &state, in: db) {
+                case .reject(let rejection): decisions.append(rejection)
+                case .acknowledge: decisions.append(nil)
+                case .post(let posting, _, let minor, let scale):
+                    _ = try state.add(-posting.amount, minor: minor.map { -$0 }, to: posting.debit, scale: scale)
+                    if posting.internalTransfer { _ = try state.add(posting.amount, minor: minor, to: posting.credit, scale: scale) }
+                    decisions.append(nil)
+                }
+            }
+            return decisions
+        }
+    }
+
     /// Verifies, journals and posts one signed document in its own transaction.
     public func submit(signed: SignedDocument, publicKey: Curve25519.Signing.PublicKey) throws(LedgerError) -> Outcome {
         let outcomes = try submit(batch: [signed], publicKey: publicKey)
@@ -83,9 +105,10 @@ public struct EmbeddedBank: Sendable {
 
     /// ``apply(batch:publicKey:in:)`` for `count` documents, where `document(i)` gives document `i` and its
     /// id when it is needed, so encoding and signing can still be running.
-    /// `authorization` is how the person authorised the documents, recorded in each new entry.
+    /// `authorization` is how the person authorised the documents, recorded in each new entry, and `basketId` the
+    /// basket they were signed in.
     func apply(
-        count: Int, publicKey: Data, authorization: Authorization? = nil, in db: any SQLTransaction,
+        count: Int, publicKey: Data, authorization: Authorization? = nil, basketId: String? = nil, in db: any SQLTransaction,
         document: (Int) throws -> (SignedDocument, String)
     ) throws -> [Outcome] {
         var state = BatchState(tip: try Journal.tip(db))
@@ -105,7 +128,8 @@ public struct EmbeddedBank: Sendable {
                 outcomes.append(outcome)
                 continue
             }
-            outcomes.append(try apply(signed, documentId: id, publicKey: publicKey, authorization: authorization, state: &state, in: db))
+            outcomes.append(try apply(signed, documentId: id, publicKey: publicKey, authorization: authorization,
+                                      basketId: basketId, state: &state, in: db))
         }
         for (number, scale) in state.dirty.sorted(by: { $0.key < $1.key }) {
             guard let account = state.accounts[number] ?? nil else { continue }
@@ -146,7 +170,7 @@ public struct EmbeddedBank: Sendable {
     }
 
     private func apply(
-        _ signed: SignedDocument, documentId: String, publicKey: Data, authorization: Authorization?,
+        _ signed: SignedDocument, documentId: String, publicKey: Data, authorization: Authorization?, basketId: String?,
         state: inout BatchState, in db: any SQLTransaction
     ) throws -> Outcome {
         let keyId = signed.document.keyId
@@ -164,7 +188,8 @@ public struct EmbeddedBank: Sendable {
                 signature: signed.signature, keyId: keyId, reasonCode: rejection?.code.rawValue,
                 reason: rejection?.message, debit: posting?.debit, credit: posting?.credit,
                 amount: amount, currency: posting?.currency,
-                balanceAfter: balance, recordedAtMilliseconds: now, authorization: authorization, previousHash: tip.hash)
+                balanceAfter: balance, recordedAtMilliseconds: now, authorization: authorization, basketId: basketId,
+                previousHash: tip.hash)
         }
 
         let record: JournalEntry

@@ -73,11 +73,16 @@ extension Ledger {
         } catch {
             throw .corruptDatabase(path: database.place, detail: "a waiting challenge cannot be read: \(error)")
         }
-        let age = Timestamp.milliseconds(clock()) - Timestamp.milliseconds(pending.issuedAt)
-        guard age <= Self.challengeLifetimeSeconds * 1000 else {
-            throw .code(.challengeExpired(issuedAt: pending.issuedAt, lifetimeSeconds: Int(Self.challengeLifetimeSeconds)))
-        }
+        try checkLifetime(issuedAt: pending.issuedAt)
         return pending
+    }
+
+    /// Refuses a challenge issued more than ``challengeLifetimeSeconds`` ago.
+    func checkLifetime(issuedAt: Date) throws(LedgerError) {
+        let age = Timestamp.milliseconds(clock()) - Timestamp.milliseconds(issuedAt)
+        guard age <= Self.challengeLifetimeSeconds * 1000 else {
+            throw .code(.challengeExpired(issuedAt: issuedAt, lifetimeSeconds: Int(Self.challengeLifetimeSeconds)))
+        }
     }
 
     /// A document for the enrolled key with these fields and the time and nonce of the document a waiting
@@ -85,13 +90,6 @@ extension Ledger {
     public func draft(
         operation: String, plugin: String, pluginVersion: String, fields: [DocumentField], answering pending: PendingChallenge
     ) throws(LedgerError) -> Document {
-        let keyId = try identity().keyId
-        do {
-            return try Document(
-                operation: operation, plugin: plugin, pluginVersion: pluginVersion, fields: fields,
-                createdAtMilliseconds: pending.document.createdAtMilliseconds, nonce: pending.document.nonce, keyId: keyId)
-        } catch {
-            throw .document(error)
-        }
+        try draft(operation: operation, plugin: plugin, pluginVersion: pluginVersion, fields: fields, like: pending.document)
     }
 }

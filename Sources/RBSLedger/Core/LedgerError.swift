@@ -35,6 +35,10 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     case alreadyInitialized(directory: String, detail: String)
     /// A request id that is empty, too long or holds control characters.
     case invalidRequestId(String)
+    /// A basket's request id that was first used for one document (`run --request-id`), not for a basket.
+    case requestNamesDocument(String)
+    /// The basket cannot be made (empty, too large, a document twice, mixed keys).
+    case basket(BasketError)
 
     public var description: String {
         switch self {
@@ -74,6 +78,9 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
                 + "a backup, or run `rbs-host init --force` to record the database's tip again"
         case .invalidRequestId(let id):
             "the request id \"\(id.prefix(40))\" cannot be used: give 1 to \(LedgerRequest.maximumLength) bytes without control characters"
+        case .requestNamesDocument(let id):
+            "request id \"\(id.prefix(40))\" was used for one document, not for a basket; give the basket a request id of its own"
+        case .basket(let error): error.description
         case .alreadyInitialized(let directory, let detail):
             "\(directory) already holds a ledger (\(detail)); nothing was changed. `rbs-host init --force` adopts "
                 + "the database as it is, or starts a new ledger when there is none (see README, \"Data folder\")"

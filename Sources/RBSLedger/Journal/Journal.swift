@@ -46,10 +46,12 @@ public struct Journal: Sendable {
     /// customer's own signature holds: the recorded assertion is for this document's hash, and its signature verifies
     /// with the passkey's public key registered under the entry's key id.
     public func verify(authenticator: Authenticator? = nil) throws(LedgerError) -> VerifyResult {
-        let (rows, keyRows) = try database.read { db in
+        let (rows, keyRows, basketRows) = try database.read { db in
             (try db.rows("SELECT * FROM journal ORDER BY seq"),
-             try db.rows("SELECT key_id, public_key FROM keys"))
+             try db.rows("SELECT key_id, public_key FROM keys"),
+             try db.rows("SELECT basket_id, list, signature, key_id FROM baskets"))
         }
+        var baskets = BasketCheck(rows: basketRows)
         var keys: [String: Data] = [:]
         for row in keyRows {
             if let id = try? row.decode(String.self, forColumn: "key_id"), let key = try? row.decode(Data.self, forColumn: "public_key") {
@@ -71,8 +73,9 @@ public struct Journal: Sendable {
                     : "sequence number \(entry.sequence) is out of order")
             }
             if let reason = Self.problem(with: entry, previousHash: previousHash, keys: keys)
+                ?? baskets.problem(with: entry, keys: keys)
                 ?? Self.authorizationProblem(with: entry, authenticator: authenticator) {
-                return .bad(sequence: entry.sequence, reason: reason)
+                return .bad(sequence: entry.sequence, reason: reason + baskets.context(of: entry))
             }
             // The lookup key is not part of the hash: a wrong one would hide the entry from the idempotency check.
             if (try? row.decode(Int64.self, forColumn: "document_key")) != JournalEntry.documentKey(of: entry.documentId) {
@@ -81,6 +84,7 @@ public struct Journal: Sendable {
             previousHash = entry.hash
             expected += 1
         }
+        if let (sequence, reason) = baskets.totalsProblem() { return .bad(sequence: sequence, reason: reason) }
         if let problem = try reconcile() { return .unreconciled(reason: problem) }
         return .ok(rows.count)
     }
@@ -208,9 +212,11 @@ public struct Journal: Sendable {
         case .ocra:
             let suite: OCRASuite
             do { suite = try OCRASuite(authorization.suite) } catch { return "the recorded OCRA suite is invalid: \(error.description)" }
-            let challenge = suite.challenge(forDocumentId: entry.documentId)
+            // One response answers a whole basket: its challenge derives from the basket id, not the document id.
+            let challenge = suite.challenge(forDocumentId: entry.basketId ?? entry.documentId)
+            let what = entry.basketId == nil ? "document" : "basket"
             guard authorization.challenge == challenge else {
-                return "the recorded OCRA challenge \(authorization.challenge ?? "(none)") is not the document's challenge \(challenge): the authorization was not for this document"
+                return "the recorded OCRA challenge \(authorization.challenge ?? "(none)") is not the \(what)'s challenge \(challenge): the authorization was not for this \(what)"
             }
             guard let response = authorization.response, response.utf8.count == suite.digits else {
                 return "the recorded OCRA response is missing or not \(suite.digits) digits"
@@ -219,7 +225,7 @@ public struct Journal: Sendable {
                authenticator.secretId == authorization.secretId, enrolled == suite {
                 let expected = try? OCRA.response(suite: suite, secret: secret, input: .init(challenge: challenge))
                 guard expected.map({ CodeVerifier.constantTimeEqual($0, response) }) == true else {
-                    return "the recorded OCRA response does not answer the document's challenge with the enrolled secret"
+                    return "the recorded OCRA response does not answer the \(what)'s challenge with the enrolled secret"
                 }
             }
             return nil

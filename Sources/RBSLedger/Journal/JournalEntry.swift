@@ -13,7 +13,8 @@ import Foundation
 /// credit, amount, currency, balance after, recorded-at milliseconds (decimal text), and the previous entry's
 /// hash (32 zero bytes before the first entry). An entry that records its ``Authorization`` (every entry since the
 /// signing method was recorded) has the tag `RBSJ2` instead, and after the recorded-at time the method, suite,
-/// challenge, response and secret id.
+/// challenge, response and secret id. An entry signed in a basket has the tag `RBSJ3` and, after the
+/// authorization, the basket id (the basket's canonical list and signature are stored once, in `baskets`).
 public struct JournalEntry: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable, Codable {
         case posted, rejected, acknowledged
@@ -39,6 +40,8 @@ public struct JournalEntry: Sendable, Hashable {
     /// How the person authorised the document; `nil` for entries made before the method was recorded, and for
     /// documents submitted to ``EmbeddedBank`` directly with a signature made elsewhere.
     public let authorization: Authorization?
+    /// The basket the document was signed in (``BasketList/id``), or `nil` for a document signed on its own.
+    public let basketId: String?
     public let previousHash: Data
     public private(set) var hash: Data
 
@@ -66,7 +69,7 @@ public struct JournalEntry: Sendable, Hashable {
             length(UInt32(value.utf8.count))
             buffer.append(contentsOf: value.utf8)
         }
-        text(authorization == nil ? "RBSJ1" : "RBSJ2")
+        text(basketId != nil ? "RBSJ3" : authorization == nil ? "RBSJ1" : "RBSJ2")
         text(String(sequence))
         text(kind.rawValue)
         text(documentId)
@@ -88,6 +91,7 @@ public struct JournalEntry: Sendable, Hashable {
             text(authorization.response)
             text(authorization.secretId)
         }
+        if let basketId { text(basketId) }
         part(previousHash)
         return Data(SHA256.hash(data: buffer))
     }
@@ -96,7 +100,8 @@ public struct JournalEntry: Sendable, Hashable {
         sequence: Int64, kind: Kind, documentId: String, document: Data, signature: Data, keyId: String,
         reasonCode: String? = nil, reason: String? = nil, debit: String? = nil, credit: String? = nil,
         amount: String? = nil, currency: String? = nil, balanceAfter: String? = nil,
-        recordedAtMilliseconds: Int64, authorization: Authorization? = nil, previousHash: Data, hash: Data? = nil
+        recordedAtMilliseconds: Int64, authorization: Authorization? = nil, basketId: String? = nil, previousHash: Data,
+        hash: Data? = nil
     ) {
         self.sequence = sequence
         self.kind = kind
@@ -113,6 +118,7 @@ public struct JournalEntry: Sendable, Hashable {
         self.balanceAfter = balanceAfter
         self.recordedAtMilliseconds = recordedAtMilliseconds
         self.authorization = authorization
+        self.basketId = basketId
         self.previousHash = previousHash
         self.hash = hash ?? Data()
         // A new entry's hash is computed from its own content; a stored one is kept as read, to be checked.
@@ -153,6 +159,7 @@ public struct JournalEntry: Sendable, Hashable {
                 balanceAfter: try row.decode(String?.self, forColumn: "balance_after"),
                 recordedAtMilliseconds: try row.decode(Int64.self, forColumn: "recorded_ms"),
                 authorization: authorization,
+                basketId: try row.decode(String?.self, forColumn: "basket_id"),
                 previousHash: try row.decode(Data.self, forColumn: "prev_hash"),
                 hash: try row.decode(Data.self, forColumn: "hash"))
         } catch let error as LedgerError {
@@ -168,8 +175,8 @@ public struct JournalEntry: Sendable, Hashable {
             """
             INSERT INTO journal (seq, kind, document_id, document, signature, key_id, reason_code, reason, debit, credit,
                                  amount, currency, balance_after, recorded_ms, prev_hash, hash, document_key,
-                                 auth_method, auth_suite, auth_challenge, auth_response, auth_secret_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 auth_method, auth_suite, auth_challenge, auth_response, auth_secret_id, basket_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             arguments: [
                 .integer(sequence), .text(kind.rawValue), .text(documentId), .blob(document), .blob(signature), .text(keyId),
@@ -177,7 +184,7 @@ public struct JournalEntry: Sendable, Hashable {
                 balanceAfter.sqlValue, .integer(recordedAtMilliseconds), .blob(previousHash), .blob(hash),
                 .integer(Self.documentKey(of: documentId)), authorization?.method.rawValue.sqlValue ?? .null,
                 authorization?.suite.sqlValue ?? .null, authorization?.challenge.sqlValue ?? .null,
-                authorization?.response.sqlValue ?? .null, authorization?.secretId.sqlValue ?? .null,
+                authorization?.response.sqlValue ?? .null, authorization?.secretId.sqlValue ?? .null, basketId.sqlValue,
             ])
     }
 
@@ -207,7 +214,7 @@ public struct JournalEntry: Sendable, Hashable {
 extension JournalEntry: Codable {
     private enum CodingKeys: String, CodingKey {
         case sequence, kind, documentId, document, signature, keyId, reasonCode, reason, debit, credit, amount, currency
-        case balanceAfter, recordedAt, authorization, previousHash, hash
+        case balanceAfter, recordedAt, authorization, basket, previousHash, hash
     }
 
     /// The JSON form of ``Authorization``.
@@ -243,6 +250,7 @@ extension JournalEntry: Codable {
             AuthorizationJSON(method: $0.method, suite: $0.suite, challenge: $0.challenge, response: $0.response,
                               secretId: $0.secretId, transactionBound: $0.method.isTransactionBound)
         }, forKey: .authorization)
+        try c.encodeIfPresent(basketId, forKey: .basket)
         try c.encode(Hex.encode(previousHash), forKey: .previousHash)
         try c.encode(Hex.encode(hash), forKey: .hash)
     }
@@ -276,6 +284,7 @@ extension JournalEntry: Codable {
             authorization: try c.decodeIfPresent(AuthorizationJSON.self, forKey: .authorization).map {
                 Authorization(method: $0.method, suite: $0.suite, challenge: $0.challenge, response: $0.response, secretId: $0.secretId)
             },
+            basketId: try c.decodeIfPresent(String.self, forKey: .basket),
             previousHash: try hex(.previousHash), hash: try hex(.hash))
     }
 }

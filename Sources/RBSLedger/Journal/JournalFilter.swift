@@ -47,6 +47,14 @@ extension Journal {
         try entries().filter { filter.matches($0, document: try? CanonicalEncoding.decode($0.document)) }
     }
 
+    /// The entries of basket `id` (``JournalEntry/basketId``), in sequence order.
+    public func entries(inBasket id: String) throws(LedgerError) -> [JournalEntry] {
+        let rows = try database.read { db in try db.rows("SELECT * FROM journal WHERE basket_id = ? ORDER BY seq", id) }
+        var entries: [JournalEntry] = []
+        for row in rows { entries.append(try JournalEntry(row: row)) }
+        return entries
+    }
+
     /// Entry `sequence`, or `nil` when the journal has no such entry.
     public func entry(_ sequence: Int64) throws(LedgerError) -> JournalEntry? {
         let row = try database.read { db in try db.row("SELECT * FROM journal WHERE seq = ?", sequence) }

@@ -63,6 +63,15 @@ public struct CodeVerifier: Sendable {
     func check(
         _ code: String, for document: Document?, expectedDocumentId: String? = nil, in db: any SQLTransaction
     ) throws -> Result<Authorization, OneTimeCodeError> {
+        try check(code, subject: document?.id, expectedSubject: expectedDocumentId, in: db)
+    }
+
+    /// ``check(_:for:expectedDocumentId:in:)`` for what the OCRA challenge derives from: `subject` is a document id,
+    /// or a basket id (``BasketList/id``: one response for the whole basket), and `expectedSubject` the id the
+    /// challenge was issued for. The answered challenge is recorded with the subject's id.
+    func check(
+        _ code: String, subject: String?, expectedSubject: String?, in db: any SQLTransaction
+    ) throws -> Result<Authorization, OneTimeCodeError> {
         let now = clock()
         let nowMs = Timestamp.milliseconds(now)
         let select = state.select
@@ -100,15 +109,16 @@ public struct CodeVerifier: Sendable {
             guard utf8.count == suite.digits, utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
                 return try wrong { .malformedResponse(digits: suite.digits, attemptsLeft: $0) }
             }
-            guard let document else { return .failure(.storage("an OCRA response answers one document; none was given")) }
-            let id = document.id
+            guard let id = subject else {
+                return .failure(.storage("an OCRA response answers one document or one basket; none was given"))
+            }
             let challenge = suite.challenge(forDocumentId: id)
             let expected: String
             do { expected = try OCRA.response(suite: suite, secret: bytes, input: .init(challenge: challenge)) } catch {
                 return .failure(.storage(error.description))
             }
             // Both conditions are always evaluated and fail alike: nothing tells which one did.
-            let sameDocument = expectedDocumentId.map { Self.constantTimeEqual($0, id) } ?? true
+            let sameDocument = expectedSubject.map { Self.constantTimeEqual($0, id) } ?? true
             let answers = Self.constantTimeEqual(expected, code)
             guard sameDocument && answers else { return try wrong { .wrongResponse(attemptsLeft: $0) } }
             if try db.value(Bool.self, "SELECT 1 FROM ocra_used WHERE challenge = ?", challenge) == true {
@@ -117,6 +127,7 @@ public struct CodeVerifier: Sendable {
             try db.execute("INSERT INTO ocra_used (challenge, document_id, used_ms) VALUES (?, ?, ?)",
                            challenge, id, nowMs)
             try db.execute("DELETE FROM ocra_pending WHERE document_id = ?", id)
+            try db.execute("DELETE FROM basket_pending WHERE basket_id = ?", id)
             try save(db, lastStep: lastStep, failures: 0, lockedUntil: nil)
             return .success(Authorization(method: .ocra, suite: suite.text, challenge: challenge, response: code,
                                           secretId: authenticator.secretId))

@@ -30,6 +30,10 @@ enum LedgerSchema {
         // `repeat N` (issue #18): the values the person entered in the form of each signed entry (never secrets,
         // codes or card numbers), written in the transaction that journals the entry.
         Step(name: "v4-entry-forms", apply: entryForms),
+        // Signing baskets (issue #18, #21): each basket's canonical list and the host's signature over it, stored
+        // once; each journal entry names the basket it was signed in; OCRA challenges of baskets waiting for
+        // their response.
+        Step(name: "v4-baskets", apply: baskets),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -275,6 +279,29 @@ enum LedgerSchema {
                     EXECUTE FUNCTION rbs_refuse('an opening balance cannot be changed');
                 """)
         }
+    }
+
+    private static func baskets(_ db: any SQLTransaction) throws {
+        let d = db.dialect
+        try db.executeScript(types("""
+            CREATE TABLE baskets (
+                basket_id TEXT PRIMARY KEY NOT NULL,
+                list BLOB NOT NULL,
+                signature BLOB NOT NULL,
+                key_id TEXT NOT NULL,
+                customer TEXT NOT NULL,
+                recorded_ms INTEGER NOT NULL
+            );
+            ALTER TABLE journal ADD COLUMN basket_id TEXT;
+            CREATE INDEX journal_basket ON journal (basket_id);
+            CREATE TABLE basket_pending (
+                basket_id TEXT PRIMARY KEY NOT NULL,
+                documents BLOB NOT NULL,
+                challenge TEXT NOT NULL,
+                issued_ms INTEGER NOT NULL
+            );
+            """, d) + "\n" + appendOnly("baskets", changed: "signed baskets cannot be changed",
+                                       deleted: "signed baskets cannot be deleted", in: d))
     }
 
     private static func passkeys(_ db: any SQLTransaction) throws {

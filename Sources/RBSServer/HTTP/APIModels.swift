@@ -222,6 +222,61 @@ package enum API {
         package var reason: String?
     }
 
+    /// `POST /api/v1/baskets`: the customer's reviewed runs, in the order the basket lists them.
+    package struct BasketRequest: Decodable, Sendable {
+        package var runs: [String]
+    }
+
+    package struct BasketTotal: Encodable, Sendable {
+        package var currency: String
+        /// Plain decimal text with the currency's minor units.
+        package var amount: String
+    }
+
+    /// One document of a basket's review.
+    package struct BasketDocument: Encodable, Sendable {
+        package var run: String
+        package var operation: String
+        package var documentHash: String
+        package var amount: String?
+        package var currency: String?
+        package var payee: String?
+        package var payeeAccount: String?
+        package var fields: [ReviewLine]
+        /// Why the bank would refuse this document now (it is still signed, and journaled as rejected unless that
+        /// changes), or absent.
+        package var refusal: String?
+        /// The posted payment of the last 24 hours this one repeats (same payee, account, amount and purpose), for
+        /// the customer to check before signing (the basket is then signed with `confirmDuplicate: true`), or absent.
+        package var duplicate: Duplicate?
+    }
+
+    /// A basket's review: every document, the totals and the basket id — the hash the one code authorises.
+    package struct BasketReview: Encodable, Sendable {
+        package var basket: String
+        package var documents: [BasketDocument]
+        package var totals: [BasketTotal]
+        /// How this customer signs the basket: `totp` (send `code`).
+        package var method: String
+    }
+
+    /// `POST /api/v1/baskets/{basket}/sign`: the one-time code; `requestId` makes a retry safe.
+    package struct BasketSignRequest: Decodable, Sendable {
+        package var code: String
+        package var requestId: String?
+        /// The person confirmed signing documents that repeat payments posted in the last 24 hours.
+        package var confirmDuplicate: Bool?
+    }
+
+    /// What became of a basket: `posted` (every document), `partial` or `rejected` (none), and each document's
+    /// receipt in the basket's order.
+    package struct BasketReceipt: Encodable, Sendable {
+        package var basket: String
+        package var status: String
+        package var totals: [BasketTotal]
+        package var receipts: [Receipt]
+    }
+
     package struct JournalLine: Encodable, Sendable {
         package var sequence: Int64
         package var kind: String
@@ -233,6 +288,8 @@ package enum API {
         package var currency: String?
         package var balanceAfter: String?
         package var reason: String?
+        /// The basket the document was signed in, or absent.
+        package var basket: String?
     }
 
     package struct Health: Encodable, Sendable {

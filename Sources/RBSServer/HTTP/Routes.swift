@@ -132,6 +132,22 @@ enum Routes {
                                                 address: context.remoteAddress, for: who))
             }
         }
+        api.post("/baskets") { request, _ in
+            try await answer {
+                let who = try customer(request, bank)
+                let basket: API.BasketRequest = try await body(request)
+                return json(try await bank.basket(of: basket.runs, for: who), status: .created)
+            }
+        }
+        api.post("/baskets/:basket/sign") { request, context in
+            try await answer {
+                let who = try customer(request, bank)
+                let sign: API.BasketSignRequest = try await body(request)
+                return json(try await bank.signBasket(try parameter(context, "basket"), code: sign.code, requestId: sign.requestId,
+                                                      confirmDuplicate: sign.confirmDuplicate ?? false,
+                                                      address: context.remoteAddress, for: who))
+            }
+        }
         api.post("/passkeys/challenge") { request, _ in
             try await answer { json(try bank.passkeyOptions(for: try customer(request, bank))) }
         }

@@ -2,7 +2,8 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { run: null, atoms: new Map(), pending: new Map(), timers: new Map(), events: null, review: null, requestId: null };
+const state = { run: null, atoms: new Map(), pending: new Map(), timers: new Map(), events: null, review: null, requestId: null,
+  basket: [], basketReview: null, basketRequestId: null };
 
 class ProblemError extends Error {
   constructor(problem) { super(problem.detail || problem.title); this.problem = problem; }
@@ -385,6 +386,8 @@ function showReview(review) {
   $("code").value = "";
   $("code-error").textContent = "";
   showDuplicate(review.duplicate);
+  // A basket is signed with one one-time code; a passkey signs one document at a time.
+  $("add-to-basket").hidden = passkey;
   $("review-title").focus();
 }
 
@@ -433,6 +436,91 @@ $("sign-form").addEventListener("submit", async (event) => {
     $("code").setAttribute("aria-invalid", "true");
     $("code").focus();
   }
+});
+
+// MARK: - Basket: reviewed documents signed together with one code
+
+$("add-to-basket").addEventListener("click", () => {
+  // The run stays reviewed on the server; the basket names it when it is made.
+  state.basket.push({ run: state.run.id, title: state.run.title, review: state.review });
+  state.run = null;
+  state.review = null;
+  $("review").hidden = true;
+  showBasket();
+  say("Added to the basket (" + state.basket.length + "). Open another operation, or review the basket.");
+  $("basket-title").focus();
+});
+
+function showBasket() {
+  $("basket").hidden = state.basket.length === 0;
+  $("basket-review").hidden = true;
+  $("basket-receipts").replaceChildren();
+  $("basket-error").textContent = "";
+  $("basket-make").hidden = false;
+  $("basket-items").tBodies[0].replaceChildren(...state.basket.map((item, index) => element("tr", {},
+    element("td", { text: String(index + 1) }), element("td", { text: item.title }),
+    element("td", { className: "num", text: item.review.amount ? item.review.amount + " " + (item.review.currency || "") : "" }),
+    element("td", { text: item.review.payee || "" }),
+    element("td", { text: (item.review.fields.find((line) => line.caption === "Payee's account") || {}).value || "" }))));
+}
+
+$("basket-make").addEventListener("click", async () => {
+  $("basket-error").textContent = "";
+  try {
+    const review = await api("POST", "/baskets", { runs: state.basket.map((item) => item.run) });
+    state.basketReview = review;
+    state.basketRequestId = newRequestId();
+    $("basket-documents").replaceChildren(...review.documents.map((document, index) => element("table", { className: "basket-document" },
+      element("caption", { text: (index + 1) + ". " + document.operation }),
+      element("tbody", {}, ...document.fields.map((line) => element("tr", { className: line.prominent ? "prominent" : null },
+        element("th", { scope: "row", text: line.caption }), element("td", { text: line.value }))),
+        document.refusal ? element("tr", { className: "rejected" }, element("th", { scope: "row", text: "The bank would refuse it" }),
+          element("td", { text: document.refusal })) : null,
+        document.duplicate ? element("tr", { className: "rejected" }, element("th", { scope: "row", text: "Warning" }),
+          element("td", { text: document.duplicate.message + " — signing the basket sends it again" })) : null))));
+    $("basket-totals").tBodies[0].replaceChildren(...review.totals.map((total) => element("tr", { className: "prominent" },
+      element("th", { scope: "row", text: "Total, " + total.currency }), element("td", { className: "num", text: total.amount + " " + total.currency }))));
+    $("basket-id").textContent = review.basket;
+    $("basket-code").value = "";
+    $("basket-review").hidden = false;
+    $("basket-make").hidden = true;
+    $("basket-review-title").focus();
+  } catch (error) {
+    $("basket-error").textContent = error.message;
+  }
+});
+
+$("basket-sign-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  $("basket-error").textContent = "";
+  try {
+    const answer = await api("POST", "/baskets/" + state.basketReview.basket + "/sign",
+      { code: $("basket-code").value.trim(), requestId: state.basketRequestId,
+        confirmDuplicate: state.basketReview.documents.some((document) => Boolean(document.duplicate)) });
+    $("basket-review").hidden = true;
+    $("basket-receipts").replaceChildren(...answer.receipts.flatMap((receipt, index) => [
+      element("dt", { text: (index + 1) + ". " + state.basket[index].title }),
+      element("dd", { className: receipt.status, text: receipt.status + " — journal entry " + receipt.journal
+        + (receipt.posting ? ": " + receipt.posting.amount + " " + receipt.posting.currency + " to " + receipt.posting.credit : "")
+        + (receipt.reason ? ": " + receipt.reason : "") })]));
+    state.basket = [];
+    $("basket-items").tBodies[0].replaceChildren();
+    $("basket-make").hidden = true;
+    say("Basket signed: " + answer.receipts.filter((r) => r.status === "posted").length + " of " + answer.receipts.length + " posted.");
+    await Promise.all([loadAccounts(), loadJournal()]);
+  } catch (error) {
+    $("basket-error").textContent = error.message;
+    $("basket-code").setAttribute("aria-invalid", "true");
+    $("basket-code").focus();
+  }
+});
+
+$("basket-clear").addEventListener("click", async () => {
+  const runs = state.basket.map((item) => item.run);
+  state.basket = [];
+  showBasket();
+  for (const run of runs) { try { await api("DELETE", "/runs/" + run); } catch (e) { /* already gone */ } }
+  say("The basket is empty; nothing was signed.");
 });
 
 // MARK: - Passkeys (WebAuthn): registered once, then each document is signed on this device

@@ -140,7 +140,8 @@ enum JournalText {
             table.rows.append([
                 String(entry.sequence),
                 formatter.string(from: Timestamp.date(milliseconds: entry.recordedAtMilliseconds)),
-                entry.kind.rawValue, document?.operation ?? "?", amount, route, method(entry.authorization), entry.reason ?? "",
+                entry.kind.rawValue, document?.operation ?? "?", amount, route,
+                method(entry.authorization) + (entry.basketId.map { " · basket \($0.prefix(8))" } ?? ""), entry.reason ?? "",
             ])
         }
         return table.render()

@@ -14,12 +14,17 @@ final class FormModule {
     private var cursor = 0
     /// What each text atom last showed (its caption, announced or passed), so no line is printed twice.
     private var shownCaptions: [String: String] = [:]
+    /// Where a submitted draft goes instead of the sign step (`basket add`): `.done` ends the module, `.refused`
+    /// (said already) returns to the form.
+    private let collect: ((DocumentDraft) -> ModuleOutput)?
 
-    init(session: FormSession, runtime: Runtime, console: Console, navigation: Navigation) {
+    init(session: FormSession, runtime: Runtime, console: Console, navigation: Navigation,
+         collect: ((DocumentDraft) -> ModuleOutput)? = nil) {
         self.session = session
         self.runtime = runtime
         self.console = console
         self.navigation = navigation
+        self.collect = collect
     }
 
     private var atoms: [AtomDescriptor] { session.operation.descriptor.atoms }
@@ -173,8 +178,7 @@ final class FormModule {
             cursor = first ?? 0
             return nil
         case .ready(let draft):
-            let sign = SignPresenter(draft: draft, runtime: runtime, console: console, navigation: navigation)
-            let outcome = sign.run()
+            let outcome = collect?(draft) ?? SignPresenter(draft: draft, runtime: runtime, console: console, navigation: navigation).run()
             switch outcome {
             case .done(let receipt): return .done(receipt)
             case .failed(let why): return .failed(why)

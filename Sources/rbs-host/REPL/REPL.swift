@@ -12,9 +12,13 @@ import RBSLineEditor
 final class REPL: @unchecked Sendable {
     let runtime: Runtime
     let console: Console
-    private let navigation = Navigation()
+    let navigation = Navigation()
     /// The values of the form filled last (posted, refused or cancelled): what `template save NAME` keeps.
     var lastForm: FormTemplate?
+    /// Whether the form filled last was signed and posted (then `basket add` does not add it again).
+    var lastFormSigned = false
+    /// The signing basket being collected (`basket add`), in order: signed together by `basket sign`.
+    var basket: [DocumentDraft] = []
 
     init(runtime: Runtime, language: HostLanguage = .en) {
         self.runtime = runtime
@@ -28,6 +32,7 @@ final class REPL: @unchecked Sendable {
         ("run", "run OP|NUMBER|@TEMPLATE [ID=VALUE ...]"),
         ("repeat", "repeat N [ID=VALUE ...]"),
         ("template", "template [save NAME]"),
+        ("basket", "basket [show | add [OP|NUMBER|@TEMPLATE [ID=VALUE ...]] | remove N | clear | sign]"),
         ("plugins", "plugins"),
         ("reload", "reload [ID]"),
         ("accounts", "accounts [--json]"),
@@ -81,6 +86,7 @@ final class REPL: @unchecked Sendable {
         case "statement": statement(arguments)
         case "journal": journal(arguments)
         case "template", "templates": template(arguments)
+        case "basket": basket(arguments)
         case "verify": verify()
         case "keys": keys(arguments)
         case "help", "?": console.say(help(arguments.first))
@@ -94,7 +100,9 @@ final class REPL: @unchecked Sendable {
 
     // MARK: - Commands
 
-    private func run(_ arguments: [String]) {
+    /// `run OP|NUMBER|@TEMPLATE [ID=VALUE ...]`: the form, then the sign step — or, with `collect`, the submitted
+    /// draft handed to it instead (`basket add`).
+    func run(_ arguments: [String], collect: ((DocumentDraft) -> ModuleOutput)? = nil) {
         guard let target = arguments.first else {
             console.error(console.text(.runNeedsOperation))
             return
@@ -148,9 +156,11 @@ final class REPL: @unchecked Sendable {
             if !dropped.isEmpty { console.error(TemplateText.dropped(dropped, from: filled.source, session: session)) }
             prefill = kept.map { ($0.id, $0.value) } + prefill
         }
-        let module = FormModule(session: session, runtime: runtime, console: console, navigation: navigation)
+        let module = FormModule(session: session, runtime: runtime, console: console, navigation: navigation, collect: collect)
         defer { lastForm = FormTemplate(session: session) }
-        switch module.run(prefill: prefill) {
+        let output = module.run(prefill: prefill)
+        if case .done = output { lastFormSigned = collect == nil } else { lastFormSigned = false }
+        switch output {
         case .done(let receipt): console.say(receipt)
         case .cancelled, .refused: console.say(Terminal.dim(console.text(.cancelledNothingPosted)))
         case .failed(let why): console.error(why)
@@ -221,6 +231,11 @@ final class REPL: @unchecked Sendable {
         case "help": return Self.commands.map(\.name).filter { $0.hasPrefix(word) }
         case "reload": return runtime.registry.pluginIDs.filter { $0.hasPrefix(word) }
         case "keys": return ["init"].filter { $0.hasPrefix(word) }
+        case "basket":
+            if words.count == 1 || (words.count == 2 && !line.hasSuffix(" ")) {
+                return ["show", "add", "remove", "clear", "sign"].filter { $0.hasPrefix(word) }
+            }
+            return words[1] == "add" ? runtime.registry.operations.map(\.id).filter { $0.hasPrefix(word) } : []
         default: return []
         }
     }

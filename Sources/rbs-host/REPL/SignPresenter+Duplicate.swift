@@ -5,7 +5,10 @@ import RBSLedger
 extension SignPresenter {
     /// Asks whether to sign a payment that repeats `entry`: yes goes on to the review; no, cancel, an empty line or
     /// Ctrl-C/Ctrl-D go back to the form with nothing signed. Anything else asks again.
-    func confirmDuplicate(_ entry: JournalEntry) -> Bool {
+    func confirmDuplicate(_ entry: JournalEntry) -> Bool { Self.confirmDuplicate(entry, console: console) }
+
+    /// ``confirmDuplicate(_:)`` on `console` (also for a document put in a basket).
+    static func confirmDuplicate(_ entry: JournalEntry, console: Console) -> Bool {
         console.say(Terminal.yellow("Warning: " + SignModule.duplicateNotice(entry) + "."))
         while true {
             console.completions = { _, word in ["yes", "no"].filter { $0.hasPrefix(word) } }

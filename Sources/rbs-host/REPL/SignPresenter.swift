@@ -40,17 +40,25 @@ final class SignPresenter {
             let text = "  \(line.caption): \(line.value)"
             console.say(line.prominent ? Terminal.bold(text) : text)
         }
+        return Self.askForCode(console, prompt: module.challenge.map { console.text(.responsePrompt(OCRASuite.grouped($0))) }
+            ?? console.text(.codePrompt)) { code throws(LedgerError) in
+            RunText.render(RunReport(outcome: try module.sign(code: code), document: module.document), language: console.language)
+        }
+    }
+
+    /// Asks for the one-time code (or response) until `sign` takes one — its text is the module's output — or the
+    /// person cancels (`cancel`, an empty line, Ctrl-C/Ctrl-D), or a failure leaves (``SignModule/afterFailure(_:)``:
+    /// a wrong code asks again while attempts are left).
+    static func askForCode(_ console: Console, prompt: String, sign: (String) throws(LedgerError) -> String) -> ModuleOutput {
         while true {
             console.completions = { _, word in ["cancel"].filter { $0.hasPrefix(word) } }
-            let input = console.read(module.challenge.map { console.text(.responsePrompt(OCRASuite.grouped($0))) }
-                ?? console.text(.codePrompt), remember: false)
+            let input = console.read(prompt, remember: false)
             console.completions = { _, _ in [] }
             guard case .line(let raw) = input else { return .cancelled }
             let code = raw.trimmingCharacters(in: .whitespaces)
             if code.lowercased() == "cancel" || code.isEmpty { return .cancelled }
             do {
-                return .done(RunText.render(RunReport(outcome: try module.sign(code: code), document: module.document),
-                                            language: console.language))
+                return .done(try sign(code))
             } catch {
                 console.error(HostMessage.describe(error, console.language))
                 switch SignModule.afterFailure(error) {
