@@ -62,6 +62,19 @@ struct BasketServerTests {
             let journal = try await api.call(.get, "/api/v1/journal", token: token)
             #expect(journal.array.count == 3 && journal.array.allSatisfy { $0["basket"] as? String == basket })
             #expect(try bank.ledger.journal.verify() == .ok(3))
+
+            // The first payment again, in a new basket: its review names the earlier entry, and signing is a 409
+            // duplicate (nothing signed, the code not looked at) until the person confirms.
+            let repeatRun = try await Self.reviewed(api, bank, token, amount: "100.00", name: "ООО Ромашка")
+            let second = try await api.call(.post, "/api/v1/baskets", token: token, json: ["runs": [repeatRun]])
+            let repeated = try #require((second.object["documents"] as? [[String: Any]])?.first?["duplicate"] as? [String: Any])
+            #expect(repeated["journal"] as? Int == 1, "\(second.text)")
+            let secondId = try #require(second.object["basket"] as? String)
+            let asked = try await api.call(.post, "/api/v1/baskets/\(secondId)/sign", token: token, json: ["code": "000000"])
+            #expect(asked.status == 409 && asked.object["type"] as? String == "urn:rbs-host:problem:duplicate", "\(asked.text)")
+            let confirmed = try await api.call(.post, "/api/v1/baskets/\(secondId)/sign", token: token,
+                                               json: ["code": bank.code(bank.alice, steps: 1), "confirmDuplicate": true])
+            #expect(confirmed.status == 200 && confirmed.object["status"] as? String == "posted", "\(confirmed.text)")
             // The runs are finished: signed.
             #expect(try await api.call(.get, "/api/v1/runs/\(runs[0])", token: token).object["state"] as? String == "signed")
         }

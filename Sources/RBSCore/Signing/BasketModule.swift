@@ -122,8 +122,9 @@ public final class BasketModule {
     public func sign(code: String, request: LedgerRequest? = nil) throws(LedgerError) -> BasketOutcome {
         let now = try ledger.bank.validate(batch: basket.documents)
         if now.allSatisfy({ $0 != nil }), let first = now.compactMap({ $0 }).first { throw .wouldBeRejected(first) }
-        if let customer { return try ledger.signAndPost(basket: basket, code: code, as: customer, request: request) }
-        return try ledger.signAndPost(basket: basket, code: code, request: request, expectedBasketId: pending?.id)
+        let forms = drafts.map(\.form)
+        if let customer { return try ledger.signAndPost(basket: basket, code: code, as: customer, request: request, forms: forms) }
+        return try ledger.signAndPost(basket: basket, code: code, request: request, expectedBasketId: pending?.id, forms: forms)
     }
 
     /// Records the basket as waiting for the response to its challenge (`basket sign … --challenge`).

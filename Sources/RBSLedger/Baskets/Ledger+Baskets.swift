@@ -20,10 +20,13 @@ extension Ledger {
     /// The same basket again (or a `request` id answered before) returns the first outcomes: the code is not
     /// looked at and nothing is posted. `expectedBasketId` (from ``pendingBasket(id:)``) requires, as for one
     /// document, that the basket is the one the challenge was issued for.
+    ///
+    /// `forms[i]`, when given, is the form document `i` was filled in, recorded with its new entry (`repeat N`).
     public func signAndPost(basket: Basket, code: String, request: LedgerRequest? = nil,
-                            expectedBasketId: String? = nil) throws(LedgerError) -> BasketOutcome {
+                            expectedBasketId: String? = nil, forms: [FormTemplate?] = []) throws(LedgerError) -> BasketOutcome {
         let identity = try identity()
         return try process(basket: basket, code: code, request: request, identity: identity, expectedBasketId: expectedBasketId,
+                           forms: forms,
                            verifier: CodeVerifier(database: database, authenticator: identity.authenticator, clock: clock),
                            customer: request?.customer ?? LedgerRequest.local)
     }
@@ -31,10 +34,10 @@ extension Ledger {
     /// ``signAndPost(basket:code:request:expectedBasketId:)`` for a customer of `serve`: their code, their attempt
     /// count and lock, the key the host keeps for them.
     public func signAndPost(basket: Basket, code: String, as customer: CustomerCredentials,
-                            request: LedgerRequest? = nil) throws(LedgerError) -> BasketOutcome {
+                            request: LedgerRequest? = nil, forms: [FormTemplate?] = []) throws(LedgerError) -> BasketOutcome {
         let identity: SigningIdentity
         do { identity = try customer.identity() } catch { throw .keys(error) }
-        return try process(basket: basket, code: code, request: request, identity: identity, expectedBasketId: nil,
+        return try process(basket: basket, code: code, request: request, identity: identity, expectedBasketId: nil, forms: forms,
                            verifier: customers.codeVerifier(for: customer), customer: String(customer.customer.id))
     }
 
@@ -136,7 +139,8 @@ extension Ledger {
     }
 
     private func process(basket: Basket, code: String, request: LedgerRequest?, identity: SigningIdentity,
-                         expectedBasketId: String?, verifier: CodeVerifier, customer: String) throws(LedgerError) -> BasketOutcome {
+                         expectedBasketId: String?, forms: [FormTemplate?], verifier: CodeVerifier,
+                         customer: String) throws(LedgerError) -> BasketOutcome {
         guard basket.keyId == identity.keyId else {
             throw .keys(.signingFailed("the basket names key \(basket.keyId), but this key is \(identity.keyId)"))
         }
@@ -167,6 +171,7 @@ extension Ledger {
                     try db.execute(
                         "INSERT INTO baskets (basket_id, list, signature, key_id, customer, recorded_ms) VALUES (?, ?, ?, ?, ?, ?)",
                         basketId, listBytes, basketSignature, identity.keyId, customer, now)
+                    let tip = try Journal.tip(db).sequence
                     let outcomes = try bank.apply(count: basket.documents.count, publicKey: publicKey, authorization: authorization,
                                                   basketId: basketId, in: db) { index in
                         switch signer.signed(index) {
@@ -178,6 +183,10 @@ extension Ledger {
                         }
                     }
                     if let failure = signer.firstFailure() { throw LedgerError.keys(failure) }
+                    // The forms go with the entries made now (a document journaled before keeps its own).
+                    for (index, outcome) in outcomes.enumerated() where outcome.sequence > tip && index < forms.count {
+                        if let form = forms[index] { try Self.record(form, sequence: outcome.sequence, in: db) }
+                    }
                     if let request, let first = outcomes.first {
                         try request.insert(documentId: basketId, sequence: first.sequence, in: db)
                     }

@@ -1,5 +1,6 @@
 import Foundation
 import RBSCore
+import RBSLedger
 
 /// Fills an operation's form without the REPL (`run`, `basket sign --file`): the operation (or `@NAME`, a
 /// template's operation and values, which the given values override), each `ID=VALUE` committed as a script gives
@@ -24,7 +25,7 @@ enum FormFill {
         var values = assignments
         if let template {
             let (kept, dropped) = template.split(for: session.operation.descriptor)
-            if !dropped.isEmpty { Terminal.error(TemplateText.dropped(dropped, template: String(operation.dropFirst()), session: session)) }
+            if !dropped.isEmpty { Terminal.error(TemplateText.dropped(dropped, from: "template \(operation.dropFirst())", session: session)) }
             values = kept.map { Assignment(id: $0.id, value: $0.value) } + assignments
         }
         var issues: [AtomIssue] = []

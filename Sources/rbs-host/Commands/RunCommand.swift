@@ -248,9 +248,10 @@ struct RunOptions: ParsableArguments {
         }
         guard issues.isEmpty else { return invalid(issues) }
         let draft: DocumentDraft
-        switch FormFill.draft(runtime: runtime, operation: operation, assignments: assignments) {
-        case .success(let filled): draft = filled
-        case .failure(let refused): return invalid(refused.issues)
+        switch session.submit() {
+        case .ready(let ready): draft = ready
+        case .needsAttention(let attention): return invalid(attention)
+        case .failed(let why): return invalid([AtomIssue(atom: nil, message: why)])
         }
         do {
             let directory = runtime.locator.optional(BankDirectory.self)

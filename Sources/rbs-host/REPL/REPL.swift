@@ -110,11 +110,11 @@ final class REPL: @unchecked Sendable {
         let operations = runtime.registry.operations
         let id = Int(target).flatMap { $0 >= 1 && $0 <= operations.count ? operations[$0 - 1].id : nil } ?? target
         // run @NAME: a template's operation, its values first (the line's values after them win).
-        guard target.hasPrefix("@") else { return open(id, arguments: arguments.dropFirst()) }
+        guard target.hasPrefix("@") else { return open(id, arguments: arguments.dropFirst(), collect: collect) }
         let name = String(target.dropFirst())
         do {
             let template = try TemplateStore(dataDirectory: runtime.paths.data).load(name)
-            open(template.operation, arguments: arguments.dropFirst(), filled: (template, "template \(name)"))
+            open(template.operation, arguments: arguments.dropFirst(), filled: (template, "template \(name)"), collect: collect)
         } catch {
             console.error(error.description)
         }
@@ -135,8 +135,10 @@ final class REPL: @unchecked Sendable {
     }
 
     /// Opens operation `id` as a module, prefilled with `filled`'s values (those the plugin's current version no
-    /// longer has named as dropped), then with the line's `ID=VALUE` arguments.
-    private func open(_ id: String, arguments: ArraySlice<String>, filled: (form: FormTemplate, source: String)? = nil) {
+    /// longer has named as dropped), then with the line's `ID=VALUE` arguments; with `collect`, the submitted draft
+    /// goes to it instead of the sign step.
+    private func open(_ id: String, arguments: ArraySlice<String>, filled: (form: FormTemplate, source: String)? = nil,
+                      collect: ((DocumentDraft) -> ModuleOutput)? = nil) {
         var prefill: [(id: String, value: String)] = []
         for argument in arguments {
             guard let equals = argument.firstIndex(of: "=") else {
