@@ -23,7 +23,7 @@ DEV_DATA := $(DEV)/data
 DEMO_CUSTOMER := demo
 DEMO_PASSWORD := demo-password
 
-.PHONY: run serve web-test bench-serve build plugins c-plugins swift-plugins rust-plugins sign-plugins test bench clean
+.PHONY: run serve web-test bench-serve build plugins c-plugins swift-plugins rust-plugins sign-plugins test test-suites bench bench-pg clean
 
 # The REPL runs with the development data folder, where the development key is trusted: the real trust path.
 run: build plugins
@@ -82,7 +82,21 @@ test: plugins
 		  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils fonts-dejavu-core >/dev/null; } || \
 		{ echo "make test: cannot install poppler-utils and fonts-dejavu-core (apt-get install poppler-utils fonts-dejavu-core)"; exit 1; }
 	$(SWIFT) build --build-tests
+	Tests/Postgres/cluster.sh run $(MAKE) --no-print-directory test-suites
+
+# The suites, inside Tests/Postgres/cluster.sh run: a throw-away PostgreSQL cluster whose address is in
+# RBS_TEST_POSTGRES (unset, with a SKIPPED line, where PostgreSQL cannot be installed). The ledger's suite runs twice:
+# on SQLite, then on PostgreSQL (RBS_TEST_LEDGER_ENGINE=postgres: every fixture's ledger in a fresh database).
+test-suites:
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --skip RBSServerTests
+	@if [ -n "$$RBS_TEST_POSTGRES" ]; then \
+		echo "RBSLedgerTests again, on PostgreSQL"; \
+		RBS_TEST_LEDGER_ENGINE=postgres SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --filter RBSLedgerTests; \
+	else echo "*** SKIPPED: RBSLedgerTests on PostgreSQL (no PostgreSQL server: RBS_TEST_POSTGRES is not set) ***"; fi
+	@if [ -n "$$RBS_TEST_POSTGRES" ]; then \
+		python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install --quiet cryptography; \
+		python3 Tests/Postgres/concurrent_hosts.py --seconds 45; \
+	else echo "*** SKIPPED: three serve hosts on one PostgreSQL (Tests/Postgres/concurrent_hosts.py): no PostgreSQL server ***"; fi
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --filter RBSServerTests
 	$(MAKE) web-test
 
@@ -99,6 +113,13 @@ bench:
 bench-serve: plugins
 	$(SWIFT) build -c release --scratch-path .build-release --product rbs-host
 	python3 Benchmarks/serve_load.py --write BENCHMARKS.md $(ARGS)
+
+# Signed payments per second on PostgreSQL with 1, 2 and 3 host processes, next to pgbench against the same throw-away
+# server and the SQLite figure (Benchmarks/postgres_bench.py); writes its part of BENCHMARKS.md.
+bench-pg:
+	$(SWIFT) build -c release --scratch-path .build-release --product rbs-host
+	$(SWIFT) build -c release --scratch-path .build-release --product rbs-bench
+	python3 Benchmarks/postgres_bench.py --write BENCHMARKS.md $(ARGS)
 
 clean:
 	rm -f $(PLUGINS)/*.so

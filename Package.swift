@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // The PostgreSQL engine of the ledger (`--database postgres://…`): several hosts share one bank.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The C ABI: the only contract between the host and plugins. Its sources live in the SDK package (SDK/), which a
@@ -43,6 +45,10 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             // The SQLite C API, for the hot statements of group commit bound without GRDB's value conversions.
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
         ], exclude: ["Documents/CANONICAL.md"]),
         // The host's model: plugin loading and registry, ServiceLocator, atoms, forms and modules. No terminal code.
         .target(name: "RBSCore", dependencies: [

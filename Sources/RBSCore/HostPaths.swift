@@ -1,4 +1,5 @@
 import Foundation
+import RBSLedger
 
 /// Where the host reads plugins from and keeps its data.
 public struct HostPaths: Sendable {
@@ -6,15 +7,20 @@ public struct HostPaths: Sendable {
     public var plugins: String
     /// The data directory: keys, journal, history, plugin images.
     public var data: URL
+    /// Where the ledger's tables are: the data folder's SQLite file, or a PostgreSQL database (`--database`,
+    /// `RBS_DATABASE`).
+    public var database: LedgerLocation
 
-    public init(plugins: String, data: URL) {
+    public init(plugins: String, data: URL, database: LedgerLocation = .dataFolder) {
         self.plugins = plugins
         self.data = data
+        self.database = database
     }
 
     /// `--plugins` wins, then `RBS_PLUGINS`, then `Plugins/` in the working directory; `--data` wins, then
     /// `RBS_HOME`, then `~/.rbs`.
-    public static func resolve(plugins: String?, data: String?,
+    /// `database` is resolved by the caller (``LedgerLocation/resolve(flag:environment:)``, which can refuse).
+    public static func resolve(plugins: String?, data: String?, database: LedgerLocation = .dataFolder,
                                environment: [String: String] = ProcessInfo.processInfo.environment) -> HostPaths {
         let pluginDirectory = plugins ?? environment["RBS_PLUGINS"].flatMap { $0.isEmpty ? nil : $0 } ?? "Plugins"
         let dataDirectory: URL
@@ -25,7 +31,7 @@ public struct HostPaths: Sendable {
         } else {
             dataDirectory = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".rbs")
         }
-        return HostPaths(plugins: pluginDirectory, data: dataDirectory)
+        return HostPaths(plugins: pluginDirectory, data: dataDirectory, database: database)
     }
 
     /// Where the unique copies of plugin images go.

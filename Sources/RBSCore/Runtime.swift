@@ -67,7 +67,7 @@ public final class Runtime: @unchecked Sendable {
         defer { ledgerLock.unlock() }
         if let openedLedger { return openedLedger }
         let clock = self.clock
-        let ledger = try Ledger(dataDirectory: paths.data, clock: { clock.now })
+        let ledger = try Ledger(dataDirectory: paths.data, location: paths.database, clock: { clock.now })
         openedLedger = ledger
         return ledger
     }

@@ -163,6 +163,13 @@ package final class OnlineBank: @unchecked Sendable {
                             pluginID: listing.pluginID, now: clock())
         let runtime = self.runtime
         let answer = try await onLane(run) { () throws(Problem) -> API.Run in
+            // The form's account pickers read the customer's accounts from the ledger (once a call): a database that
+            // cannot be reached is said as itself, not as a form that offers no account.
+            do {
+                _ = try CustomerScope.current?.accounts()
+            } catch CustomerError.storage(.server(let failure)) {
+                throw Self.unavailable(failure)
+            } catch {}
             let session: FormSession
             do throws(RunError) { session = try runtime.open(operation) } catch {
                 throw Problem("cannot-open", "The operation could not be opened", status: 422, detail: error.description)
@@ -473,8 +480,16 @@ package final class OnlineBank: @unchecked Sendable {
                 detail: LedgerError.wouldBeRejected(refusal).description)
     }
 
+    /// The shared database is down or cut off (`--database postgres://…`): 503 with the failure (which server, and
+    /// that nothing was acknowledged), so a client retries — with the same request id, safely.
+    static func unavailable(_ failure: PostgresFailure) -> Problem {
+        Problem("database-unavailable", "The bank's database cannot be reached", status: 503, detail: failure.description,
+                retryAfter: 5)
+    }
+
     func codeProblem(_ error: LedgerError, keys: [String]) -> Problem {
         if case .wouldBeRejected(let refusal) = error { return Self.refusedProblem(refusal) }
+        if case .server(let failure) = error { return Self.unavailable(failure) }
         guard case .code(let code) = error else { return .internalError(error.description) }
         switch code {
         case .wrongPasskey(let left):

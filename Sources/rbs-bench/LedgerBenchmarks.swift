@@ -4,7 +4,7 @@ import Foundation
 import RBSLedger
 
 /// A clock the benchmark moves on by one TOTP step per code, so each batch gets a fresh code.
-private final class SteppingClock: @unchecked Sendable {
+final class SteppingClock: @unchecked Sendable {
     private let lock = NSLock()
     private var current = Date()
     var now: Date { lock.withLock { current } }

@@ -5,6 +5,11 @@ import Foundation
 // --quick: a twentieth of the loop iterations, for a profile under valgrind --tool=callgrind (not for the figures);
 // `ffi` or `seed` instead of a section name: that expression figure alone, for the same purpose.
 
+// `rbs-bench signer …`: one signing process of make bench-pg (see SignerProcess.swift).
+if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "signer" {
+    exit(signerProcess(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 let outputIndex = arguments.firstIndex(of: "--output")
 let output = outputIndex.flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil } ?? "BENCHMARKS.md"
@@ -113,11 +118,14 @@ for section in sections {
         print("\(figure.met.map { $0 ? "✓" : "✗" } ?? "·") \(figure.name): \(format(figure.value)) \(figure.unit) (\(figure.baselineName): \(format(figure.baselineValue)) \(figure.unit), \(ratio)) — \(figure.target ?? "no target")")
     }
 }
-// The serving figures come from another tool (Benchmarks/serve_load.py, wrk against `rbs-host serve`): keep them.
-if let previous = try? String(contentsOfFile: output, encoding: .utf8),
-   let begin = previous.range(of: "<!-- serve:begin -->"), let end = previous.range(of: "<!-- serve:end -->"),
-   begin.lowerBound < end.upperBound {
-    report += "\n" + previous[begin.lowerBound..<end.upperBound] + "\n"
+// The serving and PostgreSQL figures come from other tools (Benchmarks/serve_load.py, wrk against `rbs-host serve`;
+// Benchmarks/postgres_bench.py, make bench-pg): keep them.
+for part in ["serve", "postgres"] {
+    if let previous = try? String(contentsOfFile: output, encoding: .utf8),
+       let begin = previous.range(of: "<!-- \(part):begin -->"), let end = previous.range(of: "<!-- \(part):end -->"),
+       begin.lowerBound < end.upperBound {
+        report += "\n" + previous[begin.lowerBound..<end.upperBound] + "\n"
+    }
 }
 do {
     try report.write(toFile: output, atomically: true, encoding: .utf8)

@@ -10,6 +10,8 @@ protocol HostOptions {
     var plugins: String? { get }
     /// `--data`: the data directory.
     var data: String? { get }
+    /// `--database`: where the ledger's tables are (nil: `RBS_DATABASE`, else the data folder).
+    var database: String? { get }
     /// `--dev`.
     var dev: Bool { get }
     /// `--isolation`.
@@ -21,8 +23,14 @@ protocol HostOptions {
 }
 
 extension HostOptions {
-    /// The plugin folder and the data directory these options name.
-    var paths: HostPaths { HostPaths.resolve(plugins: plugins, data: data) }
+    /// `--database`, else `RBS_DATABASE`, else the data folder.
+    var location: LedgerLocation {
+        get throws(LedgerLocationError) { try LedgerLocation.resolve(flag: database) }
+    }
+
+    /// The plugin folder, the data directory and the ledger's database these options name. A database address that
+    /// cannot be read was refused before the command ran (``GlobalOptions/validate()``).
+    var paths: HostPaths { HostPaths.resolve(plugins: plugins, data: data, database: (try? location) ?? .dataFolder) }
 
     /// Refuses to start when the data folder or a file of the host's in it is not private to this user (see
     /// ``DataFolder``), printing what is wrong and the `chmod`/`chown` that fixes it.

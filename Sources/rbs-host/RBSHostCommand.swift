@@ -13,7 +13,7 @@ struct RBSHostCommand: ParsableCommand {
         subcommands: [REPLCommand.self, ListCommand.self, PluginsCommand.self, DescribeCommand.self, RunCommand.self, RepeatCommand.self,
                       KeysCommand.self, InitCommand.self, JournalCommand.self, VerifyCommand.self, ScanCommand.self,
                       PluginCommand.self, TrustCommand.self, WorkerCommand.self, ServeCommand.self, CustomersCommand.self,
-                      DirectoryCommand.self, AccountsCommand.self, StatementCommand.self, BasketCommand.self],
+                      DirectoryCommand.self, AccountsCommand.self, StatementCommand.self, BasketCommand.self, DatabaseCommand.self],
         defaultSubcommand: REPLCommand.self)
 
     /// ArgumentParser's `main()`, with ``ExitGuard`` standing guard while the command runs: the exit status is the
@@ -37,7 +37,10 @@ struct RBSHostCommand: ParsableCommand {
         do {
             var command = try parseAsRoot()
             // The scan child is given the folder the host has checked already.
-            if let user = command as? any DataFolderCommand { try user.global.checkDataFolder() }
+            if let user = command as? any DataFolderCommand {
+                try user.global.checkDataFolder()
+                try user.global.validate()
+            }
             // A child whose exit status the host reads as the plugin's fault report keeps the status it was given.
             let guarded = !(command is any PluginChildCommand)
             if guarded { ExitGuard.begin(type(of: command).configuration.commandName ?? "rbs-host") }
@@ -57,6 +60,19 @@ struct GlobalOptions: ParsableArguments, HostOptions {
 
     @Option(name: .long, help: ArgumentHelp("The data directory (default: $RBS_HOME, or ~/.rbs).", valueName: "dir"))
     var data: String?
+
+    @Option(name: .long, help: ArgumentHelp("Where the ledger's tables are: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE for a PostgreSQL database that several hosts share (default: $RBS_DATABASE, or the data folder's SQLite file).", valueName: "url"))
+    var database: String?
+
+    /// Refuses a `--database` or `RBS_DATABASE` that is not an address before any command runs, so the ledger
+    /// never falls back to the data folder silently.
+    func validate() throws {
+        do {
+            _ = try location
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
 
     @Flag(name: .long, help: "Development mode (also RBS_DEV=1): plugins need no signature, hot reload is on.")
     var dev = false

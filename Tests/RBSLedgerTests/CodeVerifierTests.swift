@@ -22,7 +22,7 @@ struct CodeVerifierTests {
         let code = f.nextCode()
         try f.ledger.codeVerifier().verify(code)
         try f.ledger.close()
-        let reopened = try Ledger(dataDirectory: f.directory, clock: f.clock.closure)
+        let reopened = try f.reopen()
         #expect { try reopened.codeVerifier().verify(code) } throws: { error in
             guard case .code(.replayed) = error as? LedgerError else { return false }
             return true
@@ -53,7 +53,7 @@ struct CodeVerifierTests {
         let f = try Fixture()
         for _ in 1...5 { _ = try? f.ledger.codeVerifier().verify("999999") }
         try f.ledger.close()
-        let reopened = try Ledger(dataDirectory: f.directory, clock: f.clock.closure)
+        let reopened = try f.reopen()
         #expect { try reopened.codeVerifier().verify(f.nextCode()) } throws: { error in
             guard case .code(.locked) = error as? LedgerError else { return false }
             return true

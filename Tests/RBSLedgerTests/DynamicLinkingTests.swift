@@ -112,7 +112,7 @@ struct DynamicLinkingTests {
         let response = try Self.response(f, for: a)
         _ = try f.ledger.signAndPost(a, code: response)
         try f.ledger.close()
-        let reopened = try Ledger(dataDirectory: f.directory, clock: f.clock.closure)
+        let reopened = try f.reopen()
         #expect(throws: LedgerError.code(.challengeUsed)) { try reopened.signAndPost(a, code: response) }
         #expect(try reopened.journal.entries().count == 1)
         #expect(try reopened.bank.account(number: "40817810438000000001")?.balance == 149_900)
@@ -135,9 +135,9 @@ struct DynamicLinkingTests {
         guard case .posted = try f.ledger.signAndPost(a, code: right) else { Issue.record("not posted after the lock"); return }
     }
 
-    @Test("OCRA: the journal records the method, suite, challenge and response; verify re-checks them")
+    @Test("SQLite: OCRA: the journal records the method, suite, challenge and response; verify re-checks them (the file edited)")
     func ocraJournalRecordsMethod() throws {
-        let f = try Fixture(ocra: Self.suite)
+        let f = try Fixture(ocra: Self.suite, engine: .sqlite)
         let a = try f.payment()
         let response = try Self.response(f, for: a)
         _ = try f.ledger.signAndPost(a, code: response)
@@ -171,7 +171,7 @@ struct DynamicLinkingTests {
             try db.execute(sql: "DROP TRIGGER journal_no_update")
             try db.execute(sql: "UPDATE journal SET auth_method = 'totp', auth_suite = 'TOTP-SHA1-6-30S', auth_challenge = NULL, auth_response = NULL")
         }
-        let reopened = try Ledger(dataDirectory: f.directory, clock: f.clock.closure)
+        let reopened = try f.reopen()
         guard case .bad(1, let reason) = try reopened.journal.verify() else { Issue.record("not detected"); return }
         #expect(reason.contains("does not match its hash"))
     }

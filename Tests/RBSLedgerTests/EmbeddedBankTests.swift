@@ -158,12 +158,12 @@ struct CoreTests {
         let f = try Fixture()
         _ = try f.ledger.signAndPost(try f.payment(amount: "5.00"), code: f.nextCode())
         try f.ledger.close()
-        let reopened = try Ledger(dataDirectory: f.directory, clock: f.clock.closure)
+        let reopened = try f.reopen()
         #expect(try reopened.bank.account(number: Self.current)?.balance == 149_995)
         #expect(try reopened.journal.verify() == .ok(1))
     }
 
-    @Test("a file that is not SQLite gives a clear error, not a crash")
+    @Test("SQLite: a file that is not SQLite gives a clear error, not a crash")
     func notADatabase() throws {
         let directory = temporaryDirectory()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -175,9 +175,9 @@ struct CoreTests {
         }
     }
 
-    @Test("a database with damaged pages gives a clear error, not a crash")
+    @Test("SQLite: a database with damaged pages gives a clear error, not a crash")
     func damagedPages() throws {
-        let f = try Fixture()
+        let f = try Fixture(engine: .sqlite)
         _ = try f.ledger.signAndPost(try f.payment(), code: f.nextCode())
         try f.ledger.close()
         let url = f.directory.appendingPathComponent("rbs.sqlite")

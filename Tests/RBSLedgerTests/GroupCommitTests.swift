@@ -14,7 +14,7 @@ struct GroupCommitTests {
     static func twin(of f: Fixture) throws -> Ledger {
         let copy = temporaryDirectory()
         try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
-        let ledger = try Ledger.create(dataDirectory: copy, clock: f.clock.closure).ledger
+        let ledger = try Ledger.create(dataDirectory: copy, location: try f.freshLocation(), clock: f.clock.closure).ledger
         for name in ["signing.key", "totp.secret", "signing.name"] {
             try FileManager.default.copyItem(at: f.directory.appendingPathComponent(name), to: copy.appendingPathComponent(name))
         }

@@ -5,9 +5,10 @@ import Testing
 
 @Suite("Journal")
 struct JournalTests {
-    /// A ledger with three posted payments, closed (so the WAL is checkpointed into the main file).
+    /// A ledger with three posted payments, closed (so the WAL is checkpointed into the main file); these tests
+    /// edit the SQLite file itself, so they run on SQLite only (PostgresStoreTests has the database's refusals).
     static func closedLedgerWithThreeEntries() throws -> (Fixture, [Document]) {
-        let f = try Fixture()
+        let f = try Fixture(engine: .sqlite)
         var documents: [Document] = []
         for amount in ["1.00", "2.00", "3.00"] {
             let document = try f.payment(amount: amount)
@@ -30,7 +31,7 @@ struct JournalTests {
         #expect(try f.ledger.journal.verify() == .ok(2))
     }
 
-    @Test("flipping one byte of an entry's document in the database file makes verify name that entry")
+    @Test("SQLite: flipping one byte of an entry's document in the database file makes verify name that entry")
     func flippedByteNamesEntry() throws {
         let (f, documents) = try Self.closedLedgerWithThreeEntries()
         let url = f.directory.appendingPathComponent("rbs.sqlite")
@@ -49,7 +50,7 @@ struct JournalTests {
         #expect(reason.contains("altered"))
     }
 
-    @Test("the append-only triggers refuse UPDATE and DELETE")
+    @Test("SQLite: the append-only triggers refuse UPDATE and DELETE")
     func appendOnly() throws {
         let (f, _) = try Self.closedLedgerWithThreeEntries()
         let queue = try DatabaseQueue(path: f.directory.appendingPathComponent("rbs.sqlite").path)
@@ -61,7 +62,7 @@ struct JournalTests {
         #expect(count == 3)
     }
 
-    @Test("verify names a missing entry, a broken link and an altered outcome")
+    @Test("SQLite: verify names a missing entry, a broken link and an altered outcome")
     func detectsGapsLinksAndOutcomes() throws {
         let (f, _) = try Self.closedLedgerWithThreeEntries()
         let path = f.directory.appendingPathComponent("rbs.sqlite").path
@@ -82,7 +83,7 @@ struct JournalTests {
         #expect(try ledger.journal.verify() == .bad(sequence: 1, reason: "entry 1 is missing (the next entry is 2)"))
     }
 
-    @Test("a value of the wrong kind in a damaged file is reported by verify and statement, naming the column, not a crash")
+    @Test("SQLite: a value of the wrong kind in a damaged file is reported by verify and statement, naming the column, not a crash")
     func wrongKindOfValueIsReported() throws {
         let (f, _) = try Self.closedLedgerWithThreeEntries()
         let queue = try DatabaseQueue(path: f.directory.appendingPathComponent("rbs.sqlite").path)
@@ -106,7 +107,7 @@ struct JournalTests {
         }
     }
 
-    @Test("the journal refuses a second entry for a document id, and verify names an altered lookup key")
+    @Test("SQLite: the journal refuses a second entry for a document id, and verify names an altered lookup key")
     func documentKeyIsExactAndChecked() throws {
         let (f, _) = try Self.closedLedgerWithThreeEntries()
         let queue = try DatabaseQueue(path: f.directory.appendingPathComponent("rbs.sqlite").path)
@@ -145,7 +146,7 @@ struct JournalTests {
         #expect(JournalEntry.documentKey(of: "not hex") == 0)
     }
 
-    @Test("verify names a bad signature")
+    @Test("SQLite: verify names a bad signature")
     func detectsBadSignature() throws {
         let (f, _) = try Self.closedLedgerWithThreeEntries()
         let queue = try DatabaseQueue(path: f.directory.appendingPathComponent("rbs.sqlite").path)

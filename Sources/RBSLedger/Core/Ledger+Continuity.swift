@@ -9,10 +9,12 @@ extension Ledger {
         public let description: String
     }
 
-    /// Whether `dataDirectory` holds nothing of a ledger: no database (or an empty file), no `ledger-tip`, no
-    /// signing key. `keys init` creates the ledger in such a folder (the documented first start).
-    public static func isFresh(_ dataDirectory: URL) -> Bool {
-        LedgerDatabase.absence(in: dataDirectory) != nil
+    /// Whether `dataDirectory` holds nothing of a ledger: no database (or an empty file; with PostgreSQL, a
+    /// database without the ledger's tables), no `ledger-tip`, no signing key. `keys init` creates the ledger in
+    /// such a folder (the documented first start). A PostgreSQL server that cannot be asked is not fresh: opening
+    /// it then reports why.
+    public static func isFresh(_ dataDirectory: URL, location: LedgerLocation = .dataFolder) -> Bool {
+        (try? LedgerDatabase.absence(in: dataDirectory, location: location)).flatMap { $0 } != nil
             && !FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent(LedgerTip.fileName).path)
             && !FileManager.default.fileExists(atPath: KeyStore(dataDirectory: dataDirectory).signingKeyURL.path)
     }
@@ -22,8 +24,13 @@ extension Ledger {
     /// the old record knew beyond it given up), and where there is none a new ledger is started. Nothing is ever
     /// deleted (a database without the ledger's tables is moved aside), and the used-code record and a lock-out
     /// are carried over from the old record either way.
+    ///
+    /// With PostgreSQL (`location`), "a database exists" means the database holds the ledger's tables; one
+    /// without them is given the tables. Several hosts may create at once: the schema steps run under a lock,
+    /// and all of them get the one ledger.
     public static func create(
-        dataDirectory: URL, clock: @escaping @Sendable () -> Date = { Date() }, force: Bool = false
+        dataDirectory: URL, location: LedgerLocation = .dataFolder, clock: @escaping @Sendable () -> Date = { Date() },
+        force: Bool = false
     ) throws(LedgerError) -> (ledger: Ledger, creation: Creation) {
         let record: LedgerTip?
         do {
@@ -33,11 +40,15 @@ extension Ledger {
             record = nil  // --force records the tip again
         }
         let tipPath = dataDirectory.appendingPathComponent(LedgerTip.fileName).path
-        let databasePath = dataDirectory.appendingPathComponent(LedgerDatabase.fileName).path
-        let absence = LedgerDatabase.absence(in: dataDirectory)
+        let databasePath: String = switch location {
+        case .dataFolder: dataDirectory.appendingPathComponent(LedgerDatabase.fileName).path
+        case .postgres(let address): address.description
+        }
+        let absence = try LedgerDatabase.absence(in: dataDirectory, location: location)
         if !force {
             if absence == nil {
-                throw .alreadyInitialized(directory: dataDirectory.path, detail: "\(databasePath) exists")
+                throw .alreadyInitialized(directory: dataDirectory.path,
+                                          detail: location == .dataFolder ? "\(databasePath) exists" : "\(databasePath) holds a ledger")
             }
             if let record {
                 throw .alreadyInitialized(
@@ -58,7 +69,7 @@ extension Ledger {
         if absence == nil {
             var existing: LedgerDatabase?
             do {
-                existing = try LedgerDatabase(dataDirectory: dataDirectory)
+                existing = try LedgerDatabase(dataDirectory: dataDirectory, location: location)
             } catch {
                 guard case .historyMissing = error else { throw error }
             }
@@ -67,6 +78,9 @@ extension Ledger {
                 created = false
                 let current = try database.read(LedgerTip.current)
                 notes.append("adopted \(databasePath) as it is: ledger \(current.ledgerId), \(current.entryText)")
+            } else if location != .dataFolder {
+                // Tables of the ledger's appeared since absence was asked (another host creating it): open them.
+                database = try LedgerDatabase(dataDirectory: dataDirectory, location: location, create: true)
             } else {
                 // An SQLite file without the ledger's tables: kept beside, never deleted.
                 let aside = databasePath + ".set-aside-\(Timestamp.milliseconds(Date()))"
@@ -78,11 +92,18 @@ extension Ledger {
                 database = try LedgerDatabase(dataDirectory: dataDirectory, create: true)
             }
         } else {
-            unlink(databasePath)  // missing, or an empty file: nothing to keep
-            for suffix in ["-wal", "-shm"] { unlink(databasePath + suffix) }
-            database = try LedgerDatabase(dataDirectory: dataDirectory, create: true)
+            if location == .dataFolder {
+                unlink(databasePath)  // missing, or an empty file: nothing to keep
+                for suffix in ["-wal", "-shm"] { unlink(databasePath + suffix) }
+            }
+            database = try LedgerDatabase(dataDirectory: dataDirectory, location: location, create: true)
         }
         let current = try database.read(LedgerTip.current)
+        if created, location != .dataFolder, database.stepsApplied.isEmpty {
+            // Another host made the tables between our look and our lock: this one joins that ledger.
+            created = false
+            notes.append("opened ledger \(current.ledgerId) in \(databasePath), which another host created a moment ago")
+        }
         if created { notes.insert("created a new ledger \(current.ledgerId) in \(databasePath)", at: 0) }
         if let record {
             if record.ledgerId != current.ledgerId {
@@ -97,9 +118,13 @@ extension Ledger {
         return (ledger, Creation(description: notes.joined(separator: "; ")))
     }
 
-    /// Opens the existing database of `dataDirectory` after checking that it continues the history the folder
-    /// knows of; carries a newer code state over from the record; records the tip.
-    static func openExisting(_ dataDirectory: URL, clock: @Sendable () -> Date) throws(LedgerError) -> LedgerDatabase {
+    /// Opens the existing database of `dataDirectory` (or at `location`) after checking that it continues the
+    /// history the folder knows of; carries a newer code state over from the record; records the tip.
+    ///
+    /// With PostgreSQL several hosts write the ledger, so a record that lags behind the database is expected and
+    /// accepted; one that ran ahead of it, or names another ledger, is refused as with SQLite.
+    static func openExisting(_ dataDirectory: URL, location: LedgerLocation = .dataFolder,
+                             clock: @Sendable () -> Date) throws(LedgerError) -> LedgerDatabase {
         let record = try LedgerTip.read(in: dataDirectory)
         let tipPath = dataDirectory.appendingPathComponent(LedgerTip.fileName).path
         let keyPath = KeyStore(dataDirectory: dataDirectory).signingKeyURL.path
@@ -114,10 +139,10 @@ extension Ledger {
             guard let known else { return .firstStart(directory: dataDirectory.path) }
             return .historyMissing(directory: dataDirectory.path, found: found, known: known)
         }
-        if let absence = LedgerDatabase.absence(in: dataDirectory) { throw missing(absence) }
+        if location == .dataFolder, let absence = LedgerDatabase.absence(in: dataDirectory) { throw missing(absence) }
         let database: LedgerDatabase
         do {
-            database = try LedgerDatabase(dataDirectory: dataDirectory)
+            database = try LedgerDatabase(dataDirectory: dataDirectory, location: location)
         } catch {
             if case .historyMissing(_, let found, _) = error { throw missing(found) }
             throw error

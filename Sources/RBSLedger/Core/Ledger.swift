@@ -30,13 +30,19 @@ public final class Ledger: Sendable {
     public let customers: Customers
     let database: LedgerDatabase
     let clock: @Sendable () -> Date
+    /// Where the ledger's tables are (the data folder's SQLite file, or a PostgreSQL database).
+    public var location: LedgerLocation { database.location }
 
     /// Opens the ledger of `dataDirectory`; `clock` gives the current time. Never creates one: a folder with no
     /// ledger yet throws ``LedgerError/firstStart(directory:)``, and one whose database does not hold the history
     /// that `ledger-tip` or a signing key says existed throws ``LedgerError/historyMissing(directory:found:known:)``
     /// (see ``create(dataDirectory:clock:force:)`` and README, "Data folder").
-    public convenience init(dataDirectory: URL, clock: @escaping @Sendable () -> Date = { Date() }) throws(LedgerError) {
-        let database = try Self.openExisting(dataDirectory, clock: clock)
+    ///
+    /// `location` says where the ledger's tables are: the data folder's SQLite file (the default) or a PostgreSQL
+    /// database several hosts share; the keys and `ledger-tip` stay in the data folder either way.
+    public convenience init(dataDirectory: URL, location: LedgerLocation = .dataFolder,
+                            clock: @escaping @Sendable () -> Date = { Date() }) throws(LedgerError) {
+        let database = try Self.openExisting(dataDirectory, location: location, clock: clock)
         self.init(dataDirectory: dataDirectory, database: database, clock: clock)
     }
 

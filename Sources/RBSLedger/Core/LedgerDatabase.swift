@@ -11,6 +11,10 @@ import Synchronization
 final class LedgerDatabase: Sendable {
     let store: any LedgerStore
     let directory: URL
+    /// Where the tables are: the data folder's SQLite file, or a PostgreSQL database.
+    let location: LedgerLocation
+    /// The schema steps this open applied (none when the database was up to date).
+    let stepsApplied: [String]
     /// The last tip record this process wrote (so an unchanged state is not written again).
     private let recorded = Mutex<LedgerTip?>(nil)
 
@@ -28,28 +32,53 @@ final class LedgerDatabase: Sendable {
         return info.st_size == 0 ? "\(path) is empty (0 bytes)" : nil
     }
 
-    /// Opens the database of `dataDirectory`. Without `create`, the file must exist with the ledger's tables
-    /// (``LedgerError/historyMissing(directory:found:known:)`` with an empty `known` otherwise: the caller knows
-    /// what history there was); with `create`, a new file is made (0600) and the schema and the demo seed are
-    /// written. Either way the file and its `-wal`/`-shm` must be private to this user.
-    init(dataDirectory: URL, create: Bool = false) throws(LedgerError) {
+    /// What is missing at `location`: the SQLite file's ``absence(in:)``, or for PostgreSQL "postgres://… holds
+    /// no ledger tables" (the server is asked; an unreachable one throws).
+    static func absence(in dataDirectory: URL, location: LedgerLocation) throws(LedgerError) -> String? {
+        switch location {
+        case .dataFolder:
+            return absence(in: dataDirectory)
+        case .postgres(let address):
+            let store = try PostgresStore(address: address)
+            defer { try? store.close() }
+            do {
+                return try store.holdsLedger() ? nil : "\(store.place) holds no ledger tables"
+            } catch {
+                throw store.ledgerError(error)
+            }
+        }
+    }
+
+    /// Opens the database of `dataDirectory` (or the PostgreSQL database `location` names). Without `create`,
+    /// the file must exist with the ledger's tables (``LedgerError/historyMissing(directory:found:known:)`` with an
+    /// empty `known` otherwise: the caller knows what history there was); with `create`, a new file is made (0600),
+    /// or the PostgreSQL database given the tables, and the schema and the demo seed are written. Either way the
+    /// SQLite file and its `-wal`/`-shm` must be private to this user.
+    init(dataDirectory: URL, location: LedgerLocation = .dataFolder, create: Bool = false) throws(LedgerError) {
         do {
             try SecureFile.ensureDirectory(dataDirectory)
         } catch {
             switch error { case .system(let detail): throw .dataDirectory(path: dataDirectory.path, detail: detail) }
         }
         directory = dataDirectory
-        let path = dataDirectory.appendingPathComponent(Self.fileName).path
-        if !create, let absent = Self.absence(in: dataDirectory) {
-            throw .historyMissing(directory: dataDirectory.path, found: absent, known: "")
+        self.location = location
+        let store: any LedgerStore
+        switch location {
+        case .dataFolder:
+            let path = dataDirectory.appendingPathComponent(Self.fileName).path
+            if !create, let absent = Self.absence(in: dataDirectory) {
+                throw .historyMissing(directory: dataDirectory.path, found: absent, known: "")
+            }
+            store = try SQLiteStore(path: path, create: create)
+        case .postgres(let address):
+            store = try PostgresStore(address: address)
         }
-        let store = try SQLiteStore(path: path, create: create)
         self.store = store
         do {
             if !create, try !store.holdsLedger() {
-                throw LedgerError.historyMissing(directory: dataDirectory.path, found: "\(path) holds no ledger tables", known: "")
+                throw LedgerError.historyMissing(directory: dataDirectory.path, found: "\(store.place) holds no ledger tables", known: "")
             }
-            _ = try store.migrate()
+            stepsApplied = try store.migrate()
         } catch {
             throw store.ledgerError(error)
         }

@@ -8,6 +8,8 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     case corruptDatabase(path: String, detail: String)
     /// The database refused an operation.
     case database(path: String, detail: String)
+    /// The PostgreSQL server could not be reached, refused the login, or broke off (`--database postgres://…`).
+    case server(PostgresFailure)
     case keys(KeyStoreError)
     case code(OneTimeCodeError)
     case document(DocumentError)
@@ -48,6 +50,7 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
             "the database \(path) is damaged or is not an rbs-host database (\(detail)); restore it from a backup — do not delete it, it holds the signed journal"
         case .database(let path, let detail):
             "the database \(path) refused the operation: \(detail)"
+        case .server(let failure): failure.description
         case .keys(let error): error.description
         case .code(let error): error.description
         case .document(let error): error.description

@@ -104,7 +104,7 @@ public struct Journal: Sendable {
                 """),
              try db.rows("""
                 SELECT j.seq, (SELECT count(*) FROM postings p WHERE p.journal_seq = j.seq) AS n
-                FROM journal j WHERE j.kind = 'posted' AND n != 1
+                FROM journal j WHERE j.kind = 'posted' AND (SELECT count(*) FROM postings p WHERE p.journal_seq = j.seq) != 1
                 """),
              try db.rows("SELECT number, currency, balance, opening FROM accounts ORDER BY position"))
         }

@@ -12,7 +12,7 @@ struct AccountsCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let overview = try Ledger(dataDirectory: global.paths.data).accountOverview()
+            let overview = try Ledger(dataDirectory: global.paths.data, location: global.paths.database).accountOverview()
             if json { JSONOutput.print(StatementText.json(overview)) } else { print(StatementText.render(overview, language: global.language)) }
         } catch {
             Terminal.error(String(describing: error))

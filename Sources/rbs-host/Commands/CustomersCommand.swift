@@ -33,8 +33,10 @@ struct CustomersCommand: ParsableCommand {
             }
             try CustomersText.reporting {
                 // The first customer of a fresh data folder is its documented first start, as `keys init` is.
-                let data = global.paths.data
-                let ledger = Ledger.isFresh(data) ? try Ledger.create(dataDirectory: data).ledger : try Ledger(dataDirectory: data)
+                let data = global.paths.data, location = global.paths.database
+                let ledger = Ledger.isFresh(data, location: location)
+                    ? try Ledger.create(dataDirectory: data, location: location).ledger
+                    : try Ledger(dataDirectory: data, location: location)
                 let record = try PasswordRecord.make(password: password)
                 let (customer, enrolment) = try ledger.customers.add(name: name, passwordRecord: record.text)
                 let accounts = try ledger.customers.accounts(of: customer)
@@ -51,7 +53,7 @@ struct CustomersCommand: ParsableCommand {
 
         func run() throws {
             try CustomersText.reporting {
-                let ledger = try Ledger(dataDirectory: global.paths.data)
+                let ledger = try Ledger(dataDirectory: global.paths.data, location: global.paths.database)
                 let customers = try ledger.customers.list()
                 var rows: [CustomersText.Row] = []
                 for customer in customers {
@@ -75,7 +77,7 @@ struct CustomersCommand: ParsableCommand {
 
         func run() throws {
             try CustomersText.reporting {
-                try Ledger(dataDirectory: global.paths.data).customers.remove(name: name)
+                try Ledger(dataDirectory: global.paths.data, location: global.paths.database).customers.remove(name: name)
                 print("removed \(name): login and signing key deleted, accounts blocked, journal entries kept")
             }
         }
@@ -90,7 +92,7 @@ struct CustomersCommand: ParsableCommand {
 
         func run() throws {
             try CustomersText.reporting {
-                print(try Ledger(dataDirectory: global.paths.data).customers.code(for: name, at: HostClock.current.now))
+                print(try Ledger(dataDirectory: global.paths.data, location: global.paths.database).customers.code(for: name, at: HostClock.current.now))
             }
         }
     }

@@ -18,7 +18,7 @@ struct InitCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let (ledger, creation) = try Ledger.create(dataDirectory: global.paths.data, clock: { HostClock.current.now }, force: force)
+            let (ledger, creation) = try Ledger.create(dataDirectory: global.paths.data, location: global.paths.database, clock: { HostClock.current.now }, force: force)
             try ledger.close()
             print(creation.description)
         } catch {

@@ -27,7 +27,7 @@ struct JournalCommand: ParsableCommand {
 
         func run() throws {
             do {
-                let ledger = try Ledger(dataDirectory: global.paths.data)
+                let ledger = try Ledger(dataDirectory: global.paths.data, location: global.paths.database)
                 if let entry {
                     print(try Show.render(entry, ledger: ledger, directory: try? BankDirectory.current(dataDirectory: global.paths.data), json: json))
                     return
@@ -62,7 +62,7 @@ struct JournalCommand: ParsableCommand {
 
         func run() throws {
             do {
-                print(try Self.render(entry, ledger: try Ledger(dataDirectory: global.paths.data),
+                print(try Self.render(entry, ledger: try Ledger(dataDirectory: global.paths.data, location: global.paths.database),
                                       directory: try? BankDirectory.current(dataDirectory: global.paths.data), json: json))
             } catch {
                 Terminal.error(String(describing: error))
@@ -88,7 +88,7 @@ struct JournalCommand: ParsableCommand {
 
         func run() throws {
             do {
-                let ledger = try Ledger(dataDirectory: global.paths.data)
+                let ledger = try Ledger(dataDirectory: global.paths.data, location: global.paths.database)
                 let written = try JournalQuery.receipt(entry, format: format, output: output, ledger: ledger,
                                                        directory: try? BankDirectory.current(dataDirectory: global.paths.data), toTerminal: isatty(1) == 1)
                 if let written { Terminal.note(written) }
@@ -107,7 +107,7 @@ struct VerifyCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let ledger = try Ledger(dataDirectory: global.paths.data)
+            let ledger = try Ledger(dataDirectory: global.paths.data, location: global.paths.database)
             // The enrolled secret, when there is one, lets verify re-check the OCRA responses it answered.
             switch try ledger.journal.verify(authenticator: try? ledger.authenticator()) {
             case .ok(let count):

@@ -9,6 +9,8 @@ struct QuickList: HostOptions {
     var data: String?
     var dev = false
     var json = false
+    /// `list` opens no ledger, so a plain `list` takes no `--database` (RBS_DATABASE is not needed either).
+    var database: String? { nil }
     var isolation: IsolationSettings.Mode? { nil }
     var workerTimeout: Double? { nil }
     var lang: HostLanguage? { nil }

@@ -190,7 +190,7 @@ final class REPL: @unchecked Sendable {
                 let name = zip([""] + options, options).first { !$0.0.hasPrefix("--") && !$0.1.hasPrefix("--") }?.1
                     ?? ProcessInfo.processInfo.environment["USER"] ?? "user"
                 let suite = ocra ? try OCRASuite(OCRASuite.hostDefault) : nil
-                let (enrolment, created) = try KeysText.initialize(dataDirectory: runtime.paths.data, name: name,
+                let (enrolment, created) = try KeysText.initialize(dataDirectory: runtime.paths.data, location: runtime.paths.database, name: name,
                                                                    force: arguments.contains("--force"), ocra: suite)
                 console.say(([KeysText.enrolment(enrolment)] + [created].compactMap { $0 }).joined(separator: "\n"))
             } else {

@@ -1,0 +1,437 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import Synchronization
+
+/// The ledger in a PostgreSQL database that several hosts share (`--database postgres://…`).
+///
+/// The ledger's API is synchronous, so this store runs postgres-nio on one event-loop thread of its own and
+/// blocks the calling thread (never that event loop) on each answer, with a deadline. Connections come from a
+/// small pool; one that broke is dropped and the next operation connects anew.
+///
+/// Guarantees across hosts come from the database:
+/// - every write transaction (READ COMMITTED) first takes the transaction-scoped advisory lock ``ledgerLock``,
+///   so writers of this ledger run one at a time whichever host they are on: the journal stays one hash chain,
+///   a document id is checked and journaled once, balances are checked against the committed state, and a
+///   one-time code step or an OCRA challenge is accepted once. The lock ends with the transaction (also when
+///   the host dies: the server rolls the transaction back when the connection drops);
+/// - reads run in a REPEATABLE READ READ ONLY transaction: one consistent snapshot;
+/// - a transaction the server aborts as a serialisation failure or a deadlock is run again, at most
+///   ``maximumAttempts`` times, then reported;
+/// - a connection lost in a transaction fails the operation (nothing is acknowledged before COMMIT returns).
+///
+/// Schema steps (``LedgerSchema``) are recorded in `rbs_schema_steps` and applied under the session advisory lock
+/// ``migrationLock``, each in its own transaction, so hosts starting at once apply each step once.
+final class PostgresStore: LedgerStore, @unchecked Sendable {
+    let address: PostgresAddress
+    var place: String { address.description }
+    var dialect: SQLDialect { .postgres }
+
+    /// The key of the advisory lock every write transaction takes first ("RBSLEDGR").
+    static let ledgerLock: Int64 = 0x5242_534C_4544_4752
+    /// The key of the advisory lock migrations hold ("RBSMIGRT").
+    static let migrationLock: Int64 = 0x5242_534D_4947_5254
+    /// How many times a transaction is tried when the server aborts it as a conflict.
+    static let maximumAttempts = 5
+    /// Idle connections kept for the next operation.
+    private static let idleLimit = 8
+
+    private let group: MultiThreadedEventLoopGroup
+    private let idle = Mutex<[PostgresConnection]>([])
+    private let isClosed = Atomic<Bool>(false)
+    private let logger = Logger(label: "rbs.ledger.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+    private let nextId = Atomic<Int>(1)
+
+    /// Connects to `address` (checking that the server answers and takes the login) and keeps the connection.
+    init(address: PostgresAddress) throws(LedgerError) {
+        self.address = address
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        do {
+            let connection = try connect()
+            idle.withLock { $0.append(connection) }
+        } catch {
+            try? group.syncShutdownGracefully()
+            throw ledgerError(error)
+        }
+    }
+
+    deinit {
+        closeAll()
+        try? group.syncShutdownGracefully()
+    }
+
+    // MARK: - LedgerStore
+
+    func write<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
+        try transaction(begin: "BEGIN ISOLATION LEVEL READ COMMITTED",
+                        lock: "SELECT pg_advisory_xact_lock(\(Self.ledgerLock))", body)
+    }
+
+    func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
+        try transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", lock: nil, body)
+    }
+
+    func holdsLedger() throws -> Bool {
+        try read { db in
+            try db.exists("SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'journal'")
+        }
+    }
+
+    func migrate() throws -> [String] {
+        try withConnection { connection in
+            _ = try run(connection, "SELECT pg_advisory_lock(\(Self.migrationLock))", [])
+            var done: [String] = []
+            do {
+                _ = try run(connection, "CREATE TABLE IF NOT EXISTS rbs_schema_steps (name TEXT PRIMARY KEY, applied_ms BIGINT NOT NULL)", [])
+                let applied = Set(try run(connection, "SELECT name FROM rbs_schema_steps", []).compactMap { $0.values.first.flatMap(String.init(sqlValue:)) })
+                for step in LedgerSchema.steps where !applied.contains(step.name) {
+                    _ = try run(connection, "BEGIN", [])
+                    do {
+                        try step.apply(PostgresTransaction(store: self, connection: connection))
+                        _ = try run(connection, "INSERT INTO rbs_schema_steps (name, applied_ms) VALUES ($1, $2)",
+                                    [.text(step.name), .integer(Timestamp.milliseconds(Date()))])
+                        _ = try run(connection, "COMMIT", [])
+                    } catch {
+                        _ = try? run(connection, "ROLLBACK", [])
+                        throw error
+                    }
+                    done.append(step.name)
+                }
+            } catch {
+                _ = try? run(connection, "SELECT pg_advisory_unlock(\(Self.migrationLock))", [])
+                throw error
+            }
+            _ = try run(connection, "SELECT pg_advisory_unlock(\(Self.migrationLock))", [])
+            return done
+        }
+    }
+
+    func appliedSteps() throws -> [String] {
+        let applied: Set<String> = try read { db in
+            guard try db.exists("SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'rbs_schema_steps'") else {
+                return []
+            }
+            return Set(try db.values(String.self, "SELECT name FROM rbs_schema_steps"))
+        }
+        let known = LedgerSchema.steps.map(\.name)
+        return known.filter(applied.contains) + applied.subtracting(known).sorted()
+    }
+
+    func close() throws {
+        isClosed.store(true, ordering: .sequentiallyConsistent)
+        closeAll()
+    }
+
+    func ledgerError(_ error: any Error) -> LedgerError {
+        switch error {
+        case let error as LedgerError: return error
+        case let failure as PostgresFailure: return .server(failure)
+        case let refused as PostgresRefusal: return .database(path: place, detail: refused.message)
+        default: return .database(path: place, detail: String(describing: error))
+        }
+    }
+
+    // MARK: - Transactions
+
+    /// Runs `body` between `begin` and COMMIT on a pooled connection, taking `lock` first.
+    ///
+    /// A connection found broken at BEGIN (an idle one the server dropped while it restarted) is replaced and the
+    /// transaction started again: nothing of it had reached the server. A conflict the server reports
+    /// (serialisation failure, deadlock) runs the whole transaction again, up to ``maximumAttempts`` times. A
+    /// connection lost later fails the operation.
+    private func transaction<T>(begin: String, lock: String?, _ body: (any SQLTransaction) throws -> T) throws -> T {
+        var conflicts = 0
+        var staleConnections = 0
+        while true {
+            let connection = try checkout()
+            do {
+                _ = try run(connection, begin, [])
+            } catch let failure as PostgresFailure {
+                discard(connection)
+                guard case .connectionLost = failure, staleConnections <= Self.idleLimit else { throw failure }
+                staleConnections += 1
+                continue
+            }
+            do {
+                if let lock { _ = try run(connection, lock, []) }
+                let value = try body(PostgresTransaction(store: self, connection: connection))
+                _ = try run(connection, "COMMIT", [])
+                checkin(connection)
+                return value
+            } catch let failure as PostgresFailure {
+                discard(connection)
+                throw failure
+            } catch {
+                do {
+                    _ = try run(connection, "ROLLBACK", [])
+                    checkin(connection)
+                } catch {
+                    discard(connection)
+                }
+                if let refusal = error as? PostgresRefusal, refusal.isConflict {
+                    conflicts += 1
+                    guard conflicts < Self.maximumAttempts else {
+                        throw PostgresFailure.retriesExhausted(server: address.server, attempts: conflicts, detail: refusal.message)
+                    }
+                    // A short, growing pause with jitter, so the conflicting transactions do not meet again at once.
+                    usleep(UInt32.random(in: 1_000...5_000) * UInt32(conflicts))
+                    continue
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Runs one statement outside any transaction (`CREATE DATABASE`, `DROP DATABASE`) on the server and database
+    /// of `address`: the tests' fresh databases, an operator's set-up.
+    static func administer(_ sql: String, at address: PostgresAddress) throws(LedgerError) {
+        let store = try PostgresStore(address: address)
+        defer { try? store.close() }
+        do {
+            _ = try store.withConnection { connection in try store.run(connection, sql, []) }
+        } catch {
+            throw store.ledgerError(error)
+        }
+    }
+
+    /// Runs `body` with a pooled connection outside a transaction; the connection goes back unless it broke.
+    private func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        let connection = try checkout()
+        do {
+            let value = try body(connection)
+            checkin(connection)
+            return value
+        } catch let failure as PostgresFailure {
+            discard(connection)
+            throw failure
+        } catch {
+            checkin(connection)
+            throw error
+        }
+    }
+
+    // MARK: - Statements
+
+    /// Runs one statement (`$n` placeholders) and reads its rows.
+    func run(_ connection: PostgresConnection, _ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
+        guard !connection.isClosed else {
+            throw PostgresFailure.connectionLost(server: address.server, detail: "the server closed the connection")
+        }
+        var binds = PostgresBindings(capacity: arguments.count)
+        for argument in arguments {
+            switch argument {
+            case .null: binds.appendNull()
+            case .integer(let value): binds.append(value)
+            case .text(let text): binds.append(text)
+            case .blob(let bytes): binds.append(ByteBuffer(bytes: bytes))
+            }
+        }
+        let query = PostgresQuery(unsafeSQL: sql, binds: binds)
+        let future = connection.query(query, logger: logger).flatMapThrowing { result in try Self.rows(of: result) }
+        return try wait(future, seconds: address.statementTimeout + 5, connection: connection)
+    }
+
+    /// The rows of a result as ``SQLRow``s.
+    private static func rows(of result: PostgresQueryResult) throws -> [SQLRow] {
+        guard let first = result.rows.first else { return [] }
+        let columns = SQLColumns(first.map(\.columnName))
+        return try result.rows.map { row in SQLRow(columns: columns, values: try row.map(value)) }
+    }
+
+    /// One cell as an ``SQLValue``: integers, text, bytes and NULL (what the ledger's tables hold).
+    private static func value(_ cell: PostgresCell) throws -> SQLValue {
+        guard var bytes = cell.bytes, cell.dataType != .void else { return .null }
+        switch cell.dataType {
+        case .int2, .int4, .int8:
+            return .integer(try cell.decode(Int64.self))
+        case .bool:
+            return .integer(try cell.decode(Bool.self) ? 1 : 0)
+        case .bytea:
+            if cell.format == .text { return .blob(Data(try cell.decode(ByteBuffer.self).readableBytesView)) }
+            return .blob(Data(bytes.readableBytesView))
+        case .text, .varchar, .name, .bpchar:
+            return .text(bytes.readString(length: bytes.readableBytes) ?? "")
+        default:
+            throw PostgresRefusal(sqlState: "", message: "column \(cell.columnName) has the type \(cell.dataType), which the ledger does not read (integers, text and bytes only)")
+        }
+    }
+
+    // MARK: - Connections
+
+    /// An idle connection, or a new one.
+    private func checkout() throws -> PostgresConnection {
+        guard !isClosed.load(ordering: .sequentiallyConsistent) else {
+            throw PostgresFailure.connectionLost(server: address.server, detail: "the ledger was closed")
+        }
+        while let connection = idle.withLock({ $0.popLast() }) {
+            if !connection.isClosed { return connection }
+            discard(connection)
+        }
+        return try connect()
+    }
+
+    private func checkin(_ connection: PostgresConnection) {
+        let kept = !isClosed.load(ordering: .sequentiallyConsistent) && !connection.isClosed && idle.withLock { idle in
+            guard idle.count < Self.idleLimit else { return false }
+            idle.append(connection)
+            return true
+        }
+        if !kept { discard(connection) }
+    }
+
+    /// Closes a connection and waits (briefly) until it is.
+    private func discard(_ connection: PostgresConnection) {
+        _ = try? wait(connection.close(), seconds: 2, connection: nil)
+    }
+
+    private func closeAll() {
+        for connection in idle.withLock({ idle in defer { idle.removeAll() }; return idle }) { discard(connection) }
+    }
+
+    /// A new connection: logged in, with the statement timeout and an idle-in-transaction limit set.
+    private func connect() throws -> PostgresConnection {
+        var configuration = PostgresConnection.Configuration(
+            host: address.host, port: address.port, username: address.user, password: address.password,
+            database: address.database, tls: .disable)
+        configuration.options.connectTimeout = .seconds(Int64(address.connectTimeout))
+        configuration.options.additionalStartupParameters = [
+            ("statement_timeout", "\(address.statementTimeout * 1000)"),
+            // A host that stops answering inside a transaction (and so holds the ledger's lock) is cut off.
+            ("idle_in_transaction_session_timeout", "\(max(address.statementTimeout * 2, 10) * 1000)"),
+            ("application_name", "rbs-host"),
+        ]
+        let id = nextId.wrappingAdd(1, ordering: .relaxed).oldValue
+        let future = PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: logger)
+        do {
+            return try wait(future, seconds: address.connectTimeout + 2, connection: nil)
+        } catch let failure as PostgresFailure {
+            // No answer at all while connecting is an unreachable server, not a slow statement.
+            if case .timedOut = failure {
+                throw PostgresFailure.unreachable(server: address.server, detail: "no answer within \(address.connectTimeout) s")
+            }
+            if case .connectionLost(_, let detail) = failure {
+                throw PostgresFailure.unreachable(server: address.server, detail: detail)
+            }
+            throw failure
+        } catch let refusal as PostgresRefusal {
+            throw loginFailure(refusal)
+        }
+    }
+
+    /// What a refusal while logging in means: a missing database, a refused login, or a server not taking
+    /// connections (starting up, shutting down).
+    private func loginFailure(_ refusal: PostgresRefusal) -> PostgresFailure {
+        switch refusal.sqlState {
+        case "3D000": .noDatabase(server: address.server, database: address.database)
+        case "28P01", "28000": .loginRefused(server: address.server, user: address.user, detail: refusal.message)
+        case "57P03", "57P01", "57P02", "53300": .unreachable(server: address.server, detail: refusal.message)
+        default: .loginRefused(server: address.server, user: address.user, detail: refusal.message)
+        }
+    }
+
+    /// Blocks the calling thread until `future` completes, at most `seconds`; then closes `connection` (which
+    /// cancels what runs on it) and throws ``PostgresFailure/timedOut(server:seconds:)``. Errors come back as
+    /// ``PostgresFailure`` (the connection or the server is gone) or ``PostgresRefusal`` (a statement refused).
+    private func wait<T>(_ future: EventLoopFuture<T>, seconds: Int, connection: PostgresConnection?) throws -> T {
+        precondition(!future.eventLoop.inEventLoop, "PostgresStore blocks a caller's thread, never its event loop")
+        let answer = Answer<T>()
+        future.whenComplete { result in answer.set(result) }
+        // A statement sent on a connection that is closing may never be answered: the closing answers for it.
+        if let connection {
+            let server = address.server
+            connection.closeFuture.whenComplete { _ in
+                answer.set(.failure(PostgresFailure.connectionLost(server: server, detail: "the server closed the connection")))
+            }
+        }
+        guard answer.wait(seconds: seconds) else {
+            if let connection { let _: EventLoopFuture<Void> = connection.close() }
+            throw PostgresFailure.timedOut(server: address.server, seconds: seconds)
+        }
+        switch answer.result! {
+        case .success(let value): return value
+        case .failure(let error): throw translate(error)
+        }
+    }
+
+    /// A postgres-nio or NIO error as ``PostgresFailure`` or ``PostgresRefusal``.
+    private func translate(_ error: any Error) -> any Error {
+        if let error = error as? PSQLError {
+            switch error.code {
+            case .server:
+                let state = error.serverInfo?[.sqlState] ?? ""
+                var message = error.serverInfo?[.message] ?? "refused"
+                if let detail = error.serverInfo?[.detail] { message += " (\(detail))" }
+                if state == "57014" { return PostgresFailure.timedOut(server: address.server, seconds: address.statementTimeout) }
+                // The server shutting down or killing this session: an outage, not a refusal.
+                if ["57P01", "57P02", "57P05"].contains(state) || state.hasPrefix("08") {
+                    return PostgresFailure.connectionLost(server: address.server, detail: message)
+                }
+                if state == "23505", error.serverInfo?[.constraintName] == "journal_unique_document" {
+                    return PostgresRefusal(sqlState: state, message: "the document is already journaled")
+                }
+                return PostgresRefusal(sqlState: state, message: message)
+            case .connectionError:
+                return PostgresFailure.connectionLost(server: address.server, detail: Self.reason(error.underlying))
+            case .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .poolClosed:
+                return PostgresFailure.connectionLost(server: address.server, detail: "the server closed the connection")
+            case .unsupportedAuthMechanism, .authMechanismRequiresPassword, .saslError:
+                return PostgresFailure.loginRefused(server: address.server, user: address.user,
+                                                    detail: error.code == .authMechanismRequiresPassword
+                                                        ? "the server asks for a password and none was given" : "\(error.code)")
+            case .sslUnsupported, .failedToAddSSLHandler, .receivedUnencryptedDataAfterSSLRequest:
+                return PostgresFailure.unreachable(server: address.server, detail: "TLS: \(error.code)")
+            default:
+                return PostgresFailure.connectionLost(server: address.server, detail: "\(error.code)")
+            }
+        }
+        if error is ChannelError || error is IOError || error is NIOConnectionError {
+            return PostgresFailure.connectionLost(server: address.server, detail: Self.reason(error))
+        }
+        return error
+    }
+
+    /// Why a connection failed, in a few words: "connection refused", "no answer within 5 s", "unknown host".
+    private static func reason(_ error: (any Error)?) -> String {
+        switch error {
+        case let error as NIOConnectionError:
+            if error.dnsAError != nil && error.dnsAAAAError != nil && error.connectionErrors.isEmpty {
+                return "the host name \(error.host) does not resolve"
+            }
+            return error.connectionErrors.first.map { reason($0.error) } ?? "cannot connect"
+        case let error as IOError:
+            return String(cString: strerror(error.errnoCode)).lowercased()
+        case let error as ChannelError:
+            if case .connectTimeout(let amount) = error { return "no answer within \(amount.nanoseconds / 1_000_000_000) s" }
+            return "\(error)"
+        case let error?:
+            return "\(error)"
+        case nil:
+            return "cannot connect"
+        }
+    }
+}
+
+/// The result of a future, handed from the event loop to the waiting thread; the first result set counts.
+private final class Answer<T>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var stored: Result<T, any Error>?
+
+    var result: Result<T, any Error>? { lock.withLock { stored } }
+
+    func set(_ result: Result<T, any Error>) {
+        let first = lock.withLock { () -> Bool in
+            guard stored == nil else { return false }
+            stored = result
+            return true
+        }
+        if first { done.signal() }
+    }
+
+    /// Whether the answer came within `seconds` (the semaphore orders `result`'s write before the read).
+    func wait(seconds: Int) -> Bool {
+        done.wait(timeout: .now() + .seconds(seconds)) == .success
+    }
+}

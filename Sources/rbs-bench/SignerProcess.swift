@@ -1,0 +1,102 @@
+import Foundation
+import RBSLedger
+
+/// `rbs-bench signer --database URL|sqlite --customer NAME --seconds S [--start-at UNIX] [--group N]`: one host process that signs,
+/// journals and posts payments as its own customer (its own code state, so processes never wait on each other's
+/// codes) for S seconds, one code and one durable transaction each, as `serve` does for one signing. Prints
+/// `ops N seconds S`. Benchmarks/postgres_bench.py runs one, two and three of them against one PostgreSQL database
+/// (`make bench-pg`); with `sqlite` it works in a fresh data folder of its own.
+func signerProcess(_ arguments: [String]) -> Int32 {
+    func option(_ name: String) -> String? {
+        arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+    }
+    // --init: create the ledger in the database (as a first host's `rbs-host init`) and stop.
+    if arguments.contains("--init"), let database = option("--database") {
+        do {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rbs-bench-init-\(getpid())")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            try Ledger.create(dataDirectory: folder, location: try LedgerLocation.parse(database)).ledger.close()
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("signer --init: \(error)\n".utf8))
+            return 1
+        }
+    }
+    guard let database = option("--database"), let name = option("--customer"),
+          let seconds = option("--seconds").flatMap(Double.init) else {
+        FileHandle.standardError.write(Data("usage: rbs-bench signer --database URL|sqlite --customer NAME --seconds S [--start-at UNIX]\n".utf8))
+        return 2
+    }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rbs-bench-signer-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let clock = SteppingClock()
+    do {
+        let location = try LedgerLocation.parse(database)
+        // PostgreSQL: the driver made the ledger (`rbs-host init`); this process joins it from a fresh folder.
+        let ledger = location == .dataFolder
+            ? try Ledger.create(dataDirectory: folder, clock: { clock.now }).ledger
+            : try Ledger(dataDirectory: folder, location: location, clock: { clock.now })
+        let (customer, enrolment) = try ledger.customers.add(name: name, passwordRecord: "benchmark (never logs in)")
+        guard let credentials = try ledger.customers.credentials(named: name),
+              let account = try ledger.customers.accounts(of: customer).first?.number else {
+            FileHandle.standardError.write(Data("signer \(name): the customer just added cannot be read back\n".utf8))
+            return 1
+        }
+        let secret = enrolment.totpSecret ?? Data()
+        func document() throws -> Document {
+            try ledger.draft(operation: "payment.domestic", plugin: "bench", pluginVersion: "1", fields: [
+                DocumentField("from", account), DocumentField("account", "40702810900000012345"),
+                DocumentField("amount", "0.01"), DocumentField("currency", "RUB"), DocumentField("purpose", "benchmark"),
+            ], keyId: customer.keyId)
+        }
+        // A warm-up signing (connections, caches), then everyone starts at the same moment.
+        clock.step()
+        _ = try ledger.signAndPost(try document(), code: TOTP.code(secret: secret, at: clock.now), as: credentials)
+        if let start = option("--start-at").flatMap(Double.init) {
+            let wait = start - Date().timeIntervalSince1970
+            if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
+        }
+        let began = DispatchTime.now().uptimeNanoseconds
+        let deadline = began + UInt64(seconds * 1e9)
+        var count = 0
+        // --group N: group commit instead, with the host's own key: N documents signed in parallel, journaled and
+        // posted in one transaction under one code (one process only: the host key's code state is shared).
+        if let group = option("--group").flatMap(Int.init), group > 0 {
+            _ = try KeyStore(dataDirectory: folder).initialize(name: "bench", force: true)
+            let hostSecret = try KeyStore(dataDirectory: folder).load().totpSecret ?? Data()
+            let from = "40817810738000000002"
+            while DispatchTime.now().uptimeNanoseconds < deadline {
+                let batch = try (0..<group).map { _ in
+                    try ledger.draft(operation: "payment.domestic", plugin: "bench", pluginVersion: "1", fields: [
+                        DocumentField("from", from), DocumentField("account", "40702810900000012345"),
+                        DocumentField("amount", "0.01"), DocumentField("currency", "RUB"), DocumentField("purpose", "benchmark"),
+                    ])
+                }
+                clock.step()
+                let outcomes = try ledger.process(batch: batch, code: TOTP.code(secret: hostSecret, at: clock.now))
+                count += outcomes.count
+            }
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
+            try ledger.close()
+            print("ops \(count) seconds \(String(format: "%.3f", elapsed))")
+            return 0
+        }
+        while DispatchTime.now().uptimeNanoseconds < deadline {
+            let payment = try document()
+            clock.step()
+            guard case .posted = try ledger.signAndPost(payment, code: TOTP.code(secret: secret, at: clock.now),
+                                                         as: credentials) else {
+                FileHandle.standardError.write(Data("signer \(name): a payment was not posted\n".utf8))
+                return 1
+            }
+            count += 1
+        }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
+        try ledger.close()
+        print("ops \(count) seconds \(String(format: "%.3f", elapsed))")
+        return 0
+    } catch {
+        FileHandle.standardError.write(Data("signer \(name): \(error)\n".utf8))
+        return 1
+    }
+}

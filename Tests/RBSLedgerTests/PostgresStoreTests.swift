@@ -1,0 +1,301 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import RBSLedger
+
+/// The PostgreSQL engine's own parts that need no server: addresses, placeholders, scripts, an unreachable server.
+@Suite("PostgreSQL: addresses and SQL text")
+struct PostgresTextTests {
+    @Test("? placeholders are numbered in order; quoted text, quoted names, dollar bodies and comments keep theirs")
+    func numbersPlaceholders() {
+        let sql = "SELECT ?, '?', 'it''s ?', \"a?b\", $$ ? $$, $fn$ ? $fn$ -- ?\n, ? /* ? */ FROM t WHERE x = ?"
+        let (numbered, count) = PostgresSQL.numbered(sql)
+        #expect(numbered == "SELECT $1, '?', 'it''s ?', \"a?b\", $$ ? $$, $fn$ ? $fn$ -- ?\n, $2 /* ? */ FROM t WHERE x = $3")
+        #expect(count == 3)
+        #expect(PostgresSQL.numbered("SELECT 1").sql == "SELECT 1")
+    }
+
+    @Test("a script is cut at the semicolons between statements, not at one inside a function body or a string")
+    func splitsScripts() {
+        let script = """
+            CREATE FUNCTION rbs_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN RAISE EXCEPTION '%', TG_ARGV[0] USING ERRCODE = 'restrict_violation'; END $$;
+            CREATE TABLE a (x TEXT DEFAULT ';');
+            -- a comment; with a semicolon
+            CREATE TRIGGER t BEFORE UPDATE ON a FOR EACH ROW EXECUTE FUNCTION rbs_refuse('no; never');
+
+            """
+        let statements = PostgresSQL.statements(script)
+        #expect(statements.count == 3)
+        #expect(statements[0].hasSuffix("END $$"))
+        #expect(statements[1] == "CREATE TABLE a (x TEXT DEFAULT ';')")
+        #expect(statements[2].hasSuffix("rbs_refuse('no; never')"))
+    }
+
+    @Test("every PostgreSQL schema step's DDL cuts into statements that each start with a keyword")
+    func schemaStepsSplit() {
+        let ddl = LedgerSchema.appendOnly("journal", changed: "x; y", deleted: "z", in: .postgres)
+        let statements = PostgresSQL.statements(ddl)
+        #expect(statements.count == 3)
+        #expect(statements.allSatisfy { $0.hasPrefix("CREATE TRIGGER") })
+    }
+
+    @Test("an address: user, password, host, port, database and timeouts; the description never shows the password")
+    func parsesAddresses() throws {
+        let full = try PostgresAddress.parse("postgres://bank:s%40cret@db.example:6543/ledger?connect_timeout=3&statement_timeout=9")
+        #expect(full == PostgresAddress(user: "bank", password: "s@cret", host: "db.example", port: 6543, database: "ledger",
+                                        connectTimeout: 3, statementTimeout: 9))
+        #expect(full.description == "postgres://bank@db.example:6543/ledger")
+        let plain = try PostgresAddress.parse("postgresql://bank@127.0.0.1/ledger")
+        #expect(plain.port == 5432 && plain.password == nil && plain.connectTimeout == 5 && plain.statementTimeout == 30)
+        #expect(try PostgresAddress.parse("postgres://u:p@w@[::1]:5433/d").server == "[::1]:5433")
+        #expect(try PostgresAddress.parse("postgres://u:p@w@[::1]:5433/d").password == "p@w")
+        #expect(try LedgerLocation.parse("") == .dataFolder)
+        #expect(try LedgerLocation.resolve(flag: nil, environment: ["RBS_DATABASE": "postgres://a@h/d"]) == .postgres(try PostgresAddress.parse("postgres://a@h/d")))
+        #expect(try LedgerLocation.resolve(flag: "sqlite", environment: ["RBS_DATABASE": "postgres://a@h/d"]) == .dataFolder)
+    }
+
+    @Test("a bad address says what is wrong and where it came from, with the password hidden", arguments: [
+        ("mysql://u:pw@h/d", "the scheme mysql:// is not postgres://"),
+        ("localhost:5432/d", "it is not a URL"),
+        ("postgres://h/d", "it names no user"),
+        ("postgres://u:pw@h:99999/d", "the port \"99999\" is not a number"),
+        ("postgres://u:pw@h:5432", "it names no database"),
+        ("postgres://u:pw@/d", "it names no host"),
+        ("postgres://u:pw@h/d?connect_timeout=0", "connect_timeout=0 is not a whole number of seconds"),
+        ("postgres://u:pw@h/d?sslmode=require", "the parameter sslmode is not known here"),
+    ])
+    func refusesBadAddresses(text: String, problem: String) {
+        do {
+            _ = try LedgerLocation.resolve(flag: nil, environment: ["RBS_DATABASE": text])
+            Issue.record("accepted \(text)")
+        } catch {
+            #expect(error.description.hasPrefix("RBS_DATABASE "))
+            #expect(error.description.contains(problem), "\(error.description)")
+            #expect(!error.description.contains(":pw@"), "the password is shown: \(error.description)")
+        }
+    }
+
+    @Test("a server that is not running: a clear message naming host and port and what to check, quickly, never a hang")
+    func unreachableServer() throws {
+        // A port nothing listens on: bound, then released.
+        let port = try freeLoopbackPort()
+        let address = try PostgresAddress.parse("postgres://bank:secret-pw@127.0.0.1:\(port)/ledger?connect_timeout=2")
+        let started = Date()
+        #expect {
+            _ = try Ledger.checkDatabase(dataDirectory: temporaryDirectory(), location: .postgres(address))
+        } throws: { error in
+            let text = String(describing: error)
+            return text.hasPrefix("cannot reach PostgreSQL at 127.0.0.1:\(port): connection refused")
+                && text.contains("is the server running") && text.contains("RBS_DATABASE") && !text.contains("secret-pw")
+        }
+        #expect(Date().timeIntervalSince(started) < 5)
+    }
+}
+
+/// A loopback port that nothing listens on (bound and released at once).
+func freeLoopbackPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    guard bound else { throw LedgerError.database(path: "127.0.0.1", detail: "cannot bind a loopback port") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// The PostgreSQL engine against a real server (`RBS_TEST_POSTGRES`, which make test sets): logins, migrations
+/// racing, the database's refusals, serialisation across hosts, a lost connection.
+@Suite("PostgreSQL: the store against a server", .enabled(if: TestDatabase.server != nil, TestDatabase.skipReason))
+struct PostgresStoreTests {
+    static var server: PostgresAddress { TestDatabase.server! }
+
+    @Test("a wrong password: the login is refused, naming the server and the user, without the password")
+    func wrongPassword() throws {
+        var address = Self.server
+        address.password = "not-the-password"
+        #expect {
+            _ = try Ledger.checkDatabase(dataDirectory: temporaryDirectory(), location: .postgres(address))
+        } throws: { error in
+            guard case .server(.loginRefused(let server, let user, _)) = error as? LedgerError else { return false }
+            let text = String(describing: error)
+            return server == Self.server.server && user == Self.server.user && text.contains("password authentication failed")
+                && text.contains("check the user and password") && !text.contains("not-the-password")
+        }
+    }
+
+    @Test("a database that does not exist: named, with how to create it")
+    func missingDatabase() throws {
+        var address = Self.server
+        address.database = "rbs_no_such_database"
+        #expect {
+            _ = try Ledger.checkDatabase(dataDirectory: temporaryDirectory(), location: .postgres(address))
+        } throws: { error in
+            String(describing: error) == PostgresFailure.noDatabase(server: Self.server.server, database: "rbs_no_such_database").description
+                && String(describing: error).contains("createdb")
+        }
+    }
+
+    @Test("hosts migrating at once on an empty database: each schema step applied once, one ledger for all")
+    func migrationsRace() throws {
+        let database = try TestDatabase()
+        let hosts = 6
+        let results = Mutex<[Result<String, LedgerError>]>([])
+        // Six `db migrate`s at once (as hosts of a new version starting together), then each opens the ledger.
+        DispatchQueue.concurrentPerform(iterations: hosts) { _ in
+            var result: Result<String, LedgerError>
+            do {
+                let folder = temporaryDirectory()
+                _ = try Ledger.migrateDatabase(dataDirectory: folder, location: database.location)
+                let ledger = try Ledger(dataDirectory: folder, location: database.location)
+                let id = try ledger.database.read(LedgerTip.current).ledgerId
+                try ledger.close()
+                result = .success(id)
+            } catch {
+                result = .failure(error as? LedgerError ?? .database(path: "", detail: "\(error)"))
+            }
+            results.withLock { $0.append(result) }
+        }
+        let ids = try results.withLock { $0 }.map { try $0.get() }
+        #expect(ids.count == hosts)
+        #expect(Set(ids).count == 1)
+        let status = try Ledger.checkDatabase(dataDirectory: temporaryDirectory(), location: database.location)
+        #expect(status.appliedSteps == LedgerSchema.steps.map(\.name))
+        #expect(status.upToDate && status.engine == "postgres" && status.tipSequence == 0)
+        let store = try PostgresStore(address: database.address)
+        let counts = try store.read { db in try db.values(Int.self, "SELECT COUNT(*) FROM rbs_schema_steps GROUP BY name") }
+        #expect(counts == Array(repeating: 1, count: LedgerSchema.steps.count))
+        // The seed's accounts were written once, not once a host.
+        #expect(try store.read { db in try db.value(Int.self, "SELECT COUNT(*) FROM accounts") } == DemoBank.seedAccounts.count)
+    }
+
+    @Test("the database refuses changing or deleting journal, postings and keys (also TRUNCATE), with the trigger's words")
+    func appendOnly() throws {
+        let f = try Fixture(engine: .postgres)
+        _ = try f.ledger.signAndPost(try f.payment(amount: "1.00"), code: f.nextCode())
+        for (sql, words) in [
+            ("UPDATE journal SET reason = 'x' WHERE seq = 1", "the journal is append-only: entries cannot be changed"),
+            ("DELETE FROM journal", "the journal is append-only: entries cannot be deleted"),
+            ("TRUNCATE journal", "the journal is append-only: entries cannot be deleted"),
+            ("UPDATE postings SET amount = '0'", "postings are append-only: they cannot be changed"),
+            ("DELETE FROM keys", "registered keys cannot be deleted"),
+            ("UPDATE accounts SET opening = '1.00'", "an opening balance cannot be changed"),
+        ] {
+            #expect(Comment(rawValue: sql)) {
+                try f.ledger.database.write { db in try db.execute(sql, arguments: []) }
+            } throws: { error in
+                guard case .database(let place, let detail) = error as? LedgerError else { return false }
+                return place == f.location.description && detail.hasPrefix(words)
+            }
+        }
+        // A second entry for the same document id: the unique key refuses it.
+        #expect {
+            try f.ledger.database.write { db in
+                try db.execute("""
+                    INSERT INTO journal (seq, kind, document_id, document, signature, key_id, recorded_ms, prev_hash, hash, document_key)
+                    SELECT 2, kind, document_id, document, signature, key_id, recorded_ms, prev_hash, hash, document_key FROM journal WHERE seq = 1
+                    """)
+            }
+        } throws: { error in
+            guard case .database(_, let detail) = error as? LedgerError else { return false }
+            return detail == "the document is already journaled"
+        }
+        #expect(try f.ledger.journal.verify() == .ok(1))
+    }
+
+    @Test("two hosts' writers are serialised: read-check-write of one balance from many threads never overdraws")
+    func writersSerialisedAcrossHosts() throws {
+        let database = try TestDatabase()
+        _ = try Ledger.create(dataDirectory: temporaryDirectory(), location: database.location).ledger
+        // Two stores are two hosts: no memory shared, only the database.
+        let hosts = [try PostgresStore(address: database.address), try PostgresStore(address: database.address)]
+        try hosts[0].write { db in try db.execute("CREATE TABLE purse (id INTEGER PRIMARY KEY, coins INTEGER NOT NULL)") }
+        try hosts[0].write { db in try db.execute("INSERT INTO purse VALUES (1, 50)") }
+        let taken = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for _ in 0..<12 {
+                let took = try? hosts[worker % 2].write { db -> Bool in
+                    let coins = try db.value(Int.self, "SELECT coins FROM purse WHERE id = 1") ?? 0
+                    usleep(500)  // widen the window a lost update needs
+                    guard coins > 0 else { return false }
+                    try db.execute("UPDATE purse SET coins = ? WHERE id = 1", coins - 1)
+                    return true
+                }
+                if took == true { taken.add(1, ordering: .relaxed) }
+            }
+        }
+        #expect(taken.load(ordering: .relaxed) == 50)
+        #expect(try hosts[1].read { db in try db.value(Int.self, "SELECT coins FROM purse WHERE id = 1") } == 0)
+    }
+
+    @Test("a connection the server kills: that operation fails naming the outage; the next one reconnects")
+    func reconnectsAfterLoss() throws {
+        let f = try Fixture(engine: .postgres)
+        _ = try f.ledger.signAndPost(try f.payment(amount: "1.00"), code: f.nextCode())
+        guard case .postgres(let address) = f.location else { Issue.record("not on PostgreSQL"); return }
+        // Another session ends every connection of this database but its own, as a server restart would.
+        let admin = try PostgresStore(address: address)
+        let kill = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        _ = try admin.read { db in try db.rows(kill, arguments: []) }
+        // The idle connection is found dead at BEGIN and replaced: nothing of the operation was sent, so it runs.
+        #expect(try f.ledger.journal.verify() == .ok(1))
+        // Killed inside a transaction: the operation fails with the outage, and nothing of it is committed.
+        #expect {
+            try f.ledger.database.write { db in
+                try db.execute("UPDATE code_state SET failures = 3 WHERE id = 1")
+                _ = try admin.read { admin in try admin.rows(kill, arguments: []) }
+                _ = try db.rows("SELECT 1", arguments: [])
+            }
+        } throws: { error in
+            guard case .server(.connectionLost(let server, _)) = error as? LedgerError else { return false }
+            return server == address.server && String(describing: error).contains("was not acknowledged")
+        }
+        #expect(try f.ledger.database.read { db in try db.value(Int.self, "SELECT failures FROM code_state WHERE id = 1") } == 0)
+        _ = try f.ledger.signAndPost(try f.payment(amount: "2.00"), code: f.nextCode())
+        #expect(try f.ledger.journal.verify() == .ok(2))
+    }
+
+    @Test("a statement longer than statement_timeout is cancelled and reported as a timeout naming the server")
+    func statementTimeout() throws {
+        let database = try TestDatabase()
+        var address = database.address
+        address.statementTimeout = 1
+        let store = try PostgresStore(address: address)
+        let started = Date()
+        #expect {
+            _ = try store.read { db in try db.rows("SELECT pg_sleep(5)", arguments: []) }
+        } throws: { error in
+            store.ledgerError(error) == .server(.timedOut(server: address.server, seconds: 1))
+        }
+        #expect(Date().timeIntervalSince(started) < 4)
+        #expect(try store.read { db in try db.value(Int.self, "SELECT 1") } == 1)
+    }
+
+    @Test("continuity: a lagging ledger-tip is accepted (another host wrote since); a different ledger is refused")
+    func continuityAcrossHosts() throws {
+        let f = try Fixture(engine: .postgres)
+        // A second host with its own data folder on the same database.
+        let other = temporaryDirectory()
+        let second = try Ledger(dataDirectory: other, location: f.location, clock: f.clock.closure)
+        _ = try f.ledger.signAndPost(try f.payment(amount: "1.00"), code: f.nextCode())
+        _ = try f.ledger.signAndPost(try f.payment(amount: "2.00"), code: f.nextCode())
+        try second.close()
+        // The second host's record says entry 0: it lags behind the database, which is expected.
+        let reopened = try Ledger(dataDirectory: other, location: f.location, clock: f.clock.closure)
+        #expect(try reopened.journal.verify() == .ok(2))
+        // The same folder against another ledger's database: refused.
+        let elsewhere = try f.freshLocation()
+        _ = try Ledger.create(dataDirectory: temporaryDirectory(), location: elsewhere)
+        #expect {
+            _ = try Ledger(dataDirectory: f.directory, location: elsewhere, clock: f.clock.closure)
+        } throws: { error in
+            guard case .historyMissing(_, let found, _) = error as? LedgerError else { return false }
+            return found.contains("is another ledger")
+        }
+    }
+}
