@@ -383,7 +383,8 @@ package final class OnlineBank: @unchecked Sendable {
         return receipt
     }
 
-    /// The receipt of one journaled outcome.
+    /// The receipt of an outcome: `posted` (with the posting and the balance after), `rejected` (with the reason) or
+    /// `awaiting-second-signature` (nothing posted yet).
     static func receipt(of outcome: Outcome) -> API.Receipt {
         switch outcome {
         case .posted(let posted):
@@ -398,6 +399,9 @@ package final class OnlineBank: @unchecked Sendable {
             return API.Receipt(status: "posted", journal: sequence, documentHash: document, posting: nil, reason: nil)
         case .rejected(let document, let sequence, let reason):
             return API.Receipt(status: "rejected", journal: sequence, documentHash: document, posting: nil, reason: reason.message)
+        case .awaiting(let document, let sequence):
+            return API.Receipt(status: JournalEntry.Kind.awaiting.rawValue, journal: sequence, documentHash: document,
+                               posting: nil, reason: nil)
         }
     }
 

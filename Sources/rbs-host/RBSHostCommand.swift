@@ -130,6 +130,11 @@ extension CustomersCommand.Add: DataFolderCommand {}
 extension CustomersCommand.List: DataFolderCommand {}
 extension CustomersCommand.Remove: DataFolderCommand {}
 extension CustomersCommand.Code: DataFolderCommand {}
+extension CustomersCommand.AddUser: DataFolderCommand {}
+extension CustomersCommand.Policy: DataFolderCommand {}
+extension CustomersCommand.Pending: DataFolderCommand {}
+extension CustomersCommand.Approve: DataFolderCommand {}
+extension CustomersCommand.Reject: DataFolderCommand {}
 extension DirectoryCommand.Import: DataFolderCommand {}
 extension DirectoryCommand.Show: DataFolderCommand {}
 extension BasketCommand.Sign: DataFolderCommand {}

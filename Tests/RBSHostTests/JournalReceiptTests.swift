@@ -86,7 +86,7 @@ struct JournalReceiptTests {
         #expect(none.stdout == "No journal entry matches.\n")
         let bad = try sandbox.host(["journal", "--status", "done"])
         #expect(bad.status == 1)
-        #expect(bad.stderr == "error: --status 'done' is not an outcome: use posted, rejected or acknowledged\n")
+        #expect(bad.stderr == "error: --status 'done' is not an outcome: use posted, rejected, acknowledged or awaiting-second-signature\n")
         // --request-id still answers as before.
         let request = try sandbox.host(["journal", "--request-id", "nope", "--json"])
         #expect(request.status == 1 && request.stdout.contains("\"status\" : \"unknown\""))

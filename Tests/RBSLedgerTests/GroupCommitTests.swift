@@ -58,6 +58,7 @@ struct GroupCommitTests {
             switch outcome {
             case .posted: "posted"
             case .acknowledged: "acknowledged"
+            case .awaiting: "awaiting"
             case .rejected(_, _, let reason): reason.code.rawValue
             }
         }

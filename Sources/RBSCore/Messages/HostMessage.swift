@@ -24,7 +24,7 @@ public enum HostMessage: Sendable, Equatable {
 
     // Leaving a form and signing (SignPresenter, the REPL).
     case sign, codePrompt, responsePrompt(String), signingCancelled, notOffered, cancelledNothingPosted
-    case posted, rejected, notSubmitted, unknown, journalEntry(Int64), balanceNow, errorLabel
+    case posted, rejected, notSubmitted, unknown, awaitingSecondSignature, journalEntry(Int64), balanceNow, errorLabel
 
     // Values a field refuses (FormInput at the edge, FormSession's check of a typed value).
     case controlCharacter(UInt32), tooShort(length: Int, minimum: Int), tooLong(length: Int, maximum: Int)
@@ -185,6 +185,7 @@ public enum HostMessage: Sendable, Equatable {
         case .rejected: language.pick("rejected", "отклонено")
         case .notSubmitted: language.pick("not submitted", "не отправлено")
         case .unknown: language.pick("unknown", "неизвестно")
+        case .awaitingSecondSignature: language.pick("awaiting a second signature", "ожидает второй подписи")
         case .journalEntry(let sequence): language.pick(" — journal entry \(sequence)", " — запись журнала \(sequence)")
         case .balanceNow: language.pick("balance now", "остаток")
         case .errorLabel: language.pick("error:", "ошибка:")
@@ -285,6 +286,12 @@ public enum HostMessage: Sendable, Equatable {
                                         "выписка по счёту: входящий и исходящий остаток, все проводки")
         case "journal": language.pick("list the journal's entries (filtered), show one in full, or write a posted entry's receipt (--format pdf|html|text --output FILE)",
                                       "записи журнала (с отбором), одна запись целиком или квитанция проведённой записи (--format pdf|html|text --output FILE)")
+        case "pending": language.pick("the customer's documents awaiting a second signature",
+                                      "документы клиента, ожидающие второй подписи")
+        case "approve": language.pick("sign awaiting entry N as USER, the second signer (asks for USER's one-time code)",
+                                      "подписать ожидающую запись N вторым подписантом USER (спросит его одноразовый код)")
+        case "reject": language.pick("decline awaiting entry N as USER, with the reason (asks for USER's one-time code)",
+                                     "отклонить ожидающую запись N как USER, с причиной (спросит его одноразовый код)")
         case "verify": language.pick("check every signature and the journal's hash chain", "проверить все подписи и цепочку хешей журнала")
         case "keys": language.pick("show the signing key and method, or create them (TOTP, or OCRA for dynamic linking)",
                                    "показать ключ и способ подписи или создать их (TOTP или OCRA с динамической привязкой)")

@@ -121,7 +121,7 @@ public struct EmbeddedBank: Sendable {
                 continue
             }
             // By the compact indexed key, then the full id (the key alone may be shared by different ids).
-            if let row = try db.rows("SELECT * FROM journal WHERE document_key = ? AND document_id = ?",
+            if let row = try db.rows("SELECT * FROM journal WHERE document_key = ? AND document_id = ? ORDER BY seq DESC",
                                      arguments: [.integer(JournalEntry.documentKey(of: id)), .text(id)]).first {
                 let outcome = try Self.outcome(of: try JournalEntry(row: row), in: db)
                 state.settled[id] = outcome
@@ -129,14 +129,33 @@ public struct EmbeddedBank: Sendable {
                 continue
             }
             outcomes.append(try apply(signed, documentId: id, publicKey: publicKey, authorization: authorization,
-                                      basketId: basketId, state: &state, in: db))
+                                      basketId: basketId, completing: nil, state: &state, in: db))
         }
+        try write(state, in: db)
+        return outcomes
+    }
+
+    /// Writes each account the batch changed, once.
+    private func write(_ state: BatchState, in db: any SQLTransaction) throws {
         for (number, scale) in state.dirty.sorted(by: { $0.key < $1.key }) {
             guard let account = state.accounts[number] ?? nil else { continue }
             try db.execute("UPDATE accounts SET balance = ? WHERE number = ?",
                            arguments: [.text(account.balanceText(scale: scale)), .text(number)])
         }
-        return outcomes
+    }
+
+    /// Completes the document of `awaiting` with the second signer's `signature` (key `keyId`), inside the caller's
+    /// transaction: a new entry naming the awaiting one, `rejected` with `decline`, else what the core decides now
+    /// (the balance and blocked accounts are checked again): `posted` with its posting, or `rejected`.
+    func complete(_ awaiting: JournalEntry, signature: Data, keyId: String, publicKey: Data, authorization: Authorization,
+                  decline: Rejection?, in db: any SQLTransaction) throws -> Outcome {
+        let document = try CanonicalEncoding.decode(awaiting.document)
+        let signed = SignedDocument(document: document, canonicalBytes: awaiting.document, signature: signature)
+        var state = BatchState(tip: try Journal.tip(db))
+        let outcome = try apply(signed, documentId: awaiting.documentId, publicKey: publicKey, authorization: authorization,
+                                completing: (awaiting.sequence, keyId, decline), state: &state, in: db)
+        try write(state, in: db)
+        return outcome
     }
 
     /// What one batch knows beyond the database: the journal tip, the outcomes settled so far, the registered key ids and the accounts read (with their current
@@ -169,11 +188,14 @@ public struct EmbeddedBank: Sendable {
         }
     }
 
+    /// Journals one verified document and posts it. With `completing`, it is the second signature of that awaiting
+    /// entry: signed with that key, declined or decided by the core, never awaiting again.
     private func apply(
         _ signed: SignedDocument, documentId: String, publicKey: Data, authorization: Authorization?, basketId: String?,
+        completing: (sequence: Int64, keyId: String, decline: Rejection?)?,
         state: inout BatchState, in db: any SQLTransaction
     ) throws -> Outcome {
-        let keyId = signed.document.keyId
+        let keyId = completing?.keyId ?? signed.document.keyId
         if !state.registered.contains(keyId) {
             try register(keyId: keyId, publicKey: publicKey, in: db)
             state.registered.insert(keyId)
@@ -189,12 +211,22 @@ public struct EmbeddedBank: Sendable {
                 reason: rejection?.message, debit: posting?.debit, credit: posting?.credit,
                 amount: amount, currency: posting?.currency,
                 balanceAfter: balance, recordedAtMilliseconds: now, authorization: authorization, basketId: basketId,
+                secondOf: completing?.sequence,
                 previousHash: tip.hash)
         }
 
         let record: JournalEntry
         let outcome: Outcome
-        switch try plan(signed.document, state: &state, in: db) {
+        var decision: Plan = if let decline = completing?.decline { .reject(decline) } else { try plan(signed.document, state: &state, in: db) }
+        if completing == nil, case .post(let posting, let amountText, _, _) = decision,
+           try Customers.needsSecondSigner(keyId: keyId, amount: posting.amount, currency: posting.currency, in: db) {
+            decision = .awaitSecondSigner(posting, amountText)
+        }
+        switch decision {
+        case .awaitSecondSigner(let posting, let amountText):
+            // Above the customer's threshold: journaled as awaiting another user's signature; nothing moves yet.
+            record = entry(.awaiting, posting: posting, amount: amountText)
+            outcome = .awaiting(documentId: documentId, sequence: sequence)
         case .acknowledge:
             record = entry(.acknowledged)
             outcome = .acknowledged(documentId: documentId, sequence: sequence)
@@ -225,6 +257,8 @@ public struct EmbeddedBank: Sendable {
         /// The posting, its amount as text with the currency's minor units, the amount in minor units (when it
         /// fits an `Int64`), and the currency's minor units.
         case post(Posting, String, Int64?, Int)
+        /// What `post` would post, awaiting a second signer first (never decided by ``plan``).
+        case awaitSecondSigner(Posting, String)
     }
 
     /// The account with this number as the batch sees it (read from the database the first time), or `nil`.
@@ -310,6 +344,8 @@ public struct EmbeddedBank: Sendable {
         switch entry.kind {
         case .acknowledged:
             return .acknowledged(documentId: entry.documentId, sequence: entry.sequence)
+        case .awaiting:
+            return .awaiting(documentId: entry.documentId, sequence: entry.sequence)
         case .rejected:
             let code = entry.reasonCode.flatMap(Rejection.Code.init(rawValue:))
             guard let code, let message = entry.reason else {

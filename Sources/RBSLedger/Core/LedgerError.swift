@@ -41,6 +41,8 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     case requestNamesDocument(String)
     /// The basket cannot be made (empty, too large, a document twice, mixed keys).
     case basket(BasketError)
+    /// A second signature (maker–checker) that cannot be given.
+    case secondSignature(SecondSignatureError)
 
     public var description: String {
         switch self {
@@ -79,6 +81,7 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .tipDamaged(let path, let detail):
             "the ledger's tip record \(path) is damaged (\(detail)); restore it with the rest of the data folder from "
                 + "a backup, or run `rbs-host init --force` to record the database's tip again"
+        case .secondSignature(let error): error.description
         case .invalidRequestId(let id):
             "the request id \"\(id.prefix(40))\" cannot be used: give 1 to \(LedgerRequest.maximumLength) bytes without control characters"
         case .requestNamesDocument(let id):

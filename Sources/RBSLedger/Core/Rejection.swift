@@ -13,6 +13,8 @@ public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
         case amountNotPositive = "amount_not_positive"
         case tooManyDecimals = "too_many_decimals"
         case sameAccount = "same_account"
+        /// The second signer declined the document (maker–checker).
+        case declined = "declined_by_second_signer"
     }
 
     public let code: Code
@@ -77,5 +79,9 @@ public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
     }
     static func sameAccount(_ account: String) -> Rejection {
         Rejection(code: .sameAccount, message: "the debit and credit account are the same (\(account))", facts: ["account": account])
+    }
+
+    static func declined(by user: String, reason: String) -> Rejection {
+        Rejection(code: .declined, message: "declined by the second signer \(user): \(reason)", facts: ["user": user, "reason": reason])
     }
 }

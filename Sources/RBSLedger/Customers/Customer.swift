@@ -8,6 +8,12 @@ public struct Customer: Sendable, Hashable, Codable {
     /// The key id of the customer's Ed25519 signing key (see ``SigningIdentity/keyId(of:)``).
     public let keyId: String
     public let createdAtMilliseconds: Int64
+    /// The customer this user belongs to (its first user's id) when added with `customers add-user`; nil for a
+    /// customer's first user.
+    public var memberOf: Int64? = nil
+
+    /// The customer whose accounts, journal and second-signer threshold this user acts on.
+    public var holderId: Int64 { memberOf ?? id }
 }
 
 /// What the host holds for a customer to check a login and sign after a code: loaded only for that.
@@ -39,6 +45,8 @@ public enum CustomerError: Error, Sendable, Hashable, CustomStringConvertible {
     case unknown(String)
     /// The passkey's credential id is already registered (to this customer or another).
     case passkeyInUse
+    /// A second-signer threshold that is not accepted.
+    case secondSigner(SecondSignatureError)
     case storage(LedgerError)
 
     public var description: String {
@@ -48,6 +56,7 @@ public enum CustomerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .exists(let name): "a customer named '\(name)' already exists (see `rbs-host customers list`)"
         case .unknown(let name): "there is no customer named '\(name)' (see `rbs-host customers list`)"
         case .passkeyInUse: "this passkey is already registered; use it to sign, or register a new one on another authenticator"
+        case .secondSigner(let error): error.description
         case .storage(let error): error.description
         }
     }

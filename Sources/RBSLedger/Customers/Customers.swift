@@ -42,23 +42,12 @@ public struct Customers: Sendable {
     public func add(name: String, passwordRecord: String,
                     openings: [Opening] = Customers.standardOpenings) throws(CustomerError) -> (Customer, Enrolment) {
         guard Self.isValidName(name) else { throw .invalidName(name) }
-        let key = Curve25519.Signing.PrivateKey()
-        var generator = SystemRandomNumberGenerator()
-        let secret = Data((0..<20).map { _ in UInt8.random(in: 0...255, using: &generator) })
-        let keyId = SigningIdentity.keyId(of: key.publicKey)
         let now = Timestamp.milliseconds(clock())
-        let result: Int64?
+        let result: (Int64, Enrolment)?
         do {
-            result = try database.write { db -> Int64? in
+            result = try database.write { db -> (Int64, Enrolment)? in
                 if try db.value(Int64.self, "SELECT id FROM customers WHERE name = ?", name) != nil { return nil }
-                guard let id = try db.value(
-                    Int64.self,
-                    "INSERT INTO customers (name, password, totp_secret, signing_key, key_id, created_ms) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-                    name, passwordRecord, secret, key.rawRepresentation, keyId, now) else {
-                    throw LedgerError.database(path: database.place, detail: "adding customer \(name) gave no id")
-                }
-                try db.execute("INSERT INTO customer_code_state (customer_id, last_step, failures, locked_until_ms) VALUES (?, NULL, 0, NULL)",
-                               id)
+                let (id, enrolment) = try Self.insertLogin(name: name, passwordRecord: passwordRecord, memberOf: nil, now: now, in: db)
                 var position = try db.value(Int.self, "SELECT COALESCE(MAX(position), 0) FROM accounts") ?? 0
                 for (index, opening) in openings.enumerated() {
                     position += 1
@@ -74,21 +63,39 @@ public struct Customers: Sendable {
                         number, opening.currency, balance, balance, name, opening.title, position)
                     try db.execute("INSERT INTO customer_accounts (number, customer_id) VALUES (?, ?)", number, id)
                 }
-                return id
+                return (id, enrolment)
             }
         } catch {
             throw .storage(error)
         }
-        guard let id = result else { throw .exists(name) }
-        let customer = Customer(id: id, name: name, keyId: keyId, createdAtMilliseconds: now)
-        return (customer, Enrolment(name: name, keyId: keyId, publicKey: key.publicKey.rawRepresentation, totpSecret: secret))
+        guard let result else { throw .exists(name) }
+        let (id, enrolment) = result
+        return (Customer(id: id, name: name, keyId: enrolment.keyId, createdAtMilliseconds: now), enrolment)
+    }
+
+    /// Writes a new login (a customer's first user, or with `memberOf` another user of that customer): a new
+    /// signing key, a new TOTP secret and its own code state. Inside the caller's transaction.
+    static func insertLogin(name: String, passwordRecord: String, memberOf: Int64?, now: Int64,
+                            in db: any SQLTransaction) throws -> (id: Int64, enrolment: Enrolment) {
+        let key = Curve25519.Signing.PrivateKey()
+        var generator = SystemRandomNumberGenerator()
+        let secret = Data((0..<20).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let keyId = SigningIdentity.keyId(of: key.publicKey)
+        guard let id = try db.value(
+            Int64.self,
+            "INSERT INTO customers (name, password, totp_secret, signing_key, key_id, created_ms, member_of) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            name, passwordRecord, secret, key.rawRepresentation, keyId, now, memberOf) else {
+            throw LedgerError.database(path: "", detail: "adding \(name) gave no id")
+        }
+        try db.execute("INSERT INTO customer_code_state (customer_id, last_step, failures, locked_until_ms) VALUES (?, NULL, 0, NULL)", id)
+        return (id, Enrolment(name: name, keyId: keyId, publicKey: key.publicKey.rawRepresentation, totpSecret: secret))
     }
 
     /// Every customer, by name.
     public func list() throws(CustomerError) -> [Customer] {
         do {
             return try database.read { db in
-                try db.rows("SELECT id, name, key_id, created_ms FROM customers ORDER BY name").map(Self.customer)
+                try db.rows("SELECT id, name, key_id, created_ms, member_of FROM customers ORDER BY name").map(Self.customer)
             }
         } catch {
             throw .storage(error)
@@ -124,16 +131,27 @@ public struct Customers: Sendable {
 
     /// Removes `name`'s login, code state, passkeys and signing key. Their accounts stay in the core, blocked, and the
     /// journal keeps every entry they signed (it is append-only and still verifies: the public key is registered).
+    /// Removing a customer's first user removes the customer: their other users too. Removing another user
+    /// removes that login alone; the accounts stay open.
     public func remove(name: String) throws(CustomerError) {
         let removed: Bool
         do {
             removed = try database.write { db in
-                guard let id = try db.value(Int64.self, "SELECT id FROM customers WHERE name = ?", name) else { return false }
-                try db.execute("UPDATE accounts SET blocked = 1 WHERE number IN (SELECT number FROM customer_accounts WHERE customer_id = ?)",
-                               id)
-                try db.execute("DELETE FROM customer_code_state WHERE customer_id = ?", id)
-                try db.execute("DELETE FROM customer_passkeys WHERE customer_id = ?", id)
-                try db.execute("DELETE FROM customers WHERE id = ?", id)
+                guard let row = try db.row("SELECT id, member_of FROM customers WHERE name = ?", name) else { return false }
+                let id: Int64 = try row["id"]
+                let memberOf: Int64? = try row["member_of"]
+                var logins = [id]
+                if memberOf == nil {
+                    try db.execute("UPDATE accounts SET blocked = 1 WHERE number IN (SELECT number FROM customer_accounts WHERE customer_id = ?)",
+                                   id)
+                    logins += try db.values(Int64.self, "SELECT id FROM customers WHERE member_of = ?", id)
+                    try db.execute("DELETE FROM customer_policies WHERE customer_id = ?", id)
+                }
+                for login in logins {
+                    try db.execute("DELETE FROM customer_code_state WHERE customer_id = ?", login)
+                    try db.execute("DELETE FROM customer_passkeys WHERE customer_id = ?", login)
+                    try db.execute("DELETE FROM customers WHERE id = ?", login)
+                }
                 return true
             }
         } catch {
@@ -149,7 +167,7 @@ public struct Customers: Sendable {
                 try db.rows("""
                     SELECT a.* FROM accounts a JOIN customer_accounts c ON c.number = a.number
                     WHERE c.customer_id = ? ORDER BY a.position
-                    """, customer.id)
+                    """, customer.holderId)
             }
             var accounts: [Account] = []
             for row in rows { accounts.append(try EmbeddedBank.account(from: row, path: database.place)) }
@@ -159,14 +177,12 @@ public struct Customers: Sendable {
         }
     }
 
-    /// The journal entries the customer signed (with the key the host keeps or with a passkey), oldest first.
+    /// The journal entries any user of the customer signed (with the key the host keeps or with a passkey), first
+    /// or second signatures, oldest first.
     public func journal(of customer: Customer) throws(CustomerError) -> [JournalEntry] {
         do {
             let rows = try database.read { db in
-                try db.rows("""
-                    SELECT * FROM journal WHERE key_id = ?
-                        OR key_id IN (SELECT key_id FROM customer_passkeys WHERE customer_id = ?) ORDER BY seq
-                    """, customer.keyId, customer.id)
+                try db.rows("SELECT * FROM journal WHERE key_id IN (\(Self.keysOfHolder)) ORDER BY seq", customer.holderId, customer.holderId)
             }
             var entries: [JournalEntry] = []
             for row in rows { entries.append(try JournalEntry(row: row)) }
@@ -225,10 +241,11 @@ public struct Customers: Sendable {
         CodeVerifier(database: database, authenticator: .totp(secret: credentials.totpSecret), clock: clock, state: .customer(credentials.customer.id))
     }
 
-    private static func customer(_ row: SQLRow) throws -> Customer {
+    static func customer(_ row: SQLRow) throws -> Customer {
         Customer(id: try row.decode(Int64.self, forColumn: "id"), name: try row.decode(String.self, forColumn: "name"),
                  keyId: try row.decode(String.self, forColumn: "key_id"),
-                 createdAtMilliseconds: try row.decode(Int64.self, forColumn: "created_ms"))
+                 createdAtMilliseconds: try row.decode(Int64.self, forColumn: "created_ms"),
+                 memberOf: try row.decode(Int64?.self, forColumn: "member_of"))
     }
 
     /// A 20-digit number at the demo bank, with a valid control key, that no account has yet:

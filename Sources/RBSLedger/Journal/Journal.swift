@@ -60,6 +60,9 @@ public struct Journal: Sendable {
         }
         var expected: Int64 = 1
         var previousHash = JournalEntry.genesisHash
+        // Entries awaiting a second signature, and the ones a second signature completed.
+        var awaiting: [Int64: JournalEntry] = [:]
+        var completed: Set<Int64> = []
         for row in rows {
             let entry: JournalEntry
             do {
@@ -72,11 +75,29 @@ public struct Journal: Sendable {
                     ? "entry \(expected) is missing (the next entry is \(entry.sequence))"
                     : "sequence number \(entry.sequence) is out of order")
             }
-            if let reason = Self.problem(with: entry, previousHash: previousHash, keys: keys)
+            var first: JournalEntry?
+            if let secondOf = entry.secondOf {
+                guard let found = awaiting[secondOf], found.documentId == entry.documentId, found.document == entry.document else {
+                    return .bad(sequence: entry.sequence, reason: "it says it completes entry \(secondOf), which is no entry of the same document awaiting a second signature")
+                }
+                guard !completed.contains(secondOf) else {
+                    return .bad(sequence: entry.sequence, reason: "entry \(secondOf) was already completed by an earlier second signature")
+                }
+                guard found.keyId != entry.keyId else {
+                    return .bad(sequence: entry.sequence, reason: "the second signature is by the key that signed first (\(entry.keyId)): a second signer is another user")
+                }
+                guard entry.kind != .awaiting else {
+                    return .bad(sequence: entry.sequence, reason: "a second signature cannot await another one")
+                }
+                completed.insert(secondOf)
+                first = found
+            }
+            if let reason = Self.problem(with: entry, previousHash: previousHash, keys: keys, firstSigner: first?.keyId)
                 ?? baskets.problem(with: entry, keys: keys)
                 ?? Self.authorizationProblem(with: entry, authenticator: authenticator) {
                 return .bad(sequence: entry.sequence, reason: reason + baskets.context(of: entry))
             }
+            if entry.kind == .awaiting { awaiting[entry.sequence] = entry }
             // The lookup key is not part of the hash: a wrong one would hide the entry from the idempotency check.
             if (try? row.decode(Int64.self, forColumn: "document_key")) != JournalEntry.documentKey(of: entry.documentId) {
                 return .bad(sequence: entry.sequence, reason: "the entry's document key does not match its document id (the lookup column was altered)")
@@ -157,8 +178,9 @@ public struct Journal: Sendable {
         return nil
     }
 
-    /// What is wrong with one entry, or `nil`.
-    static func problem(with entry: JournalEntry, previousHash: Data, keys: [String: Data]) -> String? {
+    /// What is wrong with one entry, or `nil`. `firstSigner`: for a second signature, the key that signed first
+    /// (the one the document names).
+    static func problem(with entry: JournalEntry, previousHash: Data, keys: [String: Data], firstSigner: String? = nil) -> String? {
         if entry.previousHash != previousHash {
             return "the chain is broken: its previous-hash is not the hash of entry \(entry.sequence - 1)"
         }
@@ -171,8 +193,8 @@ public struct Journal: Sendable {
         } catch {
             return "the stored document does not parse: \(error.description)"
         }
-        if document.keyId != entry.keyId {
-            return "the document names key \(document.keyId) but the entry says \(entry.keyId)"
+        if document.keyId != (firstSigner ?? entry.keyId) {
+            return "the document names key \(document.keyId) but the entry says \(firstSigner ?? entry.keyId)"
         }
         guard let raw = keys[entry.keyId], SigningIdentity.keyId(ofRaw: raw) == entry.keyId else {
             return "the public key \(entry.keyId) is not registered (or altered), so the signature cannot be checked"
@@ -188,7 +210,7 @@ public struct Journal: Sendable {
             guard let publicKey = try? Curve25519.Signing.PublicKey(rawRepresentation: raw) else {
                 return "the public key \(entry.keyId) is not an Ed25519 key, so the signature cannot be checked"
             }
-            if !publicKey.isValidSignature(entry.signature, for: entry.document) {
+            if !publicKey.isValidSignature(entry.signature, for: entry.signedMessage) {
                 return "the signature does not verify with key \(entry.keyId)"
             }
         }

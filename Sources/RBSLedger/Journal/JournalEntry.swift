@@ -15,9 +15,14 @@ import Foundation
 /// signing method was recorded) has the tag `RBSJ2` instead, and after the recorded-at time the method, suite,
 /// challenge, response and secret id. An entry signed in a basket has the tag `RBSJ3` and, after the
 /// authorization, the basket id (the basket's canonical list and signature are stored once, in `baskets`).
+/// An entry that completes a document awaiting its second signature has the tag `RBSJ4` and, after the secret id,
+/// the basket id (empty when none) and the number of the `awaiting` entry it completes (decimal text).
 public struct JournalEntry: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable, Codable {
         case posted, rejected, acknowledged
+        /// Signed by a customer's first user above their second-signer threshold: nothing posted yet; another user
+        /// of the customer approves (an entry `posted` or `rejected` by the core then) or declines it (`rejected`).
+        case awaiting = "awaiting-second-signature"
     }
 
     public let sequence: Int64
@@ -42,11 +47,23 @@ public struct JournalEntry: Sendable, Hashable {
     public let authorization: Authorization?
     /// The basket the document was signed in (``BasketList/id``), or `nil` for a document signed on its own.
     public let basketId: String?
+    /// For the second signer's entry: the number of the `awaiting` entry of the same document that it completes.
+    /// Its ``keyId``, ``signature`` and ``authorization`` are then the second signer's; the document names the first's key.
+    public let secondOf: Int64?
     public let previousHash: Data
     public private(set) var hash: Data
 
     /// The hash of the first entry's predecessor.
     static let genesisHash = Data(repeating: 0, count: 32)
+
+    /// What a second signer signs to decline a document: a tag, then the document's canonical bytes — never the
+    /// bytes alone, so a decline's signature cannot pass for an approval.
+    static func declineMessage(_ document: Data) -> Data { Data("RBS-DECLINE\n".utf8) + document }
+
+    /// The bytes ``signature`` signs: the document, or for a second signer's decline ``declineMessage(_:)``.
+    var signedMessage: Data {
+        secondOf != nil && reasonCode == Rejection.Code.declined.rawValue ? Self.declineMessage(document) : document
+    }
 
     /// The hash this entry's content and predecessor give (``hash`` should equal it).
     var computedHash: Data {
@@ -69,7 +86,7 @@ public struct JournalEntry: Sendable, Hashable {
             length(UInt32(value.utf8.count))
             buffer.append(contentsOf: value.utf8)
         }
-        text(basketId != nil ? "RBSJ3" : authorization == nil ? "RBSJ1" : "RBSJ2")
+        text(secondOf != nil ? "RBSJ4" : basketId != nil ? "RBSJ3" : authorization == nil ? "RBSJ1" : "RBSJ2")
         text(String(sequence))
         text(kind.rawValue)
         text(documentId)
@@ -91,7 +108,12 @@ public struct JournalEntry: Sendable, Hashable {
             text(authorization.response)
             text(authorization.secretId)
         }
-        if let basketId { text(basketId) }
+        if let secondOf {
+            text(basketId ?? "")
+            text(String(secondOf))
+        } else if let basketId {
+            text(basketId)
+        }
         part(previousHash)
         return Data(SHA256.hash(data: buffer))
     }
@@ -100,7 +122,8 @@ public struct JournalEntry: Sendable, Hashable {
         sequence: Int64, kind: Kind, documentId: String, document: Data, signature: Data, keyId: String,
         reasonCode: String? = nil, reason: String? = nil, debit: String? = nil, credit: String? = nil,
         amount: String? = nil, currency: String? = nil, balanceAfter: String? = nil,
-        recordedAtMilliseconds: Int64, authorization: Authorization? = nil, basketId: String? = nil, previousHash: Data,
+        recordedAtMilliseconds: Int64, authorization: Authorization? = nil, basketId: String? = nil, secondOf: Int64? = nil,
+        previousHash: Data,
         hash: Data? = nil
     ) {
         self.sequence = sequence
@@ -119,6 +142,7 @@ public struct JournalEntry: Sendable, Hashable {
         self.recordedAtMilliseconds = recordedAtMilliseconds
         self.authorization = authorization
         self.basketId = basketId
+        self.secondOf = secondOf
         self.previousHash = previousHash
         self.hash = hash ?? Data()
         // A new entry's hash is computed from its own content; a stored one is kept as read, to be checked.
@@ -160,6 +184,7 @@ public struct JournalEntry: Sendable, Hashable {
                 recordedAtMilliseconds: try row.decode(Int64.self, forColumn: "recorded_ms"),
                 authorization: authorization,
                 basketId: try row.decode(String?.self, forColumn: "basket_id"),
+                secondOf: try row.decode(Int64?.self, forColumn: "second_of"),
                 previousHash: try row.decode(Data.self, forColumn: "prev_hash"),
                 hash: try row.decode(Data.self, forColumn: "hash"))
         } catch let error as LedgerError {
@@ -175,8 +200,8 @@ public struct JournalEntry: Sendable, Hashable {
             """
             INSERT INTO journal (seq, kind, document_id, document, signature, key_id, reason_code, reason, debit, credit,
                                  amount, currency, balance_after, recorded_ms, prev_hash, hash, document_key,
-                                 auth_method, auth_suite, auth_challenge, auth_response, auth_secret_id, basket_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 auth_method, auth_suite, auth_challenge, auth_response, auth_secret_id, basket_id, second_of)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             arguments: [
                 .integer(sequence), .text(kind.rawValue), .text(documentId), .blob(document), .blob(signature), .text(keyId),
@@ -185,6 +210,7 @@ public struct JournalEntry: Sendable, Hashable {
                 .integer(Self.documentKey(of: documentId)), authorization?.method.rawValue.sqlValue ?? .null,
                 authorization?.suite.sqlValue ?? .null, authorization?.challenge.sqlValue ?? .null,
                 authorization?.response.sqlValue ?? .null, authorization?.secretId.sqlValue ?? .null, basketId.sqlValue,
+                secondOf.map { .integer($0) } ?? .null,
             ])
     }
 
@@ -214,7 +240,7 @@ public struct JournalEntry: Sendable, Hashable {
 extension JournalEntry: Codable {
     private enum CodingKeys: String, CodingKey {
         case sequence, kind, documentId, document, signature, keyId, reasonCode, reason, debit, credit, amount, currency
-        case balanceAfter, recordedAt, authorization, basket, previousHash, hash
+        case balanceAfter, recordedAt, authorization, basket, secondOf, previousHash, hash
     }
 
     /// The JSON form of ``Authorization``.
@@ -251,6 +277,7 @@ extension JournalEntry: Codable {
                               secretId: $0.secretId, transactionBound: $0.method.isTransactionBound)
         }, forKey: .authorization)
         try c.encodeIfPresent(basketId, forKey: .basket)
+        try c.encodeIfPresent(secondOf, forKey: .secondOf)
         try c.encode(Hex.encode(previousHash), forKey: .previousHash)
         try c.encode(Hex.encode(hash), forKey: .hash)
     }
@@ -285,6 +312,7 @@ extension JournalEntry: Codable {
                 Authorization(method: $0.method, suite: $0.suite, challenge: $0.challenge, response: $0.response, secretId: $0.secretId)
             },
             basketId: try c.decodeIfPresent(String.self, forKey: .basket),
+            secondOf: try c.decodeIfPresent(Int64.self, forKey: .secondOf),
             previousHash: try hex(.previousHash), hash: try hex(.hash))
     }
 }

@@ -20,8 +20,9 @@ extension Ledger {
         }
         for row in rows {
             let entry = try JournalEntry(row: row)
-            if let keyId, entry.keyId != keyId { continue }
             guard let earlier = try? CanonicalEncoding.decode(entry.document) else { continue }
+            // The signer the document names: for a payment a second signer approved, the first one.
+            if let keyId, earlier.keyId != keyId { continue }
             let same = earlier["name"] == document["name"] && earlier["purpose"] == document["purpose"]
                 && earlier["currency"] == document["currency"] && earlier["amount"].flatMap(DecimalText.parse) == amount
             if same { return entry }

@@ -34,6 +34,9 @@ enum LedgerSchema {
         // once; each journal entry names the basket it was signed in; OCRA challenges of baskets waiting for
         // their response.
         Step(name: "v4-baskets", apply: baskets),
+        // Two signers (issue #18): users of a customer beyond the first, a customer's second-signer threshold, and
+        // the journal entry a second signature completes (the document is journaled twice: awaiting, then final).
+        Step(name: "v5-second-signer", apply: secondSigner),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -332,5 +335,35 @@ enum LedgerSchema {
             );
             """, d) + "\n" + appendOnly("entry_forms", changed: "form values of journal entries cannot be changed",
                                        deleted: "form values of journal entries cannot be deleted", in: d))
+    }
+
+    private static func secondSigner(_ db: any SQLTransaction) throws {
+        let d = db.dialect
+        try db.executeScript(types("""
+            ALTER TABLE customers ADD COLUMN member_of INTEGER;
+            ALTER TABLE journal ADD COLUMN second_of INTEGER;
+            CREATE TABLE customer_policies (
+                customer_id INTEGER NOT NULL,
+                currency TEXT NOT NULL,
+                above TEXT NOT NULL,
+                PRIMARY KEY (customer_id, currency)
+            );
+            """, d))
+        // A document is journaled once, except the entry that completes its `awaiting` entry (once).
+        switch d {
+        case .sqlite:
+            try db.executeScript("""
+                DROP TRIGGER journal_unique_document;
+                CREATE TRIGGER journal_unique_document BEFORE INSERT ON journal
+                    WHEN EXISTS (SELECT 1 FROM journal WHERE document_key = NEW.document_key AND document_id = NEW.document_id
+                                 AND (NEW.second_of IS NULL OR seq != NEW.second_of OR kind != 'awaiting-second-signature'))
+                    BEGIN SELECT RAISE(ABORT, 'the document is already journaled'); END;
+                """)
+        case .postgres:
+            try db.executeScript("""
+                DROP INDEX journal_unique_document;
+                CREATE UNIQUE INDEX journal_unique_document ON journal (document_id, (second_of IS NULL));
+                """)
+        }
     }
 }

@@ -206,6 +206,33 @@ package enum API {
         package var confirmDuplicate: Bool?
     }
 
+    /// A document awaiting a second signature (`GET /pending`).
+    package struct PendingDocument: Encodable, Sendable {
+        /// The awaiting journal entry's number: what approve and reject name.
+        package var journal: Int64
+        package var documentHash: String
+        package var signedAt: String
+        /// The user who signed first.
+        package var signedBy: String
+        package var operation: String
+        package var debit: String?
+        package var credit: String?
+        package var amount: String?
+        package var currency: String?
+        package var payee: String?
+        package var purpose: String?
+        /// Every field of the signed document (card numbers masked, as signed).
+        package var fields: [String: String]
+        /// False for the user who signed first: they cannot be the second signer.
+        package var canSign: Bool
+    }
+
+    /// `POST /pending/{entry}/approve {code}` and `/reject {code, reason}`: the second signer's own one-time code.
+    package struct DecideRequest: Decodable, Sendable {
+        package var code: String
+        package var reason: String?
+    }
+
     package struct Posting: Encodable, Sendable {
         package var debit: String
         package var credit: String

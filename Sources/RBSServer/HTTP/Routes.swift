@@ -68,6 +68,25 @@ enum Routes {
         api.get("/journal") { request, _ in
             try await answer { json(try await bank.journal(of: try customer(request, bank))) }
         }
+        api.get("/pending") { request, _ in
+            try await answer { json(try await bank.pending(for: try customer(request, bank))) }
+        }
+        api.post("/pending/:entry/approve") { request, context in
+            try await answer {
+                let who = try customer(request, bank)
+                let decide: API.DecideRequest = try await body(request)
+                return json(try await bank.decide(entry: try entry(context), code: decide.code, reason: nil,
+                                                  address: context.remoteAddress, for: who))
+            }
+        }
+        api.post("/pending/:entry/reject") { request, context in
+            try await answer {
+                let who = try customer(request, bank)
+                let decide: API.DecideRequest = try await body(request)
+                return json(try await bank.decide(entry: try entry(context), code: decide.code, reason: decide.reason ?? "",
+                                                  address: context.remoteAddress, for: who))
+            }
+        }
         api.get("/events") { request, _ in
             try await answer {
                 let who = try customer(request, bank)
@@ -174,6 +193,13 @@ enum Routes {
     static func customer(_ request: Request, _ bank: OnlineBank) throws(Problem) -> Customer {
         guard let token = token(request), let customer = bank.customer(token: token) else { throw Problem.unauthorized }
         return customer
+    }
+
+    /// The `entry` path parameter: a journal entry's number.
+    static func entry(_ context: APIContext) throws(Problem) -> Int64 {
+        let text = try parameter(context, "entry")
+        guard let entry = Int64(text), entry >= 1 else { throw Problem.notFound("'\(text)' is not a journal entry's number") }
+        return entry
     }
 
     static func parameter(_ context: APIContext, _ name: String) throws(Problem) -> String {

@@ -8,7 +8,8 @@ import RBSServer
 struct CustomersCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "customers", abstract: "Add, list or remove the customers of `rbs-host serve`.",
-        subcommands: [Add.self, List.self, Remove.self, Code.self], defaultSubcommand: List.self)
+        subcommands: [Add.self, AddUser.self, List.self, Remove.self, Code.self, Policy.self, Pending.self, Approve.self, Reject.self],
+        defaultSubcommand: List.self)
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -21,16 +22,7 @@ struct CustomersCommand: ParsableCommand {
         var passwordStdin = false
 
         func run() throws {
-            let password: String
-            if passwordStdin {
-                guard let line = readLine(strippingNewline: true), !line.isEmpty else {
-                    Terminal.error("--password-stdin: standard input had no password line")
-                    throw ExitCode.failure
-                }
-                password = line
-            } else {
-                password = CustomersText.generatedPassword()
-            }
+            let password = try CustomersText.password(fromStandardInput: passwordStdin)
             try CustomersText.reporting {
                 // The first customer of a fresh data folder is its documented first start, as `keys init` is.
                 let data = global.paths.data, location = global.paths.database
@@ -49,7 +41,8 @@ struct CustomersCommand: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "The customers, with their accounts.")
         @OptionGroup var global: GlobalOptions
-        @Flag(help: "Print [{name, keyId, accounts: [{number, currency, balance}]}].") var json = false
+        @Flag(help: "Print [{name, userOf, keyId, accounts: [{number, currency, balance}]}] (userOf: the customer a user added by add-user belongs to).")
+        var json = false
 
         func run() throws {
             try CustomersText.reporting {
@@ -57,7 +50,8 @@ struct CustomersCommand: ParsableCommand {
                 let customers = try ledger.customers.list()
                 var rows: [CustomersText.Row] = []
                 for customer in customers {
-                    rows.append(CustomersText.Row(name: customer.name, keyId: customer.keyId,
+                    let holder = customer.memberOf.flatMap { id in customers.first { $0.id == id }?.name }
+                    rows.append(CustomersText.Row(name: customer.name, userOf: holder, keyId: customer.keyId,
                                                   accounts: try ledger.customers.accounts(of: customer).map {
                                                       .init(number: $0.number, currency: $0.currency,
                                                             balance: Amount.text($0.balance, currency: $0.currency))
@@ -117,6 +111,8 @@ enum CustomersText {
         }
 
         var name: String
+        /// The customer whose user this login is (`customers add-user`); nil for a customer's first user.
+        var userOf: String?
         var keyId: String
         var accounts: [AccountRow]
     }
@@ -146,7 +142,7 @@ enum CustomersText {
         guard !rows.isEmpty else { return "No customers: add one with `rbs-host customers add NAME`." }
         var table = Table(header: ["CUSTOMER", "KEY ID", "ACCOUNTS"])
         for row in rows {
-            table.rows.append([row.name, row.keyId, row.accounts.map { "\($0.number) \($0.balance) \($0.currency)" }.joined(separator: ", ")])
+            table.rows.append([row.userOf.map { "\(row.name) (user of \($0))" } ?? row.name, row.keyId, row.accounts.map { "\($0.number) \($0.balance) \($0.currency)" }.joined(separator: ", ")])
         }
         return table.render()
     }

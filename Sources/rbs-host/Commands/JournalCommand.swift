@@ -23,7 +23,7 @@ struct JournalCommand: ParsableCommand {
         var account: String?
         @Option(help: ArgumentHelp("Only entries recorded on or after this day (ДД.ММ.ГГГГ or YYYY-MM-DD).", valueName: "DATE")) var from: String?
         @Option(help: ArgumentHelp("Only entries recorded on or before this day.", valueName: "DATE")) var to: String?
-        @Option(help: ArgumentHelp("Only entries with this outcome: posted, rejected or acknowledged.", valueName: "STATUS")) var status: String?
+        @Option(help: ArgumentHelp("Only entries with this outcome: posted, rejected, acknowledged or awaiting-second-signature.", valueName: "STATUS")) var status: String?
 
         func run() throws {
             do {

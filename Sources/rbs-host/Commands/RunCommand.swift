@@ -27,6 +27,8 @@ struct RunReport: Encodable {
     /// `journal --request-id`'s answer for a request id that was never journaled (nothing was posted for it).
     enum Status: String, Encodable {
         case posted, rejected, invalid, unknown
+        /// Signed by one user of a customer with a second signer: nothing posted yet.
+        case awaiting = "awaiting-second-signature"
     }
 
     var status: Status
@@ -70,6 +72,8 @@ extension RunReport {
             self.init(status: .posted, journal: sequence, document: json, errors: [])
         case .rejected(_, let sequence, let reason):
             self.init(status: .rejected, journal: sequence, document: json, errors: [AtomIssue(atom: nil, message: reason.message)])
+        case .awaiting(_, let sequence):
+            self.init(status: .awaiting, journal: sequence, document: json, errors: [])
         }
     }
 
@@ -150,6 +154,10 @@ struct RunOptions: ParsableArguments {
     @Flag(name: .customLong("confirm-duplicate"),
           help: "Post even when the same payee, account, amount and purpose was posted in the last 24 hours.")
     var confirmDuplicate = false
+    @Option(name: .customLong("as"), help: ArgumentHelp(
+        "Sign as USER, a user of a customer of `serve` (their key after their one-time code, their customer's accounts and second signer).",
+        valueName: "USER"))
+    var user: String?
     @Flag(help: "Print {status, journal, document, errors}.") var json = false
 
     /// Where the form's operation and first values come from.
@@ -166,6 +174,7 @@ struct RunOptions: ParsableArguments {
             throw ValidationError("give one of --code CODE (TOTP), --challenge or --response R (OCRA)")
         }
         if documentId != nil, response == nil { throw ValidationError("--document goes with --response") }
+        if user != nil, code == nil { throw ValidationError("--as USER signs with that user's one-time code: give --code CODE") }
     }
 
     /// Fills, signs and posts; prints the report. `shown` is the command ("run OP", "repeat N") the challenge's
@@ -189,7 +198,7 @@ struct RunOptions: ParsableArguments {
         } else {
             print(RunText.render(report))
         }
-        if report.status != .posted { throw ExitCode.failure }
+        if report.status != .posted && report.status != .awaiting { throw ExitCode.failure }
     }
 
     private enum Execution {
@@ -204,6 +213,16 @@ struct RunOptions: ParsableArguments {
         // A missing, replaced or damaged ledger is said as itself, before any form is filled.
         let ledger: Ledger
         do { ledger = try runtime.ledger() } catch { return invalid([AtomIssue(atom: nil, message: error.description)]) }
+        // --as USER: that user signs, from their customer's accounts only.
+        var signer: CustomerCredentials?
+        if let user {
+            do {
+                guard let found = try ledger.customers.credentials(named: user) else { throw CustomerError.unknown(user) }
+                signer = found
+            } catch {
+                return invalid([AtomIssue(atom: nil, message: String(describing: error))])
+            }
+        }
         // A request id journaled before answers with its first outcome: nothing is filled, signed or posted again.
         var request: LedgerRequest?
         if let requestId {
@@ -255,7 +274,7 @@ struct RunOptions: ParsableArguments {
         }
         do {
             let directory = runtime.locator.optional(BankDirectory.self)
-            switch (try ledger.authenticator().method, code) {
+            switch (try signer == nil ? ledger.authenticator().method : SigningMethod.totp, code) {
             case (.ocra, .some):
                 throw LedgerError.code(.wrongMethod(enrolled: .ocra, detail: "ask for the document's challenge with --challenge, then post it with --response R"))
             case (.totp, nil):
@@ -263,7 +282,12 @@ struct RunOptions: ParsableArguments {
             default: break
             }
             let sign: SignModule
-            if response != nil {
+            if let signer {
+                if let from = draft["from"], try !ledger.customers.accounts(of: signer.customer).contains(where: { $0.number == from }) {
+                    return invalid([AtomIssue(atom: nil, message: "account \(from) is not one of \(signer.customer.name)'s customer's accounts")])
+                }
+                sign = try SignModule(draft: draft, ledger: ledger, directory: directory, customer: signer)
+            } else if response != nil {
                 let pending = try ledger.pendingChallenge(documentId: documentId, operation: draft.operation, plugin: draft.plugin)
                 sign = try SignModule(draft: draft, ledger: ledger, directory: directory, answering: pending)
             } else {
@@ -328,6 +352,7 @@ enum RunText {
         case .rejected: lines.append(Terminal.red(HostMessage.rejected.text(language)) + entry)
         case .invalid: lines.append(Terminal.yellow(HostMessage.notSubmitted.text(language)))
         case .unknown: lines.append(Terminal.yellow(HostMessage.unknown.text(language)))
+        case .awaiting: lines.append(Terminal.yellow(HostMessage.awaitingSecondSignature.text(language)) + entry)
         }
         if let posting = report.posting {
             lines.append("  \(posting.debit) → \(posting.credit): \(Amount.shown(posting.amount, currency: posting.currency, language)); "

@@ -14,7 +14,7 @@ enum JournalQuery {
 
         var description: String {
             switch self {
-            case .status(let text): "--status '\(text)' is not an outcome: use posted, rejected or acknowledged"
+            case .status(let text): "--status '\(text)' is not an outcome: use posted, rejected, acknowledged or awaiting-second-signature"
             case .format(let text): "--format '\(text)' is not a receipt format: use pdf, html or text"
             case .pdfToTerminal: "a PDF receipt is not for the terminal: give --output FILE (or --format text)"
             case .cannotWrite(let path, let detail): "cannot write the receipt to \(path): \(detail)"

@@ -38,6 +38,9 @@ final class REPL: @unchecked Sendable {
         ("accounts", "accounts [--json]"),
         ("statement", "statement ACCOUNT [--from DATE] [--to DATE] [--json]"),
         ("journal", "journal [N | show N | receipt N] [--operation OP] [--account A] [--from DATE] [--to DATE] [--status S]"),
+        ("pending", "pending CUSTOMER [--json]"),
+        ("approve", "approve USER N"),
+        ("reject", "reject USER N REASON"),
         ("verify", "verify"),
         ("keys", "keys [init [NAME] [--method ocra] [--force]]"),
         ("help", "help [COMMAND]"),
@@ -87,6 +90,9 @@ final class REPL: @unchecked Sendable {
         case "journal": journal(arguments)
         case "template", "templates": template(arguments)
         case "basket": basket(arguments)
+        case "pending": pending(arguments)
+        case "approve": decide(arguments, decline: false)
+        case "reject": decide(arguments, decline: true)
         case "verify": verify()
         case "keys": keys(arguments)
         case "help", "?": console.say(help(arguments.first))

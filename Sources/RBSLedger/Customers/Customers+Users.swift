@@ -1,0 +1,118 @@
+import Crypto
+import Foundation
+import RBSMoney
+
+extension Customers {
+    /// Adds user `name` to the customer `customerName`: a login of its own (password, signing key, TOTP secret, its
+    /// own code state and attempt count) acting on that customer's accounts — the second signer of maker–checker.
+    /// - Returns: the user and the enrolment to show once (the otpauth URI).
+    public func addUser(to customerName: String, name: String, passwordRecord: String) throws(CustomerError) -> (Customer, Enrolment) {
+        guard Self.isValidName(name) else { throw .invalidName(name) }
+        let now = Timestamp.milliseconds(clock())
+        let added: Result<(Customer, Enrolment), CustomerError>
+        do {
+            added = try database.write { db -> Result<(Customer, Enrolment), CustomerError> in
+                guard let holder = try db.value(Int64.self, "SELECT COALESCE(member_of, id) FROM customers WHERE name = ?", customerName) else {
+                    return .failure(.unknown(customerName))
+                }
+                if try db.exists("SELECT 1 FROM customers WHERE name = ?", name) { return .failure(.exists(name)) }
+                let login = try Self.insertLogin(name: name, passwordRecord: passwordRecord, memberOf: holder, now: now, in: db)
+                let user = Customer(id: login.id, name: name, keyId: login.enrolment.keyId, createdAtMilliseconds: now, memberOf: holder)
+                return .success((user, login.enrolment))
+            }
+        } catch {
+            throw .storage(error)
+        }
+        return try added.get()
+    }
+
+    /// The users of `customer`'s customer (its first user first, then in the order they were added).
+    public func users(of customer: Customer) throws(CustomerError) -> [Customer] {
+        do {
+            return try database.read { db in
+                try db.rows("SELECT id, name, key_id, created_ms, member_of FROM customers WHERE COALESCE(member_of, id) = ? ORDER BY id",
+                            customer.holderId).map(Self.customer)
+            }
+        } catch {
+            throw .storage(error)
+        }
+    }
+
+    /// Requires a second signer for `customer`'s payments in `currency` above `above` (nil: none in that currency;
+    /// with no threshold at all, one user signs alone). Once any threshold is set, a payment in a currency without
+    /// one always needs the second signer: no exchange rate is assumed.
+    public func setSecondSigner(of customer: Customer, above: Decimal?, currency: String) throws(CustomerError) {
+        guard let code = Currency(code: currency) else { throw .secondSigner(.invalidThreshold("\(currency) is not an ISO 4217 currency")) }
+        var text: String?
+        if let above {
+            guard above >= 0 else { throw .secondSigner(.invalidThreshold("the amount must not be negative")) }
+            // Money is never rounded: more decimals than the currency has is refused.
+            guard let formatted = DecimalText.format(above, scale: code.minorUnits) else {
+                throw .secondSigner(.invalidThreshold("\(above) has more decimals than \(currency) has (\(code.minorUnits))"))
+            }
+            text = formatted
+        }
+        do {
+            try database.write { db in
+                try db.execute("DELETE FROM customer_policies WHERE customer_id = ? AND currency = ?", customer.holderId, currency)
+                if let text {
+                    try db.execute("INSERT INTO customer_policies (customer_id, currency, above) VALUES (?, ?, ?)",
+                                   customer.holderId, currency, text)
+                }
+            }
+        } catch {
+            throw .storage(error)
+        }
+    }
+
+    /// `customer`'s second-signer thresholds: currency → the amount above which a payment needs a second signer.
+    public func secondSigner(of customer: Customer) throws(CustomerError) -> [String: Decimal] {
+        do {
+            let rows = try database.read { db in
+                try db.rows("SELECT currency, above FROM customer_policies WHERE customer_id = ?", customer.holderId)
+            }
+            var thresholds: [String: Decimal] = [:]
+            for row in rows {
+                guard let above = DecimalText.parse(try row["above"]) else {
+                    throw LedgerError.corruptDatabase(path: database.place, detail: "a second-signer threshold is not a decimal")
+                }
+                thresholds[try row["currency"]] = above
+            }
+            return thresholds
+        } catch let error as LedgerError {
+            throw .storage(error)
+        } catch {
+            throw .storage(.database(path: database.place, detail: "\(error)"))
+        }
+    }
+
+    // MARK: - Inside the ledger's transactions
+
+    /// SQL selecting the key ids of every user of one customer (the host's keys and the passkeys); binds the
+    /// customer's id twice.
+    static let keysOfHolder = """
+        SELECT key_id FROM customers WHERE COALESCE(member_of, id) = ?
+        UNION SELECT p.key_id FROM customer_passkeys p JOIN customers c ON c.id = p.customer_id WHERE COALESCE(c.member_of, c.id) = ?
+        """
+
+    /// The user whose key (the host's for them, or a passkey) is `keyId`: their id, name and customer; nil when none is.
+    static func user(ofKey keyId: String, in db: any SQLTransaction) throws -> (id: Int64, name: String, holder: Int64)? {
+        guard let row = try db.row("""
+            SELECT id, name, COALESCE(member_of, id) AS holder FROM customers WHERE key_id = ?
+            UNION SELECT c.id, c.name, COALESCE(c.member_of, c.id) AS holder
+                FROM customer_passkeys p JOIN customers c ON c.id = p.customer_id WHERE p.key_id = ?
+            """, keyId, keyId) else { return nil }
+        return (try row["id"], try row["name"], try row["holder"])
+    }
+
+    /// Whether a payment of `amount` in `currency` signed with `keyId` needs a second signer: its customer has a
+    /// threshold in that currency the amount is above, or thresholds only in other currencies.
+    static func needsSecondSigner(keyId: String, amount: Decimal, currency: String, in db: any SQLTransaction) throws -> Bool {
+        guard let user = try user(ofKey: keyId, in: db) else { return false }
+        let rows = try db.rows("SELECT currency, above FROM customer_policies WHERE customer_id = ?", user.holder)
+        guard !rows.isEmpty else { return false }
+        guard let row = try rows.first(where: { (try $0["currency"] as String) == currency }) else { return true }
+        guard let above = DecimalText.parse(try row["above"]) else { return true }  // damaged: the safe side
+        return amount > above
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+
+/// Two signers from the command line: `customers add-user`, `customers policy`, `run --as`, `customers pending`,
+/// `customers approve|reject`.
+@Suite("second signer commands")
+struct SecondSignerCommandTests {
+    private func customerCode(_ sandbox: HostSandbox, _ name: String) throws -> String {
+        let result = try sandbox.host(["customers", "code", name])
+        try #require(result.status == 0, "\(result)")
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("a second user and a threshold; anna's payment above it awaits; boris approves it (not anna, not a replayed code); --json shapes")
+    func makerChecker() throws {
+        let sandbox = try HostSandbox()
+        try sandbox.initKeys()
+        #expect(try sandbox.host(["customers", "add", "anna"]).status == 0)
+        let added = try sandbox.host(["customers", "add-user", "anna", "boris"])
+        #expect(added.status == 0, "\(added)")
+        #expect(added.stdout.hasPrefix("User of customer anna:\nCustomer:   boris\nPassword:   "), "\(added.stdout)")
+        #expect(added.stdout.contains("otpauth://totp/rbs-host:boris?secret="))
+
+        let policy = try sandbox.host(["customers", "policy", "anna", "--second-signer-above", "100 000", "RUB", "--json"])
+        #expect(policy.status == 0, "\(policy)")
+        struct Policy: Decodable, Equatable {
+            struct Threshold: Decodable, Equatable { var amount: String; var currency: String }
+            var customer: String
+            var users: [String]
+            var secondSignerAbove: [Threshold]
+        }
+        #expect(try decode(Policy.self, policy.stdout) == Policy(customer: "anna", users: ["anna", "boris"],
+                                                                  secondSignerAbove: [.init(amount: "100000.00", currency: "RUB")]))
+        #expect(try sandbox.host(["customers", "policy", "boris"]).stdout == """
+            Customer:      anna
+            Users:         anna, boris
+            Second signer: above 100,000.00 RUB; in any other currency always
+
+            """)
+
+        struct Row: Decodable { struct Account: Decodable { var number: String }; var name: String; var accounts: [Account] }
+        let rows = try decode([Row].self, try sandbox.host(["customers", "list", "--json"]).stdout)
+        let savings = try #require(rows.first { $0.name == "anna" }?.accounts[1].number)
+        let payment = ["srcAccount=\(savings)", "destName=ООО Ромашка", "destInn=1234567894", "destAccount=\(Demo.external)",
+                       "destBic=\(Demo.bic)", "destDesc=оплата по счёту 9", "amount=200000"]
+        sandbox.step()
+        let signed = try sandbox.host(["run", "pay.pp.quick"] + payment.flatMap { ["--set", $0] }
+                                      + ["--as", "anna", "--code", try customerCode(sandbox, "anna"), "--json"])
+        #expect(signed.status == 0, "\(signed)")
+        let report = try decode(RunJSON.self, signed.stdout)
+        #expect(report.status == "awaiting-second-signature" && report.journal == 1 && report.posting == nil)
+
+        struct Pending: Decodable { var journal: Int64; var signedBy: String; var amount: String?; var currency: String?; var payee: String?
+            var credit: String?; var purpose: String?; var operation: String; var documentHash: String; var signedAt: String }
+        let pending = try decode([Pending].self, try sandbox.host(["customers", "pending", "boris", "--json"]).stdout)
+        #expect(pending.count == 1 && pending[0].journal == 1 && pending[0].signedBy == "anna" && pending[0].amount == "200000.00")
+        #expect(pending[0].payee == "ООО Ромашка" && pending[0].credit == Demo.external && pending[0].operation == "pay.pp.quick")
+
+        sandbox.step()
+        let own = try sandbox.host(["customers", "approve", "anna", "1", "--code", try customerCode(sandbox, "anna"), "--json"])
+        #expect(own.status == 1)
+        #expect(try decode(RunJSON.self, own.stdout).errors.map(\.message)
+            == ["anna signed this document first and cannot be its second signer: another user of the customer signs or declines it"])
+
+        let code = try customerCode(sandbox, "boris")
+        let approved = try sandbox.host(["customers", "approve", "boris", "1", "--code", code, "--json"])
+        #expect(approved.status == 0, "\(approved)")
+        let posted = try decode(RunJSON.self, approved.stdout)
+        #expect(posted.status == "posted" && posted.journal == 2 && posted.posting?.amount == "200000.00")
+
+        // A second payment awaiting: boris's code, used once, does not sign it.
+        let again = try sandbox.host(["run", "pay.pp.quick"] + payment.flatMap { ["--set", $0] }
+                                     + ["--set", "amount=150000", "--as", "anna", "--code", try customerCode(sandbox, "anna"), "--json"])
+        #expect(try decode(RunJSON.self, again.stdout).journal == 3)
+        let replayed = try sandbox.host(["customers", "approve", "boris", "3", "--code", code, "--json"])
+        let replayedReport = try decode(RunJSON.self, replayed.stdout)
+        #expect(replayed.status == 1 && replayedReport.errors.first?.message.contains("already used") == true, "\(replayed)")
+        sandbox.step()
+        let declined = try sandbox.host(["customers", "reject", "boris", "3", "--reason", "twice", "--code", try customerCode(sandbox, "boris"), "--json"])
+        let rejected = try decode(RunJSON.self, declined.stdout)
+        #expect(declined.status == 0 && rejected.status == "rejected" && rejected.journal == 4)
+        #expect(rejected.errors.map(\.message) == ["declined by the second signer boris: twice"])
+        #expect(try sandbox.host(["customers", "pending", "anna"]).stdout == "Nothing awaits a second signature for anna.\n")
+
+        let journal = try sandbox.journal()
+        #expect(journal.map(\.kind) == ["awaiting-second-signature", "posted", "awaiting-second-signature", "rejected"])
+        #expect(try sandbox.host(["verify"]).stdout == "ok 4 entries\n")
+    }
+
+    @Test("run --as refuses a debit account that is not the user's customer's, and an unknown user")
+    func foreignAccount() throws {
+        let sandbox = try HostSandbox()
+        try sandbox.initKeys()
+        #expect(try sandbox.host(["customers", "add", "anna"]).status == 0)
+        let result = try sandbox.host(["run", "pay.pp.quick"] + RunTests.quick.flatMap { ["--set", $0] }
+                                      + ["--as", "anna", "--code", try customerCode(sandbox, "anna"), "--json"])
+        #expect(result.status == 1)
+        #expect(try decode(RunJSON.self, result.stdout).errors.map(\.message) == ["account \(Demo.current) is not one of anna's customer's accounts"])
+        let unknown = try sandbox.host(["run", "pay.pp.quick", "--as", "nobody", "--code", "123456", "--json"])
+        #expect(try decode(RunJSON.self, unknown.stdout).errors.map(\.message) == ["there is no customer named 'nobody' (see `rbs-host customers list`)"])
+    }
+}
+
+extension SecondSignerCommandTests {
+    @Test("the REPL: pending CUSTOMER lists the awaiting document, approve USER N asks for USER's code and posts it")
+    func repl() throws {
+        let sandbox = try HostSandbox()
+        try sandbox.initKeys()
+        #expect(try sandbox.host(["customers", "add", "anna"]).status == 0)
+        #expect(try sandbox.host(["customers", "add-user", "anna", "boris"]).status == 0)
+        #expect(try sandbox.host(["customers", "policy", "anna", "--second-signer-above", "1000 RUB"]).status == 0)
+        struct Row: Decodable { struct Account: Decodable { var number: String }; var name: String; var accounts: [Account] }
+        let rows = try decode([Row].self, try sandbox.host(["customers", "list", "--json"]).stdout)
+        let account = try #require(rows.first { $0.name == "anna" }?.accounts[0].number)
+        let code = try sandbox.host(["customers", "code", "anna"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let signed = try sandbox.host(["run", "pay.pp.quick", "--set", "srcAccount=\(account)", "--set", "destName=ООО Ромашка",
+                                       "--set", "destInn=1234567894", "--set", "destAccount=\(Demo.external)", "--set", "destBic=\(Demo.bic)",
+                                       "--set", "destDesc=за март", "--set", "amount=1500", "--as", "anna", "--code", code])
+        #expect(signed.status == 0 && signed.stdout.hasPrefix("awaiting a second signature — journal entry 1"), "\(signed)")
+        sandbox.step()
+        let boris = try sandbox.host(["customers", "code", "boris"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = try sandbox.repl("pending anna\napprove anna 1\n\(code)\napprove boris 1\n\(boris)\npending boris\nquit\n")
+        #expect(result.status == 0)
+        // The pending table's row: its cells, as the table separates them.
+        let row = result.out.split(separator: "\n").first { $0.contains(Demo.external) }.map {
+            $0.components(separatedBy: "  ").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        #expect(row == ["1", "anna", "1,500.00 RUB", "ООО Ромашка", Demo.external, "За март"], "\(result.out)")
+        #expect(result.err.contains("anna signed this document first and cannot be its second signer"), "\(result.err)")
+        #expect(result.out.contains("posted — journal entry 2"), "\(result.out)")
+        #expect(result.out.hasSuffix("Nothing awaits a second signature for boris.\n"), "\(result.out)")
+        #expect(try sandbox.host(["verify"]).stdout == "ok 2 entries\n")
+    }
+}
