@@ -64,6 +64,7 @@ struct BasketTests {
             case .posted: "posted"
             case .rejected(_, _, let reason): "rejected: \(reason.message)"
             case .acknowledged: "acknowledged"
+            case .awaiting: "awaiting"
             }
         }
         #expect(kinds.filter { $0 == "posted" }.count == 4)

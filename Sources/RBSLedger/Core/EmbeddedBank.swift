@@ -56,6 +56,8 @@ public struct EmbeddedBank: Sendable {
                     _ = try state.add(-posting.amount, minor: minor.map { -$0 }, to: posting.debit, scale: scale)
                     if posting.internalTransfer { _ = try state.add(posting.amount, minor: minor, to: posting.credit, scale: scale) }
                     decisions.append(nil)
+                case .awaitSecondSigner:
+                    decisions.append(nil)  // never decided by `plan`
                 }
             }
             return decisions
@@ -153,7 +155,7 @@ public struct EmbeddedBank: Sendable {
         let signed = SignedDocument(document: document, canonicalBytes: awaiting.document, signature: signature)
         var state = BatchState(tip: try Journal.tip(db))
         let outcome = try apply(signed, documentId: awaiting.documentId, publicKey: publicKey, authorization: authorization,
-                                completing: (awaiting.sequence, keyId, decline), state: &state, in: db)
+                                basketId: nil, completing: (awaiting.sequence, keyId, decline), state: &state, in: db)
         try write(state, in: db)
         return outcome
     }
