@@ -252,7 +252,9 @@ struct DataFolderTests {
             if pause { environment["RBS_PAUSE_AFTER_COMMIT_MS"] = "300" }
             let child = try ChildProcess(Repo.binary, sandbox.runArguments("transfer.own", Self.transfer, code: code()) + ["--request-id", request],
                                          environment: environment)
-            let delay = Int.random(in: 1...max(2, runMilliseconds), using: &generator) + (pause ? runMilliseconds : 0)
+            // Within three quarters of a measured run, so most runs are cut (a bound equal to the expected number of
+            // kills failed half the time under load).
+            let delay = Int.random(in: 1...max(2, runMilliseconds * 3 / 4), using: &generator) + (pause ? runMilliseconds : 0)
             if !child.wait(until: .now() + .milliseconds(delay)) { child.killNow() }
             let first = child.finish()
             try #require(!first.timedOut, "iteration \(iteration): a run hung: \(first)")
@@ -274,7 +276,7 @@ struct DataFolderTests {
                 #expect(said.document?.id == document.id, "iteration \(iteration): the first run and its retry name different documents")
             }
         }
-        #expect(killed >= iterations / 2, "only \(killed) of \(iterations) runs were killed")
+        #expect(killed >= iterations / 3, "only \(killed) of \(iterations) runs were killed")
         #expect(killedAfterCommit >= 1, "no run was killed after its commit (\(killed) kills)")
 
         // Exactly one journal entry per request, no other entries, and the core reconciles.
