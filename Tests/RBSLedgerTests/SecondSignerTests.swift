@@ -13,8 +13,8 @@ struct SecondSignerTests {
         let bob: CustomerCredentials
         let account: String
 
-        init(threshold: Decimal? = 100_000) throws {
-            f = try Fixture()
+        init(threshold: Decimal? = 100_000, engine: TestEngine = .current) throws {
+            f = try Fixture(engine: engine)
             let (ann, _) = try f.ledger.customers.add(name: "ann", passwordRecord: "x")
             let (bob, _) = try f.ledger.customers.addUser(to: "ann", name: "bob", passwordRecord: "y")
             #expect(bob.holderId == ann.id && bob.memberOf == ann.id)
@@ -121,9 +121,9 @@ struct SecondSignerTests {
         #expect(try c.f.ledger.journal.verify() == .ok(6))
     }
 
-    @Test("verify fails when the second signature is tampered")
+    @Test("SQLite: verify fails when the second signature is tampered (the file edited)")
     func tampered() throws {
-        let c = try Company()
+        let c = try Company(engine: .sqlite)
         _ = try c.annPays("200000.00")
         _ = try c.f.ledger.approve(entry: 1, code: try c.code(c.bob), as: c.bob)
         try c.f.ledger.close()
