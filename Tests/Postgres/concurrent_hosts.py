@@ -300,6 +300,10 @@ def client(worker, hosts, customers, run, stop_at):
                 # database check below counts every entry against its request.)
                 with run.lock:
                     run.refused_at_review += 1
+                    # The core answered from the database after the restart: the host resumed (the customers'
+                    # funds may be gone by then on a fast machine, so no payment can be acknowledged any more).
+                    if run.outage_ended_at and time.time() > run.outage_ended_at:
+                        run.resumed_after_outage += 1
                 break
             elif run.outage_active():
                 with run.lock:
@@ -440,14 +444,14 @@ def main():
         elif not any("PostgreSQL at 127.0.0.1:" in message for message in run.outage_messages):
             failures.append(f"the outage answers do not name the server: {run.outage_messages[:3]}")
         if run.resumed_after_outage == 0:
-            failures.append("no payment was acknowledged after the PostgreSQL server came back")
+            failures.append("no host answered from the database (a payment acknowledged, or refused at review) after the PostgreSQL server came back")
         posted = sum(1 for status, _ in run.acknowledged.values() if status == "posted")
         print(f"concurrent hosts: {len(run.acknowledged)} payments acknowledged in {elapsed:.0f} s through 3 hosts "
               f"({posted} posted, {run.refused_funds} journaled as refused for insufficient funds; {run.refused_at_review} "
               f"refused at review), {run.duplicates} duplicate "
               f"submissions answered with the first outcome, {run.unknown} answers lost to kills and retried, "
               f"{sum(h.kills for h in hosts)} SIGKILLs, {len(run.outage_messages)} outage answers, "
-              f"{run.resumed_after_outage} acknowledged after the outage; journal {len(journal)} entries")
+              f"{run.resumed_after_outage} answered from the database after the outage; journal {len(journal)} entries")
         for event in events:
             print("  " + event)
         if run.outage_messages:
