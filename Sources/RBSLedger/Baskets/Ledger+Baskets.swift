@@ -112,7 +112,7 @@ extension Ledger {
             }
             let issued = try row.decode(Int64.self, forColumn: "issued_ms")
             pending = PendingBasket(id: id, documents: documents, challenge: try row.decode(String.self, forColumn: "challenge"),
-                                    issuedAt: Date(timeIntervalSince1970: Double(issued) / 1000))
+                                    issuedAt: Timestamp.date(milliseconds: issued))
         } catch let error as DocumentError {
             throw .corruptDatabase(path: database.place, detail: "a waiting basket's documents do not parse: \(error.description)")
         } catch {
