@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(name: "RBSExpressionsTests", dependencies: ["RBSExpressions", "RBSMoney"]),
         .testTarget(name: "RBSLedgerTests", dependencies: ["RBSLedger", "RBSMoney"]),
         .testTarget(name: "RBSCoreTests", dependencies: ["RBSCore", "RBSMoney"]),
-        .testTarget(name: "RBSHostTests", dependencies: ["RBSCore", "RBSMoney"]),
+        .testTarget(name: "RBSHostTests", dependencies: ["RBSCore", "RBSLedger", "RBSMoney"]),
         .testTarget(name: "RBSLineEditorTests", dependencies: ["RBSLineEditor"]),
         .testTarget(name: "RBSServerTests", dependencies: [
             "RBSServer", "RBSCore", "RBSLedger", "RBSMoney",

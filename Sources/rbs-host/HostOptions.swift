@@ -43,8 +43,14 @@ extension HostOptions {
         }
     }
 
-    /// The trust policy every plugin load must pass (signatures unless --dev; permissions always).
-    var trustPolicy: PluginTrustPolicy { PluginTrustPolicy(dataDirectory: paths.data, development: developmentMode) }
+    /// The trust policy every plugin load must pass (signatures unless --dev; permissions always), against the keys
+    /// of ``trustStore``.
+    var trustPolicy: PluginTrustPolicy {
+        PluginTrustPolicy(dataDirectory: paths.data, location: paths.database, development: developmentMode)
+    }
+
+    /// Where the trusted publisher keys are: `<data>/trusted-keys`, or the shared database's table with `--database`.
+    var trustStore: TrustStore { TrustStore(dataDirectory: paths.data, location: paths.database) }
 
     /// The isolation settings: `--isolation`, else RBS_ISOLATION, else `fallback` (`none`; `serve` passes `plugin`); pins from DATA/isolation.conf;
     /// RBS_WORKER_TIMEOUT, RBS_WORKER_LIMIT_AS (MiB) and RBS_WORKER_LIMIT_CPU (seconds) tune the workers.
@@ -101,7 +107,14 @@ extension HostOptions {
         var arguments = ["scan", "--data", paths.data.path, "--isolation", isolation.rawValue]
         if developmentMode { arguments.append("--dev") }
         if let plugins { arguments += ["--plugins", plugins] }
+        // The child checks signatures against the same trusted keys, so it needs the shared database too: through
+        // its environment, never its command line, where `ps` would show the password.
+        var environment: [String: String]?
+        if let database {
+            environment = ProcessInfo.processInfo.environment
+            environment?[LedgerLocation.environmentVariable] = database
+        }
         return ChildProcessScanner(executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
-                                   arguments: arguments)
+                                   arguments: arguments, environment: environment)
     }
 }

@@ -325,6 +325,17 @@ struct WorkerIsolationTests {
         }
     }
 
+    @Test("a worker is started without the ledger's database address (its password) and without Swift's backtracer")
+    func workerEnvironment() {
+        let host = ["PATH": "/usr/bin", "RBS_HOME": "/srv/rbs", "RBS_DATABASE": "postgres://bank:secret@db/bank",
+                    "SWIFT_BACKTRACE": "enable=yes"]
+        let worker = WorkerProcess.environment(of: host)
+        #expect(worker["RBS_DATABASE"] == nil)
+        #expect(!worker.values.contains { $0.contains("secret") })
+        #expect(worker["SWIFT_BACKTRACE"] == "enable=no")
+        #expect(worker["PATH"] == "/usr/bin" && worker["RBS_HOME"] == "/srv/rbs")
+    }
+
     @Test("a plugin that faults again and again is quarantined with the reason")
     func quarantine() throws {
         let plugins = Fixtures.temporaryDirectory("quarantine")

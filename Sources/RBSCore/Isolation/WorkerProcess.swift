@@ -1,4 +1,5 @@
 import Foundation
+import RBSLedger
 
 /// One worker process as the host sees it: its pid and its end of the socket pair. The thread that makes a request
 /// reads the answer itself (a blocking `recv` under the deadline, through ``WireReceiver``): no reader thread hands
@@ -91,10 +92,7 @@ final class WorkerProcess: @unchecked Sendable {
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
-        // The host's environment, without Swift's backtracer (a crash is reported by the host in one line).
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let envp = Self.environment(of: ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
         let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
@@ -139,6 +137,16 @@ final class WorkerProcess: @unchecked Sendable {
             cause += " (it runs with an address-space limit of \(limits.addressSpaceMiB) MiB)"
         }
         return cause
+    }
+
+    /// A worker's environment: the host's, without Swift's backtracer (a crash is reported by the host in one line)
+    /// and without the ledger's database address — it carries the login's password, and the plugin in the worker has
+    /// no business with the ledger.
+    static func environment(of host: [String: String]) -> [String: String] {
+        var environment = host
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        environment[LedgerLocation.environmentVariable] = nil
+        return environment
     }
 
     static func signalName(_ signal: Int32) -> String {

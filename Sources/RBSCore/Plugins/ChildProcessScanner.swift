@@ -13,11 +13,14 @@ public struct ChildProcessScanner: PluginScanner {
     public let timeout: Duration
     /// How many children scan at once, at most (never more than there are files).
     public let children: Int
+    /// The children's environment (nil: this process's).
+    public let environment: [String: String]?
 
-    public init(executable: URL, arguments: [String], timeout: Duration = .seconds(5),
+    public init(executable: URL, arguments: [String], environment: [String: String]? = nil, timeout: Duration = .seconds(5),
                 children: Int = ProcessInfo.processInfo.activeProcessorCount) {
         self.executable = executable
         self.arguments = arguments
+        self.environment = environment
         self.timeout = timeout
         self.children = max(1, children)
     }
@@ -85,7 +88,7 @@ public struct ChildProcessScanner: PluginScanner {
     /// Runs one child over `paths`; returns what it answered and the file it died or hung on, if any.
     private func runChild(_ paths: [String], progress: (Int) -> Void) -> ([String: ScanResult], Stuck?) {
         let child: ChildLineReader
-        do { child = try ChildLineReader(executable: executable.path, arguments: arguments + paths) } catch {
+        do { child = try ChildLineReader(executable: executable.path, arguments: arguments + paths, environment: environment) } catch {
             return ([:], Stuck(path: paths[0], failure: .couldNotStart(reason: error.reason)))
         }
         var results: [String: ScanResult] = [:]

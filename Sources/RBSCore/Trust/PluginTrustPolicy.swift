@@ -1,4 +1,5 @@
 import Foundation
+import RBSLedger
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -6,22 +7,29 @@ import Darwin
 #endif
 
 /// The trust policy of the command-line host: a plugin is loaded only when it is signed (`<plugin>.so.sig`) by a
-/// publisher key in `<data>/trusted-keys`, its bytes are the ones signed, and its manifest's id and version are the
-/// signed ones. In development mode (`--dev`, `RBS_DEV=1`) signatures are not required.
+/// trusted publisher key (``TrustStore``: `<data>/trusted-keys`, or the shared database's `trusted_keys` with
+/// `--database`), its bytes are the ones signed, and its manifest's id and version are the signed ones. In
+/// development mode (`--dev`, `RBS_DEV=1`) signatures are not required.
 ///
 /// Always, even in development mode: a plugin file or plugin folder that other users can write to (mode & 022) or
 /// that another non-root user owns is refused — anyone who can change it can run code in the host.
 public final class PluginTrustPolicy: @unchecked Sendable {
-    /// The trusted-keys file.
-    public let trustedKeysPath: String
+    /// Where the trusted keys are.
+    public let store: TrustStore
     /// Whether unsigned plugins are accepted (development).
     public let development: Bool
     private let lock = NSLock()
     /// The signatures accepted by `verify`, by the SHA-256 of the bytes they cover, for the manifest check.
     private var accepted: [String: PluginSignature] = [:]
+    /// The shared database's keys as last read, and when: a scan of many plugins asks the server once, and a key
+    /// removed on another host is refused here within ``sharedKeysLifetime``.
+    private var sharedKeys: (keys: Set<String>, read: ContinuousClock.Instant)?
+    /// How long keys read from the shared database are used before they are read again.
+    static let sharedKeysLifetime = Duration.seconds(1)
 
-    public init(dataDirectory: URL, development: Bool) {
-        trustedKeysPath = TrustedKeys.path(in: dataDirectory)
+    /// - Parameter location: where the ledger is; a shared database holds the trusted keys too.
+    public init(dataDirectory: URL, location: LedgerLocation = .dataFolder, development: Bool) {
+        store = TrustStore(dataDirectory: dataDirectory, location: location)
         self.development = development
     }
 
@@ -48,16 +56,29 @@ public final class PluginTrustPolicy: @unchecked Sendable {
             throw .untrusted(.unusableSignature(error))
         }
         guard signature.isValid else { throw .untrusted(.badSignature(path: path, signaturePath: signaturePath)) }
-        let trusted: TrustedKeys
-        do { trusted = try TrustedKeys(path: trustedKeysPath) } catch {
+        let trusted: Set<String>
+        do { trusted = try trustedKeys() } catch {
             throw .untrusted(.unreadableTrustedKeys(error))
         }
-        guard trusted.contains(signature.publicKey) else { throw .untrusted(.untrustedKey(publicKey: signature.publicKey)) }
+        guard trusted.contains(signature.publicKey.lowercased()) else {
+            throw .untrusted(.untrustedKey(publicKey: signature.publicKey))
+        }
         let hash = PluginSignature.sha256(bytes)
         guard hash == signature.fileSHA256 else {
             throw .untrusted(.changedAfterSigning(path: path, fileSHA256: hash, signedSHA256: signature.fileSHA256))
         }
         lock.withLock { accepted[hash] = signature }
+    }
+
+    /// The trusted keys (lowercase hex): the file read at every check, as before; the shared database's kept for
+    /// ``sharedKeysLifetime``.
+    private func trustedKeys() throws(TrustError) -> Set<String> {
+        guard store.isShared else { return Set(try store.entries().map(\.key)) }
+        let now = ContinuousClock.now
+        if let cached = lock.withLock({ sharedKeys }), now - cached.read < Self.sharedKeysLifetime { return cached.keys }
+        let keys = Set(try store.entries().map(\.key))
+        lock.withLock { sharedKeys = (keys, now) }
+        return keys
     }
 
     // MARK: - After the descriptors are read

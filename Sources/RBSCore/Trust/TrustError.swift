@@ -26,6 +26,9 @@ public enum TrustError: Error, CustomStringConvertible, Sendable, Hashable, Coda
     case unloadable(String)
     /// The file changed while it was being signed.
     case changedWhileSigning(path: String)
+    /// The trusted keys in the shared database (`--database`) could not be read or written: the ledger's
+    /// description of why (it names the server and what to do).
+    case sharedStore(String)
 
     public var description: String {
         switch self {
@@ -47,6 +50,7 @@ public enum TrustError: Error, CustomStringConvertible, Sendable, Hashable, Coda
         case .notTrusted(let text): "'\(text)' is not a trusted key — see `rbs-host trust list`"
         case .unloadable(let why): "cannot read the plugin's id and version: \(why)"
         case .changedWhileSigning(let path): "\(path) changed while it was being signed — sign it again"
+        case .sharedStore(let reason): "the trusted keys in the shared database: \(reason)"
         }
     }
 }

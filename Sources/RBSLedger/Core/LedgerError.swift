@@ -29,6 +29,9 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     case firstStart(directory: String)
     /// History existed here (`known`: the tip record or a signing key) but the database does not hold it (`found`).
     case historyMissing(directory: String, found: String, known: String)
+    /// A shared database without the ledger's tables, asked for what they hold (the trusted keys) before any host
+    /// gave it a ledger.
+    case noLedgerTables(place: String)
     /// A file of the ledger belongs to another user or others may read it.
     case notPrivate(SecureFile.Exposure)
     /// The tip record `ledger-tip` cannot be read.
@@ -76,6 +79,8 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
                 + "Restore the data folder \(directory) from a backup: copy the whole folder back (rbs.sqlite, "
                 + "rbs.sqlite-wal if present, ledger-tip and the key files, mode 600, folder 700). To give up the "
                 + "missing history deliberately, run `rbs-host init --force` (see README, \"Data folder\")"
+        case .noLedgerTables(let place):
+            "\(place) holds no ledger tables yet — give it the ledger's tables first with `rbs-host db migrate --database URL` (or `rbs-host init --database URL`)"
         case .notPrivate(let exposure):
             "the ledger's file \(exposure.description)"
         case .tipDamaged(let path, let detail):

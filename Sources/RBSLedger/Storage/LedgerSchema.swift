@@ -37,6 +37,10 @@ enum LedgerSchema {
         // Two signers (issue #18): users of a customer beyond the first, a customer's second-signer threshold, and
         // the journal entry a second signature completes (the document is journaled twice: awaiting, then final).
         Step(name: "v5-second-signer", apply: secondSigner),
+        // Plugin trust shared by every host of one database (issue #17): the publisher keys trusted to sign plugins.
+        // A host on the data folder's SQLite keeps its `trusted-keys` file (one host, and the start-up listing reads
+        // no database); the table is made in both engines so their schemas stay one list of steps.
+        Step(name: "v6-trusted-keys", apply: trustedKeys),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -365,5 +369,15 @@ enum LedgerSchema {
                 CREATE UNIQUE INDEX journal_unique_document ON journal (document_id, (second_of IS NULL));
                 """)
         }
+    }
+
+    private static func trustedKeys(_ db: any SQLTransaction) throws {
+        try db.executeScript(types("""
+            CREATE TABLE trusted_keys (
+                key TEXT PRIMARY KEY NOT NULL,
+                name TEXT,
+                added_ms INTEGER NOT NULL
+            );
+            """, db.dialect))
     }
 }
