@@ -78,6 +78,8 @@ final class SharedTrustTests {
         let before = try listed(on: second)
         #expect(before.ids.isEmpty)
         #expect(before.stderr.contains("signed by an untrusted key \(publicKey)"), "\(before.stderr)")
+        #expect(before.stderr.contains("run `rbs-host trust add \(publicKey)` with this host's --database (the shared database's keys are every host's)"),
+                "\(before.stderr)")
 
         let added = try shared(first, ["trust", "add", key.path + ".pub"])
         #expect(added.status == 0 && added.stdout == "trusted \(publicKey) (Shared)\n", "\(added)")

@@ -61,7 +61,8 @@ public final class PluginTrustPolicy: @unchecked Sendable {
             throw .untrusted(.unreadableTrustedKeys(error))
         }
         guard trusted.contains(signature.publicKey.lowercased()) else {
-            throw .untrusted(.untrustedKey(publicKey: signature.publicKey))
+            let key = signature.publicKey
+            throw .untrusted(store.isShared ? .untrustedSharedKey(publicKey: key) : .untrustedKey(publicKey: key))
         }
         let hash = PluginSignature.sha256(bytes)
         guard hash == signature.fileSHA256 else {

@@ -23,6 +23,8 @@ public enum TrustRefusal: Error, Codable, Hashable, Sendable, CustomStringConver
     case unreadableTrustedKeys(TrustError)
     /// The signing key is not in the trusted keys.
     case untrustedKey(publicKey: String)
+    /// The signing key is not in the shared database's trusted keys (`--database`).
+    case untrustedSharedKey(publicKey: String)
     /// The file's bytes are not the ones signed.
     case changedAfterSigning(path: String, fileSHA256: String, signedSHA256: String)
     /// The manifest check ran for bytes whose signature was never checked (a loader without the verifier).
@@ -46,6 +48,8 @@ public enum TrustRefusal: Error, Codable, Hashable, Sendable, CustomStringConver
             "cannot read the trusted keys: \(error.description)"
         case .untrustedKey(let key):
             "signed by an untrusted key \(key) — if you trust its publisher, run `rbs-host trust add \(key)`; or run with --dev"
+        case .untrustedSharedKey(let key):
+            "signed by an untrusted key \(key) — if you trust its publisher, run `rbs-host trust add \(key)` with this host's --database (the shared database's keys are every host's); or run with --dev"
         case .changedAfterSigning(let path, let file, let signed):
             "changed after signing (the file's SHA-256 is \(file.prefix(16))…, the signature is for \(signed.prefix(16))…) — rebuild it and sign it again with \(Self.sign(path)), or run with --dev"
         case .notVerifiedBeforeOpening:
