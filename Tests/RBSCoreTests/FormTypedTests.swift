@@ -91,6 +91,40 @@ struct FormTypedTests {
         #expect(form.atom("acct2")?.value == DemoAccounts.list[2].number)
     }
 
+    @Test("accounts that cannot be read (a database outage) are said as such, and read again once the outage is over")
+    func accountsUnavailable() throws {
+        /// The core's accounts, unreachable until `down` is false.
+        final class FlakyAccounts: AccountsService, @unchecked Sendable {
+            var down = true
+            func accounts() throws -> [Account] {
+                if down { throw LedgerError.database(path: "postgres://bank@db:5432/bank", detail: "the server is unreachable") }
+                return DemoAccounts.list
+            }
+        }
+        let accounts = FlakyAccounts()
+        let folder = Fixtures.temporaryDirectory("forms")
+        try Fixtures.compile(Fixtures.root.appendingPathComponent("Tests/Fixtures/forms/forms.c"),
+                             to: folder.appendingPathComponent("forms.so"))
+        let runtime = Runtime(paths: HostPaths(plugins: folder.path, data: Fixtures.temporaryDirectory("rbs-data")),
+                              accounts: accounts, log: StandardErrorLog(minimum: .error))
+        runtime.loadPlugins()
+        let form = try runtime.open("forms.all")
+        #expect(form.offeredAccounts(for: "acct").isEmpty)
+        #expect(form.noAccountMessage.hasPrefix("the accounts cannot be read now: the database postgres://bank@db:5432/bank refused"),
+                "\(form.noAccountMessage)")
+        #expect(form.noAccountMessage.hasSuffix("— try again in a moment"))
+        #expect { try form.commit("acct", text: "1", reader: .person) } throws: { error in
+            "\(error)".contains("the accounts cannot be read now")
+        }
+        form.language = .ru
+        #expect(form.noAccountMessage.hasPrefix("счета сейчас не прочитать: "))
+        accounts.down = false
+        #expect(form.offeredAccounts(for: "acct").map(\.number) == [1, 2, 3, 4], "asked again, not kept empty")
+        #expect(form.accountsUnavailable == nil)
+        try form.commit("acct", text: "1", reader: .person)
+        #expect(form.atom("acct")?.value == DemoAccounts.list[0].number)
+    }
+
     @Test("a refused entry leaves no error behind; a cross-field check speaks once all its inputs have values, at once")
     func errorsTellTheTruth() throws {
         let (runtime, _) = try formsRuntime()

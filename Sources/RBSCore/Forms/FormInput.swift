@@ -110,7 +110,7 @@ public enum FormInput {
                         .text(session.language))
                 }
             }
-            throw refuse(offered.isEmpty ? HostMessage.noAccountHere.text(session.language)
+            throw refuse(offered.isEmpty ? session.noAccountMessage
                 : HostMessage.notAnOfferedAccount(trimmed, offered: offered.map { "\($0.number)) \($0.account.number)" })
                     .text(session.language))
         case .text, .button:

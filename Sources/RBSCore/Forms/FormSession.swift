@@ -103,14 +103,30 @@ public final class FormSession {
     /// The customer's accounts as this run numbers them: read once, when a picker first needs them, and kept for
     /// the whole run, so list number N names the same account in every picker of the form whatever was chosen
     /// before (a picker that leaves an account out skips its number; it never renumbers the rest).
+    /// When they cannot be read (the database is unreachable), the list is empty, ``accountsUnavailable`` says why,
+    /// and the next picker asks again.
     public var accountList: [Account] {
         if let cachedAccounts { return cachedAccounts }
-        let all = (try? locator.inject((any AccountsService).self).accounts()) ?? []
-        cachedAccounts = all
-        return all
+        do {
+            let all = try locator.inject((any AccountsService).self).accounts()
+            cachedAccounts = all
+            accountsUnavailable = nil
+            return all
+        } catch {
+            accountsUnavailable = String(describing: error)
+            return []
+        }
     }
 
     private var cachedAccounts: [Account]?
+
+    /// Why the accounts could not be read when a picker last asked for them (nil: they were read).
+    public private(set) var accountsUnavailable: String?
+
+    /// What a picker that offers no account says: why the accounts cannot be read, or that none can be chosen here.
+    public var noAccountMessage: String {
+        (accountsUnavailable.map { HostMessage.accountsUnavailable($0) } ?? HostMessage.noAccountHere).text(language)
+    }
 
     /// The accounts an account picker offers now (the account list through the atom's filter), each with its
     /// number in ``accountList`` (1-based): the number a person may type for it.
@@ -242,7 +258,7 @@ public final class FormSession {
             guard case .account(let number) = value else { throw mismatch() }
             let offered = accounts(for: atom.id)
             guard offered.contains(where: { $0.number == number }) else {
-                throw .invalid(id: atom.id, message: offered.isEmpty ? HostMessage.noAccountHere.text(language)
+                throw .invalid(id: atom.id, message: offered.isEmpty ? noAccountMessage
                     : "account \(number) is not one of the accounts offered here: " + offered.map(\.number).joined(separator: ", "))
             }
             return .string(number)

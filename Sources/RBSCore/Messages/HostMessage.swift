@@ -16,7 +16,8 @@ public enum HostMessage: Sendable, Equatable {
     case basketSigningMethod(SigningMethod)
 
     // The form (the REPL's FormModule).
-    case formKeys, optional, blocked, form, needsAttention, noAccountHere, tryAgain, fixOrGoOn, backToThatField
+    case formKeys, optional, blocked, form, needsAttention, noAccountHere, accountsUnavailable(String), tryAgain, fixOrGoOn
+    case backToThatField
     case enterSubmits, enterPresses, submitHelp, actionHelp, pressEnterOrWord(String), optionalHelp, formHelpKeys
     case cleared(String)
     case kindText(String), kindDigits(String), kindNumber, kindAmount(String), kindDate, kindChoice(Int), kindToggle, kindAccount
@@ -122,6 +123,9 @@ public enum HostMessage: Sendable, Equatable {
         case .form: language.pick("form", "форма")
         case .needsAttention: language.pick("Needs attention:", "Требует внимания:")
         case .noAccountHere: language.pick("no account can be chosen here", "здесь нельзя выбрать ни один счёт")
+        case .accountsUnavailable(let reason):
+            language.pick("the accounts cannot be read now: \(reason) — try again in a moment",
+                          "счета сейчас не прочитать: \(reason) — попробуйте ещё раз чуть позже")
         case .tryAgain: language.pick(" — try again, ? for help", " — введите ещё раз, ? — справка")
         case .fixOrGoOn: language.pick(" — fix it, or Enter to go on", " — исправьте или нажмите Enter, чтобы продолжить")
         case .backToThatField: language.pick(" — back to that field", " — возврат к этому полю")

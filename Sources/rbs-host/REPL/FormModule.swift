@@ -214,7 +214,7 @@ final class FormModule {
     private func showAccounts(_ atom: AtomDescriptor) {
         let offered = session.offeredAccounts(for: atom.id)
         guard !offered.isEmpty else {
-            console.say(Terminal.yellow("  " + console.text(.noAccountHere)))
+            console.say(Terminal.yellow("  " + session.noAccountMessage))
             return
         }
         var table = Table(header: [console.text(.accountsHeader), console.text(.accountColumn), console.text(.balance),
