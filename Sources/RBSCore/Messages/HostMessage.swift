@@ -124,8 +124,7 @@ public enum HostMessage: Sendable, Equatable {
         case .needsAttention: language.pick("Needs attention:", "Требует внимания:")
         case .noAccountHere: language.pick("no account can be chosen here", "здесь нельзя выбрать ни один счёт")
         case .accountsUnavailable(let reason):
-            language.pick("the accounts cannot be read now: \(reason) — try again in a moment",
-                          "счета сейчас не прочитать: \(reason) — попробуйте ещё раз чуть позже")
+            language.pick("the accounts cannot be read now: \(reason)", "счета сейчас не прочитать: \(reason)")
         case .tryAgain: language.pick(" — try again, ? for help", " — введите ещё раз, ? — справка")
         case .fixOrGoOn: language.pick(" — fix it, or Enter to go on", " — исправьте или нажмите Enter, чтобы продолжить")
         case .backToThatField: language.pick(" — back to that field", " — возврат к этому полю")
