@@ -336,6 +336,10 @@ class Refused(Exception):
         self.kind, self.status, self.answer = kind, status, answer
 
 
+class Ended(Exception):
+    """The run ended while a basket was being filled: it is not signed."""
+
+
 def answer_problem(run, status, answer, host=None, customer=None):
     if status == 401 or (status == 404 and "runs end" in str(answer)) or (status == 404 and "baskets end" in str(answer)):
         # The host was killed and started again: its logins, runs and baskets are gone.
@@ -398,7 +402,9 @@ def payment_worker(worker, hosts, customers, run):
         # Until this request has an answer: a host that died with it in flight leaves the outcome unknown, and the
         # request id makes the retry (on any host) safe. While the database is down every step may fail; the
         # request waits for it and goes on.
-        while first is None and attempts < 400:
+        # At the end of the run a request is not tried again: one whose answer was lost stays unacknowledged (the
+        # checks below hold for what was acknowledged; the journal may hold it all the same).
+        while first is None and attempts < 400 and not (attempts and run.stop.is_set()):
             attempts += 1
             host = hosts[(worker + n + attempts) % len(hosts)]
             try:
@@ -486,9 +492,8 @@ def basket_worker(worker, hosts, customer, size, run):
                              str(rng.randint(4000, 12000)) if race else f"{rng.randint(10, 99)}.{rng.randint(0, 99):02d}",
                              f"реестр {worker}-{n}-{i}", race))
         first = None
-        sent = False  # a signing of this request went out and its answer was lost
         attempts = 0
-        while first is None and attempts < 200 and not (run.stop.is_set() and not sent):
+        while first is None and attempts < 200 and not (attempts and run.stop.is_set()):
             attempts += 1
             turn += 1
             host = hosts[turn % len(hosts)]
@@ -496,6 +501,8 @@ def basket_worker(worker, hosts, customer, size, run):
                 token = customer.token(host)
                 runs, kept = [], []
                 for account, amount, purpose, race in payments:
+                    if run.stop.is_set():
+                        raise Ended()
                     try:
                         run_id, _ = fill(run, host, customer, token, account, amount, purpose)
                     except Refused as refused:
@@ -513,17 +520,16 @@ def basket_worker(worker, hosts, customer, size, run):
                     break
                 if status != 201:
                     raise answer_problem(run, status, review, host, customer)
-                # A fresh step's code (waiting for one if this customer used both it may use now); at the end of
-                # the run, a signing whose answer was lost is asked again at once (its request id answers).
-                code = totp(customer.totp_secret, int(time.time()) // 30) if sent and run.stop.is_set() \
-                    else customer.code(run.stop)
+                # A fresh step's code (waiting for one if this customer used both it may use now).
+                code = customer.code(run.stop)
                 if code is None:
                     break
-                sent = True
                 status, answer = call(host.port, "POST", f"/api/v1/baskets/{review['basket']}/sign",
                                       {"code": code, "requestId": request_id, "confirmDuplicate": True}, token)
                 if status in (401, 404):
                     raise answer_problem(run, status, answer, host, customer)
+            except Ended:
+                break
             except Unreachable as error:
                 run.lost(error)
                 time.sleep(0.2)
@@ -552,7 +558,7 @@ def basket_worker(worker, hosts, customer, size, run):
                     run.refused_at_review += 1  # every document refused at the signing: nothing journaled
                 break
             elif status == 409 and (answer or {}).get("type", "").endswith(":replayed-code"):
-                sent = False  # refused before anything was journaled: a fresh code on the next attempt
+                pass  # refused before anything was journaled: the next attempt takes a fresh step's code
             elif status == 503 or run.outage_active():
                 run.outage_answer(status, answer)
                 time.sleep(0.3)
