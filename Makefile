@@ -95,7 +95,7 @@ test-suites:
 	else echo "*** SKIPPED: RBSLedgerTests on PostgreSQL (no PostgreSQL server: RBS_TEST_POSTGRES is not set) ***"; fi
 	@if [ -n "$$RBS_TEST_POSTGRES" ]; then \
 		python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install --quiet cryptography; \
-		python3 Tests/Postgres/concurrent_hosts.py --seconds 45; \
+		python3 Tests/Postgres/concurrent_hosts.py --documents 2400 --minimum 2000 --seconds 180; \
 	else echo "*** SKIPPED: three serve hosts on one PostgreSQL (Tests/Postgres/concurrent_hosts.py): no PostgreSQL server ***"; fi
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --filter RBSServerTests
 	$(MAKE) web-test

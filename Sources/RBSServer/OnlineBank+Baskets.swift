@@ -44,6 +44,7 @@ extension OnlineBank {
             if case .code(let code) = error {
                 throw Problem("signing-method", "This customer cannot sign a basket so", status: 409, detail: code.description)
             }
+            if case .server(let failure) = error { throw Self.unavailable(failure) }
             throw Problem("invalid-basket", "The basket cannot be made", status: 422, detail: error.description, atom: "runs")
         } catch {
             throw .internalError("\(error)")
@@ -99,7 +100,7 @@ extension OnlineBank {
                 }
             } catch {
                 basket.set(.review)
-                throw .internalError("the journal could not be read: \(error)")
+                throw Self.storageProblem("the journal could not be read", error)
             }
             if let earlier {
                 basket.set(.review)

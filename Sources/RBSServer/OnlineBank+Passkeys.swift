@@ -10,7 +10,7 @@ extension OnlineBank {
         do {
             return try await Self.blocking { try ledger.customers.passkey(of: customer) != nil }
         } catch {
-            throw .internalError("the customer's passkeys could not be read: \(error)")
+            throw Self.storageProblem("the customer's passkeys could not be read", error)
         }
     }
 
@@ -59,7 +59,7 @@ extension OnlineBank {
         } catch CustomerError.passkeyInUse {
             throw Problem("passkey-in-use", "The passkey is already registered", status: 409, detail: CustomerError.passkeyInUse.description)
         } catch {
-            throw .internalError("the passkey could not be stored: \(error)")
+            throw Self.storageProblem("the passkey could not be stored", error)
         }
         return API.PasskeyRegistered(credentialId: body.credentialId, algorithm: passkey.key.suite, keyId: passkey.key.keyId)
     }

@@ -21,7 +21,7 @@ extension OnlineBank {
                 }
             }
         } catch {
-            throw .internalError("the journal could not be read: \(error)")
+            throw Self.storageProblem("the journal could not be read", error)
         }
     }
 

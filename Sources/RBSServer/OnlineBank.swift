@@ -91,7 +91,7 @@ package final class OnlineBank: @unchecked Sendable {
                 return matches ? credentials?.customer : nil
             }
         } catch {
-            throw .internalError("the customers could not be read: \(error)")
+            throw Self.storageProblem("the customers could not be read", error)
         }
         guard let customer = found else {
             loginLimiter.fail(keys, now: clock())
@@ -131,7 +131,7 @@ package final class OnlineBank: @unchecked Sendable {
                 }
             }
         } catch {
-            throw .internalError("the accounts could not be read: \(error)")
+            throw Self.storageProblem("the accounts could not be read", error)
         }
     }
 
@@ -147,7 +147,7 @@ package final class OnlineBank: @unchecked Sendable {
                 }
             }
         } catch {
-            throw .internalError("the journal could not be read: \(error)")
+            throw Self.storageProblem("the journal could not be read", error)
         }
     }
 
@@ -258,7 +258,7 @@ package final class OnlineBank: @unchecked Sendable {
             do throws(LedgerError) {
                 sign = try SignModule(draft: draft, ledger: ledger, directory: directory, customer: credentials)
             } catch {
-                throw .internalError("the document could not be prepared: \(error.description)")
+                throw Self.storageProblem("the document could not be prepared", error)
             }
             // The core's own check before any code is asked for: a document it would refuse is never offered.
             if let refusal = sign.refusal { throw Self.refusedProblem(refusal) }
@@ -287,7 +287,7 @@ package final class OnlineBank: @unchecked Sendable {
         } catch let problem as Problem {
             throw problem
         } catch {
-            throw .internalError("the customer could not be read: \(error)")
+            throw Self.storageProblem("the customer could not be read", error)
         }
     }
 
@@ -339,7 +339,7 @@ package final class OnlineBank: @unchecked Sendable {
                 }
             } catch {
                 run.set(.review)
-                throw .internalError("the journal could not be read: \(error)")
+                throw Self.storageProblem("the journal could not be read", error)
             }
             if let earlier {
                 run.set(.review)
@@ -489,6 +489,22 @@ package final class OnlineBank: @unchecked Sendable {
     static func unavailable(_ failure: PostgresFailure) -> Problem {
         Problem("database-unavailable", "The bank's database cannot be reached", status: 503, detail: failure.description,
                 retryAfter: 5)
+    }
+
+    /// The shared database's failure (`--database postgres://…`) behind `error`, when that is what it is.
+    static func databaseFailure(_ error: any Error) -> PostgresFailure? {
+        if let failure = error as? PostgresFailure { return failure }
+        if let error = error as? LedgerError, case .server(let failure) = error { return failure }
+        if let error = error as? CustomerError, case .storage(let inner) = error, case .server(let failure) = inner { return failure }
+        return nil
+    }
+
+    /// Reading or writing the ledger failed: 503 `database-unavailable` naming the server when the shared database
+    /// cannot be reached (a login, the accounts or a review during an outage are said as the outage, not as an
+    /// internal error), else 500 saying `what` failed.
+    static func storageProblem(_ what: String, _ error: any Error) -> Problem {
+        if let failure = databaseFailure(error) { return unavailable(failure) }
+        return .internalError("\(what): \(error)")
     }
 
     func codeProblem(_ error: LedgerError, keys: [String]) -> Problem {

@@ -13,8 +13,21 @@ extension Ledger {
         guard let account = document["account"], let amountText = document["amount"], let amount = DecimalText.parse(amountText)
         else { return nil }
         let since = Timestamp.milliseconds(clock().addingTimeInterval(-Self.duplicateWindow))
+        // Only the entries of the same amount in the same currency are read: a posted entry's amount is the posted
+        // amount written with the currency's minor units ("1500.00"), one text per value, so the database selects
+        // them. (Reading every payment to the payee's account of the day and decoding each document made each check
+        // grow with the payee's traffic: a big payee's thousands of payments a day on every review.)
         let rows = try database.read { db in
-            try db.rows("""
+            if let currency = document["currency"], let minorUnits = Currency(code: currency)?.minorUnits,
+               let posted = DecimalText.format(amount, scale: minorUnits) {
+                return try db.rows("""
+                    SELECT * FROM journal WHERE kind = 'posted' AND credit = ? AND currency = ? AND amount = ? AND recorded_ms >= ?
+                    ORDER BY seq DESC
+                    """, account, currency, posted, since)
+            }
+            // An amount no entry can have posted in this currency (unknown currency, more decimals than it has):
+            // every payment to the account is compared as before.
+            return try db.rows("""
                 SELECT * FROM journal WHERE kind = 'posted' AND credit = ? AND recorded_ms >= ? ORDER BY seq DESC
                 """, account, since)
         }

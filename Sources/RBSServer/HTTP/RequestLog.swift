@@ -80,13 +80,20 @@ struct RequestLog: RouterMiddleware {
         }))
     }
 
+    /// The Common Log Format's time in UTC, `25/Nov/2026:14:53:49 +0000`. Written from the calendar fields
+    /// (`gmtime_r`), not through a `DateFormatter`: making one for every request cost more than many of the requests
+    /// themselves (a few percent of the server's time under load), and one shared formatter is not safe to use from
+    /// several threads at once.
     static func timestamp(_ date: Date = Date()) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "dd/MMM/yyyy:HH:mm:ss Z"
-        return formatter.string(from: date)
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var fields = tm()
+        gmtime_r(&seconds, &fields)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let month = months[Int(max(0, min(11, fields.tm_mon)))]
+        return "\(two(fields.tm_mday))/\(month)/\(fields.tm_year + 1900):\(two(fields.tm_hour)):\(two(fields.tm_min)):\(two(fields.tm_sec)) +0000"
     }
+
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 }
 
 /// The server's Prometheus metrics (`GET /metrics`): requests by method, route and status, their durations, and

@@ -1,0 +1,21 @@
+import Foundation
+@testable import RBSServer
+import Testing
+
+/// The request log's line (Common Log Format).
+@Suite("serve: request log")
+struct RequestLogTests {
+    @Test("the time is the Common Log Format's in UTC, as a DateFormatter with dd/MMM/yyyy:HH:mm:ss Z writes it")
+    func timestamp() {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "dd/MMM/yyyy:HH:mm:ss Z"
+        // 2026-11-25 14:53:49.75, the first and last second of a year, a leap day, a single-digit day and hour.
+        for seconds in [1_795_618_429.75, 1_767_225_600, 1_798_761_599, 1_709_164_800, 1_775_437_205.5] {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(RequestLog.timestamp(date) == formatter.string(from: date), "\(seconds)")
+        }
+        #expect(RequestLog.timestamp(Date(timeIntervalSince1970: 1_795_618_429)) == "25/Nov/2026:14:53:49 +0000")
+    }
+}
