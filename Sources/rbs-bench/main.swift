@@ -32,7 +32,7 @@ if wanted("expressions") || chosen.contains("ffi") || chosen.contains("seed") {
 }
 if wanted("ledger") {
     print("signing, journal and core…")
-    sections.append(("Signing, journal and core (issue 5)", ledgerBenchmarks(directory: work.appendingPathComponent("ledger"))))
+    sections.append(("Signing, journal and core (issue 5)", ledgerBenchmarks(directory: work.appendingPathComponent("ledger"), quick: quickDivisor > 1)))
 }
 if wanted("registry") {
     print("plugin registry…")

@@ -83,6 +83,45 @@ struct GroupCommitTests {
         #expect(try f.ledger.bank.accounts() == (try twin.bank.accounts()))
     }
 
+    @Test("batches prepared ahead, each signed while the one before commits, give the outcomes of processing them in turn")
+    func preparedBatchesEqualProcessedOnes() throws {
+        let f = try Fixture()
+        let twin = try Self.twin(of: f)
+        // Five batches of 30, the third one's payments more than the account holds once the first two are posted,
+        // and a document of the first batch repeated in the fourth.
+        var batches = try (0..<5).map { round in
+            try (0..<30).map { _ in try f.payment(amount: round == 2 ? "9000.00" : "10.00") }
+        }
+        batches[3][7] = batches[0][7]
+        var expected: [[Outcome]] = []
+        for batch in batches { expected.append(try twin.process(batch: batch, code: f.nextCode())) }
+
+        var outcomes: [[Outcome]] = []
+        var next: PreparedBatch? = try f.ledger.prepare(batch: batches[0])
+        for index in batches.indices {
+            let current = try #require(next)
+            #expect(current.documents == batches[index])
+            next = index + 1 < batches.count ? try f.ledger.prepare(batch: batches[index + 1], after: current) : nil
+            outcomes.append(try f.ledger.process(current, code: f.nextCode()))
+        }
+        #expect(outcomes == expected)
+        #expect(outcomes[3][7] == outcomes[0][7])
+        #expect(try f.ledger.bank.accounts() == (try twin.bank.accounts()))
+        let entries = try f.ledger.journal.entries()
+        #expect(entries.map(Self.content) == (try twin.journal.entries()).map(Self.content))
+        #expect(try f.ledger.journal.verify() == .ok(entries.count))
+
+        // A prepared batch dropped unprocessed writes nothing; one naming another key is refused before signing.
+        do {
+            let dropped = try f.ledger.prepare(batch: [try f.payment(amount: "1.00")], after: nil)
+            #expect(dropped.documents.count == 1)
+        }
+        #expect(try f.ledger.journal.entries().count == entries.count)
+        let foreign = try f.ledger.draft(operation: "payment", plugin: "p", pluginVersion: "1",
+                                         fields: [DocumentField("amount", "1.00")], keyId: "0123456789abcdef")
+        #expect(throws: LedgerError.self) { try f.ledger.prepare(batch: [foreign]) }
+    }
+
     @Test("signed documents submitted as a batch give the outcomes of one at a time")
     func submitBatchEqualsOneAtATime() throws {
         let f = try Fixture()

@@ -166,6 +166,8 @@ public struct EmbeddedBank: Sendable {
         var tip: (sequence: Int64, hash: Data)
         var settled: [String: Outcome] = [:]
         var registered: Set<String> = []
+        /// The second-signer thresholds of each key that signed in the batch (`nil` inside: none apply).
+        var policies: [String: SecondSignerPolicy?] = [:]
         /// `nil` inside: the number is not one of the accounts.
         var accounts: [String: CachedAccount?] = [:]
         var dirty: [String: Int] = [:]
@@ -221,7 +223,7 @@ public struct EmbeddedBank: Sendable {
         let outcome: Outcome
         var decision: Plan = if let decline = completing?.decline { .reject(decline) } else { try plan(signed.document, state: &state, in: db) }
         if completing == nil, case .post(let posting, let amountText, _, _) = decision,
-           try Customers.needsSecondSigner(keyId: keyId, amount: posting.amount, currency: posting.currency, in: db) {
+           try state.secondSignerPolicy(for: keyId, in: db)?.requiresSecondSigner(amount: posting.amount, currency: posting.currency) == true {
             decision = .awaitSecondSigner(posting, amountText)
         }
         switch decision {
@@ -389,6 +391,14 @@ public struct EmbeddedBank: Sendable {
 }
 
 extension EmbeddedBank.BatchState {
+    /// The second-signer thresholds for `keyId`, read from the database the first time the batch asks.
+    mutating func secondSignerPolicy(for keyId: String, in db: any SQLTransaction) throws -> SecondSignerPolicy? {
+        if let known = policies[keyId] { return known }
+        let policy = try Customers.secondSignerPolicy(keyId: keyId, in: db)
+        policies[keyId] = .some(policy)
+        return policy
+    }
+
     /// Adds `delta` (`minor` in minor units, when known) to the in-memory balance of a read account, marks it to
     /// be written with `scale` decimals, and returns the unrounded sum and its text with `scale` decimals. The
     /// kept balance is what writing the sum as text and reading it back would give.

@@ -121,9 +121,46 @@ public final class Ledger: Sendable {
     /// form document `i` was filled in, recorded with its new entry.
     public func process(batch: [Document], code: String, requests: [LedgerRequest?] = [],
                         expectedDocumentId: String? = nil, forms: [FormTemplate?] = []) throws(LedgerError) -> [Outcome] {
-        let identity = try identity()
-        return try process(batch: batch, code: code, requests: requests, identity: identity, expectedDocumentId: expectedDocumentId,
-                           forms: forms, verifier: CodeVerifier(database: database, authenticator: identity.authenticator, clock: clock))
+        let prepared = try prepare(batch, identity: try identity(), workers: max(1, Parallel.cores - 1), after: nil)
+        return try process(prepared, code: code, requests: requests, expectedDocumentId: expectedDocumentId, forms: forms)
+    }
+
+    /// Starts encoding, identifying and signing `batch` with the enrolled key on all cores now, for a later
+    /// ``process(_:code:requests:expectedDocumentId:forms:)`` — group commit of batch after batch: prepare the next
+    /// batch, then process the current one, and the cores sign the next while the current one is journaled and its
+    /// commit waits for the disk. With `previous` (a batch prepared before and not yet processed), this batch's
+    /// signing starts once every document of `previous` is taken, so batches are signed in the order they commit.
+    ///
+    /// Throws what ``process(batch:code:requests:expectedDocumentId:forms:)`` would refuse before signing: a document
+    /// naming another key, or more than one document with OCRA enrolled. Writes nothing.
+    public func prepare(batch: [Document], after previous: PreparedBatch? = nil) throws(LedgerError) -> PreparedBatch {
+        try prepare(batch, identity: try identity(), workers: Parallel.cores, after: previous)
+    }
+
+    /// Group commit of a batch from ``prepare(batch:after:)``: one code authorises it, and its documents (signed
+    /// by now, or waited for one by one) are journaled and posted in ONE transaction, each outcome reported only
+    /// after that commit — exactly as ``process(batch:code:requests:expectedDocumentId:forms:)``, whose other
+    /// arguments these are.
+    public func process(_ prepared: PreparedBatch, code: String, requests: [LedgerRequest?] = [],
+                        expectedDocumentId: String? = nil, forms: [FormTemplate?] = []) throws(LedgerError) -> [Outcome] {
+        try process(prepared, code: code, requests: requests, expectedDocumentId: expectedDocumentId, forms: forms,
+                    verifier: CodeVerifier(database: database, authenticator: prepared.identity.authenticator, clock: clock))
+    }
+
+    /// The checks signing in order would refuse first, then the signer started on `batch`.
+    private func prepare(_ batch: [Document], identity: SigningIdentity, workers: Int,
+                         after previous: PreparedBatch?) throws(LedgerError) -> PreparedBatch {
+        if case .ocra = identity.authenticator, batch.count != 1 {
+            throw .code(.wrongMethod(enrolled: .ocra, detail: "a response answers the challenge of one document; sign the \(batch.count) documents one by one"))
+        }
+        // What signing in order would refuse first, before anything else happens.
+        for document in batch where document.keyId != identity.keyId {
+            throw .keys(.signingFailed("the document names key \(document.keyId), but this key is \(identity.keyId)"))
+        }
+        // Encoded, identified and signed in the background while the transaction journals and posts the
+        // documents in order (each waits for its own).
+        let signer = BatchSigner(key: identity.privateKey, documents: batch, workers: workers, after: previous?.signer)
+        return PreparedBatch(documents: batch, identity: identity, signer: signer)
     }
 
     /// Checks `customer`'s one-time code (their own attempt count and lock), then signs `document` with the key the
@@ -135,25 +172,17 @@ public final class Ledger: Sendable {
                             request: LedgerRequest? = nil, form: FormTemplate? = nil) throws(LedgerError) -> Outcome {
         let identity: SigningIdentity
         do { identity = try customer.identity() } catch { throw .keys(error) }
-        return try process(batch: [document], code: code, requests: [request], identity: identity, expectedDocumentId: nil,
-                           forms: [form], verifier: customers.codeVerifier(for: customer))[0]
+        let prepared = try prepare([document], identity: identity, workers: max(1, Parallel.cores - 1), after: nil)
+        return try process(prepared, code: code, requests: [request], expectedDocumentId: nil, forms: [form],
+                           verifier: customers.codeVerifier(for: customer))[0]
     }
 
-    private func process(batch: [Document], code: String, requests: [LedgerRequest?], identity: SigningIdentity,
-                         expectedDocumentId: String?, forms: [FormTemplate?],
-                         verifier: CodeVerifier) throws(LedgerError) -> [Outcome] {
-        if case .ocra = identity.authenticator, batch.count != 1 {
-            throw .code(.wrongMethod(enrolled: .ocra, detail: "a response answers the challenge of one document; sign the \(batch.count) documents one by one"))
-        }
-        // What signing in order would refuse first, before anything else happens.
-        for document in batch where document.keyId != identity.keyId {
-            throw .keys(.signingFailed("the document names key \(document.keyId), but this key is \(identity.keyId)"))
-        }
-        // Encoded, identified and signed in the background while the transaction journals and posts the
-        // documents in order (each waits for its own).
-        let signer = BatchSigner(key: identity.privateKey, documents: batch)
+    private func process(_ prepared: PreparedBatch, code: String, requests: [LedgerRequest?], expectedDocumentId: String?,
+                         forms: [FormTemplate?], verifier: CodeVerifier) throws(LedgerError) -> [Outcome] {
+        let batch = prepared.documents
+        let signer = prepared.signer
         defer { signer.finish() }
-        let publicKey = identity.publicKey.rawRepresentation
+        let publicKey = prepared.identity.publicKey.rawRepresentation
         let bank = self.bank
         let result: Result<[Outcome], OneTimeCodeError>
         do {

@@ -108,11 +108,35 @@ extension Customers {
     /// Whether a payment of `amount` in `currency` signed with `keyId` needs a second signer: its customer has a
     /// threshold in that currency the amount is above, or thresholds only in other currencies.
     static func needsSecondSigner(keyId: String, amount: Decimal, currency: String, in db: any SQLTransaction) throws -> Bool {
-        guard let user = try user(ofKey: keyId, in: db) else { return false }
+        try secondSignerPolicy(keyId: keyId, in: db)?.requiresSecondSigner(amount: amount, currency: currency) ?? false
+    }
+
+    /// The second-signer thresholds that apply to payments signed with `keyId`: `nil` when the key is no customer
+    /// user's or its customer has none (no payment needs a second signer). Read once per key by a batch, which
+    /// changes no customer: the same answer for each of its documents as asking for each.
+    static func secondSignerPolicy(keyId: String, in db: any SQLTransaction) throws -> SecondSignerPolicy? {
+        guard let user = try user(ofKey: keyId, in: db) else { return nil }
         let rows = try db.rows("SELECT currency, above FROM customer_policies WHERE customer_id = ?", user.holder)
-        guard !rows.isEmpty else { return false }
-        guard let row = try rows.first(where: { (try $0["currency"] as String) == currency }) else { return true }
-        guard let above = DecimalText.parse(try row["above"]) else { return true }  // damaged: the safe side
-        return amount > above
+        guard !rows.isEmpty else { return nil }
+        var above: [String: String] = [:]
+        for row in rows {
+            let currency: String = try row["currency"]
+            if above[currency] == nil { above[currency] = try row["above"] }
+        }
+        return SecondSignerPolicy(above: above)
+    }
+}
+
+/// A customer's second-signer thresholds (`customer_policies`), by currency.
+struct SecondSignerPolicy: Sendable {
+    /// The threshold of each currency, as stored (decimal text).
+    let above: [String: String]
+
+    /// Whether a payment of `amount` in `currency` needs a second signer: above that currency's threshold, or in a
+    /// currency with no threshold while others have one, or under a damaged threshold (the safe side).
+    func requiresSecondSigner(amount: Decimal, currency: String) -> Bool {
+        guard let text = above[currency] else { return true }
+        guard let threshold = DecimalText.parse(text) else { return true }
+        return amount > threshold
     }
 }

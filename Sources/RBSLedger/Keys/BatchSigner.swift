@@ -3,10 +3,14 @@ import Dispatch
 import Foundation
 
 /// Encodes, identifies and signs the documents of a batch in the background while the caller journals and posts the documents in
-/// order: worker threads (one fewer than the cores, at least one) take chunks of documents in increasing order,
-/// and ``signature(_:)`` waits for a document's chunk — or signs it on the calling thread if no worker has taken
-/// it yet. Ed25519 signing with one key is a pure function of the key bytes and the message, so the workers share
-/// the key safely.
+/// order: worker threads take chunks of documents in increasing order, and ``signed(_:)`` waits for a document's
+/// chunk — or signs it on the calling thread if no worker has taken it yet. Ed25519 signing with one key is a pure
+/// function of the key bytes and the message, so the workers share the key safely.
+///
+/// A batch signed ahead (``Ledger/prepare(batch:after:)``) follows the one before it: its workers start on it once
+/// every chunk of that one is taken, so the cores sign batch after batch in order — through the commit (and its
+/// fsync) of the one before, when the committing thread signs nothing — and no batch waits for a later one's
+/// signatures. Chained signers share one lock.
 ///
 /// Call ``finish()`` before dropping it (it stops the workers taking new chunks and waits for them).
 final class BatchSigner: @unchecked Sendable {
@@ -16,8 +20,11 @@ final class BatchSigner: @unchecked Sendable {
     private let chunkCount: Int
     /// Slot `i` is written once, by whoever signs its chunk, before that chunk is marked done under `condition`.
     private let results: UnsafeMutablePointer<Result<Signed, KeyStoreError>>
-    private let condition = NSCondition()
+    private let condition: NSCondition
     private let group = DispatchGroup()
+    /// The signer of the batch before, whose chunks are all taken before this one's workers start (weak: a finished
+    /// signer has no workers left to wait for, and a long pipeline must not keep every batch before it alive).
+    private weak var predecessor: BatchSigner?
     // Guarded by `condition`:
     private var nextChunk = 0
     private var done: [Bool]
@@ -30,16 +37,21 @@ final class BatchSigner: @unchecked Sendable {
         let signature: Data
     }
 
-    init(key: Curve25519.Signing.PrivateKey, documents: [Document], chunkSize: Int = 4) {
+    /// Starts `workers` threads (by default one fewer than the cores, as the caller's thread signs too while it
+    /// waits), after `predecessor` has handed out its last chunk when one is given.
+    init(key: Curve25519.Signing.PrivateKey, documents: [Document], chunkSize: Int = 4,
+         workers: Int = max(1, Parallel.cores - 1), after predecessor: BatchSigner? = nil) {
         self.key = key
         self.documents = documents
         self.chunkSize = chunkSize
+        self.predecessor = predecessor
+        condition = predecessor?.condition ?? NSCondition()
         chunkCount = (documents.count + chunkSize - 1) / chunkSize
         results = .allocate(capacity: max(documents.count, 1))
         done = Array(repeating: false, count: chunkCount)
-        let workers = min(max(1, Parallel.cores - 1), chunkCount)
-        for _ in 0..<workers {
+        for _ in 0..<min(max(1, workers), chunkCount) {
             DispatchQueue.global(qos: .userInitiated).async(group: group) { [self] in
+                self.predecessor?.waitUntilHandedOut(unless: self)
                 while let chunk = claim() { sign(chunk) }
             }
         }
@@ -59,6 +71,7 @@ final class BatchSigner: @unchecked Sendable {
                 // Rather than wait, take the next chunk nobody has taken (the wanted one itself, if it is that).
                 let mine = nextChunk
                 nextChunk += 1
+                if nextChunk == chunkCount { condition.broadcast() }
                 condition.unlock()
                 sign(mine)
                 condition.lock()
@@ -82,8 +95,17 @@ final class BatchSigner: @unchecked Sendable {
     func finish() {
         condition.lock()
         stopped = true
+        condition.broadcast()
         condition.unlock()
         group.wait()
+    }
+
+    /// Waits until every chunk is taken (or this signer, or `successor`, is stopped): then the successor's
+    /// workers start.
+    private func waitUntilHandedOut(unless successor: BatchSigner) {
+        condition.lock()
+        while nextChunk < chunkCount && !stopped && !successor.stopped { condition.wait() }
+        condition.unlock()
     }
 
     private func range(_ chunk: Int) -> Range<Int> {
@@ -95,6 +117,7 @@ final class BatchSigner: @unchecked Sendable {
         defer { condition.unlock() }
         guard !stopped, nextChunk < chunkCount else { return nil }
         nextChunk += 1
+        if nextChunk == chunkCount { condition.broadcast() }
         return nextChunk - 1
     }
 

@@ -57,9 +57,26 @@ public struct SigningIdentity {
     /// scheme's length and Luhn check (digits, possibly grouped by spaces). Other fields are not guessed at: an OGRN
     /// or an account number is not a card.
     static func holdsFullCardNumber(key: String, value: String) -> Bool {
-        let lowered = key.lowercased()
-        guard lowered.contains("card") || lowered == "pan" || lowered.hasSuffix("pan") else { return false }
-        return CardNumber.isValid(value)
+        namesCard(key) && CardNumber.isValid(value)
+    }
+
+    /// Whether `key` names a card: `card` anywhere in it, or `pan` at its end, in any case. Document keys are ASCII
+    /// (``DocumentField/isValidKey(_:)``) and are read byte by byte — every field of every document signed asks,
+    /// and Foundation's lowercasing and substring search cost more than the rest of the encoding; other text is
+    /// lowercased and searched as before.
+    static func namesCard(_ key: String) -> Bool {
+        guard key.utf8.allSatisfy({ $0 < 0x80 }) else {
+            let lowered = key.lowercased()
+            return lowered.contains("card") || lowered == "pan" || lowered.hasSuffix("pan")
+        }
+        // The last four bytes read, lowercased, as one big-endian number.
+        var window: UInt32 = 0
+        for byte in key.utf8 {
+            let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            window = window << 8 | UInt32(lower)
+            if window == 0x6361_7264 { return true }  // "card"
+        }
+        return window & 0x00FF_FFFF == 0x0070_616E  // ends in "pan"
     }
 
 }

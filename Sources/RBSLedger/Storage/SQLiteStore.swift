@@ -117,13 +117,17 @@ final class SQLiteTransaction: SQLTransaction {
         defer { sqlite3_reset(statement.handle) }
         let handle = statement.handle
         let count = sqlite3_column_count(handle)
-        let columns = SQLColumns((0..<count).map { String(cString: sqlite3_column_name(handle, $0)) })
+        // The names are read once the first row is there: most lookups of group commit (is this document
+        // journaled already?) answer no row, and naming 24 columns would cost more than the lookup itself.
+        var columns: SQLColumns?
         var rows: [SQLRow] = []
         while try step(statement) {
+            let named = columns ?? SQLColumns((0..<count).map { String(cString: sqlite3_column_name(handle, $0)) })
+            columns = named
             var values: [SQLValue] = []
             values.reserveCapacity(Int(count))
             for index in 0..<count { values.append(Self.value(handle, index)) }
-            rows.append(SQLRow(columns: columns, values: values))
+            rows.append(SQLRow(columns: named, values: values))
         }
         return rows
     }
