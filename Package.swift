@@ -71,10 +71,18 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
         ], resources: [.copy("Web"), .copy("openapi.json")]),
+        // Linked with the Swift runtime and Foundation inside (-static-stdlib): a start resolves no Swift symbols across
+        // shared libraries, the most of what a short command such as `list` cost. A Swift plugin brings its own
+        // libswiftCore.so (found through its RUNPATH; a worker lets it read exactly those files: LinkedLibraries).
+        // The static Foundation's own libraries are named here (the Swift modules were compiled against the shared
+        // Foundation, whose libraries name them instead); FoundationXML (the bank directory) needs the system's libxml2.
         .executableTarget(name: "rbs-host", dependencies: [
             "RBSCore", "RBSLineEditor", "RBSServer", "RBSMoney",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        ], linkerSettings: [.unsafeFlags(["-static-stdlib"])] + [
+            "CoreFoundation", "FoundationEssentials", "FoundationInternationalization", "_FoundationICU",
+            "_FoundationCShims", "_FoundationCollections", "_CFXMLInterface", "xml2",
+        ].map { .linkedLibrary($0) }),
         // rbs-bench's baselines in C (-O2), out of the Swift optimiser's sight: a direct call, a bare ffi_call, a sink.
         .target(name: "CBenchFloor", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("ffi")]),
         .executableTarget(name: "rbs-bench", dependencies: ["CBenchFloor", "RBSCore", "RBSExpressions", "RBSLedger", "RBSMoney"]),

@@ -17,11 +17,20 @@ public struct HostPaths: Sendable {
         self.database = database
     }
 
+    /// `RBS_PLUGINS` and `RBS_HOME` from the process's environment as it is now, alone: read with `getenv`, not by
+    /// copying the whole environment into a dictionary (ProcessInfo's `environment`), which a start did once per
+    /// path it resolved.
+    public static var environment: [String: String] {
+        var values: [String: String] = [:]
+        for name in ["RBS_PLUGINS", "RBS_HOME"] { values[name] = getenv(name).map { String(cString: $0) } }
+        return values
+    }
+
     /// `--plugins` wins, then `RBS_PLUGINS`, then `Plugins/` in the working directory; `--data` wins, then
     /// `RBS_HOME`, then `~/.rbs`.
     /// `database` is resolved by the caller (``LedgerLocation/resolve(flag:environment:)``, which can refuse).
     public static func resolve(plugins: String?, data: String?, database: LedgerLocation = .dataFolder,
-                               environment: [String: String] = ProcessInfo.processInfo.environment) -> HostPaths {
+                               environment: [String: String] = HostPaths.environment) -> HostPaths {
         let pluginDirectory = plugins ?? environment["RBS_PLUGINS"].flatMap { $0.isEmpty ? nil : $0 } ?? "Plugins"
         let dataDirectory: URL
         if let data {

@@ -98,7 +98,8 @@ struct IsolationBenchmarks {
             figures.append(BenchmarkFigure(name: "RSS of a worker serving a Swift plugin (pay-quick)",
                                            value: try workerRSS(plugins: folder, operation: "pay.pp.quick"), unit: "MB",
                                            baselineName: "a minimal C process", baselineValue: minimal,
-                                           target: nil, met: nil, bound: "the host's runtime plus the plugin's Swift runtime"))
+                                           target: nil, met: nil, bound: "the host's runtime (inside the binary) plus the plugin's own "
+                                               + "libswiftCore.so and what it needs, which the host no longer shares"))
         } else {
             FileHandle.standardError.write(Data("isolation: \(swiftPlugin.path) is missing (make plugins): no Swift RSS figure\n".utf8))
         }

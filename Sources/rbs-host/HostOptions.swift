@@ -25,7 +25,12 @@ protocol HostOptions {
 extension HostOptions {
     /// `--database`, else `RBS_DATABASE`, else the data folder.
     var location: LedgerLocation {
-        get throws(LedgerLocationError) { try LedgerLocation.resolve(flag: database) }
+        get throws(LedgerLocationError) {
+            // RBS_DATABASE alone, with getenv: ProcessInfo's whole environment was copied for every path resolved.
+            let name = LedgerLocation.environmentVariable
+            return try LedgerLocation.resolve(flag: database,
+                                              environment: getenv(name).map { [name: String(cString: $0)] } ?? [:])
+        }
     }
 
     /// The plugin folder, the data directory and the ledger's database these options name. A database address that
@@ -80,7 +85,7 @@ extension HostOptions {
     var language: HostLanguage { HostLanguage.choose(flag: lang) }
 
     /// Development mode: `--dev` or RBS_DEV=1.
-    var developmentMode: Bool { dev || ProcessInfo.processInfo.environment["RBS_DEV"] == "1" }
+    var developmentMode: Bool { dev || getenv("RBS_DEV").map { String(cString: $0) } == "1" }
 
     /// A runtime with every plugin listed: unchanged plugins from the cache, new or changed ones scanned in a child
     /// process (this binary's `scan` mode); plugins are loaded when first used.

@@ -7,7 +7,8 @@ import RBSExpressions
 /// operations to the host over the socket on descriptor 3 (see `WireKind`). The plugin runs exactly as it would
 /// in-process — the same `rbs_host_t`, whose functions here forward to the host — but in a process with no
 /// descriptor to the data folder, an empty working directory, Landlock denying every file outside the system's
-/// read-only folders where the kernel has it, and optional address-space and CPU limits.
+/// read-only folders and the libraries the plugin links from elsewhere (``LinkedLibraries``) where the kernel has
+/// it, and optional address-space and CPU limits.
 ///
 /// Every worker starts the same way whatever it is for (a run, a check, a benchmark), so a plugin cannot tell them
 /// apart.
@@ -69,7 +70,9 @@ public enum PluginWorker {
             var limit = rlimit(rlim_cur: rlim_t(limits.cpuSeconds), rlim_max: rlim_t(limits.cpuSeconds + 1))
             setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &limit)
         }
-        let readable = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/proc", "/sys", image]
+        let system = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/proc", "/sys"]
+        // The libraries the plugin links from elsewhere (a Swift plugin: the toolchain's Swift runtime), file by file.
+        let readable = system + [image] + LinkedLibraries(of: image, systemFolders: system).files
         let writable = ["/dev"]
         var why = [CChar](repeating: 0, count: 256)
         let result = withCStrings(readable) { read in

@@ -30,16 +30,18 @@ enum TrustFile {
         }
     }
 
-    /// The folder part of a path ("." for a bare name), without Foundation's path parsing.
+    /// The folder part of a path ("." for a bare name), without Foundation's path parsing. The slash is found among
+    /// the UTF-8 bytes: searching the characters walks grapheme breaks from the end, which cost a warm `list`
+    /// 6,000 instructions a plugin file.
     static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// The last component of a path.
     static func name(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: slash)...])
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        return String(path[path.utf8.index(after: slash)...])
     }
 
     /// The text of a file.
