@@ -36,7 +36,11 @@ serve: build plugins
 	@echo "open http://localhost:8080 and log in as $(DEMO_CUSTOMER) / $(DEMO_PASSWORD); one-time code: RBS_HOME=$(DEV_DATA) $(HOST) customers code $(DEMO_CUSTOMER)"
 	RBS_HOME=$(DEV_DATA) $(HOST) serve $(ARGS)
 
+# rbs-host links the static Foundation, whose FoundationXML needs the system's libxml2 (libxml2-dev: libxml2.so).
 build:
+	@ldconfig -p | grep -q 'libxml2\.so ' || { echo "installing libxml2-dev (Debian): rbs-host's static Foundation links libxml2"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libxml2-dev >/dev/null; } || \
+		{ echo "make build: cannot install libxml2-dev (apt-get install libxml2-dev)"; exit 1; }
 	$(SWIFT) build --product rbs-host
 
 plugins: c-plugins swift-plugins rust-plugins sign-plugins
