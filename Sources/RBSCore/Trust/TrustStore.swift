@@ -37,12 +37,8 @@ public enum TrustStore: Sendable {
         case .file(let path):
             return try TrustedKeys(path: path).entries
         case .database(let dataDirectory, let location):
-            let publishers = try Self.open(dataDirectory, location)
-            defer { publishers.close() }
-            do {
-                return try publishers.keys().map { TrustedKeys.Entry(key: $0.key, name: $0.name) }
-            } catch {
-                throw .sharedStore(error.description)
+            return try Self.withPublishers(dataDirectory, location) { publishers throws(LedgerError) in
+                try publishers.keys().map { TrustedKeys.Entry(key: $0.key, name: $0.name) }
             }
         }
     }
@@ -56,12 +52,8 @@ public enum TrustStore: Sendable {
             var keys = try TrustedKeys(path: path)
             return try keys.add(key, name: name)
         case .database(let dataDirectory, let location):
-            let publishers = try Self.open(dataDirectory, location)
-            defer { publishers.close() }
-            do {
-                return try publishers.add(key, name: name) != .unchanged
-            } catch {
-                throw .sharedStore(error.description)
+            return try Self.withPublishers(dataDirectory, location) { publishers throws(LedgerError) in
+                try publishers.add(key, name: name) != .unchanged
             }
         }
     }
@@ -74,23 +66,22 @@ public enum TrustStore: Sendable {
             var keys = try TrustedKeys(path: path)
             return try keys.remove(reference)
         case .database(let dataDirectory, let location):
-            let resolved = try? TrustedKeys.resolve(reference)
-            let publishers = try Self.open(dataDirectory, location)
-            defer { publishers.close() }
-            let removed: TrustedPublishers.Key?
-            do {
-                removed = try publishers.remove { $0.key == resolved?.hex || ($0.name != nil && $0.name == reference) }
-            } catch {
-                throw .sharedStore(error.description)
+            let matches = TrustedKeys.matcher(reference)
+            let removed = try Self.withPublishers(dataDirectory, location) { publishers throws(LedgerError) in
+                try publishers.remove { matches($0.key, $0.name) }
             }
             guard let removed else { throw .notTrusted(reference) }
             return TrustedKeys.Entry(key: removed.key, name: removed.name)
         }
     }
 
-    private static func open(_ dataDirectory: URL, _ location: LedgerLocation) throws(TrustError) -> TrustedPublishers {
+    /// Runs `body` on the shared database's keys (opened for it, closed after), its failures as ``TrustError``.
+    private static func withPublishers<T>(_ dataDirectory: URL, _ location: LedgerLocation,
+                                          _ body: (TrustedPublishers) throws(LedgerError) -> T) throws(TrustError) -> T {
         do {
-            return try TrustedPublishers(dataDirectory: dataDirectory, location: location)
+            let publishers = try TrustedPublishers(dataDirectory: dataDirectory, location: location)
+            defer { publishers.close() }
+            return try body(publishers)
         } catch {
             throw .sharedStore(error.description)
         }

@@ -74,12 +74,18 @@ public struct TrustedKeys: Sendable {
     /// Removes a key given as hex, by its name, or as a key or .pub file. Returns the removed entry.
     @discardableResult
     public mutating func remove(_ reference: String) throws(TrustError) -> Entry {
-        let resolved = try? Self.resolve(reference)
-        guard let index = entries.firstIndex(where: { $0.key == resolved?.hex || ($0.name != nil && $0.name == reference) })
-        else { throw .notTrusted(reference) }
+        let matches = Self.matcher(reference)
+        guard let index = entries.firstIndex(where: { matches($0.key, $0.name) }) else { throw .notTrusted(reference) }
         let entry = entries.remove(at: index)
         try save()
         return entry
+    }
+
+    /// What `trust remove REFERENCE` removes: the key it resolves to (hex, a key file or a .pub file), or the key
+    /// trusted under that name.
+    static func matcher(_ reference: String) -> (_ key: String, _ name: String?) -> Bool {
+        let resolved = try? resolve(reference)
+        return { key, name in key == resolved?.hex || (name != nil && name == reference) }
     }
 
     private func save() throws(TrustError) {

@@ -105,12 +105,6 @@ extension Customers {
         return (try row["id"], try row["name"], try row["holder"])
     }
 
-    /// Whether a payment of `amount` in `currency` signed with `keyId` needs a second signer: its customer has a
-    /// threshold in that currency the amount is above, or thresholds only in other currencies.
-    static func needsSecondSigner(keyId: String, amount: Decimal, currency: String, in db: any SQLTransaction) throws -> Bool {
-        try secondSignerPolicy(keyId: keyId, in: db)?.requiresSecondSigner(amount: amount, currency: currency) ?? false
-    }
-
     /// The second-signer thresholds that apply to payments signed with `keyId`: `nil` when the key is no customer
     /// user's or its customer has none (no payment needs a second signer). Read once per key by a batch, which
     /// changes no customer: the same answer for each of its documents as asking for each.
