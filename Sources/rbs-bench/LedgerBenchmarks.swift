@@ -56,7 +56,7 @@ func ledgerBenchmarks(directory: URL, quick: Bool = false) -> [BenchmarkFigure] 
     let key = identity.privateKey
     var groupFailures = 0
     if (try? ledger.process(batch: documents(100), code: code())) == nil { groupFailures += 1 }
-    var signRates: [Double] = [], groupRates: [Double] = []
+    var signRates: [Double] = [], groupRates: [Double] = [], groupCoresBusy: [Double] = []
     for _ in 0..<(quick ? 1 : 5) {
         let sample = documents(1_000).map(\.canonicalBytes)
         var signed = 0
@@ -66,6 +66,7 @@ func ledgerBenchmarks(directory: URL, quick: Bool = false) -> [BenchmarkFigure] 
         rbs_bench_sink(Int64(signed))
         signRates.append(Double(sample.count) / signTime)
         let batches = (0..<(quick ? 10 : 30)).map { _ in documents(100) }
+        let cpuBefore = processCPUSeconds()
         let groupTime = seconds {
             var next = try? ledger.prepare(batch: batches[0])
             for index in batches.indices {
@@ -78,9 +79,12 @@ func ledgerBenchmarks(directory: URL, quick: Bool = false) -> [BenchmarkFigure] 
             }
         }
         groupRates.append(Double(batches.count * 100) / groupTime)
+        groupCoresBusy.append((processCPUSeconds() - cpuBefore) / groupTime)
     }
     let signRate = signRates.sorted()[signRates.count / 2]
     let groupRate = groupRates.sorted()[groupRates.count / 2]
+    print(String(format: "group commit kept %.2f of %d cores busy (median of the rounds' process CPU time ÷ wall time)",
+                 groupCoresBusy.sorted()[groupCoresBusy.count / 2], Parallel.cores))
 
     // One at a time: one code and one durable transaction per operation.
     let singles = documents(quick ? 10 : 200)
@@ -119,6 +123,13 @@ func ledgerBenchmarks(directory: URL, quick: Bool = false) -> [BenchmarkFigure] 
             baselineName: "bare 4 KiB write + fdatasync in the same folder", baselineValue: fsyncRate,
             target: nil, met: nil, bound: "one code check and one durable commit (WAL fsync) per document"),
     ]
+}
+
+/// The CPU time this process has used, all threads, in seconds.
+private func processCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
 /// Durable appends per second in `directory`: a 4 KiB write and an `fdatasync` each, as one WAL commit needs at least.

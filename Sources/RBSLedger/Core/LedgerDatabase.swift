@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The ledger's tables as the rest of the ledger uses them: journal, core bank, customers and one-time code
 /// state (TOTP steps, OCRA challenges waiting and answered), in the ``LedgerStore`` the location names — the
@@ -15,8 +14,8 @@ final class LedgerDatabase: Sendable {
     let location: LedgerLocation
     /// The schema steps this open applied (none when the database was up to date).
     let stepsApplied: [String]
-    /// The last tip record this process wrote (so an unchanged state is not written again).
-    private let recorded = Mutex<LedgerTip?>(nil)
+    /// Writes `ledger-tip` beside the commits (one per data folder in this process).
+    private let recorder: TipRecorder
 
     static let fileName = "rbs.sqlite"
 
@@ -61,6 +60,7 @@ final class LedgerDatabase: Sendable {
             switch error { case .system(let detail): throw .dataDirectory(path: dataDirectory.path, detail: detail) }
         }
         directory = dataDirectory
+        recorder = TipRecorder.for(dataDirectory)
         self.location = location
         let store: any LedgerStore
         switch location {
@@ -84,18 +84,15 @@ final class LedgerDatabase: Sendable {
         }
     }
 
-    /// Rewrites `ledger-tip` with `tip` unless this process already wrote that state. Best effort: the commit
-    /// it follows has happened whatever the file system says now, and a record that lags is accepted on the next
-    /// start (only one that ran ahead, or a different ledger, is refused).
+    /// Rewrites `ledger-tip` with `tip` now, unless this process already wrote that state. Best effort: the
+    /// commit it follows has happened whatever the file system says now, and a record that lags is accepted on the
+    /// next start (only one that ran ahead, or a different ledger, is refused).
     func record(_ tip: LedgerTip) {
-        recorded.withLock { last in
-            guard last != tip else { return }
-            if let last, last.ledgerId == tip.ledgerId, tip.sequence < last.sequence { return }
-            if (try? tip.write(in: directory)) != nil { last = tip }
-        }
+        recorder.record(tip)
     }
 
-    /// Runs `body` in one write transaction, mapping database errors, then records the new tip.
+    /// Runs `body` in one write transaction, mapping database errors, then records the new tip in the background
+    /// (``TipRecorder``).
     func write<T>(_ body: (any SQLTransaction) throws -> T) throws(LedgerError) -> T {
         let (value, tip): (T, LedgerTip)
         do {
@@ -103,7 +100,7 @@ final class LedgerDatabase: Sendable {
         } catch {
             throw store.ledgerError(error)
         }
-        record(tip)
+        recorder.submit(tip)
         return value
     }
 
@@ -116,8 +113,9 @@ final class LedgerDatabase: Sendable {
         }
     }
 
-    /// Ends every connection (SQLite: after copying its WAL into the main file).
+    /// Ends every connection (SQLite: after copying its WAL into the main file), after the last tip is recorded.
     func close() throws(LedgerError) {
+        recorder.settle()
         do {
             try store.close()
         } catch {

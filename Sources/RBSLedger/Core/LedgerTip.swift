@@ -12,7 +12,9 @@ import Foundation
 /// ```
 ///
 /// It is rewritten (a temporary file renamed over it) after every committed write, so it never runs ahead of the
-/// database: it may lag behind it (a process killed between the commit and the rename), which is accepted. A
+/// database: it may lag behind it (a process killed between the commit and the rename), which is accepted. The
+/// rewrite runs in the background, beside the next transactions, so the lag may be the commits of the last few
+/// milliseconds (``TipRecorder``). A
 /// database is recognised as this folder's ledger when it carries the same ledger id and its journal holds the
 /// recorded entry with the recorded hash. A wiped, emptied or replaced database does not (a new one has a new
 /// id); a restored backup of the whole folder does (its record came with it). The code state is kept here too,
@@ -29,8 +31,9 @@ struct LedgerTip: Sendable, Equatable {
     static let fileName = "ledger-tip"
     private static let header = "rbs-ledger-tip 1"
 
-    /// The record in `directory`, or `nil` when there is none.
+    /// The record in `directory`, or `nil` when there is none (after this process's record in flight is written).
     static func read(in directory: URL) throws(LedgerError) -> LedgerTip? {
+        TipRecorder.for(directory).settle()
         let url = directory.appendingPathComponent(fileName)
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         if let exposure = SecureFile.exposure(of: url.path) { throw .notPrivate(exposure) }
