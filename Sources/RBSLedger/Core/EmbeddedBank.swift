@@ -114,6 +114,7 @@ public struct EmbeddedBank: Sendable {
         document: (Int) throws -> (SignedDocument, String)
     ) throws -> [Outcome] {
         var state = BatchState(tip: try Journal.tip(db))
+        state.settled.reserveCapacity(count)
         var outcomes: [Outcome] = []
         outcomes.reserveCapacity(count)
         for index in 0..<count {

@@ -21,6 +21,12 @@ public final class PreparedBatch: @unchecked Sendable {
         self.signer = signer
     }
 
+    /// Waits until every document is encoded, identified and signed (or has failed): what is left for
+    /// ``Ledger/process(_:code:requests:expectedDocumentId:forms:)`` is the serial part, journal, posting and commit.
+    public func waitUntilSigned() {
+        _ = signer.firstFailure()
+    }
+
     deinit {
         // A batch dropped unprocessed stops its workers (signing one already finished does nothing).
         signer.finish()

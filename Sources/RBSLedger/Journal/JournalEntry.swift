@@ -79,7 +79,7 @@ public struct JournalEntry: Sendable, Hashable {
         func part(_ bytes: Data?) {
             guard let bytes else { return length(0xFFFF_FFFF) }
             length(UInt32(bytes.count))
-            buffer.append(contentsOf: bytes)
+            bytes.withUnsafeBytes { buffer.append(contentsOf: $0) }
         }
         func text(_ value: String?) {
             guard let value else { return length(0xFFFF_FFFF) }
