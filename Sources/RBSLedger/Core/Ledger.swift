@@ -125,7 +125,7 @@ public final class Ledger: Sendable {
         return try process(prepared, code: code, requests: requests, expectedDocumentId: expectedDocumentId, forms: forms)
     }
 
-    /// Starts encoding, identifying and signing `batch` with the enrolled key on all cores now, for a later
+    /// Starts encoding, identifying and signing `batch` with the enrolled key on all cores but one now, for a later
     /// ``process(_:code:requests:expectedDocumentId:forms:)`` — group commit of batch after batch: prepare the next
     /// batch, then process the current one, and the cores sign the next while the current one is journaled and its
     /// commit waits for the disk. With `previous` (a batch prepared before and not yet processed), this batch's
@@ -134,7 +134,8 @@ public final class Ledger: Sendable {
     /// Throws what ``process(batch:code:requests:expectedDocumentId:forms:)`` would refuse before signing: a document
     /// naming another key, or more than one document with OCRA enrolled. Writes nothing.
     public func prepare(batch: [Document], after previous: PreparedBatch? = nil) throws(LedgerError) -> PreparedBatch {
-        try prepare(batch, identity: try identity(), workers: Parallel.cores, after: previous)
+        // One core fewer than there are: the committing thread, which sets the pace, keeps a core of its own.
+        try prepare(batch, identity: try identity(), workers: max(1, Parallel.cores - 1), after: previous)
     }
 
     /// Group commit of a batch from ``prepare(batch:after:)``: one code authorises it, and its documents (signed
