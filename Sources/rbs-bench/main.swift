@@ -105,9 +105,11 @@ loops are timed with the measuring thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`)
 processes of this shared machine is not counted in a figure or in its baseline. Whole-process figures are spawned \
 and timed from outside. "bounded by" names what a profile shows the figure spends its time on: valgrind's callgrind \
 (instruction counts, repeatable on a loaded machine; valgrind 3.19 needs the binary's DWARF 5 stripped first: \
-`objcopy --strip-debug`; `rbs-bench ffi --quick` or `seed --quick` profiles one figure alone) and `perf stat` with \
+`objcopy --strip-debug`; `rbs-bench ffi --quick` or `seed --quick` profiles one figure alone), `perf stat` with \
 software events (`perf stat -e instructions` is not supported on this virtual machine; `rbs-bench roundtrips` runs \
-only worker round trips, for `perf stat -e context-switches`).
+only worker round trips, for `perf stat -e context-switches`) and, for the ledger, `perf record -e cpu-clock \
+--call-graph dwarf` (valgrind's CPU has no ADX, so under callgrind BoringSSL's Ed25519 takes a slower path and the \
+signing counts say little about this machine).
 
 """
 for section in sections {
