@@ -37,7 +37,9 @@ struct PluginCache {
     static func load(from directory: URL) -> PluginCache {
         let empty = PluginCache(hostABI: ABIVersion.host.description, entries: [:])
         guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent(fileName).path),
-              let cache = try? PluginCacheCodec.decode([UInt8](data)),
+              let cache = try? data.withUnsafeBytes({ raw throws(PluginCacheCodec.Malformed) in
+                  try PluginCacheCodec.decode(raw.bindMemory(to: UInt8.self))
+              }),
               cache.hostABI == ABIVersion.host.description else { return empty }
         return cache
     }

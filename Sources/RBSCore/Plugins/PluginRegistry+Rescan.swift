@@ -53,10 +53,9 @@ extension PluginRegistry {
             return names.filter(Self.isPluginName).sorted().map { prefix + $0 }
         }
         guard names.other.isEmpty else {
-            let all = names.ascii.map { String(decoding: $0, as: UTF8.self) } + names.other
-            return all.filter(Self.isPluginName).sorted().map { prefix + $0 }
+            return (names.ascii + names.other.filter(Self.isPluginName)).sorted().map { prefix + $0 }
         }
-        return names.ascii.sorted { $0.lexicographicallyPrecedes($1) }.map { prefix + String(decoding: $0, as: UTF8.self) }
+        return names.sortedASCII(after: prefix)
     }
 
     /// Whether a file name is a plugin's: `*.so`, not hidden.
@@ -261,7 +260,7 @@ extension PluginRegistry {
                     }
                     if old != nil { withdraw(path: path) }
                     insert(Listing(path: path, manifest: manifest, services: services, hash: candidate.fingerprint.hash))
-                    failures[path] = nil
+                    if !failures.isEmpty { failures[path] = nil }  // (removing from an empty dictionary still hashes)
                     return (old, nil)
                 }
                 if let (old, clash) = listed {
