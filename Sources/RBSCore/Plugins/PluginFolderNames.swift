@@ -9,8 +9,9 @@ import Darwin
 struct PluginFolderNames {
     /// The ASCII plugin names, one after another.
     private var bytes: [UInt8] = []
-    /// Where each ASCII plugin name is in `bytes`.
-    private var names: [Range<Int>] = []
+    /// Where each ASCII plugin name starts in `bytes`; it ends where the next one starts. (Plain `Int`s: the first
+    /// `[Range<Int>]` of a process cost more, in Swift's generic metadata look-up, than sorting the names.)
+    private var starts: [Int] = []
     var other: [String] = []
 
     /// Nil when the folder cannot be opened or read to the end.
@@ -25,7 +26,7 @@ struct PluginFolderNames {
                 if name.contains(where: { $0 >= 0x80 }) {
                     other.append(String(decoding: name, as: UTF8.self))
                 } else if Self.isPluginName(name) {
-                    names.append(bytes.count..<bytes.count + length)
+                    starts.append(bytes.count)
                     bytes.append(contentsOf: name)
                 }
             }
@@ -38,14 +39,16 @@ struct PluginFolderNames {
         let prefix = Array(prefix.utf8)
         return bytes.withUnsafeBufferPointer { buffer in
             let base = buffer.baseAddress
-            let sorted = names.sorted { left, right in
-                let order = memcmp(base! + left.lowerBound, base! + right.lowerBound, min(left.count, right.count))
-                return order != 0 ? order < 0 : left.count < right.count
+            let sorted = starts.indices.sorted { left, right in
+                let leftCount = length(left), rightCount = length(right)
+                let order = memcmp(base! + starts[left], base! + starts[right], min(leftCount, rightCount))
+                return order != 0 ? order < 0 : leftCount < rightCount
             }
-            return sorted.map { name in
-                String(unsafeUninitializedCapacity: prefix.count + name.count) { path in
+            return sorted.map { index in
+                let name = UnsafeBufferPointer(rebasing: buffer[starts[index]..<starts[index] + length(index)])
+                return String(unsafeUninitializedCapacity: prefix.count + name.count) { path in
                     _ = path.initialize(from: prefix)
-                    _ = UnsafeMutableBufferPointer(rebasing: path[prefix.count...]).initialize(from: buffer[name])
+                    _ = UnsafeMutableBufferPointer(rebasing: path[prefix.count...]).initialize(from: name)
                     return prefix.count + name.count
                 }
             }
@@ -54,7 +57,14 @@ struct PluginFolderNames {
 
     /// The ASCII plugin names, unsorted, as `String`s.
     var ascii: [String] {
-        bytes.withUnsafeBufferPointer { buffer in names.map { String(decoding: buffer[$0], as: UTF8.self) } }
+        bytes.withUnsafeBufferPointer { buffer in
+            starts.indices.map { String(decoding: buffer[starts[$0]..<starts[$0] + length($0)], as: UTF8.self) }
+        }
+    }
+
+    /// The length of name `index`.
+    private func length(_ index: Int) -> Int {
+        (index + 1 < starts.count ? starts[index + 1] : bytes.count) - starts[index]
     }
 
     /// `*.so` and not hidden, for an ASCII name.

@@ -248,7 +248,7 @@ extension PluginRegistry {
             }
             // A manifest (cached or scanned) whose file has no loaded version: admitted and put in service under one
             // hold of the lock, as a warm start lists every plugin. A loaded old version takes the way below.
-            if case .listed(let manifest, let services) = found, contested[path] == nil {
+            if case .listed(let manifest, let services) = found, contested.isEmpty || contested[path] == nil {
                 let listed: (old: Listing?, clash: PluginLoadError?)? = locked {
                     waitForLoad(of: path)
                     let old = byPath[path]

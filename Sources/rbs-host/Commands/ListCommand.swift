@@ -32,7 +32,9 @@ struct ListCommand: ParsableCommand {
     }
 
     /// What `list` does with its options: also the start-up fast path's (``QuickList``), so both print the same.
-    static func list(_ options: some HostOptions, json: Bool) throws {
+    /// - Returns: the runtime that listed them (the fast path ends the process with it alive).
+    @discardableResult
+    static func list(_ options: some HostOptions, json: Bool) throws -> Runtime {
         let runtime = try options.makeRuntime()
         Listing.printFailures(runtime.registry)
         if json {
@@ -40,6 +42,7 @@ struct ListCommand: ParsableCommand {
         } else {
             print(Listing.operations(of: runtime.registry))
         }
+        return runtime
     }
 }
 
