@@ -113,6 +113,9 @@ extension PluginRegistry {
     private func changedFiles(_ folder: FolderListing, only: String?, cache: PluginCache?,
                               reports: inout [ReloadReport]) -> [Candidate] {
         let policy = loader.policy
+        // A policy that reads no bytes checks an unchanged file's permissions on the status read for its
+        // fingerprint; its folder passed `checkFolder` when the folder was listed.
+        let checkStatus = policy?.readsBytes == false && policy?.checkFolder != nil ? policy?.checkFileStatus : nil
         var changed: [Candidate] = []
         for path in folder.files {
             let (current, failure) = locked { (byPath[path], failures[path]) }
@@ -125,10 +128,12 @@ extension PluginRegistry {
             }
             let fingerprint: PluginCache.Fingerprint
             var bytes: Data?
+            var permissions: (mode: UInt32, owner: UInt32)?
             let entry = cache?.entries[path]
-            if policy?.verify == nil || policy?.readsBytes == false, let status = PluginCache.status(path),
-               let cached = entry?.fingerprint, cached.sameStatus(as: status) {
+            if policy?.verify == nil || policy?.readsBytes == false, let status = PluginCache.fileStatus(path),
+               let cached = entry?.fingerprint, cached.sameStatus(as: status.fingerprint) {
                 fingerprint = cached  // the same file, unchanged: no need to read and hash it again
+                permissions = (status.mode, status.owner)
             } else {
                 switch PluginCache.read(path) {
                 case .success(let read):
@@ -145,7 +150,13 @@ extension PluginRegistry {
             if let current, current.hash == fingerprint.hash { continue }
             if current == nil, let failure, failure.hash == fingerprint.hash { continue }
             if let verify = policy?.verify {
-                do throws(PluginProblem) { try verify(bytes.map { [UInt8]($0) } ?? [], path) } catch {
+                do throws(PluginProblem) {
+                    if let checkStatus, let permissions {
+                        try checkStatus(path, permissions.mode, permissions.owner)
+                    } else {
+                        try verify(bytes.map { [UInt8]($0) } ?? [], path)
+                    }
+                } catch {
                     refuse(error, until: nil)
                     continue
                 }

@@ -40,7 +40,10 @@ public final class PluginTrustPolicy: @unchecked Sendable {
                              try checkManifest(manifest, path: path, sha256: hash)
                          },
                          checkFolder: { directory throws(PluginProblem) in try Self.checkFolder(directory) },
-                         readsBytes: !development)
+                         readsBytes: !development,
+                         checkFileStatus: { path, mode, owner throws(PluginProblem) in
+                             try Self.check(path, .pluginFile, mode: mode, owner: uid_t(owner))
+                         })
     }
 
     // MARK: - Before dlopen
@@ -112,7 +115,13 @@ public final class PluginTrustPolicy: @unchecked Sendable {
     /// checked at every rescan.
     private static func check(_ path: String, _ item: @autoclosure () -> TrustRefusal.Item) throws(PluginProblem) {
         guard let status = TrustFile.status(path) else { return }
-        if status.mode & 0o022 != 0 { throw .untrusted(.writableByOthers(item(), path: path, mode: status.mode)) }
-        if status.owner != 0, status.owner != getuid() { throw .untrusted(.ownedByAnother(item(), owner: UInt32(status.owner))) }
+        try check(path, item(), mode: status.mode, owner: status.owner)
+    }
+
+    /// The same check, on a status already read (`mode`: the permission bits).
+    private static func check(_ path: String, _ item: @autoclosure () -> TrustRefusal.Item, mode: UInt32,
+                              owner: uid_t) throws(PluginProblem) {
+        if mode & 0o022 != 0 { throw .untrusted(.writableByOthers(item(), path: path, mode: mode)) }
+        if owner != 0, owner != getuid() { throw .untrusted(.ownedByAnother(item(), owner: UInt32(owner))) }
     }
 }
