@@ -169,6 +169,30 @@ struct PluginRegistryTests {
         #expect(second.registry.operations.isEmpty)
     }
 
+    @Test("a warm start leaves the cache file alone; the start after a file went away drops the file's entry")
+    func cacheEntriesOfFilesGone() throws {
+        let folder = Fixtures.temporaryDirectory("cache-gone")
+        let data = Fixtures.temporaryDirectory("cache-gone-data")
+        let kept = folder.appendingPathComponent("kept.so"), gone = folder.appendingPathComponent("gone.so")
+        try compileVersioned("1.0.0", to: kept)
+        try compileVersioned("2.0.0", to: gone)
+        runtime(plugins: folder, data: data, scanner: try childScanner(data: data)).loadPlugins()
+        let cacheFile = data.appendingPathComponent(PluginCache.fileName).path
+        #expect(Set(PluginCache.load(from: data).entries.keys) == [kept.path, gone.path])
+        let written = try #require(PluginCache.status(cacheFile))
+
+        runtime(plugins: folder, data: data, scanner: try childScanner(data: data)).loadPlugins()
+        #expect(PluginCache.status(cacheFile) == written, "nothing changed: the cache is not written again")
+
+        try FileManager.default.removeItem(at: gone)
+        let scanner = CountingScanner(try childScanner(data: data))
+        let host = runtime(plugins: folder, data: data, scanner: scanner)
+        host.loadPlugins()
+        #expect(scanner.scanned.isEmpty)
+        #expect(Array(PluginCache.load(from: data).entries.keys) == [kept.path])
+        #expect(host.registry.records.map(\.path) == [kept.path])
+    }
+
     @Test("the plugin folder lists its *.so files, not hidden ones, in String order, whatever the names' bytes")
     func folderListing() throws {
         let asciiNames = ["b.so", "a.so", "A.so", "a-b.so", "ab.so", "a.so.sig", ".hidden.so", "notes.txt", "so", ".so",

@@ -12,11 +12,11 @@ extension PluginRegistry {
     public func rescan(_ directory: String, only: String? = nil) -> [ReloadReport] {
         rescanning.withLock {
             let folder = list(directory)
-            var reports = withdrawRemoved(present: folder.present, only: only)
+            var reports = withdrawRemoved(folder, only: only)
             var cache = cacheDirectory.map(PluginCache.load(from:))
             let changed = changedFiles(folder, only: only, cache: cache, reports: &reports)
             guard !changed.isEmpty else { return reports }
-            let found = manifests(of: changed, present: folder.present, cache: &cache)
+            let found = manifests(of: changed, in: folder, cache: &cache)
             reports += putInService(changed, found, lastInService: cache?.inService ?? [])
             if let cacheDirectory, var kept = cache {
                 // Compared key by key: a warm start finds them the same and builds no set.
@@ -34,10 +34,17 @@ extension PluginRegistry {
         }
     }
 
-    /// What the folder holds: the plugin files to consider, and every `*.so` name that is present at all.
-    struct FolderListing {
-        var files: [String] = []
-        var present: Set<String> = []
+    /// What the folder holds: the plugin files to consider, and the set of them, made when first asked for (a first
+    /// warm start never asks: nothing was in service, and the cache has no entry for a file that went away).
+    final class FolderListing {
+        let files: [String]
+        private(set) lazy var present = Set(files)
+        /// How many of `files` have an entry in the cache, when every file was looked up there.
+        var filesInCache: Int?
+
+        init(files: [String] = []) {
+            self.files = files
+        }
     }
 
     /// The `*.so` files in `directory`, sorted by name, as paths that start with `directory` as given.
@@ -79,20 +86,20 @@ extension PluginRegistry {
         }
         locked { folderError = problem.map { PluginRecord(failed: directory, $0) } }
         guard problem == nil else { return FolderListing() }
-        return FolderListing(files: files, present: Set(files))
+        return FolderListing(files: files)
     }
 
     /// Withdraws the plugins whose files went away; forgets failures of files that went away.
-    private func withdrawRemoved(present: Set<String>, only: String?) -> [ReloadReport] {
+    private func withdrawRemoved(_ folder: FolderListing, only: String?) -> [ReloadReport] {
         locked {
             var reports: [ReloadReport] = []
-            for listing in listings where !present.contains(listing.path) && matches(listing.path, listing.manifest.id, only) {
+            for listing in listings where !folder.present.contains(listing.path) && matches(listing.path, listing.manifest.id, only) {
                 waitForLoad(of: listing.path)
                 withdraw(path: listing.path)
                 reports.append(ReloadReport(change: .removed, path: listing.path, pluginID: listing.manifest.id,
                                             oldVersion: listing.manifest.version, milliseconds: 0))
             }
-            for path in failures.keys where !present.contains(path) { failures[path] = nil }
+            for path in failures.keys where !folder.present.contains(path) { failures[path] = nil }
             return reports
         }
     }
@@ -117,6 +124,8 @@ extension PluginRegistry {
         // fingerprint; its folder passed `checkFolder` when the folder was listed.
         let checkStatus = policy?.readsBytes == false && policy?.checkFolder != nil ? policy?.checkFileStatus : nil
         var changed: [Candidate] = []
+        var filesInCache = 0
+        defer { if only == nil { folder.filesInCache = filesInCache } }
         for path in folder.files {
             let (current, failure) = locked { (byPath[path], failures[path]) }
             guard matches(path, current?.manifest.id, only) else { continue }
@@ -130,6 +139,7 @@ extension PluginRegistry {
             var bytes: Data?
             var permissions: (mode: UInt32, owner: UInt32)?
             let entry = cache?.entries[path]
+            if entry != nil { filesInCache += 1 }
             if policy?.verify == nil || policy?.readsBytes == false, let status = PluginCache.fileStatus(path),
                let cached = entry?.fingerprint, cached.sameStatus(as: status.fingerprint) {
                 fingerprint = cached  // the same file, unchanged: no need to read and hash it again
@@ -189,7 +199,7 @@ extension PluginRegistry {
     /// opened in this process (not started). The cache is written only when something was scanned or a file went
     /// away: a warm start writes nothing.
     /// - Returns: what each of `changed` is, in the same order.
-    private func manifests(of changed: [Candidate], present: Set<String>, cache: inout PluginCache?) -> [Found] {
+    private func manifests(of changed: [Candidate], in folder: FolderListing, cache: inout PluginCache?) -> [Found] {
         guard let scanner else {
             return changed.map { candidate in
                 do throws(PluginLoadError) { return .opened(try loader.load(path: candidate.path)) } catch {
@@ -209,8 +219,8 @@ extension PluginRegistry {
             }
         }
         if let cacheDirectory, var kept = cache,
-           !toScan.isEmpty || kept.entries.keys.contains(where: { !present.contains($0) }) {
-            kept.entries = kept.entries.filter { present.contains($0.key) }
+           !toScan.isEmpty || hasEntriesOfFilesGone(kept, folder) {
+            kept.entries = kept.entries.filter { folder.present.contains($0.key) }
             kept.save(to: cacheDirectory)
             cache = kept
         }
@@ -233,6 +243,13 @@ extension PluginRegistry {
                 return .failed(PluginLoadError(path: path, problem: .scanFailed(.noAnswer)))
             }
         }
+    }
+
+    /// Whether `cache` has an entry for a file that is not in the folder. When every file was looked up in the cache
+    /// and as many had an entry as it has, none is (the paths are distinct): no set of the folder's files is made.
+    private func hasEntriesOfFilesGone(_ cache: PluginCache, _ folder: FolderListing) -> Bool {
+        if folder.filesInCache == cache.entries.count { return false }
+        return cache.entries.keys.contains { !folder.present.contains($0) }
     }
 
     // MARK: - Phase 4: admission and service

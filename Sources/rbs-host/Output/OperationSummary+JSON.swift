@@ -1,10 +1,11 @@
 extension OperationSummary {
-    /// `list --json`'s text, written directly: byte for byte what ``JSONOutput/text(_:)`` makes of `summaries`
-    /// (pretty-printed, keys sorted, slashes unescaped), without JSONEncoder's generic path, which costs more than
-    /// the rest of listing 500 plugins from the cache. Built as UTF-8 bytes from ready-made pieces (appending to a
-    /// `String`, or a byte at a time, cost as much again).
-    static func json(_ summaries: [OperationSummary]) -> String {
-        guard !summaries.isEmpty else { return JSONOutput.text(summaries) }
+    /// `list --json`'s text as UTF-8, written directly: byte for byte what ``JSONOutput/text(_:)`` makes of
+    /// `summaries` (pretty-printed, keys sorted, slashes unescaped), without JSONEncoder's generic path, which costs
+    /// more than the rest of listing 500 plugins from the cache. Built from ready-made pieces (appending to a
+    /// `String`, or a byte at a time, cost as much again), and printed as bytes (a `String` of them was one more
+    /// copy of the whole text, validated again).
+    static func json(_ summaries: [OperationSummary]) -> [UInt8] {
+        guard !summaries.isEmpty else { return Array(JSONOutput.text(summaries).utf8) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(summaries.count * 200)
         bytes.append(contentsOf: "[\n".utf8)
@@ -23,7 +24,7 @@ extension OperationSummary {
             bytes += index == summaries.count - 1 ? JSONPiece.lastObjectEnd : JSONPiece.objectEnd
         }
         bytes.append(UInt8(ascii: "]"))
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 
     /// One `"key" : "value"` line: `key` is the piece up to the value's opening quote.
