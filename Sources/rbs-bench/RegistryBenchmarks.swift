@@ -44,10 +44,11 @@ struct RegistryBenchmarks {
             BenchmarkFigure(name: "start to operations listed, 500 plugins, warm cache (rbs-host list --json, a whole process)",
                             value: warm, unit: "ms", baselineName: "plain C loop dlopen-ing the 500 files (a whole process)",
                             baselineValue: plainLoop, target: "≤ 0.5× the plain loop", met: warm <= 0.5 * plainLoop,
-                            bound: "callgrind, 51M instructions: 55% the rescan (500 listings put in service 8.6M, the cache "
-                                + "read and decoded 7.7M, the folder listed and sorted 4.1M, the cached manifests 3.6M, a stat and "
-                                + "the permission check per file 2.5M), 11% ld.so relocation (5.7M; 18M while the Swift runtime "
-                                + "was 15 shared libraries), 11% the JSON, 7% Swift type metadata looked up by mangled name"),
+                            bound: "callgrind, 33M instructions (51M before): 55% the rescan (the cache read and decoded 6.3M, "
+                                + "500 listings put in service 6.0M, the cached manifests 1.7M, the folder listed and sorted 1.7M, "
+                                + "one stat per file with its permission check 1.7M), 17% ld.so relocation (5.7M), 9% Swift type "
+                                + "metadata looked up by mangled name, 5% the JSON; the kernel's share as large as the process's "
+                                + "own (exec, ~1,400 page faults of which ~550 relocate the binary, 600 stats, where there were 1,600)"),
             BenchmarkFigure(name: "rbs-host --version (the same binary starting and exiting)", value: bareStart, unit: "ms",
                             baselineName: "plain C loop dlopen-ing the 500 files", baselineValue: plainLoop,
                             target: nil, met: nil,

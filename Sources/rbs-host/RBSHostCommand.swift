@@ -26,8 +26,12 @@ struct RBSHostCommand: ParsableCommand {
             do {
                 try quick.checkDataFolder()
                 ExitGuard.begin(ListCommand.configuration.commandName ?? "list")
-                try ListCommand.list(quick, json: quick.json)
+                let runtime = try ListCommand.list(quick, json: quick.json)
                 ExitGuard.end()
+                // The list is printed and nothing else is left to do: the process ends with the runtime alive, since
+                // releasing its 500 listings one object at a time cost as much as writing the JSON. (exit flushes
+                // standard output.)
+                withExtendedLifetime(runtime) { Foundation.exit(EXIT_SUCCESS) }
             } catch {
                 ExitGuard.end()
                 exit(withError: error)

@@ -130,6 +130,87 @@ struct PluginRegistryTests {
         #expect(host.registry.records.first?.version == "2.0.0")
     }
 
+    @Test("a file listed from the cache is still refused when others can write to it, in the words of the full check")
+    func cachedFileStillCheckedForPermissions() throws {
+        let folder = Fixtures.temporaryDirectory("cached-permissions")
+        let data = Fixtures.temporaryDirectory("cached-permissions-data")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+        let file = folder.appendingPathComponent("versioned.so")
+        try compileVersioned("1.0.0", to: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+        let policy = PluginTrustPolicy(dataDirectory: data, development: true).loadPolicy
+        func host(_ scanner: any PluginScanner) -> Runtime {
+            Runtime(paths: HostPaths(plugins: folder.path, data: data), accounts: StaticAccounts(DemoAccounts.list),
+                    log: StandardErrorLog(minimum: .error), scanner: scanner, policy: policy)
+        }
+        let first = host(try childScanner(data: data))
+        first.loadPlugins()
+        #expect(first.registry.records.map(\.status) == [.listed])
+
+        // Others may write to it now. The cache is given the file's new status, so the next start lists it from
+        // the cache without reading it (a chmod changes the status-change time, which would send it to a scan).
+        try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: file.path)
+        var cache = PluginCache.load(from: data)
+        var fingerprint = try #require(PluginCache.status(file.path))
+        fingerprint.hash = try #require(cache.entries[file.path]).fingerprint.hash
+        cache.entries[file.path]?.fingerprint = fingerprint
+        cache.save(to: data)
+
+        let scanner = CountingScanner(try childScanner(data: data))
+        let second = host(scanner)
+        second.loadPlugins()
+        #expect(scanner.scanned.isEmpty, "an unchanged file comes from the cache")
+        var expected = ""
+        do throws(PluginProblem) { try PluginTrustPolicy.checkPermissions(path: file.path) } catch {
+            expected = PluginLoadError(path: file.path, problem: error).description
+        }
+        #expect(expected.contains("other users can write to the plugin file"), "\(expected)")
+        #expect(second.registry.records.map(\.error) == [expected])
+        #expect(second.registry.operations.isEmpty)
+    }
+
+    @Test("a warm start leaves the cache file alone; the start after a file went away drops the file's entry")
+    func cacheEntriesOfFilesGone() throws {
+        let folder = Fixtures.temporaryDirectory("cache-gone")
+        let data = Fixtures.temporaryDirectory("cache-gone-data")
+        let kept = folder.appendingPathComponent("kept.so"), gone = folder.appendingPathComponent("gone.so")
+        try compileVersioned("1.0.0", to: kept)
+        try compileVersioned("2.0.0", to: gone)
+        runtime(plugins: folder, data: data, scanner: try childScanner(data: data)).loadPlugins()
+        let cacheFile = data.appendingPathComponent(PluginCache.fileName).path
+        #expect(Set(PluginCache.load(from: data).entries.keys) == [kept.path, gone.path])
+        let written = try #require(PluginCache.status(cacheFile))
+
+        runtime(plugins: folder, data: data, scanner: try childScanner(data: data)).loadPlugins()
+        #expect(PluginCache.status(cacheFile) == written, "nothing changed: the cache is not written again")
+
+        try FileManager.default.removeItem(at: gone)
+        let scanner = CountingScanner(try childScanner(data: data))
+        let host = runtime(plugins: folder, data: data, scanner: scanner)
+        host.loadPlugins()
+        #expect(scanner.scanned.isEmpty)
+        #expect(Array(PluginCache.load(from: data).entries.keys) == [kept.path])
+        #expect(host.registry.records.map(\.path) == [kept.path])
+    }
+
+    @Test("the plugin folder lists its *.so files, not hidden ones, in String order, whatever the names' bytes")
+    func folderListing() throws {
+        let asciiNames = ["b.so", "a.so", "A.so", "a-b.so", "ab.so", "a.so.sig", ".hidden.so", "notes.txt", "so", ".so",
+                          "z.SO", "Z1.so", "a b.so"]
+        let otherNames = ["é.so", "z.so", "e\u{301}x.so", "a.so", ".é.so", "ü.txt", "Перевод.so"]
+        for names in [asciiNames, otherNames] {
+            let folder = Fixtures.temporaryDirectory("listing")
+            for name in names {
+                FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data())
+            }
+            let plugins = names.filter { $0.hasSuffix(".so") && !$0.hasPrefix(".") }.sorted()
+            #expect(try PluginRegistry.pluginFiles(in: folder.path) == plugins.map { folder.path + "/" + $0 })
+            #expect(try PluginRegistry.pluginFiles(in: folder.path + "/") == plugins.map { folder.path + "/" + $0 })
+        }
+        let missing = Fixtures.temporaryDirectory("listing").appendingPathComponent("missing").path
+        #expect(throws: (any Error).self) { try PluginRegistry.pluginFiles(in: missing) }
+    }
+
     @Test("a plugin is loaded when one of its operations is first run or one of its services is first looked up")
     func lazyLoading() throws {
         let folder = Fixtures.temporaryDirectory("lazy")
@@ -283,6 +364,32 @@ struct PluginCacheTests {
         for broken in [bytes.prefix(bytes.count / 2), Data("garbage".utf8), Data()] {
             try broken.write(to: file)
             #expect(PluginCache.load(from: data).entries.isEmpty)
+        }
+    }
+
+    @Test("every truncation of a cache is malformed, and no changed byte makes the reader read outside the file's bytes")
+    func truncatedAndDamagedCaches() throws {
+        let folder = Fixtures.temporaryDirectory("cache-damage")
+        try Fixtures.compile(Fixtures.root.appendingPathComponent("Tests/Fixtures/forms/forms.c"),
+                             to: folder.appendingPathComponent("forms.so"))
+        let loader = PluginLoader(imagesDirectory: Fixtures.temporaryDirectory(), locator: ServiceLocator())
+        let result = InProcessScanner.scanOne(folder.appendingPathComponent("forms.so").path, loader: loader)
+        let fingerprint = PluginCache.Fingerprint(size: 1, modified: 2, changed: 3, inode: 4, hash: "ab")
+        let cache = PluginCache(hostABI: ABIVersion.host.description, entries: [
+            "a.so": .init(fingerprint: fingerprint, result: result),
+            "b.so": .init(fingerprint: fingerprint, result: .failed(.crashed(signal: 11))),
+        ], inService: ["a.so"])
+        let bytes = PluginCacheCodec.encode(cache)
+        #expect(try PluginCacheCodec.decode(bytes).entries["a.so"]?.result == result)
+        for length in 0..<bytes.count {
+            #expect(throws: PluginCacheCodec.Malformed.self) { try PluginCacheCodec.decode(Array(bytes.prefix(length))) }
+        }
+        // Each byte changed in turn: the decoder may read another cache or none, but only within the bytes (the
+        // reader works on raw memory; a debug build traps on any read outside it).
+        for index in bytes.indices {
+            var damaged = bytes
+            damaged[index] ^= 0xFF
+            _ = try? PluginCacheCodec.decode(damaged)
         }
     }
 }

@@ -37,7 +37,9 @@ struct PluginCache {
     static func load(from directory: URL) -> PluginCache {
         let empty = PluginCache(hostABI: ABIVersion.host.description, entries: [:])
         guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent(fileName).path),
-              let cache = try? PluginCacheCodec.decode([UInt8](data)),
+              let cache = try? data.withUnsafeBytes({ raw throws(PluginCacheCodec.Malformed) in
+                  try PluginCacheCodec.decode(raw.bindMemory(to: UInt8.self))
+              }),
               cache.hostABI == ABIVersion.host.description else { return empty }
         return cache
     }
@@ -52,12 +54,19 @@ struct PluginCache {
 
     /// The status part of the fingerprint of the file at `path` now (hash empty), or nil when it cannot be read.
     static func status(_ path: String) -> Fingerprint? {
+        fileStatus(path)?.fingerprint
+    }
+
+    /// The status part of the fingerprint of the file at `path` now (hash empty), with its permission bits and
+    /// owner from the same `stat`, or nil when it cannot be read.
+    static func fileStatus(_ path: String) -> (fingerprint: Fingerprint, mode: UInt32, owner: UInt32)? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return Fingerprint(size: Int64(info.st_size),
-                           modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
-                           changed: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec),
-                           inode: UInt64(info.st_ino), hash: "")
+        let fingerprint = Fingerprint(size: Int64(info.st_size),
+                                      modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+                                      changed: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec),
+                                      inode: UInt64(info.st_ino), hash: "")
+        return (fingerprint, UInt32(info.st_mode) & 0o7777, UInt32(info.st_uid))
     }
 
     /// The fingerprint of the file at `path` now and its bytes, or what keeps it from being read: a plugin file

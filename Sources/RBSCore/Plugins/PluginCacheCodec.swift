@@ -90,6 +90,11 @@ enum PluginCacheCodec {
     // MARK: - Reading
 
     static func decode(_ bytes: [UInt8]) throws(Malformed) -> PluginCache {
+        try bytes.withUnsafeBufferPointer { buffer throws(Malformed) in try decode(buffer) }
+    }
+
+    /// Reads the cache from memory the caller holds (the file's bytes as read, without a copy into an array).
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws(Malformed) -> PluginCache {
         guard bytes.starts(with: magic) else { throw Malformed() }
         var input = ByteReader(bytes: bytes, offset: magic.count)
         let abi = try input.string()
@@ -125,10 +130,12 @@ enum PluginCacheCodec {
                              minor: UInt32(truncatingIfNeeded: try input.int()),
                              patch: UInt32(truncatingIfNeeded: try input.int()))
         var operations: [OperationDescriptor] = []
+        operations.reserveCapacity(try input.peekCount())
         for _ in 0..<(try input.count()) {
             let operationID = try input.string(), title = try input.string(), category = try input.string()
             let callbacks = try input.int()
             var atoms: [AtomDescriptor] = []
+            atoms.reserveCapacity(try input.peekCount())
             for _ in 0..<(try input.count()) {
                 let atomID = try input.string()
                 guard let kind = AtomKind(rawValue: UInt32(truncatingIfNeeded: try input.int())),
@@ -141,6 +148,7 @@ enum PluginCacheCodec {
                 let validIf = try input.optional(), errorText = try input.optional(), filter = try input.optional()
                 let defaultValue = try input.optional()
                 var options: [AtomOption] = []
+                options.reserveCapacity(try input.peekCount())
                 for _ in 0..<(try input.count()) {
                     options.append(AtomOption(value: try input.string(), title: try input.string()))
                 }
@@ -151,11 +159,13 @@ enum PluginCacheCodec {
                                             options: options))
             }
             var functions: [FunctionDescriptor] = []
+            functions.reserveCapacity(try input.peekCount())
             for _ in 0..<(try input.count()) {
                 functions.append(FunctionDescriptor(name: try input.string(), symbol: try input.string(),
                                                     signature: try input.string(), takesInstance: try input.int() != 0))
             }
             var labels: [DocumentLabel] = []
+            labels.reserveCapacity(try input.peekCount())
             for _ in 0..<(try input.count()) {
                 let key = try input.string(), label = try input.optional()
                 guard let role = DocumentFieldRole(rawValue: UInt32(truncatingIfNeeded: try input.int())) else {
@@ -205,11 +215,19 @@ private struct ByteWriter {
     }
 }
 
+/// Reads the cache's integers and strings from memory held by the caller of ``PluginCacheCodec/decode(_:)``: no
+/// array is retained or sliced per string.
 private struct ByteReader {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     var offset: Int
 
+    @inline(__always)
     mutating func int() throws(PluginCacheCodec.Malformed) -> Int {
+        // Most integers (counts, kinds, flags, lengths) fit in one byte.
+        if offset < bytes.count, bytes[offset] < 0x80 {
+            offset += 1
+            return Int(bytes[offset - 1])
+        }
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -230,10 +248,16 @@ private struct ByteReader {
         return value
     }
 
+    /// The count that follows, without reading past it (to reserve room for the items).
+    func peekCount() throws(PluginCacheCodec.Malformed) -> Int {
+        var copy = self
+        return try copy.count()
+    }
+
     mutating func string() throws(PluginCacheCodec.Malformed) -> String {
         let length = try count()
         defer { offset += length }
-        return String(decoding: bytes[offset..<offset + length], as: UTF8.self)
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[offset..<offset + length]), as: UTF8.self)
     }
 
     mutating func optional() throws(PluginCacheCodec.Malformed) -> String? {

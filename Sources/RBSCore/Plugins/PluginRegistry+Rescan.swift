@@ -12,15 +12,19 @@ extension PluginRegistry {
     public func rescan(_ directory: String, only: String? = nil) -> [ReloadReport] {
         rescanning.withLock {
             let folder = list(directory)
-            var reports = withdrawRemoved(present: folder.present, only: only)
+            var reports = withdrawRemoved(folder, only: only)
             var cache = cacheDirectory.map(PluginCache.load(from:))
             let changed = changedFiles(folder, only: only, cache: cache, reports: &reports)
             guard !changed.isEmpty else { return reports }
-            let found = manifests(of: changed, present: folder.present, cache: &cache)
+            let found = manifests(of: changed, in: folder, cache: &cache)
             reports += putInService(changed, found, lastInService: cache?.inService ?? [])
             if let cacheDirectory, var kept = cache {
-                let inService = locked { Set(byPath.keys) }
-                if kept.inService != inService {
+                // Compared key by key: a warm start finds them the same and builds no set.
+                let inService: Set<String>? = locked {
+                    let same = byPath.count == kept.inService.count && byPath.keys.allSatisfy(kept.inService.contains)
+                    return same ? nil : Set(byPath.keys)
+                }
+                if let inService {
                     kept.inService = inService
                     kept.save(to: cacheDirectory)
                 }
@@ -30,18 +34,39 @@ extension PluginRegistry {
         }
     }
 
-    /// What the folder holds: the plugin files to consider, and every `*.so` name that is present at all.
-    struct FolderListing {
-        var files: [String] = []
-        var present: Set<String> = []
+    /// What the folder holds: the plugin files to consider, and the set of them, made when first asked for (a first
+    /// warm start never asks: nothing was in service, and the cache has no entry for a file that went away).
+    final class FolderListing {
+        let files: [String]
+        private(set) lazy var present = Set(files)
+        /// How many of `files` have an entry in the cache, when every file was looked up there.
+        var filesInCache: Int?
+
+        init(files: [String] = []) {
+            self.files = files
+        }
     }
 
     /// The `*.so` files in `directory`, sorted by name, as paths that start with `directory` as given.
+    ///
+    /// Read with `readdir`, names kept as bytes: FileManager made a `String` of every name and the sort compared
+    /// them as Unicode text, a tenth of a warm `list`. An ASCII name is filtered and sorted by its bytes, which is
+    /// the order `String` gives it; a folder with any other name is sorted as `String`s, as before.
     public static func pluginFiles(in directory: String) throws -> [String] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory)
         let prefix = directory.hasSuffix("/") ? directory : directory + "/"
-        return names.filter { $0.hasSuffix(".so") && !$0.hasPrefix(".") }.sorted().map { prefix + $0 }
+        guard let names = PluginFolderNames(directory) else {
+            // FileManager says why, in the words the folder's failed record has always quoted.
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+            return names.filter(Self.isPluginName).sorted().map { prefix + $0 }
+        }
+        guard names.other.isEmpty else {
+            return (names.ascii + names.other.filter(Self.isPluginName)).sorted().map { prefix + $0 }
+        }
+        return names.sortedASCII(after: prefix)
     }
+
+    /// Whether a file name is a plugin's: `*.so`, not hidden.
+    static func isPluginName(_ name: String) -> Bool { name.hasSuffix(".so") && !name.hasPrefix(".") }
 
     // MARK: - Phase 1: list the folder
 
@@ -61,20 +86,20 @@ extension PluginRegistry {
         }
         locked { folderError = problem.map { PluginRecord(failed: directory, $0) } }
         guard problem == nil else { return FolderListing() }
-        return FolderListing(files: files, present: Set(files))
+        return FolderListing(files: files)
     }
 
     /// Withdraws the plugins whose files went away; forgets failures of files that went away.
-    private func withdrawRemoved(present: Set<String>, only: String?) -> [ReloadReport] {
+    private func withdrawRemoved(_ folder: FolderListing, only: String?) -> [ReloadReport] {
         locked {
             var reports: [ReloadReport] = []
-            for listing in listings where !present.contains(listing.path) && matches(listing.path, listing.manifest.id, only) {
+            for listing in listings where !folder.present.contains(listing.path) && matches(listing.path, listing.manifest.id, only) {
                 waitForLoad(of: listing.path)
                 withdraw(path: listing.path)
                 reports.append(ReloadReport(change: .removed, path: listing.path, pluginID: listing.manifest.id,
                                             oldVersion: listing.manifest.version, milliseconds: 0))
             }
-            for path in failures.keys where !present.contains(path) { failures[path] = nil }
+            for path in failures.keys where !folder.present.contains(path) { failures[path] = nil }
             return reports
         }
     }
@@ -85,6 +110,8 @@ extension PluginRegistry {
     struct Candidate {
         var path: String
         var fingerprint: PluginCache.Fingerprint
+        /// What the cache says of the file when its entry has this fingerprint.
+        var cached: ScanResult?
     }
 
     /// The files that are new or changed and pass the trust policy. The policy is checked on every file at every
@@ -93,7 +120,12 @@ extension PluginRegistry {
     private func changedFiles(_ folder: FolderListing, only: String?, cache: PluginCache?,
                               reports: inout [ReloadReport]) -> [Candidate] {
         let policy = loader.policy
+        // A policy that reads no bytes checks an unchanged file's permissions on the status read for its
+        // fingerprint; its folder passed `checkFolder` when the folder was listed.
+        let checkStatus = policy?.readsBytes == false && policy?.checkFolder != nil ? policy?.checkFileStatus : nil
         var changed: [Candidate] = []
+        var filesInCache = 0
+        defer { if only == nil { folder.filesInCache = filesInCache } }
         for path in folder.files {
             let (current, failure) = locked { (byPath[path], failures[path]) }
             guard matches(path, current?.manifest.id, only) else { continue }
@@ -105,9 +137,13 @@ extension PluginRegistry {
             }
             let fingerprint: PluginCache.Fingerprint
             var bytes: Data?
-            if policy?.verify == nil || policy?.readsBytes == false, let status = PluginCache.status(path),
-               let cached = cache?.entries[path]?.fingerprint, cached.sameStatus(as: status) {
+            var permissions: (mode: UInt32, owner: UInt32)?
+            let entry = cache?.entries[path]
+            if entry != nil { filesInCache += 1 }
+            if policy?.verify == nil || policy?.readsBytes == false, let status = PluginCache.fileStatus(path),
+               let cached = entry?.fingerprint, cached.sameStatus(as: status.fingerprint) {
                 fingerprint = cached  // the same file, unchanged: no need to read and hash it again
+                permissions = (status.mode, status.owner)
             } else {
                 switch PluginCache.read(path) {
                 case .success(let read):
@@ -124,12 +160,19 @@ extension PluginRegistry {
             if let current, current.hash == fingerprint.hash { continue }
             if current == nil, let failure, failure.hash == fingerprint.hash { continue }
             if let verify = policy?.verify {
-                do throws(PluginProblem) { try verify(bytes.map { [UInt8]($0) } ?? [], path) } catch {
+                do throws(PluginProblem) {
+                    if let checkStatus, let permissions {
+                        try checkStatus(path, permissions.mode, permissions.owner)
+                    } else {
+                        try verify(bytes.map { [UInt8]($0) } ?? [], path)
+                    }
+                } catch {
                     refuse(error, until: nil)
                     continue
                 }
             }
-            changed.append(Candidate(path: path, fingerprint: fingerprint))
+            changed.append(Candidate(path: path, fingerprint: fingerprint,
+                                     cached: entry.flatMap { $0.fingerprint == fingerprint ? $0.result : nil }))
         }
         return changed
     }
@@ -155,83 +198,116 @@ extension PluginRegistry {
     /// Manifests from the cache when the fingerprint matches, else from a scan; without a scanner, each file is
     /// opened in this process (not started). The cache is written only when something was scanned or a file went
     /// away: a warm start writes nothing.
-    private func manifests(of changed: [Candidate], present: Set<String>, cache: inout PluginCache?) -> [String: Found] {
-        var found: [String: Found] = [:]
+    /// - Returns: what each of `changed` is, in the same order.
+    private func manifests(of changed: [Candidate], in folder: FolderListing, cache: inout PluginCache?) -> [Found] {
         guard let scanner else {
-            for candidate in changed {
-                do throws(PluginLoadError) { found[candidate.path] = .opened(try loader.load(path: candidate.path)) } catch {
-                    found[candidate.path] = .failed(error)
+            return changed.map { candidate in
+                do throws(PluginLoadError) { return .opened(try loader.load(path: candidate.path)) } catch {
+                    return .failed(error)
                 }
             }
-            return found
         }
-        var results: [String: ScanResult] = [:]
-        var toScan: [Candidate] = []
-        for candidate in changed {
-            if let entry = cache?.entries[candidate.path], entry.fingerprint == candidate.fingerprint {
-                results[candidate.path] = entry.result
-            } else {
-                toScan.append(candidate)
-            }
-        }
+        var results = changed.map(\.cached)
+        let toScan = changed.indices.filter { results[$0] == nil }
         if !toScan.isEmpty {
-            let scanned = scanner.scan(toScan.map(\.path), progress: progress)
-            for candidate in toScan {
+            let scanned = scanner.scan(toScan.map { changed[$0].path }, progress: progress)
+            for index in toScan {
+                let candidate = changed[index]
                 let result = scanned[candidate.path] ?? .failed(.noAnswer)
-                results[candidate.path] = result
+                results[index] = result
                 cache?.entries[candidate.path] = PluginCache.Entry(fingerprint: candidate.fingerprint, result: result)
             }
         }
         if let cacheDirectory, var kept = cache,
-           !toScan.isEmpty || kept.entries.keys.contains(where: { !present.contains($0) }) {
-            kept.entries = kept.entries.filter { present.contains($0.key) }
+           !toScan.isEmpty || hasEntriesOfFilesGone(kept, folder) {
+            kept.entries = kept.entries.filter { folder.present.contains($0.key) }
             kept.save(to: cacheDirectory)
             cache = kept
         }
         let policy = loader.policy
-        for candidate in changed {
+        return zip(changed, results).map { candidate, result -> Found in
             let path = candidate.path
-            switch results[path] {
+            switch result {
             case .plugin(let manifest, let services)?:
                 if let check = policy?.checkManifest {
                     do throws(PluginProblem) { try check(manifest, path, candidate.fingerprint.hash) } catch {
-                        found[path] = .failed(PluginLoadError(path: path, problem: error))
-                        continue
+                        return .failed(PluginLoadError(path: path, problem: error))
                     }
                 }
-                found[path] = .listed(manifest, services: services)
+                return .listed(manifest, services: services)
             case .failed(.refused(let problem))?:
-                found[path] = .failed(PluginLoadError(path: path, problem: problem))
+                return .failed(PluginLoadError(path: path, problem: problem))
             case .failed(let failure)?:
-                found[path] = .failed(PluginLoadError(path: path, problem: .scanFailed(failure)))
+                return .failed(PluginLoadError(path: path, problem: .scanFailed(failure)))
             case nil:
-                found[path] = .failed(PluginLoadError(path: path, problem: .scanFailed(.noAnswer)))
+                return .failed(PluginLoadError(path: path, problem: .scanFailed(.noAnswer)))
             }
         }
-        return found
+    }
+
+    /// Whether `cache` has an entry for a file that is not in the folder. When every file was looked up in the cache
+    /// and as many had an entry as it has, none is (the paths are distinct): no set of the folder's files is made.
+    private func hasEntriesOfFilesGone(_ cache: PluginCache, _ folder: FolderListing) -> Bool {
+        if folder.filesInCache == cache.entries.count { return false }
+        return cache.entries.keys.contains { !folder.present.contains($0) }
     }
 
     // MARK: - Phase 4: admission and service
 
     /// Settles ids several new files claim at once, checks the rest against the plugins in service, and puts the
     /// admitted ones in service (loading at once what has no scanner, or whose old version is loaded).
-    private func putInService(_ changed: [Candidate], _ found: [String: Found],
+    /// - Parameter found: what each of `changed` is, in the same order.
+    private func putInService(_ changed: [Candidate], _ found: [Found],
                               lastInService: Set<String>) -> [ReloadReport] {
         var reports: [ReloadReport] = []
+        reports.reserveCapacity(changed.count)
         let contested = contestedClaims(changed, found, lastInService: lastInService)
-        for candidate in changed {
+        locked {
+            byPath.reserveCapacity(byPath.count + changed.count)
+            pluginOwners.reserveCapacity(pluginOwners.count + changed.count)
+            operationOwners.reserveCapacity(operationOwners.count + changed.count)
+        }
+        for (candidate, found) in zip(changed, found) {
             let path = candidate.path
             let began = ContinuousClock.now
+            func failed(_ error: PluginLoadError, old: Listing?) -> ReloadReport {
+                ReloadReport(change: .failed, path: path, pluginID: old?.manifest.id, oldVersion: old?.manifest.version,
+                             milliseconds: Self.milliseconds(began.duration(to: .now)), error: error.description)
+            }
+            // A manifest (cached or scanned) whose file has no loaded version: admitted and put in service under one
+            // hold of the lock, as a warm start lists every plugin. A loaded old version takes the way below.
+            if case .listed(let manifest, let services) = found, contested.isEmpty || contested[path] == nil {
+                let listed: (old: Listing?, clash: PluginLoadError?)? = locked {
+                    waitForLoad(of: path)
+                    let old = byPath[path]
+                    guard old?.image == nil else { return nil }
+                    if let clash = clash(manifest, path: path) {
+                        let error = PluginLoadError(path: path, problem: clash)
+                        if old == nil { failures[path] = (PluginRecord(failed: path, error.description), candidate.fingerprint.hash) }
+                        return (old, error)
+                    }
+                    if old != nil { withdraw(path: path) }
+                    insert(Listing(path: path, manifest: manifest, services: services, hash: candidate.fingerprint.hash))
+                    if !failures.isEmpty { failures[path] = nil }  // (removing from an empty dictionary still hashes)
+                    return (old, nil)
+                }
+                if let (old, clash) = listed {
+                    reports.append(clash.map { failed($0, old: old) }
+                        ?? ReloadReport(change: old == nil ? .added : .updated, path: path, pluginID: manifest.id,
+                                        oldVersion: old?.manifest.version, newVersion: manifest.version,
+                                        milliseconds: Self.milliseconds(began.duration(to: .now))))
+                    continue
+                }
+            }
             let old: Listing? = locked {
                 waitForLoad(of: path)
                 return byPath[path]
             }
             var opened: PluginImage?
             do throws(PluginLoadError) {
-                switch found[path] {
-                case .failed(let error)?: throw error
-                case nil: throw PluginLoadError(path: path, problem: .scanFailed(.noAnswer))
-                case .opened(let image)?:
+                switch found {
+                case .failed(let error): throw error
+                case .opened(let image):
                     opened = image
                     if let problem = contested[path] { throw PluginLoadError(path: path, problem: problem) }
                     try admit(image.manifest, path: path)
@@ -242,7 +318,7 @@ extension PluginRegistry {
                         insert(Listing(path: path, manifest: image.manifest, services: image.hostTable.registered.map(\.id),
                                        hash: image.contentHash, image: image))
                     }
-                case .listed(let manifest, let services)?:
+                case .listed(let manifest, let services):
                     if let problem = contested[path] { throw PluginLoadError(path: path, problem: problem) }
                     try admit(manifest, path: path)
                     if let loaded = old?.image {
@@ -275,10 +351,7 @@ extension PluginRegistry {
                 if old == nil {
                     locked { failures[path] = (PluginRecord(failed: path, error.description), candidate.fingerprint.hash) }
                 }
-                reports.append(ReloadReport(change: .failed, path: path, pluginID: old?.manifest.id,
-                                            oldVersion: old?.manifest.version,
-                                            milliseconds: Self.milliseconds(began.duration(to: .now)),
-                                            error: error.description))
+                reports.append(failed(error, old: old))
             }
         }
         return reports
@@ -288,19 +361,21 @@ extension PluginRegistry {
     /// holds them: the file that was in service at the last start keeps them (the cache remembers), else the file
     /// that has been in the folder longest (status change time: a file dropped in later cannot look older); every
     /// other claimant is refused, naming the one that keeps it. So a newcomer never takes an id away by sorting first.
-    private func contestedClaims(_ changed: [Candidate], _ found: [String: Found],
+    private func contestedClaims(_ changed: [Candidate], _ found: [Found],
                                  lastInService: Set<String>) -> [String: PluginProblem] {
         // Most often nobody claims anything twice: find that out with two sets before mapping every claim.
         var pluginIDs: Set<String> = [], operationIDs: Set<String> = []
-        let contested = changed.contains { candidate in
-            guard let manifest = found[candidate.path]?.manifest else { return false }
+        pluginIDs.reserveCapacity(changed.count)
+        operationIDs.reserveCapacity(changed.count)
+        let contested = found.contains { found in
+            guard let manifest = found.manifest else { return false }
             return !pluginIDs.insert(manifest.id).inserted
                 || manifest.operations.contains { !operationIDs.insert($0.id).inserted }
         }
         guard contested else { return [:] }
         var claims: [String: [String]] = [:]  // "plugin:ID" / "operation:ID" → paths
-        for candidate in changed {
-            guard let manifest = found[candidate.path]?.manifest else { continue }
+        for (candidate, found) in zip(changed, found) {
+            guard let manifest = found.manifest else { continue }
             claims["plugin:" + manifest.id, default: []].append(candidate.path)
             for operation in manifest.operations { claims["operation:" + operation.id, default: []].append(candidate.path) }
         }
@@ -325,18 +400,20 @@ extension PluginRegistry {
 
     /// Checks a manifest's ids against the plugins in service (other than the file it replaces).
     private func admit(_ manifest: PluginManifest, path: String) throws(PluginLoadError) {
-        let clash: PluginProblem? = locked {
-            if let other = pluginOwners[manifest.id], other != path {
-                return .duplicatePlugin(id: manifest.id, otherPath: other)
-            }
-            for operation in manifest.operations {
-                if let other = operationOwners[operation.id], other != path {
-                    return .duplicateOperation(id: operation.id, otherPath: other)
-                }
-            }
-            return nil
+        if let clash = locked({ clash(manifest, path: path) }) { throw PluginLoadError(path: path, problem: clash) }
+    }
+
+    /// The first id of `manifest` that a plugin in service (other than the file it replaces) holds (state lock held).
+    private func clash(_ manifest: PluginManifest, path: String) -> PluginProblem? {
+        if let other = pluginOwners[manifest.id], other != path {
+            return .duplicatePlugin(id: manifest.id, otherPath: other)
         }
-        if let clash { throw PluginLoadError(path: path, problem: clash) }
+        for operation in manifest.operations {
+            if let other = operationOwners[operation.id], other != path {
+                return .duplicateOperation(id: operation.id, otherPath: other)
+            }
+        }
+        return nil
     }
 
     private func matches(_ path: String, _ id: String?, _ only: String?) -> Bool {

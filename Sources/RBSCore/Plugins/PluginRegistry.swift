@@ -39,7 +39,8 @@ public final class PluginRegistry: @unchecked Sendable {
     var pluginOwners: [String: String] = [:]
     var operationOwners: [String: String] = [:]
     var serviceOwners: [String: String] = [:]
-    private var sortedCache: [Listing]?
+    /// ``listings``, while known (an empty registry's are).
+    private var sortedCache: [Listing]? = []
     /// The files that are not in service, with why; `hash` is set when the refusal holds until the file changes.
     var failures: [String: (record: PluginRecord, hash: String?)] = [:]
     /// Why the plugin folder itself cannot be used, when it cannot.
@@ -253,11 +254,16 @@ public final class PluginRegistry: @unchecked Sendable {
 
     /// Puts a listing in service (state lock held).
     func insert(_ listing: Listing) {
-        byPath[listing.path] = listing
+        let replaced = byPath.updateValue(listing, forKey: listing.path) != nil
         pluginOwners[listing.manifest.id] = listing.path
         for operation in listing.manifest.operations { operationOwners[operation.id] = listing.path }
         for service in listing.services { serviceOwners[service] = listing.path }
-        sortedCache = nil
+        // A rescan puts new files in service in file order: the sorted listings grow at the end, not sorted again.
+        if !replaced, let last = sortedCache.map({ $0.last?.path }), last.map({ $0 < listing.path }) ?? true {
+            sortedCache?.append(listing)
+        } else {
+            sortedCache = nil
+        }
     }
 
     /// Takes a file's plugin out of service (state lock held); its image is stopped once no module runs on it.

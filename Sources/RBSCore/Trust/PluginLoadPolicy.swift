@@ -3,6 +3,8 @@
 public struct PluginLoadPolicy: Sendable {
     /// Checks the plugin folder itself before any file in it is considered.
     public typealias FolderCheck = @Sendable (_ directory: String) throws(PluginProblem) -> Void
+    /// Checks a plugin file's permission bits and owner, as one `stat` read them.
+    public typealias FileStatusCheck = @Sendable (_ path: String, _ mode: UInt32, _ owner: UInt32) throws(PluginProblem) -> Void
 
     /// Called with the bytes of the unique copy before `dlopen`.
     public var verify: PluginLoader.Verifier?
@@ -13,12 +15,18 @@ public struct PluginLoadPolicy: Sendable {
     /// Whether `verify` looks at the bytes (signatures). When it does not (development mode: permissions only), the
     /// registry may list an unchanged file from its cache without reading it, passing no bytes.
     public var readsBytes: Bool
+    /// What `verify` checks when it reads no bytes, given the file's status as the registry read it for the file's
+    /// fingerprint, the file's folder having passed `checkFolder` in the same scan. The registry then checks an
+    /// unchanged file with the one `stat` it makes anyway instead of three (the fingerprint's, the file's and its
+    /// folder's): on a machine where a `stat` costs microseconds, most of a warm `list` of 500 plugins.
+    public var checkFileStatus: FileStatusCheck?
 
     public init(verify: PluginLoader.Verifier?, checkManifest: PluginLoader.ManifestCheck? = nil,
-                checkFolder: FolderCheck? = nil, readsBytes: Bool = true) {
+                checkFolder: FolderCheck? = nil, readsBytes: Bool = true, checkFileStatus: FileStatusCheck? = nil) {
         self.verify = verify
         self.checkManifest = checkManifest
         self.checkFolder = checkFolder
         self.readsBytes = readsBytes
+        self.checkFileStatus = checkFileStatus
     }
 }

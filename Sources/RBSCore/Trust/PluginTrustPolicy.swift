@@ -40,7 +40,10 @@ public final class PluginTrustPolicy: @unchecked Sendable {
                              try checkManifest(manifest, path: path, sha256: hash)
                          },
                          checkFolder: { directory throws(PluginProblem) in try Self.checkFolder(directory) },
-                         readsBytes: !development)
+                         readsBytes: !development,
+                         checkFileStatus: { path, mode, owner throws(PluginProblem) in
+                             try Self.check(path, .pluginFile, mode: mode, owner: uid_t(owner))
+                         })
     }
 
     // MARK: - Before dlopen
@@ -98,20 +101,27 @@ public final class PluginTrustPolicy: @unchecked Sendable {
 
     /// Refuses a plugin file, or its folder, that other users can write to or that another non-root user owns.
     public static func checkPermissions(path: String) throws(PluginProblem) {
+        try check(path, .pluginFile)
         let folder = TrustFile.directory(of: path)
-        try check([(path, .pluginFile), (folder, .pluginFolder(folder))])
+        try check(folder, .pluginFolder(folder))
     }
 
     /// Refuses a plugin folder that other users can write to or that another non-root user owns.
     public static func checkFolder(_ directory: String) throws(PluginProblem) {
-        try check([(directory, .pluginFolder(directory))])
+        try check(directory, .pluginFolder(directory))
     }
 
-    private static func check(_ items: [(path: String, item: TrustRefusal.Item)]) throws(PluginProblem) {
-        for (path, item) in items {
-            guard let status = TrustFile.status(path) else { continue }
-            if status.mode & 0o022 != 0 { throw .untrusted(.writableByOthers(item, path: path, mode: status.mode)) }
-            if status.owner != 0, status.owner != getuid() { throw .untrusted(.ownedByAnother(item, owner: UInt32(status.owner))) }
-        }
+    /// One `stat` of `path`; `item` (what the refusal names) is made only for a refusal, since every plugin file is
+    /// checked at every rescan.
+    private static func check(_ path: String, _ item: @autoclosure () -> TrustRefusal.Item) throws(PluginProblem) {
+        guard let status = TrustFile.status(path) else { return }
+        try check(path, item(), mode: status.mode, owner: status.owner)
+    }
+
+    /// The same check, on a status already read (`mode`: the permission bits).
+    private static func check(_ path: String, _ item: @autoclosure () -> TrustRefusal.Item, mode: UInt32,
+                              owner: uid_t) throws(PluginProblem) {
+        if mode & 0o022 != 0 { throw .untrusted(.writableByOthers(item(), path: path, mode: mode)) }
+        if owner != 0, owner != getuid() { throw .untrusted(.ownedByAnother(item(), owner: UInt32(owner))) }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import RBSCore
 
 /// One line of `list --json`.
@@ -32,13 +33,32 @@ struct ListCommand: ParsableCommand {
     }
 
     /// What `list` does with its options: also the start-up fast path's (``QuickList``), so both print the same.
-    static func list(_ options: some HostOptions, json: Bool) throws {
+    /// - Returns: the runtime that listed them (the fast path ends the process with it alive).
+    @discardableResult
+    static func list(_ options: some HostOptions, json: Bool) throws -> Runtime {
         let runtime = try options.makeRuntime()
         Listing.printFailures(runtime.registry)
         if json {
-            print(OperationSummary.json(runtime.registry.operations.map(OperationSummary.init)))
+            var text = OperationSummary.json(runtime.registry.operations.map(OperationSummary.init))
+            text.append(UInt8(ascii: "\n"))
+            writeToStandardOutput(text)
         } else {
             print(Listing.operations(of: runtime.registry))
+        }
+        return runtime
+    }
+}
+
+/// Writes `bytes` to standard output whole, as they are (nothing else of `list` goes to standard output, so
+/// nothing waits in `print`'s buffer to come first). Stops, as `print` does, when the output is closed.
+private func writeToStandardOutput(_ bytes: [UInt8]) {
+    bytes.withUnsafeBytes { raw in
+        var offset = 0
+        while offset < raw.count {
+            let written = write(STDOUT_FILENO, raw.baseAddress! + offset, raw.count - offset)
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
         }
     }
 }
