@@ -115,6 +115,9 @@ bench:
 
 # rbs-host serve under load (wrk) next to a hello-world route in the same process; writes its part of BENCHMARKS.md.
 bench-serve: plugins
+	@command -v wrk >/dev/null || { echo "installing wrk (Debian): the load generator of this benchmark"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; } || \
+		{ echo "make bench-serve: cannot install wrk (apt-get install wrk)"; exit 1; }
 	$(SWIFT) build -c release --scratch-path .build-release --product rbs-host
 	python3 Benchmarks/serve_load.py --write BENCHMARKS.md $(ARGS)
 

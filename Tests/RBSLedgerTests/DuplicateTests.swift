@@ -31,4 +31,43 @@ struct DuplicateTests {
         f.clock.advance(Ledger.duplicateWindow + 60)
         #expect(try f.ledger.recentDuplicate(of: try f.payment(amount: "1500.50")) == nil)
     }
+
+    @Test("with a signer's key: that signer's payment and one a second signer approved count; another customer's same payment does not")
+    func ownPaymentsOnly() throws {
+        let c = try SecondSignerTests.Company()
+        let (carl, _) = try c.f.ledger.customers.add(name: "carl", passwordRecord: "z")
+        let carlsCredentials = try #require(try c.f.ledger.customers.credentials(named: "carl"))
+        func draft(_ amount: String, keyId: String, from: String) throws -> Document {
+            try c.f.ledger.draft(operation: "payment.domestic", plugin: "ru.example.payments", pluginVersion: "1.0.0", fields: [
+                DocumentField("from", from), DocumentField("account", Self.payee), DocumentField("amount", amount),
+                DocumentField("currency", "RUB"), DocumentField("name", "ООО Ромашка"), DocumentField("purpose", "Оплата \(amount)"),
+            ], keyId: keyId)
+        }
+        // Carl pays the payee the same amount, with the same name and purpose, many times.
+        let carlsAccount = try c.f.ledger.customers.accounts(of: carl)[0].number
+        for _ in 0..<5 {
+            c.f.clock.advance(30)
+            let code = try c.f.ledger.customers.code(for: "carl", at: c.f.clock.now)
+            guard case .posted = try c.f.ledger.signAndPost(try draft("150.00", keyId: carl.keyId, from: carlsAccount),
+                                                           code: code, as: carlsCredentials) else {
+                Issue.record("carl's payment was not posted"); return
+            }
+        }
+        let annsNew = try draft("150.00", keyId: c.ann.customer.keyId, from: c.account)
+        #expect(try c.f.ledger.recentDuplicate(of: annsNew, keyId: c.ann.customer.keyId) == nil)
+        #expect(try c.f.ledger.recentDuplicate(of: annsNew)?.keyId == carl.keyId)  // without a key: anyone's
+
+        // Ann's own payment counts.
+        guard case .posted(let own) = try c.annPays("150.00") else { Issue.record("ann's payment was not posted"); return }
+        #expect(try c.f.ledger.recentDuplicate(of: annsNew, keyId: c.ann.customer.keyId)?.sequence == own.sequence)
+
+        // Above the threshold: bob approves, so the posted entry's row names bob, its document ann.
+        guard case .awaiting(_, let awaiting) = try c.annPays("200000.00") else { Issue.record("not awaiting"); return }
+        guard case .posted(let approved) = try c.f.ledger.approve(entry: awaiting, code: try c.code(c.bob), as: c.bob) else {
+            Issue.record("not approved"); return
+        }
+        let big = try draft("200000.00", keyId: c.ann.customer.keyId, from: c.account)
+        #expect(try c.f.ledger.recentDuplicate(of: big, keyId: c.ann.customer.keyId)?.sequence == approved.sequence)
+        #expect(try c.f.ledger.recentDuplicate(of: big, keyId: c.bob.customer.keyId) == nil)
+    }
 }

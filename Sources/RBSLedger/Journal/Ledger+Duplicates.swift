@@ -17,13 +17,23 @@ extension Ledger {
         // amount written with the currency's minor units ("1500.00"), one text per value, so the database selects
         // them. (Reading every payment to the payee's account of the day and decoding each document made each check
         // grow with the payee's traffic: a big payee's thousands of payments a day on every review.)
+        // With `keyId`, only that signer's entries, and the ones a second signer completed (their row names the
+        // approver; the document inside names the first signer, compared below): a popular payee's payments of the
+        // same amount by other customers are not read at all.
         let rows = try database.read { db in
             if let currency = document["currency"], let minorUnits = Currency(code: currency)?.minorUnits,
                let posted = DecimalText.format(amount, scale: minorUnits) {
+                if let keyId {
+                    return try db.rows("""
+                        SELECT * FROM journal WHERE kind = 'posted' AND credit = ? AND amount = ? AND currency = ?
+                            AND recorded_ms >= ? AND (key_id = ? OR second_of IS NOT NULL)
+                        ORDER BY recorded_ms DESC, seq DESC
+                        """, account, posted, currency, since, keyId)
+                }
                 return try db.rows("""
-                    SELECT * FROM journal WHERE kind = 'posted' AND credit = ? AND currency = ? AND amount = ? AND recorded_ms >= ?
-                    ORDER BY seq DESC
-                    """, account, currency, posted, since)
+                    SELECT * FROM journal WHERE kind = 'posted' AND credit = ? AND amount = ? AND currency = ? AND recorded_ms >= ?
+                    ORDER BY recorded_ms DESC, seq DESC
+                    """, account, posted, currency, since)
             }
             // An amount no entry can have posted in this currency (unknown currency, more decimals than it has):
             // every payment to the account is compared as before.

@@ -41,6 +41,11 @@ enum LedgerSchema {
         // A host on the data folder's SQLite keeps its `trusted-keys` file (one host, and the start-up listing reads
         // no database); the table is made in both engines so their schemas stay one list of steps.
         Step(name: "v6-trusted-keys", apply: trustedKeys),
+        // The duplicate-payment check before each signing (issue #20): posted entries by payee account, amount and
+        // currency, newest first, so the check reads the few earlier payments that could repeat a new one instead of
+        // scanning the journal (it had no index on any of these) — a popular payee's day of payments on every
+        // signing, decoded one by one.
+        Step(name: "v7-duplicate-lookup", apply: duplicateLookup),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -379,5 +384,10 @@ enum LedgerSchema {
                 added_ms INTEGER NOT NULL
             );
             """, db.dialect))
+    }
+
+    private static func duplicateLookup(_ db: any SQLTransaction) throws {
+        try db.executeScript(
+            "CREATE INDEX journal_posted_to ON journal (credit, amount, currency, recorded_ms) WHERE kind = 'posted';")
     }
 }
