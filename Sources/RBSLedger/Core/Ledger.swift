@@ -121,7 +121,7 @@ public final class Ledger: Sendable {
     /// form document `i` was filled in, recorded with its new entry.
     public func process(batch: [Document], code: String, requests: [LedgerRequest?] = [],
                         expectedDocumentId: String? = nil, forms: [FormTemplate?] = []) throws(LedgerError) -> [Outcome] {
-        let prepared = try prepare(batch, identity: try identity(), workers: max(1, Parallel.cores - 1), after: nil)
+        let prepared = try prepare(batch, identity: try identity(), after: nil)
         return try process(prepared, code: code, requests: requests, expectedDocumentId: expectedDocumentId, forms: forms)
     }
 
@@ -134,8 +134,7 @@ public final class Ledger: Sendable {
     /// Throws what ``process(batch:code:requests:expectedDocumentId:forms:)`` would refuse before signing: a document
     /// naming another key, or more than one document with OCRA enrolled. Writes nothing.
     public func prepare(batch: [Document], after previous: PreparedBatch? = nil) throws(LedgerError) -> PreparedBatch {
-        // One core fewer than there are: the committing thread, which sets the pace, keeps a core of its own.
-        try prepare(batch, identity: try identity(), workers: max(1, Parallel.cores - 1), after: previous)
+        try prepare(batch, identity: try identity(), after: previous)
     }
 
     /// Group commit of a batch from ``prepare(batch:after:)``: one code authorises it, and its documents (signed
@@ -148,8 +147,9 @@ public final class Ledger: Sendable {
                     verifier: CodeVerifier(database: database, authenticator: prepared.identity.authenticator, clock: clock))
     }
 
-    /// The checks signing in order would refuse first, then the signer started on `batch`.
-    private func prepare(_ batch: [Document], identity: SigningIdentity, workers: Int,
+    /// The checks signing in order would refuse first, then the signer started on `batch` (on one core fewer than
+    /// there are: the committing thread, which sets the pace, keeps a core of its own).
+    private func prepare(_ batch: [Document], identity: SigningIdentity,
                          after previous: PreparedBatch?) throws(LedgerError) -> PreparedBatch {
         if case .ocra = identity.authenticator, batch.count != 1 {
             throw .code(.wrongMethod(enrolled: .ocra, detail: "a response answers the challenge of one document; sign the \(batch.count) documents one by one"))
@@ -160,7 +160,7 @@ public final class Ledger: Sendable {
         }
         // Encoded, identified and signed in the background while the transaction journals and posts the
         // documents in order (each waits for its own).
-        let signer = BatchSigner(key: identity.privateKey, documents: batch, workers: workers, after: previous?.signer)
+        let signer = BatchSigner(key: identity.privateKey, documents: batch, after: previous?.signer)
         return PreparedBatch(documents: batch, identity: identity, signer: signer)
     }
 
@@ -173,7 +173,7 @@ public final class Ledger: Sendable {
                             request: LedgerRequest? = nil, form: FormTemplate? = nil) throws(LedgerError) -> Outcome {
         let identity: SigningIdentity
         do { identity = try customer.identity() } catch { throw .keys(error) }
-        let prepared = try prepare([document], identity: identity, workers: max(1, Parallel.cores - 1), after: nil)
+        let prepared = try prepare([document], identity: identity, after: nil)
         return try process(prepared, code: code, requests: [request], expectedDocumentId: nil, forms: [form],
                            verifier: customers.codeVerifier(for: customer))[0]
     }

@@ -63,11 +63,10 @@ final class TipRecorder: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         if writing {
-            if let pending, pending.ledgerId == tip.ledgerId, tip.sequence < pending.sequence { return }
-            pending = tip
+            if !Self.isStale(tip, after: pending) { pending = tip }
             return
         }
-        if let last, last == tip || (last.ledgerId == tip.ledgerId && tip.sequence < last.sequence) { return }
+        if Self.isStale(tip, after: last) { return }
         writing = true
         queue.async { [self] in write(tip) }
     }
@@ -78,6 +77,12 @@ final class TipRecorder: @unchecked Sendable {
         settle()
     }
 
+    /// Whether writing `tip` after `known` would add nothing: the same state, or an earlier entry of the same ledger.
+    private static func isStale(_ tip: LedgerTip, after known: LedgerTip?) -> Bool {
+        guard let known else { return false }
+        return known == tip || (known.ledgerId == tip.ledgerId && tip.sequence < known.sequence)
+    }
+
     /// On the queue: writes `tip`, then whatever was handed over meanwhile.
     private func write(_ tip: LedgerTip) {
         var next: LedgerTip? = tip
@@ -85,12 +90,8 @@ final class TipRecorder: @unchecked Sendable {
             let written = (try? tip.write(in: directory)) != nil
             condition.lock()
             if written { last = tip }
-            next = pending
+            next = pending.flatMap { Self.isStale($0, after: last) ? nil : $0 }
             pending = nil
-            if let candidate = next, let last,
-               candidate == last || (candidate.ledgerId == last.ledgerId && candidate.sequence < last.sequence) {
-                next = nil
-            }
             if next == nil {
                 writing = false
                 condition.broadcast()

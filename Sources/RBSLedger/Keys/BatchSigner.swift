@@ -37,10 +37,9 @@ final class BatchSigner: @unchecked Sendable {
         let signature: Data
     }
 
-    /// Starts `workers` threads (by default one fewer than the cores, as the caller's thread signs too while it
-    /// waits), after `predecessor` has handed out its last chunk when one is given.
-    init(key: Curve25519.Signing.PrivateKey, documents: [Document], chunkSize: Int = 4,
-         workers: Int = max(1, Parallel.cores - 1), after predecessor: BatchSigner? = nil) {
+    /// Starts one worker thread fewer than there are cores (at least one: the committing thread keeps a core, and
+    /// signs too while it waits), after `predecessor` has handed out its last chunk when one is given.
+    init(key: Curve25519.Signing.PrivateKey, documents: [Document], chunkSize: Int = 4, after predecessor: BatchSigner? = nil) {
         self.key = key
         self.documents = documents
         self.chunkSize = chunkSize
@@ -49,7 +48,7 @@ final class BatchSigner: @unchecked Sendable {
         chunkCount = (documents.count + chunkSize - 1) / chunkSize
         results = .allocate(capacity: max(documents.count, 1))
         done = Array(repeating: false, count: chunkCount)
-        for _ in 0..<min(max(1, workers), chunkCount) {
+        for _ in 0..<min(max(1, Parallel.cores - 1), chunkCount) {
             DispatchQueue.global(qos: .userInitiated).async(group: group) { [self] in
                 self.predecessor?.waitUntilHandedOut(unless: self)
                 while let chunk = claim() { sign(chunk) }
