@@ -20,27 +20,21 @@ extension Ledger {
         // With `keyId`, only that signer's entries, and the ones a second signer completed (their row names the
         // approver; the document inside names the first signer, compared below): a popular payee's payments of the
         // same amount by other customers are not read at all.
-        let rows = try database.read { db in
-            if let currency = document["currency"], let minorUnits = Currency(code: currency)?.minorUnits,
-               let posted = DecimalText.format(amount, scale: minorUnits) {
-                if let keyId {
-                    return try db.rows("""
-                        SELECT * FROM journal WHERE kind = 'posted' AND credit = ? AND amount = ? AND currency = ?
-                            AND recorded_ms >= ? AND (key_id = ? OR second_of IS NOT NULL)
-                        ORDER BY recorded_ms DESC, seq DESC
-                        """, account, posted, currency, since, keyId)
-                }
-                return try db.rows("""
-                    SELECT * FROM journal WHERE kind = 'posted' AND credit = ? AND amount = ? AND currency = ? AND recorded_ms >= ?
-                    ORDER BY recorded_ms DESC, seq DESC
-                    """, account, posted, currency, since)
-            }
-            // An amount no entry can have posted in this currency (unknown currency, more decimals than it has):
-            // every payment to the account is compared as before.
-            return try db.rows("""
-                SELECT * FROM journal WHERE kind = 'posted' AND credit = ? AND recorded_ms >= ? ORDER BY seq DESC
-                """, account, since)
+        var conditions = ["kind = 'posted'", "credit = ?", "recorded_ms >= ?"]
+        var arguments: [SQLValue] = [.text(account), .integer(since)]
+        // An amount no entry can have posted in this currency (unknown currency, more decimals than it has): every
+        // payment to the account is compared, as before.
+        if let currency = document["currency"], let minorUnits = Currency(code: currency)?.minorUnits,
+           let posted = DecimalText.format(amount, scale: minorUnits) {
+            conditions += ["amount = ?", "currency = ?"]
+            arguments += [.text(posted), .text(currency)]
         }
+        if let keyId {
+            conditions.append("(key_id = ? OR second_of IS NOT NULL)")
+            arguments.append(.text(keyId))
+        }
+        let query = "SELECT * FROM journal WHERE \(conditions.joined(separator: " AND ")) ORDER BY seq DESC"
+        let rows = try database.read { db in try db.rows(query, arguments: arguments) }
         for row in rows {
             let entry = try JournalEntry(row: row)
             guard let earlier = try? CanonicalEncoding.decode(entry.document) else { continue }
