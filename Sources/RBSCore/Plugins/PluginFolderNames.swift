@@ -67,8 +67,8 @@ struct PluginFolderNames {
         (index + 1 < starts.count ? starts[index + 1] : bytes.count) - starts[index]
     }
 
-    /// `*.so` and not hidden, for an ASCII name.
-    private static func isPluginName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// `*.so` and not hidden, for a name's UTF-8 bytes.
+    static func isPluginName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
         name.count > 3 && name[0] != UInt8(ascii: ".") && name[name.count - 3] == UInt8(ascii: ".")
             && name[name.count - 2] == UInt8(ascii: "s") && name[name.count - 1] == UInt8(ascii: "o")
     }

@@ -65,8 +65,11 @@ extension PluginRegistry {
         return names.sortedASCII(after: prefix)
     }
 
-    /// Whether a file name is a plugin's: `*.so`, not hidden.
-    static func isPluginName(_ name: String) -> Bool { name.hasSuffix(".so") && !name.hasPrefix(".") }
+    /// Whether a file name is a plugin's: `*.so`, not hidden (the rule ``PluginFolderNames`` applies to bytes).
+    static func isPluginName(_ name: String) -> Bool {
+        var name = name
+        return name.withUTF8(PluginFolderNames.isPluginName)
+    }
 
     // MARK: - Phase 1: list the folder
 
@@ -319,24 +322,18 @@ extension PluginRegistry {
                                        hash: image.contentHash, image: image))
                     }
                 case .listed(let manifest, let services):
+                    // Only a contested id or a loaded old version comes here (the rest was listed above). The old
+                    // version is in use: load the new one now, so new runs get it.
                     if let problem = contested[path] { throw PluginLoadError(path: path, problem: problem) }
                     try admit(manifest, path: path)
-                    if let loaded = old?.image {
-                        // The old version is in use: load the new one now, so new runs get it.
-                        let image = try loader.load(path: path, pluginID: manifest.id)
-                        opened = image
-                        try start(image, replacing: loaded)
-                        opened = nil
-                        locked {
-                            withdraw(path: path)
-                            insert(Listing(path: path, manifest: image.manifest, services: services,
-                                           hash: image.contentHash, image: image))
-                        }
-                    } else {
-                        locked {
-                            if old != nil { withdraw(path: path) }
-                            insert(Listing(path: path, manifest: manifest, services: services, hash: candidate.fingerprint.hash))
-                        }
+                    let image = try loader.load(path: path, pluginID: manifest.id)
+                    opened = image
+                    try start(image, replacing: old?.image)
+                    opened = nil
+                    locked {
+                        if old != nil { withdraw(path: path) }
+                        insert(Listing(path: path, manifest: image.manifest, services: services,
+                                       hash: image.contentHash, image: image))
                     }
                 }
                 let now = locked { byPath[path] }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RBSCore
+import RBSLedger
 
 /// One line of `list --json`.
 struct OperationSummary: Encodable {
@@ -41,25 +42,13 @@ struct ListCommand: ParsableCommand {
         if json {
             var text = OperationSummary.json(runtime.registry.operations.map(OperationSummary.init))
             text.append(UInt8(ascii: "\n"))
-            writeToStandardOutput(text)
+            // As bytes, whole (nothing else of `list` goes to standard output, so nothing waits in `print`'s buffer
+            // to come first); stops, as `print` does, when the output is closed.
+            _ = text.withUnsafeBytes { FileDescriptor.writeAll(STDOUT_FILENO, $0) }
         } else {
             print(Listing.operations(of: runtime.registry))
         }
         return runtime
-    }
-}
-
-/// Writes `bytes` to standard output whole, as they are (nothing else of `list` goes to standard output, so
-/// nothing waits in `print`'s buffer to come first). Stops, as `print` does, when the output is closed.
-private func writeToStandardOutput(_ bytes: [UInt8]) {
-    bytes.withUnsafeBytes { raw in
-        var offset = 0
-        while offset < raw.count {
-            let written = write(STDOUT_FILENO, raw.baseAddress! + offset, raw.count - offset)
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
-        }
     }
 }
 
