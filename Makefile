@@ -23,7 +23,7 @@ DEV_DATA := $(DEV)/data
 DEMO_CUSTOMER := demo
 DEMO_PASSWORD := demo-password
 
-.PHONY: run serve web-test bench-serve build plugins c-plugins swift-plugins rust-plugins sign-plugins test test-suites bench bench-pg clean
+.PHONY: run serve web-test parity bench-serve build plugins c-plugins swift-plugins rust-plugins sign-plugins test test-suites bench bench-pg clean
 
 # The REPL runs with the development data folder, where the development key is trusted: the real trust path.
 run: build plugins
@@ -102,7 +102,13 @@ test-suites:
 		python3 Tests/Postgres/concurrent_hosts.py --documents 2400 --minimum 2000 --seconds 180; \
 	else echo "*** SKIPPED: three serve hosts on one PostgreSQL (Tests/Postgres/concurrent_hosts.py): no PostgreSQL server ***"; fi
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --filter RBSServerTests
+	$(MAKE) parity
 	$(MAKE) web-test
+
+# The parity corpus (Tests/Parity/corpus.json): every scenario through the piped REPL, the one-shot CLI and the HTTP
+# API, the same outcome and journal expected of each (the rules that protect money are the core's, not a front end's).
+parity:
+	python3 Tests/Parity/parity.py $(HOST) $(PLUGINS)
 
 # The server's API fuzzer (schemathesis) and its web client in a real browser (chromium + selenium); installs them.
 web-test:

@@ -11,6 +11,14 @@ public final class Runtime: @unchecked Sendable {
     private let clock: any Clock
     private let ledgerLock = NSLock()
     private var openedLedger: Ledger?
+    private var actingParty: Party?
+
+    /// The party the host acts for: its own signer (nil, the default) or a customer a command acts as (`run --as`).
+    /// The account pickers offer that party's accounts; the core decides what its key may debit whatever is offered.
+    public var party: Party? {
+        get { ledgerLock.withLock { actingParty } }
+        set { ledgerLock.withLock { actingParty = newValue } }
+    }
 
     /// - Parameters:
     ///   - accounts: the customer's accounts (by default the embedded bank's, once it exists).
@@ -46,7 +54,7 @@ public final class Runtime: @unchecked Sendable {
         // A service nobody registered yet may belong to a listed plugin: the registry loads it.
         locator.provider = registry
         if accounts == nil {
-            locator.register(LedgerAccounts { [unowned self] in try self.ledger() }, as: (any AccountsService).self)
+            locator.register(LedgerAccounts { [unowned self] in (try self.ledger(), self.party) }, as: (any AccountsService).self)
         }
     }
 

@@ -87,34 +87,11 @@ extension OnlineBank {
             }
         }
         let step = BasketStep(module: basket.module)
-        if !confirmDuplicate {
-            let ledger = self.ledger
-            let earlier: (position: Int, entry: JournalEntry)?
-            do {
-                earlier = try await Self.blocking { () throws -> (Int, JournalEntry)? in
-                    if let request, try ledger.basketOutcome(of: request) != nil { return nil }
-                    for (index, document) in step.module.basket.documents.enumerated() {
-                        if let entry = try ledger.recentDuplicate(of: document, keyId: document.keyId) { return (index + 1, entry) }
-                    }
-                    return nil
-                }
-            } catch {
-                basket.set(.review)
-                throw Self.storageProblem("the journal could not be read", error)
-            }
-            if let earlier {
-                basket.set(.review)
-                let duplicate = Self.duplicate(earlier.entry)
-                var problem = Problem("duplicate", "A payment of the basket repeats an earlier one", status: 409,
-                                      detail: "document \(earlier.position): " + duplicate.message
-                                          + "; nothing was signed — to send it again, sign the basket with confirmDuplicate: true")
-                problem.duplicate = duplicate
-                throw problem
-            }
-        }
         let outcome: BasketOutcome
         do {
-            outcome = try await Self.blocking { try step.module.sign(code: code, request: request) }
+            // The duplicate rule is the core's: a repeat of a posted payment or of another document of the basket
+            // comes back as a 409 `duplicate` (asked now, not at the review) unless confirmed.
+            outcome = try await Self.blocking { try step.module.sign(code: code, request: request, confirmDuplicate: confirmDuplicate) }
         } catch let error as LedgerError {
             basket.set(.review)
             throw codeProblem(error, keys: keys)
@@ -142,14 +119,14 @@ extension OnlineBank {
 
     private static func review(_ basket: ServerBasket, runIds: [String]) -> API.BasketReview {
         let module = basket.module
-        let documents = zip(module.documents(in: .en), zip(runIds, module.basket.documents)).map { reviewed, pair in
-            let (run, document) = pair
+        let documents = zip(module.documents(in: .en), zip(runIds, module.basket.documents)).enumerated().map { index, element in
+            let (reviewed, (run, document)) = element
             return API.BasketDocument(run: run, operation: reviewed.operation, documentHash: document.id,
                                       amount: document["amount"], currency: document["currency"], payee: document["name"],
                                       payeeAccount: document["account"],
                                       fields: reviewed.lines.map { API.ReviewLine(caption: $0.caption, value: $0.value, prominent: $0.prominent) },
                                       refusal: reviewed.refusal?.message,
-                                      duplicate: reviewed.duplicate.map(duplicate))
+                                      duplicate: module.repeats[index].map { duplicateProblem(Duplicate(position: index + 1, of: $0)).duplicate } ?? nil)
         }
         return API.BasketReview(basket: module.basket.id, documents: documents,
                                 totals: module.basket.totals.map { API.BasketTotal(currency: $0.currency, amount: $0.amount) },

@@ -26,8 +26,17 @@ extension OnlineBank {
 
     /// Checks the browser's registration against the waiting challenge and stores the passkey: it signs the
     /// customer's next documents. What was wrong is said (registering is not authenticating a payment).
-    func registerPasskey(_ body: API.PasskeyRegistration, for customer: Customer) async throws(Problem) -> API.PasskeyRegistered {
+    func registerPasskey(_ body: API.PasskeyRegistration, address: String, for customer: Customer) async throws(Problem) -> API.PasskeyRegistered {
         let party = try origin()
+        let keys = ["customer:\(customer.id)", "address:\(address)"]
+        if let wait = codeLimiter.retryAfter(keys, now: clock()) { throw .tooManyAttempts(wait, what: "one-time code attempts") }
+        // Step-up (PSD2 art. 97(1)(c)): a session opened with the password alone cannot enrol an authenticator. The
+        // core checks the code with the passkey's insert; a request without one is refused before the challenge is used.
+        guard let code = body.code?.trimmingCharacters(in: .whitespaces), !code.isEmpty else {
+            throw Problem("step-up-required", "Registering a passkey needs your one-time code", status: 403,
+                          detail: "send \"code\": your current one-time code from the authenticator app, with the registration",
+                          atom: "code")
+        }
         func field(_ text: String, _ name: String) throws(Problem) -> Data {
             guard let data = Base64URL.decode(text), !data.isEmpty else {
                 throw Problem("bad-passkey", "The passkey registration is not valid", status: 422,
@@ -54,13 +63,17 @@ extension OnlineBank {
                           detail: "credentialId is not the credential the attestation object holds", atom: "credentialId")
         }
         let ledger = self.ledger
+        let credentials = try Self.credentials(of: customer, in: ledger)
         do {
-            try await Self.blocking { try ledger.customers.register(passkey, for: customer) }
+            try await Self.blocking { try ledger.customers.register(passkey, for: credentials, code: code) }
         } catch CustomerError.passkeyInUse {
             throw Problem("passkey-in-use", "The passkey is already registered", status: 409, detail: CustomerError.passkeyInUse.description)
+        } catch CustomerError.stepUp(let refusal) {
+            throw codeProblem(.code(refusal), keys: keys)
         } catch {
             throw Self.storageProblem("the passkey could not be stored", error)
         }
+        codeLimiter.reset(keys)
         return API.PasskeyRegistered(credentialId: body.credentialId, algorithm: passkey.key.suite, keyId: passkey.key.keyId)
     }
 

@@ -250,10 +250,6 @@ package final class OnlineBank: @unchecked Sendable {
                 throw Problem("refused", "The operation refused the document", status: 422, detail: why)
             }
             let credentials = try Self.credentials(of: customer, in: ledger)
-            if let from = draft["from"], !(CustomerScope.current.flatMap { try? $0.accounts() } ?? []).contains(where: { $0.number == from }) {
-                throw Problem("not-your-account", "The debit account is not the customer's", status: 422,
-                              detail: "account \(from) is not one of this customer's accounts", atom: nil)
-            }
             let sign: SignModule
             do throws(LedgerError) {
                 sign = try SignModule(draft: draft, ledger: ledger, directory: directory, customer: credentials)
@@ -326,30 +322,8 @@ package final class OnlineBank: @unchecked Sendable {
             run.set(.open)
             throw Problem("not-submitted", "Nothing to sign yet", status: 409, detail: "submit the run first")
         }
-        // Asked again now, not at the review: the same payment may have been posted since (in another run). A retry
-        // of a request id journaled before is no new payment: it answers its first receipt below.
-        if !confirmDuplicate {
-            let ledger = self.ledger
-            let document = sign.module.document
-            let earlier: JournalEntry?
-            do {
-                earlier = try await Self.blocking {
-                    if let request, try ledger.outcome(of: request) != nil { return nil }
-                    return try ledger.recentDuplicate(of: document, keyId: document.keyId)
-                }
-            } catch {
-                run.set(.review)
-                throw Self.storageProblem("the journal could not be read", error)
-            }
-            if let earlier {
-                run.set(.review)
-                let duplicate = Self.duplicate(earlier)
-                var problem = Problem("duplicate", "This payment repeats an earlier one", status: 409,
-                                      detail: duplicate.message + "; nothing was signed — to send it again, sign with confirmDuplicate: true")
-                problem.duplicate = duplicate
-                throw problem
-            }
-        }
+        // The duplicate rule is the core's (asked at signing: the same payment may have been posted since the review,
+        // in another run): an unconfirmed repeat comes back as a 409 `duplicate` before the code is looked at.
         let outcome: Outcome
         let party = relyingParty
         let note = self.note
@@ -357,10 +331,11 @@ package final class OnlineBank: @unchecked Sendable {
         do {
             outcome = try await Self.blocking {
                 switch authorisation {
-                case .code(let code): return try sign.module.sign(code: code, request: request)
+                case .code(let code): return try sign.module.sign(code: code, request: request, confirmDuplicate: confirmDuplicate)
                 case .passkey(let assertion):
                     guard let party else { throw LedgerError.code(.storage("the server has no origin for passkeys yet")) }
-                    return try sign.module.sign(assertion: assertion, relyingParty: party, request: request) {
+                    return try sign.module.sign(assertion: assertion, relyingParty: party, request: request,
+                                                confirmDuplicate: confirmDuplicate) {
                         note("rbs-host serve: passkey of customer \(who) refused: \($0.description)")
                     }
                 }
@@ -509,6 +484,7 @@ package final class OnlineBank: @unchecked Sendable {
 
     func codeProblem(_ error: LedgerError, keys: [String]) -> Problem {
         if case .wouldBeRejected(let refusal) = error { return Self.refusedProblem(refusal) }
+        if case .unconfirmedDuplicate(let duplicate) = error { return Self.duplicateProblem(duplicate) }
         if case .server(let failure) = error { return Self.unavailable(failure) }
         guard case .code(let code) = error else { return .internalError(error.description) }
         switch code {
@@ -612,6 +588,27 @@ package final class OnlineBank: @unchecked Sendable {
         return API.Duplicate(journal: entry.sequence, postedAt: iso(milliseconds: entry.recordedAtMilliseconds),
                              amount: entry.amount, currency: entry.currency, payee: document?["name"], account: entry.credit,
                              purpose: document?["purpose"], message: SignModule.duplicateNotice(entry))
+    }
+
+    /// The core's refusal of an unconfirmed repeat: 409 `duplicate`, naming what it repeats (a posted entry, or an
+    /// earlier document of the same basket); nothing was signed and no code was looked at.
+    static func duplicateProblem(_ found: Duplicate) -> Problem {
+        var duplicate: API.Duplicate
+        switch found.of {
+        case .entry(let entry):
+            duplicate = Self.duplicate(entry)
+        case .document(let earlier):
+            duplicate = API.Duplicate(journal: nil, postedAt: nil, message: "this payment repeats document \(earlier) of the same basket: "
+                                          + "the same payee, account, amount and purpose")
+            duplicate.document = earlier
+        }
+        duplicate.position = found.position
+        let title = found.position == nil ? "This payment repeats an earlier one" : "A payment of the basket repeats an earlier one"
+        var problem = Problem("duplicate", title, status: 409,
+                              detail: (found.position.map { "document \($0): " } ?? "") + duplicate.message
+                                  + "; nothing was signed — to send it again, sign with confirmDuplicate: true")
+        problem.duplicate = duplicate
+        return problem
     }
 
     static func newRunID() -> String {

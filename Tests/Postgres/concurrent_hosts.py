@@ -227,9 +227,10 @@ class Customer:
     savings account, 500 000, which the bulk of small payments comes from), a login per host, and either a passkey
     (signs each payment itself) or a TOTP secret (signs baskets, one code for many documents)."""
 
-    def __init__(self, name, password, current, savings, totp_secret=None):
+    def __init__(self, name, password, current, savings, totp_secret=None, secret=None):
         self.name, self.password, self.current, self.savings = name, password, current, savings
         self.totp_secret = totp_secret
+        self.secret = secret  # the TOTP secret every customer has: enrolling a passkey takes its current code (step-up)
         self.passkey = None if totp_secret else Passkey()
         self.tokens = {}  # port -> session token (sessions are each host's own)
         self.lock = threading.Lock()
@@ -607,7 +608,7 @@ def main():
             accounts = re.findall(r"\b(40817810\d{12})\b", added.stdout)  # the two RUB accounts: current, savings
             secret = re.search(r"secret=([A-Z2-7]+)", added.stdout).group(1)
             secret = base64.b32decode(secret + "=" * (-len(secret) % 8))
-            return Customer(customer_name, password, accounts[0], accounts[1], secret if basket else None)
+            return Customer(customer_name, password, accounts[0], accounts[1], secret if basket else None, secret)
 
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
             customers = list(pool.map(lambda i: add_customer(i, False), range(options.customers)))
@@ -620,7 +621,8 @@ def main():
             token = customer.token(host)
             status, options_ = call(host.port, "POST", "/api/v1/passkeys/challenge", None, token)
             assert status == 200, (status, options_)
-            status, registered = call(host.port, "POST", "/api/v1/passkeys", customer.passkey.registration(options_["challenge"]), token)
+            registration = dict(customer.passkey.registration(options_["challenge"]), code=totp(customer.secret, int(time.time()) // 30))
+            status, registered = call(host.port, "POST", "/api/v1/passkeys", registration, token)
             assert status == 201, (status, registered)
 
         started = time.time()

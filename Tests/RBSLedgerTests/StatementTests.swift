@@ -90,18 +90,19 @@ struct StatementTests {
     @Test("accounts lists every account in picker order with blocked and closed states")
     func overview() throws {
         let f = try Fixture()
-        let overview = try f.ledger.accountOverview()
+        let overview = try f.ledger.accountOverview(of: try f.ledger.hostParty())
         #expect(overview.map(\.position) == [1, 2, 3, 4])
         #expect(overview.map(\.account.number) == [Self.current, Self.savings, "40817810038000000003", "40817840638000000004"])
         #expect(overview.map(\.account.blocked) == [false, false, true, false])
         #expect(overview.allSatisfy { !$0.closed })
-        // A removed customer's accounts are closed (and blocked); a customer sees only their own.
+        // A removed customer's accounts are closed (and blocked); a customer sees only their own, the host's signer none of them.
         let (ann, _) = try f.ledger.customers.add(name: "ann", passwordRecord: "x")
         let (bob, _) = try f.ledger.customers.add(name: "bob", passwordRecord: "x")
         let annAccounts = try f.ledger.accountOverview(customer: ann)
         #expect(annAccounts.map(\.position) == [1, 2, 3])
         try f.ledger.customers.remove(name: "ann")
-        let after = try f.ledger.accountOverview()
+        #expect(try f.ledger.accountOverview(of: try f.ledger.hostParty()).map(\.account.number) == overview.map(\.account.number))
+        let after = try f.ledger.accountOverview(of: .customer(ann.holderId))
         #expect(after.filter(\.closed).map(\.account.number) == annAccounts.map(\.account.number))
         #expect(after.filter(\.closed).allSatisfy { $0.account.blocked })
         #expect(throws: StatementError.notYours(account: annAccounts[0].account.number, customer: "bob")) {

@@ -29,11 +29,14 @@ struct PasskeyLedgerTests {
             fixture = try LedgerFixture()
             let ledger = fixture.ledger
             let (customer, _) = try ledger.customers.add(name: "carol", passwordRecord: "scrypt$test")
+            let enrolling = try #require(try ledger.customers.credentials(named: "carol"))
             let challenge = Data(repeating: 9, count: 32)
             let (attestation, clientData) = device.registration(challenge: challenge)
             let passkey = try Passkey.register(attestationObject: attestation, clientDataJSON: clientData, challenge: challenge,
                                                relyingParty: try RelyingParty(origin: "http://localhost:8080"), now: 1)
-            try ledger.customers.register(passkey, for: customer)
+            // Enrolling takes the customer's current one-time code (the step-up); the next step's code signs later.
+            try ledger.customers.register(passkey, for: enrolling, code: try ledger.customers.code(for: "carol", at: fixture.clock.now))
+            fixture.clock.advance(30)
             credentials = try #require(try ledger.customers.credentials(named: "carol"))
             from = try #require(try ledger.customers.accounts(of: customer).first?.number)
         }

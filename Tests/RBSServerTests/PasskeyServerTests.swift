@@ -6,16 +6,19 @@ import Testing
 @Suite("Passkeys over the API: registration, signing the reviewed document, tampering refused")
 struct PasskeyServerTests {
     /// Registers `device` for the logged-in customer through the API.
-    static func register(_ device: SoftwarePasskey, _ api: TestBank.API, _ token: String, origin: String) async throws -> TestBank.API.Answer {
+    /// `code` is the customer's one-time code (the step-up enrolling needs); nil sends none.
+    static func register(_ device: SoftwarePasskey, _ api: TestBank.API, _ token: String, origin: String,
+                         code: String?) async throws -> TestBank.API.Answer {
         let options = try await api.call(.post, "/api/v1/passkeys/challenge", token: token)
         let text = try #require(options.object["challenge"] as? String)
         let challenge = try #require(Base64URL.decode(text))
         #expect(options.object["rpId"] as? String == "localhost")
         #expect(options.object["algorithms"] as? [Int] == [-7, -8])
         let (attestation, clientData) = device.registration(challenge: challenge, origin: origin)
-        return try await api.call(.post, "/api/v1/passkeys", token: token, json: [
-            "credentialId": Base64URL.encode(device.credentialId), "clientDataJSON": Base64URL.encode(clientData),
-            "attestationObject": Base64URL.encode(attestation)])
+        var body = ["credentialId": Base64URL.encode(device.credentialId), "clientDataJSON": Base64URL.encode(clientData),
+                    "attestationObject": Base64URL.encode(attestation)]
+        body["code"] = code
+        return try await api.call(.post, "/api/v1/passkeys", token: token, json: body)
     }
 
     static func body(_ assertion: PasskeyAssertion, requestId: String? = nil) -> [String: Any] {
@@ -34,7 +37,8 @@ struct PasskeyServerTests {
             let origin = try #require(bank.server.bank.relyingParty?.origin)
             #expect(try await api.call(.get, "/api/v1/session", token: token).object["passkey"] as? Bool == false)
             var device = SoftwarePasskey()
-            let registered = try await Self.register(device, api, token, origin: origin)
+            let registered = try await Self.register(device, api, token, origin: origin, code: bank.code(bank.alice))
+            bank.clock.advance(30)
             #expect(registered.status == 201, "\(registered.text)")
             #expect(registered.object["algorithm"] as? String == "WEBAUTHN-ES256")
             #expect(try await api.call(.get, "/api/v1/session", token: token).object["passkey"] as? Bool == true)
@@ -90,7 +94,7 @@ struct PasskeyServerTests {
             // Bob sees none of it, and cannot register over Alice's credential.
             let bob = try await api.login(bank.bob)
             #expect(try await api.call(.get, "/api/v1/journal", token: bob).array.isEmpty)
-            let again = try await Self.register(device, api, bob, origin: origin)
+            let again = try await Self.register(device, api, bob, origin: origin, code: bank.code(bank.bob))
             #expect(again.status == 409)
             #expect(again.object["type"] as? String == "urn:rbs-host:problem:passkey-in-use")
         }
@@ -103,7 +107,7 @@ struct PasskeyServerTests {
             let token = try await api.login(bank.alice)
             let origin = try #require(bank.server.bank.relyingParty?.origin)
             var device = SoftwarePasskey()
-            #expect(try await Self.register(device, api, token, origin: origin).status == 201)
+            #expect(try await Self.register(device, api, token, origin: origin, code: bank.code(bank.alice)).status == 201)
             let run = try #require(try await api.open("pay.pp.quick", token)["id"] as? String)
             try await api.fill(run, try bank.quickPayment(from: bank.alice, amount: "10"), token)
             let review = try await api.call(.post, "/api/v1/runs/\(run)/submit", token: token)
@@ -130,6 +134,29 @@ struct PasskeyServerTests {
         }
     }
 
+    @Test("Enrolling a passkey needs the customer's current one-time code: none is 403 step-up-required, a wrong one 422 wrong-code; nothing is registered either way")
+    func enrolmentStepUp() async throws {
+        let bank = try TestBank()
+        try await bank.test { api in
+            let token = try await api.login(bank.alice)
+            let origin = try #require(bank.server.bank.relyingParty?.origin)
+            let device = SoftwarePasskey()
+            let none = try await Self.register(device, api, token, origin: origin, code: nil)
+            #expect(none.status == 403)
+            #expect(none.object["type"] as? String == "urn:rbs-host:problem:step-up-required")
+            #expect(none.object["atom"] as? String == "code")
+            let wrong = try await Self.register(device, api, token, origin: origin, code: "000000")
+            #expect(wrong.status == 422)
+            #expect(wrong.object["type"] as? String == "urn:rbs-host:problem:wrong-code")
+            #expect(wrong.object["attemptsLeft"] as? Int == 4)
+            #expect(try await api.call(.get, "/api/v1/session", token: token).object["passkey"] as? Bool == false)
+            // With the code from the customer's authenticator it is registered.
+            let right = try await Self.register(device, api, token, origin: origin, code: bank.code(bank.alice))
+            #expect(right.status == 201, "\(right.text)")
+            #expect(try await api.call(.get, "/api/v1/session", token: token).object["passkey"] as? Bool == true)
+        }
+    }
+
     @Test("A registration is refused when no challenge waits, for another origin, or with fields that are not base64url")
     func registrationRefusals() async throws {
         let bank = try TestBank()
@@ -143,7 +170,7 @@ struct PasskeyServerTests {
                 "attestationObject": Base64URL.encode(attestation)])
             #expect(none.status == 409)
             #expect(none.object["type"] as? String == "urn:rbs-host:problem:no-passkey-challenge")
-            let elsewhere = try await Self.register(device, api, token, origin: "http://evil.example")
+            let elsewhere = try await Self.register(device, api, token, origin: "http://evil.example", code: bank.code(bank.alice))
             #expect(elsewhere.status == 422)
             #expect(elsewhere.object["detail"] as? String == "clientDataJSON's origin is \"http://evil.example\", not the server's \"\(origin)\"")
             _ = try await api.call(.post, "/api/v1/passkeys/challenge", token: token)

@@ -96,6 +96,12 @@ def passkey_payments(driver, wait, served, balance_cell, shots):
     options.has_user_verification = True
     options.is_user_verified = True
     driver.add_virtual_authenticator(options)
+    # Enrolling an authenticator needs the customer's current one-time code (step-up): without it nothing is registered.
+    driver.find_element(By.ID, "passkey-register").click()
+    wait.until(EC.text_to_be_present_in_element((By.ID, "passkey-error"), "one-time code"))
+    check(len(driver.get_credentials()) == 0 and "Your passkey" not in driver.find_element(By.ID, "passkey-status").text,
+          "a passkey is not registered without the code")
+    driver.find_element(By.ID, "passkey-code").send_keys(served.fresh_code())
     driver.find_element(By.ID, "passkey-register").click()
     wait.until(EC.text_to_be_present_in_element((By.ID, "passkey-status"), "Your passkey signs your payments"))
     check(len(driver.get_credentials()) == 1, "the virtual authenticator holds the new passkey")

@@ -44,6 +44,8 @@ extension HostMessage {
         case .tooManyDecimals:
             return "в сумме \(fact("amount")) больше знаков после запятой (\(fact("minorUnits"))), чем у \(fact("currency"))"
         case .sameAccount: return "счёт списания и счёт зачисления совпадают (\(fact("account")))"
+        case .notSignersAccount:
+            return "счёт списания \(fact("account")) принадлежит другому лицу, и поручения списывать с него у подписанта нет"
         case .declined: return "второй подписант \(fact("user")) отклонил документ: \(fact("reason"))"
         }
     }

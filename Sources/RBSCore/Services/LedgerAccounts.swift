@@ -1,11 +1,15 @@
 import Foundation
 import RBSLedger
 
-/// The customer's accounts from the embedded core, opening the ledger only when first asked.
+/// The accounts of the party the host acts for (the host's own signer, or the customer a command acts as), from the
+/// embedded core, opening the ledger only when first asked: what every account picker offers.
 final class LedgerAccounts: AccountsService, @unchecked Sendable {
-    private let open: () throws -> Ledger
+    private let open: () throws -> (Ledger, Party?)
 
-    init(open: @escaping () throws -> Ledger) { self.open = open }
+    init(open: @escaping () throws -> (Ledger, Party?)) { self.open = open }
 
-    func accounts() throws -> [Account] { try open().bank.accounts() }
+    func accounts() throws -> [Account] {
+        let (ledger, party) = try open()
+        return try ledger.accounts(of: party ?? ledger.hostParty())
+    }
 }

@@ -20,6 +20,9 @@ public final class BasketModule {
     /// ``Ledger/recentDuplicate(of:keyId:)``), or nil: a front end asks before signing it again (the REPL when the
     /// document is added, `basket sign` refuses unless `--confirm-duplicate`, the review names it).
     public let duplicates: [JournalEntry?]
+    /// For each document, what it repeats — a posted payment (as ``duplicates``) or an earlier document of this
+    /// basket — or nil (``Ledger/duplicates(of:)``): signing refuses unless the person confirmed the repeat.
+    public let repeats: [DuplicateOf?]
     public let method: SigningMethod
     /// The basket's OCRA challenge (`nil` with TOTP).
     public let challenge: String?
@@ -67,9 +70,8 @@ public final class BasketModule {
         }
         do { basket = try Basket(documents) } catch { throw .basket(error) }
         refusals = try ledger.bank.validate(batch: documents)
-        var duplicates: [JournalEntry?] = []
-        for document in documents { duplicates.append(try ledger.recentDuplicate(of: document, keyId: document.keyId)) }
-        self.duplicates = duplicates
+        repeats = try ledger.duplicates(of: documents)
+        duplicates = repeats.map { if case .entry(let entry) = $0 { entry } else { nil } }
         challenge = customer == nil ? try ledger.challenge(for: basket) : nil
     }
 
@@ -119,9 +121,16 @@ public final class BasketModule {
     /// Checks the one code (TOTP) or response (OCRA), signs the basket and every document, and posts or rejects
     /// each on its own — one transaction. Refused before the code is looked at when the core would now refuse
     /// every document. With `request`, a request id answered before returns the first outcomes.
-    public func sign(code: String, request: LedgerRequest? = nil) throws(LedgerError) -> BasketOutcome {
+    ///
+    /// A document that repeats a payment posted in the last 24 hours or an earlier document of the basket is refused
+    /// with ``LedgerError/unconfirmedDuplicate(_:)`` (asked now, not at the review) unless `confirmDuplicate`.
+    public func sign(code: String, request: LedgerRequest? = nil, confirmDuplicate: Bool) throws(LedgerError) -> BasketOutcome {
         let now = try ledger.bank.validate(batch: basket.documents)
         if now.allSatisfy({ $0 != nil }), let first = now.compactMap({ $0 }).first { throw .wouldBeRejected(first) }
+        if !confirmDuplicate {
+            let retrying = try request.map { r throws(LedgerError) in try ledger.basketOutcome(of: r) != nil } ?? false
+            try ledger.checkDuplicates(basket.documents, confirmed: false, retrying: retrying)
+        }
         let forms = drafts.map(\.form)
         if let customer { return try ledger.signAndPost(basket: basket, code: code, as: customer, request: request, forms: forms) }
         return try ledger.signAndPost(basket: basket, code: code, request: request, expectedBasketId: pending?.id, forms: forms)

@@ -178,8 +178,12 @@ public final class SignModule {
     /// run again first (the balance may have moved since the review): a document it would refuse is refused
     /// with ``LedgerError/wouldBeRejected(_:)`` before the code is looked at.
     /// With `request`, a request id already journaled returns its first outcome and nothing is posted again.
-    public func sign(code: String, request: LedgerRequest? = nil) throws(LedgerError) -> Outcome {
+    ///
+    /// A payment that repeats one the signer posted in the last 24 hours is refused with
+    /// ``LedgerError/unconfirmedDuplicate(_:)`` before the code is looked at, unless the person `confirmDuplicate`d it.
+    public func sign(code: String, request: LedgerRequest? = nil, confirmDuplicate: Bool) throws(LedgerError) -> Outcome {
         if let refusal = try ledger.bank.validate(document) { throw .wouldBeRejected(refusal) }
+        try checkDuplicate(confirmed: confirmDuplicate, request: request)
         if method == .passkey {
             throw .code(.wrongMethod(enrolled: .passkey, detail: "this customer signs with their passkey; a one-time code does not sign for them"))
         }
@@ -191,14 +195,23 @@ public final class SignModule {
     /// Posts the document signed by the customer's passkey (``method`` is ``SigningMethod/passkey``): `assertion`
     /// answers the WebAuthn challenge that is ``document``'s id. The core's check runs again first, as for a code.
     /// See ``Ledger/signAndPost(_:assertion:as:relyingParty:request:form:onRefusal:)``.
-    public func sign(assertion: PasskeyAssertion, relyingParty: RelyingParty, request: LedgerRequest? = nil,
+    public func sign(assertion: PasskeyAssertion, relyingParty: RelyingParty, request: LedgerRequest? = nil, confirmDuplicate: Bool,
                      onRefusal: (PasskeyError) -> Void = { _ in }) throws(LedgerError) -> Outcome {
         if let refusal = try ledger.bank.validate(document) { throw .wouldBeRejected(refusal) }
+        try checkDuplicate(confirmed: confirmDuplicate, request: request)
         guard let customer, method == .passkey else {
             throw .code(.wrongMethod(enrolled: method, detail: "only a customer with a registered passkey signs with one; use the one-time code"))
         }
         return try ledger.signAndPost(document, assertion: assertion, as: customer, relyingParty: relyingParty,
                                       request: request, form: draft.form, onRefusal: onRefusal)
+    }
+
+    /// The core's duplicate rule, asked at signing (a payment may have been posted since the review); a retry of a
+    /// request id journaled before is no new payment.
+    private func checkDuplicate(confirmed: Bool, request: LedgerRequest?) throws(LedgerError) {
+        guard !confirmed else { return }
+        let retrying = try request.map { r throws(LedgerError) in try ledger.outcome(of: r) != nil } ?? false
+        try ledger.checkDuplicates([document], confirmed: false, retrying: retrying)
     }
 
     /// What the person is asked about a ``duplicate``: which entry it repeats and when that was posted.

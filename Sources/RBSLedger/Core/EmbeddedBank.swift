@@ -11,7 +11,8 @@ public struct EmbeddedBank: Sendable {
     let database: LedgerDatabase
     let clock: @Sendable () -> Date
 
-    /// The customer's accounts in their seeded order.
+    /// Every account of the core in list order: the bank's own view (`verify`, tests). A party is shown only its
+    /// own accounts (``Ledger/accounts(of:)``).
     public func accounts() throws(LedgerError) -> [Account] {
         let rows = try database.read { db in try db.rows("SELECT * FROM accounts ORDER BY position") }
         var accounts: [Account] = []
@@ -172,6 +173,11 @@ public struct EmbeddedBank: Sendable {
         /// `nil` inside: the number is not one of the accounts.
         var accounts: [String: CachedAccount?] = [:]
         var dirty: [String: Int] = [:]
+        /// The customer each key that signed in the batch acts for (`nil` inside: the key is no customer's, so it
+        /// is the host's own signer's).
+        var parties: [String: Int64?] = [:]
+        /// Whether a live mandate lets a key debit an account, by "key id\u{0}account".
+        var mandates: [String: Bool] = [:]
     }
 
     fileprivate struct CachedAccount {
@@ -184,6 +190,8 @@ public struct EmbeddedBank: Sendable {
         var minor: Int64?
         /// The minor units of the account's currency.
         let scale: Int
+        /// The customer whose account it is (`customer_accounts`); `nil` for an account of the host's own signer.
+        let holder: Int64?
 
         var balance: Decimal { minor.map { DecimalText.decimal(minorUnits: $0, scale: scale) } ?? account.balance }
 
@@ -254,7 +262,10 @@ public struct EmbeddedBank: Sendable {
         return outcome
     }
 
-    private static let accountQuery = "SELECT number, currency, balance, owner, title, blocked FROM accounts WHERE number = ?"
+    private static let accountQuery = """
+        SELECT a.number, a.currency, a.balance, a.owner, a.title, a.blocked, c.customer_id AS holder
+        FROM accounts a LEFT JOIN customer_accounts c ON c.number = a.number WHERE a.number = ?
+        """
 
     private enum Plan {
         case acknowledge
@@ -284,7 +295,8 @@ public struct EmbeddedBank: Sendable {
                 detail: "account \(number) has balance \"\(balanceText)\", more decimals than \(account.currency) has (or an unknown currency)")
         }
         let minor = scale >= 0 ? DecimalText.minorUnits(balanceText, scale: scale) : nil
-        let cached = CachedAccount(account: account, exact: exact, minor: minor, scale: scale)
+        let holder: Int64? = try row.decode(Int64?.self, forColumn: "holder")
+        let cached = CachedAccount(account: account, exact: exact, minor: minor, scale: scale, holder: holder)
         state.accounts[number] = cached
         return cached
     }
@@ -305,6 +317,8 @@ public struct EmbeddedBank: Sendable {
         guard let debitState = try account(from, state: &state, in: db) else {
             return .reject(.unknownDebit(from))
         }
+        // Who may debit what, whatever front end built the document: the signer's own party, or a mandate.
+        guard try state.mayDebit(debitState, signedWith: document.keyId, in: db) else { return .reject(.notSigners(from)) }
         let debit = debitState.account
         guard !debit.blocked else { return .reject(.blocked(from)) }
         guard debit.currency == currency else {
@@ -392,6 +406,28 @@ public struct EmbeddedBank: Sendable {
 }
 
 extension EmbeddedBank.BatchState {
+    /// Whether the key `keyId` may debit `account`: the account is the key's customer's (any of its users, by the
+    /// host's key for them or a passkey), or — for a key that is no customer's, the host's own signer — an account
+    /// of no customer; else only through a live mandate for that key and account. Read once per key and account
+    /// in a batch.
+    mutating func mayDebit(_ account: EmbeddedBank.CachedAccount, signedWith keyId: String, in db: any SQLTransaction) throws -> Bool {
+        let party: Int64?
+        if let known = parties[keyId] {
+            party = known
+        } else {
+            party = try Customers.user(ofKey: keyId, in: db)?.holder
+            parties[keyId] = .some(party)
+        }
+        if party == account.holder { return true }
+        let key = keyId + "\u{0}" + account.account.number
+        if let known = mandates[key] { return known }
+        let mandated = try db.value(
+            Int64.self, "SELECT COUNT(*) FROM mandates WHERE number = ? AND key_id = ? AND revoked_ms IS NULL",
+            account.account.number, keyId) ?? 0 > 0
+        mandates[key] = mandated
+        return mandated
+    }
+
     /// The second-signer thresholds for `keyId`, read from the database the first time the batch asks.
     mutating func secondSignerPolicy(for keyId: String, in db: any SQLTransaction) throws -> SecondSignerPolicy? {
         if let known = policies[keyId] { return known }

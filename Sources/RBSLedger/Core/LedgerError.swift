@@ -46,6 +46,9 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     case basket(BasketError)
     /// A second signature (maker–checker) that cannot be given.
     case secondSignature(SecondSignatureError)
+    /// A payment that repeats another (a posted one of the last 24 hours, or an earlier document of the same basket)
+    /// was to be signed without the person confirming it: nothing was signed and no code was looked at.
+    case unconfirmedDuplicate(Duplicate)
 
     public var description: String {
         switch self {
@@ -92,6 +95,7 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .requestNamesDocument(let id):
             "request id \"\(id.prefix(40))\" was used for one document, not for a basket; give the basket a request id of its own"
         case .basket(let error): error.description
+        case .unconfirmedDuplicate(let duplicate): duplicate.description + "; nothing was signed — confirm the repeat to send it anyway"
         case .alreadyInitialized(let directory, let detail):
             "\(directory) already holds a ledger (\(detail)); nothing was changed. `rbs-host init --force` adopts "
                 + "the database as it is, or starts a new ledger when there is none (see README, \"Data folder\")"

@@ -13,6 +13,8 @@ public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
         case amountNotPositive = "amount_not_positive"
         case tooManyDecimals = "too_many_decimals"
         case sameAccount = "same_account"
+        /// The debit account is neither the signer's party's nor mandated to the signer.
+        case notSignersAccount = "not_signers_account"
         /// The second signer declined the document (maker–checker).
         case declined = "declined_by_second_signer"
     }
@@ -79,6 +81,12 @@ public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
     }
     static func sameAccount(_ account: String) -> Rejection {
         Rejection(code: .sameAccount, message: "the debit and credit account are the same (\(account))", facts: ["account": account])
+    }
+
+    static func notSigners(_ account: String) -> Rejection {
+        Rejection(code: .notSignersAccount,
+                  message: "debit account \(account) is not the signer's: it belongs to another party and no mandate lets this signer debit it",
+                  facts: ["account": account])
     }
 
     static func declined(by user: String, reason: String) -> Rejection {

@@ -45,6 +45,9 @@ public enum CustomerError: Error, Sendable, Hashable, CustomStringConvertible {
     case unknown(String)
     /// The passkey's credential id is already registered (to this customer or another).
     case passkeyInUse
+    /// A sensitive action (enrolling a passkey) whose step-up — the customer's current one-time code — was not
+    /// accepted: nothing changed.
+    case stepUp(OneTimeCodeError)
     /// A second-signer threshold that is not accepted.
     case secondSigner(SecondSignatureError)
     case storage(LedgerError)
@@ -56,6 +59,7 @@ public enum CustomerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .exists(let name): "a customer named '\(name)' already exists (see `rbs-host customers list`)"
         case .unknown(let name): "there is no customer named '\(name)' (see `rbs-host customers list`)"
         case .passkeyInUse: "this passkey is already registered; use it to sign, or register a new one on another authenticator"
+        case .stepUp(let error): "registering a passkey needs your current one-time code: \(error.description)"
         case .secondSigner(let error): error.description
         case .storage(let error): error.description
         }

@@ -216,24 +216,40 @@ public struct Customers: Sendable {
 
     /// Registers `passkey` for `customer` (checked by ``Passkey/register(attestationObject:clientDataJSON:challenge:relyingParty:now:)``):
     /// from now on it signs their documents. A credential id registered before is refused.
-    public func register(_ passkey: Passkey, for customer: Customer) throws(CustomerError) {
-        let added: Bool
+    ///
+    /// Enrolling an authenticator through a remote channel is an action that may imply a risk of fraud (PSD2 art.
+    /// 97(1)(c)): it takes the customer's current strong authentication, their one-time `code`, checked (its attempt
+    /// counted towards the lock) in the same transaction that stores the passkey — whatever front end asks.
+    public func register(_ passkey: Passkey, for credentials: CustomerCredentials, code: String) throws(CustomerError) {
+        let verifier = codeVerifier(for: credentials)
+        let answer: Result<Bool, OneTimeCodeError>
         do {
-            added = try database.write { db in
-                if try db.value(Bool.self, "SELECT 1 FROM customer_passkeys WHERE credential_id = ?", passkey.credentialId) == true {
-                    return false
+            answer = try database.write { db -> Result<Bool, OneTimeCodeError> in
+                if case .failure(let error) = try verifier.check(code, subject: nil, expectedSubject: nil, in: db) {
+                    return .failure(error)  // committed: the attempt counts
                 }
-                try db.execute("""
-                    INSERT INTO customer_passkeys (credential_id, customer_id, suite, public_key, key_id, sign_count, created_ms)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """, passkey.credentialId, customer.id, passkey.key.suite, passkey.key.raw, passkey.key.keyId,
-                                    Int64(passkey.signCount), passkey.createdAtMilliseconds)
-                return true
+                return .success(try Self.insert(passkey, for: credentials.customer, in: db))
             }
         } catch {
             throw .storage(error)
         }
-        guard added else { throw .passkeyInUse }
+        switch answer {
+        case .failure(let error): throw .stepUp(error)
+        case .success(let added): guard added else { throw .passkeyInUse }
+        }
+    }
+
+    /// Inserts the passkey row; false when its credential id is registered already.
+    private static func insert(_ passkey: Passkey, for customer: Customer, in db: any SQLTransaction) throws -> Bool {
+        if try db.value(Bool.self, "SELECT 1 FROM customer_passkeys WHERE credential_id = ?", passkey.credentialId) == true {
+            return false
+        }
+        try db.execute("""
+            INSERT INTO customer_passkeys (credential_id, customer_id, suite, public_key, key_id, sign_count, created_ms)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, passkey.credentialId, customer.id, passkey.key.suite, passkey.key.raw, passkey.key.keyId,
+                            Int64(passkey.signCount), passkey.createdAtMilliseconds)
+        return true
     }
 
     /// The one-time code verifier of this customer (their secret, their own attempt count and lock).

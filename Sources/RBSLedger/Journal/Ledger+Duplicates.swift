@@ -1,7 +1,75 @@
 import Foundation
 import RBSMoney
 
+/// What a new payment repeats: the same payee (name), account, amount in the same currency and purpose.
+public enum DuplicateOf: Sendable, Hashable {
+    /// A payment the signer posted in the last 24 hours.
+    case entry(JournalEntry)
+    /// An earlier document of the same basket (1-based position).
+    case document(position: Int)
+}
+
+/// A payment that repeats another, found by the core before signing (``Ledger/duplicates(of:keyId:)``).
+public struct Duplicate: Sendable, Hashable, CustomStringConvertible {
+    /// The repeating document's position in its basket (1-based), or nil for a single document.
+    public let position: Int?
+    public let of: DuplicateOf
+
+    public init(position: Int?, of: DuplicateOf) {
+        self.position = position
+        self.of = of
+    }
+
+    public var description: String {
+        let subject = position.map { "document \($0) of the basket" } ?? "this payment"
+        switch of {
+        case .entry(let entry):
+            return "\(subject) repeats journal entry \(entry.sequence), posted "
+                + "\(Timestamp.format(milliseconds: entry.recordedAtMilliseconds)): the same payee, account, amount and purpose within 24 hours"
+        case .document(let earlier):
+            return "\(subject) repeats document \(earlier) of the same basket: the same payee, account, amount and purpose"
+        }
+    }
+}
+
 extension Ledger {
+    /// What each of `documents` (a basket's, in order; or one document) repeats, or nil: a posted payment of the
+    /// last 24 hours by the same signer (``recentDuplicate(of:keyId:)``), else an earlier document of the list with
+    /// the same payee, account, amount, currency and purpose. The one rule every front end's signing goes through:
+    /// ``checkDuplicates(_:confirmed:)``.
+    public func duplicates(of documents: [Document]) throws(LedgerError) -> [DuplicateOf?] {
+        var found: [DuplicateOf?] = []
+        for (index, document) in documents.enumerated() {
+            if let entry = try recentDuplicate(of: document, keyId: document.keyId), entry.documentId != document.id {
+                found.append(.entry(entry))
+            } else if let earlier = documents[..<index].firstIndex(where: { Self.samePayment($0, document) }) {
+                found.append(.document(position: earlier + 1))
+            } else {
+                found.append(nil)
+            }
+        }
+        return found
+    }
+
+    /// Throws ``LedgerError/unconfirmedDuplicate(_:)`` for the first of `documents` that repeats a payment, unless the
+    /// person `confirmed` the repeat. Asked at signing, not at the review: a payment may have been posted since.
+    /// A retry of a request id journaled before (`request`) is no new payment: it is not checked.
+    public func checkDuplicates(_ documents: [Document], confirmed: Bool, retrying: Bool = false) throws(LedgerError) {
+        guard !confirmed, !retrying else { return }
+        let found = try duplicates(of: documents)
+        if let index = found.firstIndex(where: { $0 != nil }), let of = found[index] {
+            throw .unconfirmedDuplicate(Duplicate(position: documents.count > 1 ? index + 1 : nil, of: of))
+        }
+    }
+
+    /// Whether two documents pay the same payee the same amount for the same purpose (an amount compared as a value:
+    /// "1500" and "1500.00" are the same).
+    static func samePayment(_ a: Document, _ b: Document) -> Bool {
+        guard let account = a["account"], account == b["account"], let amount = a["amount"].flatMap(DecimalText.parse) else { return false }
+        return a["name"] == b["name"] && a["purpose"] == b["purpose"] && a["currency"] == b["currency"]
+            && b["amount"].flatMap(DecimalText.parse) == amount
+    }
+
     /// How far back a posted payment counts as a possible duplicate of a new one.
     public static let duplicateWindow: TimeInterval = 24 * 60 * 60
 

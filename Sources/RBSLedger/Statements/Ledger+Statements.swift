@@ -2,18 +2,16 @@ import Foundation
 import RBSMoney
 
 extension Ledger {
-    /// The accounts a holder sees in `accounts`, in list order: every account of the core (the list the host's
-    /// account pickers number), or with `customer` only that customer's (as `serve` shows them).
-    public func accountOverview(customer: Customer? = nil) throws(StatementError) -> [AccountOverview] {
+    /// The accounts `customer` sees (as `serve` shows them), in list order.
+    public func accountOverview(customer: Customer) throws(StatementError) -> [AccountOverview] {
+        try accountOverview(of: .customer(customer.holderId))
+    }
+
+    /// `party`'s accounts (``accounts(of:)``: what its pickers offer and its key may debit) with their places in
+    /// that list and whether each is closed.
+    public func accountOverview(of party: Party) throws(StatementError) -> [AccountOverview] {
         let (rows, closed) = try read { db in
-            let rows = if let customer {
-                try db.rows("""
-                    SELECT a.* FROM accounts a JOIN customer_accounts c ON c.number = a.number
-                    WHERE c.customer_id = ? ORDER BY a.position
-                    """, customer.id)
-            } else {
-                try db.rows("SELECT * FROM accounts ORDER BY position")
-            }
+            let rows = try db.rows(Self.accountsQuery(party), arguments: Self.arguments(party))
             let closed = try Set(db.values(String.self, """
                 SELECT number FROM customer_accounts WHERE customer_id NOT IN (SELECT id FROM customers)
                 """))

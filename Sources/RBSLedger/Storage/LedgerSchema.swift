@@ -46,6 +46,9 @@ enum LedgerSchema {
         // scanning the journal (it had no index on any of these) — a popular payee's day of payments on every
         // signing, decoded one by one.
         Step(name: "v7-duplicate-lookup", apply: duplicateLookup),
+        // Who may debit what: an account is its customer's (customer_accounts) or, with no customer, the host's own
+        // signer's; a mandate lets one more key debit one account (an operator acting for a customer).
+        Step(name: "v8-mandates", apply: mandates),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -389,5 +392,18 @@ enum LedgerSchema {
     private static func duplicateLookup(_ db: any SQLTransaction) throws {
         try db.executeScript(
             "CREATE INDEX journal_posted_to ON journal (credit, amount, currency, recorded_ms) WHERE kind = 'posted';")
+    }
+
+    private static func mandates(_ db: any SQLTransaction) throws {
+        try db.executeScript(types("""
+            CREATE TABLE mandates (
+                number TEXT NOT NULL REFERENCES accounts(number),
+                key_id TEXT NOT NULL,
+                key_name TEXT NOT NULL,
+                granted_ms INTEGER NOT NULL,
+                revoked_ms INTEGER,
+                PRIMARY KEY (number, key_id)
+            );
+            """, db.dialect))
     }
 }

@@ -40,6 +40,8 @@ package enum API {
         package var credentialId: String
         package var clientDataJSON: String
         package var attestationObject: String
+        /// The customer's current one-time code: enrolling an authenticator is a sensitive action (step-up).
+        package var code: String?
     }
 
     package struct PasskeyRegistered: Encodable, Sendable {
@@ -182,17 +184,21 @@ package enum API {
 
     /// An earlier posted payment that a new document repeats: the review's warning and the `duplicate` problem's.
     package struct Duplicate: Encodable, Sendable, Equatable {
-        /// The earlier entry's journal number.
-        package var journal: Int64
-        /// When it was posted, ISO 8601 UTC.
-        package var postedAt: String
-        package var amount: String?
-        package var currency: String?
-        package var payee: String?
-        package var account: String?
-        package var purpose: String?
+        /// The earlier entry's journal number (null when it repeats a document of the same basket).
+        package var journal: Int64?
+        /// When it was posted, ISO 8601 UTC (null when it repeats a document of the same basket).
+        package var postedAt: String?
+        package var amount: String? = nil
+        package var currency: String? = nil
+        package var payee: String? = nil
+        package var account: String? = nil
+        package var purpose: String? = nil
         /// What to tell the person ("this payment repeats journal entry 4, posted …").
         package var message: String
+        /// The earlier document of the same basket it repeats (1-based), when that is what it repeats.
+        package var document: Int? = nil
+        /// The repeating document's position in its basket (1-based), for a basket.
+        package var position: Int? = nil
     }
 
     /// Exactly one of `code` (TOTP) and `passkey` (the assertion); `requestId` makes a retry safe: the same id

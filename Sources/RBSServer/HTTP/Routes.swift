@@ -170,11 +170,11 @@ enum Routes {
         api.post("/passkeys/challenge") { request, _ in
             try await answer { json(try bank.passkeyOptions(for: try customer(request, bank))) }
         }
-        api.post("/passkeys") { request, _ in
+        api.post("/passkeys") { request, context in
             try await answer {
                 let who = try customer(request, bank)
                 let registration: API.PasskeyRegistration = try await body(request)
-                return json(try await bank.registerPasskey(registration, for: who), status: .created)
+                return json(try await bank.registerPasskey(registration, address: context.remoteAddress, for: who), status: .created)
             }
         }
         return router

@@ -482,6 +482,8 @@ $("basket-make").addEventListener("click", async () => {
       element("th", { scope: "row", text: "Total, " + total.currency }), element("td", { className: "num", text: total.amount + " " + total.currency }))));
     $("basket-id").textContent = review.basket;
     $("basket-code").value = "";
+    $("basket-duplicate").hidden = !review.documents.some((document) => Boolean(document.duplicate));
+    $("basket-confirm-duplicate").checked = false;
     $("basket-review").hidden = false;
     $("basket-make").hidden = true;
     $("basket-review-title").focus();
@@ -496,7 +498,7 @@ $("basket-sign-form").addEventListener("submit", async (event) => {
   try {
     const answer = await api("POST", "/baskets/" + state.basketReview.basket + "/sign",
       { code: $("basket-code").value.trim(), requestId: state.basketRequestId,
-        confirmDuplicate: state.basketReview.documents.some((document) => Boolean(document.duplicate)) });
+        confirmDuplicate: !$("basket-duplicate").hidden && $("basket-confirm-duplicate").checked });
     $("basket-review").hidden = true;
     $("basket-receipts").replaceChildren(...answer.receipts.flatMap((receipt, index) => [
       element("dt", { text: (index + 1) + ". " + state.basket[index].title }),
@@ -543,6 +545,8 @@ function showPasskey(registered) {
     : registered ? "Your passkey signs your payments: each one is confirmed on this device for exactly the amount and payee shown."
       : "Register a passkey to sign payments on this device instead of typing one-time codes.";
   $("passkey-register").hidden = !available;
+  $("passkey-code").hidden = !available;
+  document.querySelector("label[for=passkey-code]").hidden = !available;
   $("passkey-register").textContent = registered ? "Register a new passkey" : "Register a passkey on this device";
 }
 
@@ -564,6 +568,12 @@ async function assertPasskey(request) {
 
 $("passkey-register").addEventListener("click", async () => {
   $("passkey-error").textContent = "";
+  // The server refuses an enrolment without the code (step-up); asking first spares the device an unused credential.
+  if (!$("passkey-code").value.trim()) {
+    $("passkey-error").textContent = "Type your one-time code first: registering a passkey needs it.";
+    $("passkey-code").focus();
+    return;
+  }
   try {
     const options = await api("POST", "/passkeys/challenge");
     let credential;
@@ -580,7 +590,8 @@ $("passkey-register").addEventListener("click", async () => {
     }
     await api("POST", "/passkeys", { credentialId: base64url.encode(credential.rawId),
       clientDataJSON: base64url.encode(credential.response.clientDataJSON),
-      attestationObject: base64url.encode(credential.response.attestationObject) });
+      attestationObject: base64url.encode(credential.response.attestationObject), code: $("passkey-code").value });
+    $("passkey-code").value = "";
     showPasskey(true);
     say("Passkey registered: your next payments are signed with it.");
   } catch (error) {

@@ -12,7 +12,8 @@ struct AccountsCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let overview = try Ledger(dataDirectory: global.paths.data, location: global.paths.database).accountOverview()
+            let ledger = try Ledger(dataDirectory: global.paths.data, location: global.paths.database)
+            let overview = try ledger.accountOverview(of: ledger.hostParty())
             if json { JSONOutput.print(StatementText.json(overview)) } else { print(StatementText.render(overview, language: global.language)) }
         } catch {
             Terminal.error(String(describing: error))

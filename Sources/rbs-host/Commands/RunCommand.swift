@@ -219,6 +219,7 @@ struct RunOptions: ParsableArguments {
             do {
                 guard let found = try ledger.customers.credentials(named: user) else { throw CustomerError.unknown(user) }
                 signer = found
+                runtime.party = .customer(found.customer.holderId)
             } catch {
                 return invalid([AtomIssue(atom: nil, message: String(describing: error))])
             }
@@ -283,9 +284,6 @@ struct RunOptions: ParsableArguments {
             }
             let sign: SignModule
             if let signer {
-                if let from = draft["from"], try !ledger.customers.accounts(of: signer.customer).contains(where: { $0.number == from }) {
-                    return invalid([AtomIssue(atom: nil, message: "account \(from) is not one of \(signer.customer.name)'s customer's accounts")])
-                }
                 sign = try SignModule(draft: draft, ledger: ledger, directory: directory, customer: signer)
             } else if response != nil {
                 let pending = try ledger.pendingChallenge(documentId: documentId, operation: draft.operation, plugin: draft.plugin)
@@ -310,7 +308,7 @@ struct RunOptions: ParsableArguments {
                 let issued = try sign.issueChallenge()
                 return .challenge(ChallengeReport(challenge: issued, document: RunReport.document(sign.document)), sign)
             }
-            let outcome = try sign.sign(code: code ?? response ?? "", request: request)
+            let outcome = try sign.sign(code: code ?? response ?? "", request: request, confirmDuplicate: confirmDuplicate)
             #if DEBUG
             // Tests widen the moment between the commit and the report, to kill a run exactly there.
             if let pause = ProcessInfo.processInfo.environment["RBS_PAUSE_AFTER_COMMIT_MS"].flatMap(UInt32.init) {

@@ -8,6 +8,8 @@ enum StatementQuery {
     enum Problem: Error, CustomStringConvertible {
         case notADay(option: String, text: String)
         case noAccount(String, count: Int)
+        /// A whole account number that is not one of the party's accounts (another party's, or none at all).
+        case notYours(String)
         case toBeforeFrom(from: String, to: String)
 
         var description: String {
@@ -16,6 +18,8 @@ enum StatementQuery {
                 "\(option) '\(text)' is not a day: write ДД.ММ.ГГГГ (31.03.2026) or YYYY-MM-DD (2026-03-31)"
             case .noAccount(let text, let count):
                 "'\(text)' is neither an account number nor a list number 1–\(count) (see `accounts`)"
+            case .notYours(let number):
+                "account \(number) is not one of this host's accounts (see `accounts`): another party's statement is theirs to ask for"
             case .toBeforeFrom(let from, let to):
                 "--to \(to) is before --from \(from): the period has no days"
             }
@@ -36,11 +40,15 @@ enum StatementQuery {
     /// The account `text` names: its number, or its place in the account list (`accounts`, the pickers' numbers).
     static func account(_ text: String, in ledger: Ledger) throws -> String {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let overview = try ledger.accountOverview()
+        let overview = try ledger.accountOverview(of: ledger.hostParty())
         if let match = overview.first(where: { $0.account.number == trimmed }) { return match.account.number }
         if let position = Int(trimmed), let match = overview.first(where: { $0.position == position }) { return match.account.number }
-        // A 20-digit number the core does not hold is the core's to refuse (it says so by number).
-        if trimmed.count == 20, trimmed.allSatisfy(\.isNumber) { return trimmed }
+        if trimmed.count == 20, trimmed.allSatisfy(\.isNumber) {
+            // Only the party's own accounts: a customer's statement is never shown to the host's signer. A number the
+            // core does not hold at all is the core's to refuse (it says so by number).
+            if try ledger.bank.account(number: trimmed) != nil { throw Problem.notYours(trimmed) }
+            return trimmed
+        }
         throw Problem.noAccount(trimmed, count: overview.count)
     }
 

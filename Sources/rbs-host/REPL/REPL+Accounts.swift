@@ -6,7 +6,7 @@ extension REPL {
     func accounts(_ words: [String]) {
         do {
             let arguments = try CommandArguments(words, command: "accounts", flags: ["--json"])
-            let overview = try runtime.ledger().accountOverview()
+            let overview = try runtime.ledger().accountOverview(of: runtime.party ?? runtime.ledger().hostParty())
             console.say(arguments.flags.contains("--json") ? JSONOutput.text(StatementText.json(overview)) : StatementText.render(overview, language: console.language))
         } catch {
             console.error(String(describing: error))

@@ -9,7 +9,12 @@ extension SignPresenter {
 
     /// ``confirmDuplicate(_:)`` on `console` (also for a document put in a basket).
     static func confirmDuplicate(_ entry: JournalEntry, console: Console) -> Bool {
-        console.say(Terminal.yellow("Warning: " + SignModule.duplicateNotice(entry) + "."))
+        confirmRepeat(SignModule.duplicateNotice(entry), console: console)
+    }
+
+    /// Asks whether to sign what `notice` says repeats another payment (yes/no, as ``confirmDuplicate(_:)``).
+    static func confirmRepeat(_ notice: String, console: Console) -> Bool {
+        console.say(Terminal.yellow("Warning: " + notice + "."))
         while true {
             console.completions = { _, word in ["yes", "no"].filter { $0.hasPrefix(word) } }
             let input = console.read("Sign it again? (yes/no)> ", remember: false)
