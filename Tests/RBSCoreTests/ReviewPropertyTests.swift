@@ -65,7 +65,7 @@ struct ReviewPropertyTests {
                                 log: StandardErrorLog(minimum: .error))
         let ledger = try inProcess.ledger()
         // One ledger for both: the worker runtime offers the same accounts, with the balances as they move.
-        let isolated = Runtime(paths: HostPaths(plugins: Fixtures.plugins.path, data: data), accounts: LedgerAccounts { ledger },
+        let isolated = Runtime(paths: HostPaths(plugins: Fixtures.plugins.path, data: data), accounts: LedgerAccounts { (ledger, nil) },
                                clock: clock, log: StandardErrorLog(minimum: .error),
                                isolation: WorkerIsolationTests.settings(deadline: .seconds(10)))
         inProcess.loadPlugins()
@@ -124,7 +124,7 @@ struct ReviewPropertyTests {
             let payeeShown = review[HostMessage.payee.text(language)]
 
             clock.advance(30)
-            let outcome = try sign.sign(code: TOTP.code(secret: secret, at: clock.now))
+            let outcome = try sign.sign(code: TOTP.code(secret: secret, at: clock.now), confirmDuplicate: false)
             guard case .posted(let receipt) = outcome else {
                 Issue.record("\(here): the core refused what validate accepted: \(outcome)")
                 continue

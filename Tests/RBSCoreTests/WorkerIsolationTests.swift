@@ -123,7 +123,7 @@ struct WorkerIsolationTests {
             return
         }
         let sign = try SignModule(draft: draft, ledger: try runtime.ledger(), directory: nil)
-        _ = try sign.sign(code: TOTP.code(secret: enrolment.totpSecret ?? Data(), at: Self.now))
+        _ = try sign.sign(code: TOTP.code(secret: enrolment.totpSecret ?? Data(), at: Self.now), confirmDuplicate: false)
         good.close()
         let entries = try runtime.ledger().journal.entries()
         #expect(entries.count == 1)

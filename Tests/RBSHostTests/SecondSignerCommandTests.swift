@@ -87,7 +87,7 @@ struct SecondSignerCommandTests {
         #expect(try sandbox.host(["verify"]).stdout == "ok 4 entries\n")
     }
 
-    @Test("run --as refuses a debit account that is not the user's customer's, and an unknown user")
+    @Test("run --as offers only the user's customer's accounts (the core refuses any other debit whatever is offered), and refuses an unknown user")
     func foreignAccount() throws {
         let sandbox = try HostSandbox()
         try sandbox.initKeys()
@@ -95,7 +95,15 @@ struct SecondSignerCommandTests {
         let result = try sandbox.host(["run", "pay.pp.quick"] + RunTests.quick.flatMap { ["--set", $0] }
                                       + ["--as", "anna", "--code", try customerCode(sandbox, "anna"), "--json"])
         #expect(result.status == 1)
-        #expect(try decode(RunJSON.self, result.stdout).errors.map(\.message) == ["account \(Demo.current) is not one of anna's customer's accounts"])
+        let refused = try decode(RunJSON.self, result.stdout).errors
+        let annas = try #require(try sandbox.host(["customers", "list", "--json"]).stdout.data(using: .utf8))
+        let listed = try JSONSerialization.jsonObject(with: annas) as? [[String: Any]] ?? []
+        let offered = (listed.first { $0["name"] as? String == "anna" }?["accounts"] as? [[String: Any]] ?? [])
+            .compactMap { $0["number"] as? String }
+        #expect(refused.map(\.atom) == ["srcAccount"])
+        #expect(refused.map(\.message) == ["srcAccount: '\(Demo.current)' is not one of the accounts offered: "
+                                           + offered.enumerated().map { "\($0.offset + 1)) \($0.element)" }.joined(separator: ", ")])
+        #expect(try sandbox.journal().isEmpty)
         let unknown = try sandbox.host(["run", "pay.pp.quick", "--as", "nobody", "--code", "123456", "--json"])
         #expect(try decode(RunJSON.self, unknown.stdout).errors.map(\.message) == ["there is no customer named 'nobody' (see `rbs-host customers list`)"])
     }
