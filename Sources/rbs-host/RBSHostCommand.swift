@@ -20,9 +20,11 @@ struct RBSHostCommand: ParsableCommand {
     /// command's own, never a success reported by someone else's `exit()`.
     static func main() {
         ExitGuard.install()
+        // Global options are taken before the command's name too (`rbs-host --plugins DIR list`), as README writes them.
+        let arguments = GlobalArguments.hoisted(Array(CommandLine.arguments.dropFirst()))
         // A plain `list` starts without ArgumentParser: its first parse costs more than the listing (Swift's
         // protocol-conformance lookups for every option of every command). The same checks and code run after.
-        if let quick = QuickList(arguments: Array(CommandLine.arguments.dropFirst())) {
+        if let quick = QuickList(arguments: arguments) {
             do {
                 try quick.checkDataFolder()
                 ExitGuard.begin(ListCommand.configuration.commandName ?? "list")
