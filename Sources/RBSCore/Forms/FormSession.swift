@@ -205,6 +205,10 @@ public final class FormSession {
                 if let control = text.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
                     throw .invalid(id: atom.id, message: HostMessage.controlCharacter(control.value).text(language))
                 }
+                // A bidirectional control or another invisible format character: what is shown would not be what is signed.
+                if let invisible = InvisibleText.first(in: text) {
+                    throw .invalid(id: atom.id, message: HostMessage.invisibleCharacter(caption: captions[index], invisible).text(language))
+                }
                 let length = text.count
                 let maximum = atom.maxLength > 0 ? atom.maxLength : TextLimits.defaultMaximumCharacters
                 if atom.minLength > 0, length < atom.minLength {

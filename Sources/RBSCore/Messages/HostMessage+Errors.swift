@@ -45,6 +45,9 @@ extension HostMessage {
             return "в сумме \(fact("amount")) больше знаков после запятой (\(fact("minorUnits"))), чем у \(fact("currency"))"
         case .sameAccount: return "счёт списания и счёт зачисления совпадают (\(fact("account")))"
         case .declined: return "второй подписант \(fact("user")) отклонил документ: \(fact("reason"))"
+        case .invisibleCharacter:
+            return "поле «\(fact("field"))» содержит невидимый символ \(fact("character")) (\(fact("name"))) в позиции \(fact("position")): "
+                + "он может показать текст не таким, каким он будет подписан"
         }
     }
 

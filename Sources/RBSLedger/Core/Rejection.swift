@@ -13,6 +13,8 @@ public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
         case amountNotPositive = "amount_not_positive"
         case tooManyDecimals = "too_many_decimals"
         case sameAccount = "same_account"
+        /// A field holds a bidirectional control or another invisible format character (``InvisibleText``).
+        case invisibleCharacter = "invisible_character"
         /// The second signer declined the document (maker–checker).
         case declined = "declined_by_second_signer"
     }
@@ -79,6 +81,12 @@ public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
     }
     static func sameAccount(_ account: String) -> Rejection {
         Rejection(code: .sameAccount, message: "the debit and credit account are the same (\(account))", facts: ["account": account])
+    }
+
+    static func invisibleCharacter(field: String, _ found: InvisibleCharacter) -> Rejection {
+        Rejection(code: .invisibleCharacter,
+                  message: "field \"\(field)\" contains \(found), which can make the text read differently from what is signed",
+                  facts: ["field": field, "character": found.code, "name": found.name, "position": String(found.position)])
     }
 
     static func declined(by user: String, reason: String) -> Rejection {
