@@ -44,7 +44,7 @@ extension OnlineBank {
             if case .code(let code) = error {
                 throw Problem("signing-method", "This customer cannot sign a basket so", status: 409, detail: code.description)
             }
-            if case .server(let failure) = error { throw Self.unavailable(failure) }
+            if let unusable = Self.unusableLedger(error) { throw unusable }
             throw Problem("invalid-basket", "The basket cannot be made", status: 422, detail: error.description, atom: "runs")
         } catch {
             throw .internalError("\(error)")

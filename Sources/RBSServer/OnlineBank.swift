@@ -474,18 +474,36 @@ package final class OnlineBank: @unchecked Sendable {
         return nil
     }
 
+    /// The ledger stopped because its data folder was deleted, replaced or opened to others while serving
+    /// (``LedgerError/dataFolderChanged(_:)``): 503 `ledger-stopped` saying what happened. No retry time: it lasts
+    /// until the operator puts the folder back and starts the server again.
+    static func stopped(_ change: DataFolderChange) -> Problem {
+        Problem("ledger-stopped", "The ledger has stopped", status: 503, detail: LedgerError.dataFolderChanged(change).description)
+    }
+
+    /// The 503 problem for a ledger that cannot be used at all now (the shared database unreachable, or the data
+    /// folder changed under the server), whatever wraps the error; nil for every other failure.
+    static func unusableLedger(_ error: any Error) -> Problem? {
+        if let failure = databaseFailure(error) { return unavailable(failure) }
+        var ledgerError = error as? LedgerError
+        if let error = error as? CustomerError, case .storage(let inner) = error { ledgerError = inner }
+        if case .dataFolderChanged(let change) = ledgerError { return stopped(change) }
+        return nil
+    }
+
     /// Reading or writing the ledger failed: 503 `database-unavailable` naming the server when the shared database
     /// cannot be reached (a login, the accounts or a review during an outage are said as the outage, not as an
-    /// internal error), else 500 saying `what` failed.
+    /// internal error), 503 `ledger-stopped` when the data folder changed under the server, else 500 saying `what`
+    /// failed.
     static func storageProblem(_ what: String, _ error: any Error) -> Problem {
-        if let failure = databaseFailure(error) { return unavailable(failure) }
+        if let unusable = unusableLedger(error) { return unusable }
         return .internalError("\(what): \(error)")
     }
 
     func codeProblem(_ error: LedgerError, keys: [String]) -> Problem {
         if case .wouldBeRejected(let refusal) = error { return Self.refusedProblem(refusal) }
         if case .unconfirmedDuplicate(let duplicate) = error { return Self.duplicateProblem(duplicate) }
-        if case .server(let failure) = error { return Self.unavailable(failure) }
+        if let unusable = Self.unusableLedger(error) { return unusable }
         guard case .code(let code) = error else { return .internalError(error.description) }
         switch code {
         case .wrongPasskey(let left):

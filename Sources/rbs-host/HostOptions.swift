@@ -26,16 +26,16 @@ extension HostOptions {
     /// `--database`, else `RBS_DATABASE`, else the data folder.
     var location: LedgerLocation {
         get throws(LedgerLocationError) {
-            // RBS_DATABASE alone, with getenv: ProcessInfo's whole environment was copied for every path resolved.
-            let name = LedgerLocation.environmentVariable
-            return try LedgerLocation.resolve(flag: database,
-                                              environment: getenv(name).map { [name: String(cString: $0)] } ?? [:])
+            try LedgerLocation.resolve(flag: database, environment: HostEnvironment.current.database)
         }
     }
 
     /// The plugin folder, the data directory and the ledger's database these options name. A database address that
     /// cannot be read was refused before the command ran (``GlobalOptions/validate()``).
-    var paths: HostPaths { HostPaths.resolve(plugins: plugins, data: data, database: (try? location) ?? .dataFolder) }
+    var paths: HostPaths {
+        HostPaths.resolve(plugins: plugins, data: data, database: (try? location) ?? .dataFolder,
+                          environment: HostEnvironment.current.paths)
+    }
 
     /// Refuses to start when the data folder or a file of the host's in it is not private to this user (see
     /// ``DataFolder``), printing what is wrong and the `chmod`/`chown` that fixes it.
@@ -60,20 +60,20 @@ extension HostOptions {
     /// The isolation settings: `--isolation`, else RBS_ISOLATION, else `fallback` (`none`; `serve` passes `plugin`); pins from DATA/isolation.conf;
     /// RBS_WORKER_TIMEOUT, RBS_WORKER_LIMIT_AS (MiB) and RBS_WORKER_LIMIT_CPU (seconds) tune the workers.
     func isolationSettings(default fallback: IsolationSettings.Mode = .none) throws -> IsolationSettings {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = HostEnvironment.current
         var mode = fallback
         if let isolation {
             mode = isolation
-        } else if let text = environment["RBS_ISOLATION"], !text.isEmpty {
+        } else if let text = environment.isolation {
             guard let parsed = IsolationSettings.Mode(rawValue: text) else {
                 throw ValidationError("RBS_ISOLATION=\(text): use none or plugin")
             }
             mode = parsed
         }
-        let timeout = workerTimeout ?? environment["RBS_WORKER_TIMEOUT"].flatMap(Double.init) ?? 5
+        let timeout = workerTimeout ?? environment.workerTimeout ?? 5
         guard timeout > 0, timeout <= 3600 else { throw ValidationError("--worker-timeout \(timeout): use 0 < seconds <= 3600") }
-        let limits = PluginWorker.Limits(addressSpaceMiB: environment["RBS_WORKER_LIMIT_AS"].flatMap(Int.init) ?? 0,
-                                         cpuSeconds: environment["RBS_WORKER_LIMIT_CPU"].flatMap(Int.init) ?? 0)
+        let limits = PluginWorker.Limits(addressSpaceMiB: environment.workerMemoryMiB ?? 0,
+                                         cpuSeconds: environment.workerCPUSeconds ?? 0)
         let pins: [String: IsolationSettings.Mode]
         do { pins = try IsolationSettings.pins(in: paths.data) } catch { throw ValidationError(error.description) }
         return IsolationSettings(mode: mode, pins: pins,
@@ -82,10 +82,10 @@ extension HostOptions {
     }
 
     /// The language of messages to people: `--lang`, else the locale (`HostLanguage.choose`).
-    var language: HostLanguage { HostLanguage.choose(flag: lang) }
+    var language: HostLanguage { HostLanguage.choose(flag: lang, environment: HostEnvironment.current.locale) }
 
     /// Development mode: `--dev` or RBS_DEV=1.
-    var developmentMode: Bool { dev || getenv("RBS_DEV").map { String(cString: $0) } == "1" }
+    var developmentMode: Bool { dev || HostEnvironment.current.development }
 
     /// A runtime with every plugin listed: unchanged plugins from the cache, new or changed ones scanned in a child
     /// process (this binary's `scan` mode); plugins are loaded when first used.

@@ -47,6 +47,9 @@ extension HostMessage {
         case .notSignersAccount:
             return "счёт списания \(fact("account")) принадлежит другому лицу, и поручения списывать с него у подписанта нет"
         case .declined: return "второй подписант \(fact("user")) отклонил документ: \(fact("reason"))"
+        case .invisibleCharacter:
+            return "поле «\(fact("field"))» содержит невидимый символ \(fact("character")) (\(fact("name"))) в позиции \(fact("position")): "
+                + "он может показать текст не таким, каким он будет подписан"
         }
     }
 

@@ -29,6 +29,7 @@ public enum HostMessage: Sendable, Equatable {
 
     // Values a field refuses (FormInput at the edge, FormSession's check of a typed value).
     case controlCharacter(UInt32), tooShort(length: Int, minimum: Int), tooLong(length: Int, maximum: Int)
+    case invisibleCharacter(caption: String, InvisibleCharacter)
     case digitsOnly(Character, position: Int), amountNotPositive, noSuchMonth(date: String, month: Int)
     case noSuchDay(date: String, day: Int, month: Int, year: Int), required(String), notADate(String)
     case notOnList(Int, count: Int), startsMoreThanOne(String, titles: [String])
@@ -196,6 +197,10 @@ public enum HostMessage: Sendable, Equatable {
         case .controlCharacter(let scalar):
             language.pick("control character U+\(String(scalar, radix: 16, uppercase: true)) is not allowed",
                           "управляющий символ U+\(String(scalar, radix: 16, uppercase: true)) недопустим")
+        case .invisibleCharacter(let caption, let found):
+            language.pick("\"\(caption)\" contains \(found): it can make the text read differently from what is signed — type it without it",
+                          "«\(caption)» содержит невидимый символ \(found.code) (\(found.name)) в позиции \(found.position): "
+                              + "он может показать текст не таким, каким он будет подписан — введите текст без него")
         case .tooShort(let length, let minimum):
             language.pick("too short: \(length) character\(length == 1 ? "" : "s"), at least \(minimum) needed",
                           "слишком коротко: символов \(length), нужно не меньше \(minimum)")

@@ -325,10 +325,31 @@ package enum API {
         package var basket: String?
     }
 
+    /// `GET /health`: `status` is `ok` only when both the data folder (`ledger`) and the tables (`database`) can be
+    /// used; otherwise `unavailable`, answered with 503 so a load balancer takes the host out.
     package struct Health: Encodable, Sendable {
         package var status: String
         package var plugins: Int
         package var openRuns: Int
+        package var ledger: HealthPart
+        package var database: HealthPart
+
+        package init(_ health: LedgerHealth, plugins: Int, openRuns: Int) {
+            status = health.isUsable ? "ok" : "unavailable"
+            self.plugins = plugins
+            self.openRuns = openRuns
+            ledger = HealthPart(status: health.folder == nil ? "ok" : "unavailable", place: nil,
+                                detail: health.folder.map { LedgerError.dataFolderChanged($0).description })
+            database = HealthPart(status: health.database == nil ? "ok" : "unavailable", place: health.place,
+                                  detail: health.database?.description)
+        }
+    }
+
+    /// One part of `/health`: `ok` or `unavailable`, where it is, and why it cannot be used.
+    package struct HealthPart: Encodable, Sendable {
+        package var status: String
+        package var place: String?
+        package var detail: String?
     }
 }
 

@@ -21,8 +21,15 @@ enum Routes {
         router.get("/api/v1/openapi.json") { _, _ in web.response("openapi.json") }
         router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
 
+        // The ledger's real state (its data folder and its tables, PostgreSQL's when shared), asked off the event loop:
+        // 503 when either cannot be used, so nothing routes payments to a host that would refuse them.
         router.get("/health") { _, _ in
-            json(API.Health(status: "ok", plugins: bank.runtime.registry.pluginIDs.count, openRuns: bank.openRuns))
+            let ledger = bank.ledger
+            let health = (try? await OnlineBank.blocking { ledger.health() })
+                ?? LedgerHealth(folder: nil, place: ledger.location.description,
+                                database: .database(path: ledger.location.description, detail: "the check did not finish"))
+            return json(API.Health(health, plugins: bank.runtime.registry.pluginIDs.count, openRuns: bank.openRuns),
+                        status: health.isUsable ? .ok : .serviceUnavailable)
         }
         router.get("/metrics") { _, _ in
             let text = metrics.text(openRuns: bank.openRuns, streams: bank.events.count, plugins: bank.runtime.registry.pluginIDs.count)

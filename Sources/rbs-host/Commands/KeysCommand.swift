@@ -31,7 +31,7 @@ struct KeysCommand: ParsableCommand {
                 authenticator (the secret as hex).
                 """)
         @OptionGroup var global: GlobalOptions
-        @Option(help: "The name in the enrolment URI.") var name = ProcessInfo.processInfo.environment["USER"] ?? "user"
+        @Option(help: "The name in the enrolment URI.") var name = HostEnvironment.current.user ?? "user"
         @Option(help: "totp or ocra.") var method = "totp"
         @Option(help: "The OCRA suite (with --method ocra).") var suite = OCRASuite.hostDefault
         @Flag(help: "Replace existing keys (documents signed with the old key still verify).") var force = false

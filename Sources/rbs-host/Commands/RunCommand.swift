@@ -311,7 +311,7 @@ struct RunOptions: ParsableArguments {
             let outcome = try sign.sign(code: code ?? response ?? "", request: request, confirmDuplicate: confirmDuplicate)
             #if DEBUG
             // Tests widen the moment between the commit and the report, to kill a run exactly there.
-            if let pause = ProcessInfo.processInfo.environment["RBS_PAUSE_AFTER_COMMIT_MS"].flatMap(UInt32.init) {
+            if let pause = HostEnvironment.current.pauseAfterCommitMilliseconds {
                 usleep(pause * 1000)
             }
             #endif

@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+
+/// Text a person can trust through the CLI (issue 31, item 4): the form refuses invisible characters, as the core does.
+@Suite("describe and run: invisible characters in text")
+struct InvisibleTextCommandTests {
+    static let message = "\"ФИО или полное наименование получателя\" contains an invisible right-to-left override (U+202E) at position 4: it can make the text read differently from what is signed — type it without it"
+
+    @Test("describe names the character on the payee's atom; run refuses, journals nothing, spends no code")
+    func refused() throws {
+        let sandbox = try HostSandbox()
+        let assignments = RunTests.quick.map { $0.hasPrefix("destName=") ? "destName=ООО\u{202E} Ромашка" : $0 }
+        let form = try sandbox.describe("pay.pp.quick", assignments)
+        #expect(form["destName"].error == Self.message)
+        #expect(form.ready == false)
+
+        try sandbox.initKeys()
+        sandbox.step()
+        let code = try sandbox.code()
+        let result = try sandbox.host(sandbox.runArguments("pay.pp.quick", assignments, code: code))
+        #expect(result.status != 0)
+        let report = try decode(RunJSON.self, result.stdout)
+        #expect(report.status == "invalid")
+        #expect(report.errors.contains(RunJSON.Issue(atom: "destName", message: Self.message)), "\(report.errors)")
+        #expect(try sandbox.journal().isEmpty)
+
+        let russian = try sandbox.host(["describe", "pay.pp.quick", "--lang", "ru", "--set", "destName=ООО\u{202E} Ромашка", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(russian.stdout.utf8)) as? [String: Any])
+        let atom = (object["atoms"] as? [[String: Any]])?.first { $0["id"] as? String == "destName" }
+        #expect((atom?["error"] as? String)?.hasPrefix("«ФИО или полное наименование получателя» содержит невидимый символ U+202E (right-to-left override) в позиции 4") == true,
+                "\(russian.stdout)")
+    }
+}
