@@ -42,7 +42,7 @@ final class REPL: @unchecked Sendable {
         ("approve", "approve USER N"),
         ("reject", "reject USER N REASON"),
         ("verify", "verify"),
-        ("keys", "keys [init [NAME] [--method ocra] [--force]]"),
+        ("keys", "keys [show | code [--ahead N] | respond CHALLENGE | init [NAME] [--method ocra] [--force]]"),
         ("help", "help [COMMAND]"),
         ("quit", "quit"),
     ]
@@ -77,7 +77,7 @@ final class REPL: @unchecked Sendable {
         guard let command = words.first?.lowercased() else { return true }
         let arguments = Array(words.dropFirst())
         switch command {
-        case "list", "ls": console.say(Listing.operations(of: runtime.registry))
+        case "list", "ls": console.say(Listing.operations(of: runtime.registry, language: console.language))
         case "run": run(arguments)
         case "repeat": repeatEntry(arguments)
         case "plugins": console.say(Listing.plugins(runtime.registry.records))
@@ -120,7 +120,7 @@ final class REPL: @unchecked Sendable {
         let name = String(target.dropFirst())
         do {
             let template = try TemplateStore(dataDirectory: runtime.paths.data).load(name)
-            open(template.operation, arguments: arguments.dropFirst(), filled: (template, "template \(name)"), collect: collect)
+            open(template.operation, arguments: arguments.dropFirst(), filled: (template, console.text(.report(.fromTemplate(name)))), collect: collect)
         } catch {
             console.error(error.description)
         }
@@ -134,7 +134,7 @@ final class REPL: @unchecked Sendable {
         }
         do {
             let form = try runtime.ledger().repeatableForm(ofEntry: sequence)
-            open(form.operation, arguments: arguments.dropFirst(), filled: (form, "journal entry \(sequence)"))
+            open(form.operation, arguments: arguments.dropFirst(), filled: (form, console.text(.report(.fromEntry(sequence)))))
         } catch {
             console.error(String(describing: error))
         }
@@ -199,8 +199,20 @@ final class REPL: @unchecked Sendable {
                 let (enrolment, created) = try KeysText.initialize(dataDirectory: runtime.paths.data, location: runtime.paths.database, name: name,
                                                                    force: arguments.contains("--force"), ocra: suite)
                 console.say(([KeysText.enrolment(enrolment)] + [created].compactMap { $0 }).joined(separator: "\n"))
-            } else {
+            } else if arguments.first == "code" {
+                // keys code [--ahead N]: the current one-time code, as `rbs-host keys code` prints it.
+                let options = try CommandArguments(Array(arguments.dropFirst()), command: "keys code", options: ["--ahead"])
+                guard options.positional.isEmpty, let ahead = Int(options.values["--ahead"] ?? "0"), ahead >= 0 else {
+                    throw CommandArguments.Problem.usage("keys code [--ahead N]")
+                }
+                console.say(try KeysText.code(of: try store.load(), ahead: ahead))
+            } else if arguments.first == "respond" {
+                guard arguments.count >= 2 else { throw CommandArguments.Problem.usage("keys respond CHALLENGE") }
+                console.say(try KeysText.response(to: arguments.dropFirst().joined(), of: try store.load()))
+            } else if arguments.isEmpty || arguments.first == "show" {
                 console.say(KeysText.identity(try store.load()))
+            } else {
+                throw CommandArguments.Problem.usage("keys [show | code [--ahead N] | respond CHALLENGE | init [NAME] [--method ocra] [--force]]")
             }
         } catch { console.error(String(describing: error)) }
     }
@@ -238,7 +250,7 @@ final class REPL: @unchecked Sendable {
             return count > 0 ? (1...count).map(String.init).filter { $0.hasPrefix(word) } : []
         case "help": return Self.commands.map(\.name).filter { $0.hasPrefix(word) }
         case "reload": return runtime.registry.pluginIDs.filter { $0.hasPrefix(word) }
-        case "keys": return ["init"].filter { $0.hasPrefix(word) }
+        case "keys": return ["show", "code", "respond", "init"].filter { $0.hasPrefix(word) }
         case "basket":
             if words.count == 1 || (words.count == 2 && !line.hasSuffix(" ")) {
                 return ["show", "add", "remove", "clear", "sign"].filter { $0.hasPrefix(word) }

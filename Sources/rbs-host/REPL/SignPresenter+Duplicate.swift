@@ -9,16 +9,16 @@ extension SignPresenter {
 
     /// ``confirmDuplicate(_:)`` on `console` (also for a document put in a basket).
     static func confirmDuplicate(_ entry: JournalEntry, console: Console) -> Bool {
-        console.say(Terminal.yellow("Warning: " + SignModule.duplicateNotice(entry) + "."))
+        console.say(Terminal.yellow(console.text(.report(.warning)) + ": " + SignModule.duplicateNotice(entry, console.language) + "."))
         while true {
             console.completions = { _, word in ["yes", "no"].filter { $0.hasPrefix(word) } }
-            let input = console.read("Sign it again? (yes/no)> ", remember: false)
+            let input = console.read(console.text(.report(.signAgain)), remember: false)
             console.completions = { _, _ in [] }
             guard case .line(let raw) = input else { return false }
             switch raw.trimmingCharacters(in: .whitespaces).lowercased() {
             case "yes", "y", "да", "д": return true
             case "no", "n", "нет", "н", "cancel", "": return false
-            default: console.error("answer yes or no")
+            default: console.error(console.text(.report(.answerYesOrNo)))
             }
         }
     }
