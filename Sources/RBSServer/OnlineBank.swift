@@ -616,8 +616,7 @@ package final class OnlineBank: @unchecked Sendable {
         case .entry(let entry):
             duplicate = Self.duplicate(entry)
         case .document(let earlier):
-            duplicate = API.Duplicate(journal: nil, postedAt: nil, message: "this payment repeats document \(earlier) of the same basket: "
-                                          + "the same payee, account, amount and purpose")
+            duplicate = API.Duplicate(journal: nil, postedAt: nil, message: SignModule.repeatNotice(found.of))
             duplicate.document = earlier
         }
         duplicate.position = found.position

@@ -131,13 +131,15 @@ public final class FormSession {
         (accountsUnavailable.map { HostMessage.accountsUnavailable($0) } ?? HostMessage.noAccountHere).text(language)
     }
 
-    /// The accounts an account picker offers now (the account list through the atom's filter), each with its
+    /// The accounts an account picker offers now (those the core takes postings on, through the atom's filter), each with its
     /// number in ``accountList`` (1-based): the number a person may type for it.
     public func offeredAccounts(for id: String) -> [(number: Int, account: Account)] {
         guard let index = index(of: id), descriptor.atoms[index].kind == .account else { return [] }
         let filter = operation.compiled.filters[index]
         let form = model.effectiveValues
         return accountList.enumerated().compactMap { position, account in
+            // The core refuses any posting to or from a blocked account: no picker offers one, whatever its filter.
+            guard account.acceptsPostings else { return nil }
             if let filter {
                 let fields: [ExprValue] = [.string(account.number), .string(account.currency), .decimal(account.balance),
                                            .string(account.owner), .string(account.title), .bool(account.blocked)]

@@ -119,3 +119,34 @@ extension HostMessage {
         }
     }
 }
+
+extension HostMessage {
+    /// A value, button or run the form refused, naming the field by its caption (`caption(id)`, else its id) and
+    /// never twice, in `language`.
+    public static func describe(_ error: FormSessionError, caption: (String) -> String?, _ language: HostLanguage) -> String {
+        func name(_ id: String) -> String { caption(id).flatMap { $0.isEmpty ? nil : $0 } ?? id }
+        switch error {
+        case .invalid(let id, let message):
+            // A plugin's or a parser's message may start with the field's id already: the label replaces it.
+            var body = Substring(message)
+            for prefix in ["\(id): ", "\(name(id)): "] where body.hasPrefix(prefix) { body = body.dropFirst(prefix.count) }
+            return "\(name(id)): \(body)"
+        case .mismatch(let id, let expected, let got):
+            return language.pick("\(name(id)) takes \(expected), not \(got)", "«\(name(id))»: нужно \(expected), а не \(got)")
+        case .hidden(let id):
+            return language.pick("'\(name(id))' is hidden by its show-if condition — fill the fields it depends on first",
+                                 "поле «\(name(id))» скрыто условием показа — сначала заполните поля, от которых оно зависит")
+        case .notEditable(let id, _):
+            return language.pick("'\(name(id))' takes no value", "поле «\(name(id))» не принимает значения")
+        case .closed: return language.pick(error.description, "форма закрыта")
+        case .unknownAtom, .notAButton, .createFailed, .badPluginValue, .pluginFailed: return error.description
+        }
+    }
+}
+
+extension FormSession {
+    /// `error` as the person reads it: in this run's language, fields named by their captions.
+    public func describe(_ error: FormSessionError) -> String {
+        HostMessage.describe(error, caption: { [self] in atom($0)?.caption }, language)
+    }
+}

@@ -49,6 +49,13 @@ public enum HostMessage: Sendable, Equatable {
     case nothingChanged, verified(entries: Int), badEntry(Int64, reason: String), unreconciled(String)
     case helpHeaderCommand, helpHeaderWhat, helpInsideForm, commandSummary(String)
 
+    // A document as a person reads it (``DocumentPresentation``, ``EntryReport``), tables and questions of the REPL
+    // and the one-shot commands: ``HostMessage/Report`` (HostMessage+Report.swift).
+    case report(Report)
+    /// The word for what became of a journaled document: one per outcome kind, the same in the REPL, `run`,
+    /// `journal`, `journal show`, receipts and the server's `sections`.
+    case status(JournalEntry.Kind)
+
     /// The text in `language`.
     public func text(_ language: HostLanguage) -> String {
         switch self {
@@ -185,11 +192,11 @@ public enum HostMessage: Sendable, Equatable {
                                         "Документ не предложен к подписи: возврат к форме, значения сохранены.")
         case .cancelledNothingPosted: language.pick("cancelled: nothing was signed or posted",
                                                     "отменено: ничего не подписано и не отправлено")
-        case .posted: language.pick("posted", "проведено")
-        case .rejected: language.pick("rejected", "отклонено")
+        case .posted: Self.statusWord(.posted, language)
+        case .rejected: Self.statusWord(.rejected, language)
         case .notSubmitted: language.pick("not submitted", "не отправлено")
         case .unknown: language.pick("unknown", "неизвестно")
-        case .awaitingSecondSignature: language.pick("awaiting a second signature", "ожидает второй подписи")
+        case .awaitingSecondSignature: Self.statusWord(.awaiting, language)
         case .journalEntry(let sequence): language.pick(" — journal entry \(sequence)", " — запись журнала \(sequence)")
         case .balanceNow: language.pick("balance now", "остаток")
         case .errorLabel: language.pick("error:", "ошибка:")
@@ -270,6 +277,8 @@ public enum HostMessage: Sendable, Equatable {
             language.pick("Inside a form: Enter keeps a value, back returns, ? helps, cancel or Ctrl-C leaves.",
                           "В форме: Enter оставляет значение, back — назад, ? — справка, cancel или Ctrl-C — выход.")
         case .commandSummary(let command): Self.summary(of: command, language)
+        case .report(let report): report.text(language)
+        case .status(let kind): Self.statusWord(kind, language)
         }
     }
 
@@ -301,8 +310,8 @@ public enum HostMessage: Sendable, Equatable {
         case "reject": language.pick("decline awaiting entry N as USER, with the reason (asks for USER's one-time code)",
                                      "отклонить ожидающую запись N как USER, с причиной (спросит его одноразовый код)")
         case "verify": language.pick("check every signature and the journal's hash chain", "проверить все подписи и цепочку хешей журнала")
-        case "keys": language.pick("show the signing key and method, or create them (TOTP, or OCRA for dynamic linking)",
-                                   "показать ключ и способ подписи или создать их (TOTP или OCRA с динамической привязкой)")
+        case "keys": language.pick("show the signing key and method, the current one-time code (keys code), or create them (TOTP, or OCRA for dynamic linking)",
+                                   "показать ключ и способ подписи, текущий одноразовый код (keys code) или создать их (TOTP или OCRA с динамической привязкой)")
         case "help": language.pick("show the commands, or one command's help", "список команд или справка по одной команде")
         case "quit": language.pick("leave rbs-host (Ctrl-D does too)", "выйти из rbs-host (Ctrl-D тоже)")
         default: command

@@ -253,6 +253,39 @@ package enum API {
         package var documentHash: String
         package var posting: Posting?
         package var reason: String?
+        /// The entry as a person reads it (`journal show`'s and the receipt's presentation), in the request's
+        /// language: a title and labelled sections, for the web client to render as given.
+        package var title: String?
+        package var sections: [Section]?
+    }
+
+    /// Rows under a heading: one presentation of a journal entry (``EntryReport``), the same words as `journal show`.
+    package struct Section: Encodable, Sendable {
+        package var title: String
+        package var rows: [Row]
+
+        package struct Row: Encodable, Sendable {
+            package var label: String
+            package var value: String
+            /// The document field the row shows, or null for a fact of the entry.
+            package var field: String?
+
+            private enum CodingKeys: String, CodingKey { case label, value, field }
+
+            package func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(label, forKey: .label)
+                try container.encode(value, forKey: .value)
+                try container.encode(field, forKey: .field)
+            }
+        }
+
+        /// The sections of `report`.
+        package static func of(_ report: EntryReport) -> [Section] {
+            report.sections.map { section in
+                Section(title: section.title, rows: section.rows.map { Row(label: $0.label, value: $0.value, field: $0.field) })
+            }
+        }
     }
 
     /// `POST /api/v1/baskets`: the customer's reviewed runs, in the order the basket lists them.
@@ -323,6 +356,9 @@ package enum API {
         package var reason: String?
         /// The basket the document was signed in, or absent.
         package var basket: String?
+        /// The entry as a person reads it, in the request's language (as a receipt's `title` and `sections`).
+        package var title: String?
+        package var sections: [Section]?
     }
 
     /// `GET /health`: `status` is `ok` only when both the data folder (`ledger`) and the tables (`database`) can be

@@ -73,7 +73,10 @@ enum Routes {
             try await answer { json(try await bank.accounts(of: try customer(request, bank))) }
         }
         api.get("/journal") { request, _ in
-            try await answer { json(try await bank.journal(of: try customer(request, bank))) }
+            try await answer {
+                let who = try customer(request, bank)
+                return json(try await bank.presented(try await bank.journal(of: who), for: who, language: language(request)))
+            }
         }
         api.get("/pending") { request, _ in
             try await answer { json(try await bank.pending(for: try customer(request, bank))) }
@@ -82,16 +85,18 @@ enum Routes {
             try await answer {
                 let who = try customer(request, bank)
                 let decide: API.DecideRequest = try await body(request)
-                return json(try await bank.decide(entry: try entry(context), code: decide.code, reason: nil,
-                                                  address: context.remoteAddress, for: who))
+                let receipt = try await bank.decide(entry: try entry(context), code: decide.code, reason: nil,
+                                                    address: context.remoteAddress, for: who)
+                return json(await bank.presented(receipt, for: who, language: language(request)))
             }
         }
         api.post("/pending/:entry/reject") { request, context in
             try await answer {
                 let who = try customer(request, bank)
                 let decide: API.DecideRequest = try await body(request)
-                return json(try await bank.decide(entry: try entry(context), code: decide.code, reason: decide.reason ?? "",
-                                                  address: context.remoteAddress, for: who))
+                let receipt = try await bank.decide(entry: try entry(context), code: decide.code, reason: decide.reason ?? "",
+                                                    address: context.remoteAddress, for: who)
+                return json(await bank.presented(receipt, for: who, language: language(request)))
             }
         }
         api.get("/events") { request, _ in
@@ -153,9 +158,10 @@ enum Routes {
                 case (nil, let passkey?): authorisation = .passkey(try OnlineBank.assertion(passkey))
                 default: throw Problem.badJSON("send exactly one of \"code\" (a one-time code) and \"passkey\" (the passkey's assertion)")
                 }
-                return json(try await bank.sign(run: try parameter(context, "run"), with: authorisation, requestId: sign.requestId,
-                                                confirmDuplicate: sign.confirmDuplicate ?? false,
-                                                address: context.remoteAddress, for: who))
+                let receipt = try await bank.sign(run: try parameter(context, "run"), with: authorisation, requestId: sign.requestId,
+                                                  confirmDuplicate: sign.confirmDuplicate ?? false,
+                                                  address: context.remoteAddress, for: who)
+                return json(await bank.presented(receipt, for: who, language: language(request)))
             }
         }
         api.post("/baskets") { request, _ in
@@ -169,9 +175,10 @@ enum Routes {
             try await answer {
                 let who = try customer(request, bank)
                 let sign: API.BasketSignRequest = try await body(request)
-                return json(try await bank.signBasket(try parameter(context, "basket"), code: sign.code, requestId: sign.requestId,
-                                                      confirmDuplicate: sign.confirmDuplicate ?? false,
-                                                      address: context.remoteAddress, for: who))
+                let receipt = try await bank.signBasket(try parameter(context, "basket"), code: sign.code, requestId: sign.requestId,
+                                                        confirmDuplicate: sign.confirmDuplicate ?? false,
+                                                        address: context.remoteAddress, for: who)
+                return json(await bank.presented(receipt, for: who, language: language(request)))
             }
         }
         api.post("/passkeys/challenge") { request, _ in

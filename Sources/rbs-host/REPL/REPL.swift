@@ -44,7 +44,7 @@ final class REPL: @unchecked Sendable {
     /// in one place.
     static let commands: [Command] = [
         Command(name: "list", aliases: ["ls"], usage: "list") { repl, _ in
-            repl.console.say(Listing.operations(of: repl.runtime.registry)); return true
+            repl.console.say(Listing.operations(of: repl.runtime.registry, language: repl.console.language)); return true
         },
         Command(name: "run", usage: "run OP|NUMBER|@TEMPLATE [ID=VALUE ...]", perform: { repl, arguments in
             repl.run(arguments); return true
@@ -88,9 +88,9 @@ final class REPL: @unchecked Sendable {
         Command(name: "approve", usage: "approve USER N") { repl, arguments in repl.decide(arguments, decline: false); return true },
         Command(name: "reject", usage: "reject USER N REASON") { repl, arguments in repl.decide(arguments, decline: true); return true },
         Command(name: "verify", usage: "verify") { repl, _ in repl.verify(); return true },
-        Command(name: "keys", usage: "keys [init [NAME] [--method ocra] [--force]]", perform: { repl, arguments in
+        Command(name: "keys", usage: "keys [show | code [--ahead N] | respond CHALLENGE | init [NAME] [--method ocra] [--force]]", perform: { repl, arguments in
             repl.keys(arguments); return true
-        }, complete: { _, _, _, word in ["init"].filter { $0.hasPrefix(word) } }),
+        }, complete: { _, _, _, word in ["show", "code", "respond", "init"].filter { $0.hasPrefix(word) } }),
         Command(name: "help", aliases: ["?"], usage: "help [COMMAND]", perform: { repl, arguments in
             repl.console.say(repl.help(arguments.first)); return true
         }, complete: { _, _, _, word in REPL.commands.map(\.name).filter { $0.hasPrefix(word) } }),
@@ -150,7 +150,7 @@ final class REPL: @unchecked Sendable {
         let name = String(target.dropFirst())
         do {
             let template = try TemplateStore(dataDirectory: runtime.paths.data).load(name)
-            open(template.operation, arguments: arguments.dropFirst(), filled: (template, "template \(name)"), collect: collect)
+            open(template.operation, arguments: arguments.dropFirst(), filled: (template, console.text(.report(.fromTemplate(name)))), collect: collect)
         } catch {
             console.error(error.description)
         }
@@ -164,7 +164,7 @@ final class REPL: @unchecked Sendable {
         }
         do {
             let form = try runtime.ledger().repeatableForm(ofEntry: sequence)
-            open(form.operation, arguments: arguments.dropFirst(), filled: (form, "journal entry \(sequence)"))
+            open(form.operation, arguments: arguments.dropFirst(), filled: (form, console.text(.report(.fromEntry(sequence)))))
         } catch {
             console.error(String(describing: error))
         }
@@ -229,8 +229,20 @@ final class REPL: @unchecked Sendable {
                 let (enrolment, created) = try KeysText.initialize(dataDirectory: runtime.paths.data, location: runtime.paths.database, name: name,
                                                                    force: arguments.contains("--force"), ocra: suite)
                 console.say(([KeysText.enrolment(enrolment)] + [created].compactMap { $0 }).joined(separator: "\n"))
-            } else {
+            } else if arguments.first == "code" {
+                // keys code [--ahead N]: the current one-time code, as `rbs-host keys code` prints it.
+                let options = try CommandArguments(Array(arguments.dropFirst()), command: "keys code", options: ["--ahead"])
+                guard options.positional.isEmpty, let ahead = Int(options.values["--ahead"] ?? "0"), ahead >= 0 else {
+                    throw CommandArguments.Problem.usage("keys code [--ahead N]")
+                }
+                console.say(try KeysText.code(of: try store.load(), ahead: ahead))
+            } else if arguments.first == "respond" {
+                guard arguments.count >= 2 else { throw CommandArguments.Problem.usage("keys respond CHALLENGE") }
+                console.say(try KeysText.response(to: arguments.dropFirst().joined(), of: try store.load()))
+            } else if arguments.isEmpty || arguments.first == "show" {
                 console.say(KeysText.identity(try store.load()))
+            } else {
+                throw CommandArguments.Problem.usage("keys [show | code [--ahead N] | respond CHALLENGE | init [NAME] [--method ocra] [--force]]")
             }
         } catch { console.error(String(describing: error)) }
     }

@@ -94,8 +94,8 @@ final class TestBank: @unchecked Sendable {
 
         @discardableResult
         func call(_ method: HTTPRequest.Method, _ path: String, token: String? = nil, json: Any? = nil, raw: String? = nil,
-                  contentType: String = "application/json") async throws -> Answer {
-            var headers: HTTPFields = [:]
+                  contentType: String = "application/json", headers extra: HTTPFields = [:]) async throws -> Answer {
+            var headers = extra
             if let token { headers[.authorization] = "Bearer \(token)" }
             var body: ByteBuffer?
             if let json {
