@@ -46,6 +46,10 @@ enum LedgerSchema {
         // scanning the journal (it had no index on any of these) — a popular payee's day of payments on every
         // signing, decoded one by one.
         Step(name: "v7-duplicate-lookup", apply: duplicateLookup),
+        // Login and one-time-code attempt limits of `serve` (issue #31): a count per key (a customer, a client
+        // address) and when its window began, raised by one atomic statement per attempt, so parallel attempts cannot
+        // all pass the check and a restart does not forget a lock-out.
+        Step(name: "v9-login-attempts", apply: loginAttempts),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -389,5 +393,16 @@ enum LedgerSchema {
     private static func duplicateLookup(_ db: any SQLTransaction) throws {
         try db.executeScript(
             "CREATE INDEX journal_posted_to ON journal (credit, amount, currency, recorded_ms) WHERE kind = 'posted';")
+    }
+
+    private static func loginAttempts(_ db: any SQLTransaction) throws {
+        try db.executeScript(types("""
+            CREATE TABLE login_attempts (
+                key TEXT PRIMARY KEY NOT NULL,
+                attempts INTEGER NOT NULL,
+                window_start_ms INTEGER NOT NULL
+            );
+            CREATE INDEX login_attempts_window ON login_attempts (window_start_ms);
+            """, db.dialect))
     }
 }
