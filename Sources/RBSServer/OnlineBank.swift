@@ -12,8 +12,11 @@ package final class OnlineBank: @unchecked Sendable {
     let runs = RunStore()
     let sessions: LoginSessions
     let events: EventHub
-    let loginLimiter: RateLimiter
-    let codeLimiter: RateLimiter
+    /// Failed logins, and wrong codes, allowed per customer and per address within `attemptWindow` (counted in the
+    /// ledger's database: see ``Customers/beginAttempt(_:limit:window:now:)``).
+    let loginLimit: Int
+    let codeLimit: Int
+    let attemptWindow: TimeInterval
     let clock: @Sendable () -> Date
     /// Open runs a customer may hold at once.
     let runLimit: Int
@@ -53,8 +56,9 @@ package final class OnlineBank: @unchecked Sendable {
         self.note = note
         storedParty = origin
         sessions = LoginSessions(idle: limits.sessionIdle)
-        loginLimiter = RateLimiter(limit: limits.logins, window: limits.window)
-        codeLimiter = RateLimiter(limit: limits.codes, window: limits.window)
+        loginLimit = limits.logins
+        codeLimit = limits.codes
+        attemptWindow = limits.window
         runLimit = limits.runsPerCustomer
         events = EventHub(keepAlive: limits.eventKeepAlive)
         // Plugins and pickers see the accounts of the customer whose call is running, never the host's demo ones.
@@ -66,21 +70,30 @@ package final class OnlineBank: @unchecked Sendable {
     /// The origin and relying-party id passkeys are bound to.
     package var relyingParty: RelyingParty? { originLock.withLock { storedParty } }
 
-    /// Binds passkeys to `http://localhost:PORT` unless an origin was given (browsers accept `localhost`, never an
+    /// Binds passkeys to `http://localhost:PORT` (`https://` over TLS) unless an origin was given (browsers accept `localhost`, never an
     /// IP address, as a relying-party id).
-    package func useDefaultOrigin(port: Int) {
+    package func useDefaultOrigin(port: Int, scheme: String = "http") {
         originLock.withLock {
-            if storedParty == nil { storedParty = try? RelyingParty(origin: "http://localhost:\(port)") }
+            if storedParty == nil { storedParty = try? RelyingParty(origin: "\(scheme)://localhost:\(port)") }
         }
     }
 
     // MARK: - Logging in
 
-    /// Checks `password` for `name` (scrypt, off the event loop), rate-limited per customer and per address.
+    /// Checks `password` for `name` (scrypt, off the event loop), rate-limited per customer and per address. The
+    /// attempt is counted in the ledger before the password is checked, so of parallel attempts at most the limit
+    /// are checked (the rest are 429), and a restart keeps a lock-out.
     func login(name: String, password: String, address: String) async throws(Problem) -> (token: String, expires: Date, customer: Customer) {
-        let keys = ["customer:\(name)", "address:\(address)"]
-        if let wait = loginLimiter.retryAfter(keys, now: clock()) { throw .tooManyAttempts(wait, what: "logins") }
+        let keys = ["login:customer:\(name)", "login:address:\(address)"]
         let ledger = self.ledger
+        let (limit, window, now) = (loginLimit, attemptWindow, clock())
+        let wait: Int?
+        do {
+            wait = try await Self.blocking { try ledger.customers.beginAttempt(keys, limit: limit, window: window, now: now) }
+        } catch {
+            throw Self.storageProblem("the login attempts could not be counted", error)
+        }
+        if let wait { throw .tooManyAttempts(wait, what: "logins") }
         let found: Customer?
         do {
             found = try await Self.blocking { () throws -> Customer? in
@@ -91,24 +104,74 @@ package final class OnlineBank: @unchecked Sendable {
                 return matches ? credentials?.customer : nil
             }
         } catch {
+            // Not judged: the attempt is given back (a database outage locks no one out).
+            try? await Self.blocking { try ledger.customers.releaseAttempt(keys) }
             throw Self.storageProblem("the customers could not be read", error)
         }
         guard let customer = found else {
-            loginLimiter.fail(keys, now: clock())
             throw Problem("wrong-login", "Wrong customer or password", status: 401,
                           detail: "the customer name or the password is wrong")
         }
-        loginLimiter.reset(keys)
+        await clearAttempts(keys)
         let session = sessions.start(customer, now: clock())
         return (session.token, session.expires, customer)
+    }
+
+    // MARK: - Attempt limits of one-time codes
+
+    /// The keys a code attempt of `customer` from `address` counts under.
+    static func codeKeys(_ customer: Customer, _ address: String) -> [String] {
+        ["code:customer:\(customer.id)", "code:address:\(address)"]
+    }
+
+    /// Refuses with 429 when `keys` had too many wrong codes in the window.
+    func checkCodeAttempts(_ keys: [String]) async throws(Problem) {
+        let ledger = self.ledger
+        let (limit, window, now) = (codeLimit, attemptWindow, clock())
+        let wait: Int?
+        do {
+            wait = try await Self.blocking { try ledger.customers.attemptWait(keys, limit: limit, window: window, now: now) }
+        } catch {
+            throw Self.storageProblem("the signing attempts could not be read", error)
+        }
+        if let wait { throw .tooManyAttempts(wait, what: "signing attempts") }
+    }
+
+    /// Counts a wrong code under `keys`. (The ledger also counts it against the customer's own lock, in the
+    /// transaction that checked it: that count is the one that holds under concurrency.)
+    func failCodeAttempt(_ keys: [String]) async {
+        let ledger = self.ledger
+        let (window, now) = (attemptWindow, clock())
+        try? await Self.blocking { try ledger.customers.failAttempt(keys, window: window, now: now) }
+    }
+
+    /// Forgets `keys`' attempts after a success.
+    func clearAttempts(_ keys: [String]) async {
+        let ledger = self.ledger
+        try? await Self.blocking { try ledger.customers.clearAttempts(keys) }
     }
 
     /// A record no password matches, checked for unknown names.
     private static let decoy: PasswordRecord = (try? PasswordRecord.make(password: UUID().uuidString))
         ?? PasswordRecord("scrypt$16384$8$1$00$" + String(repeating: "0", count: 64))!
 
-    /// The customer of a live session token.
-    func customer(token: String) -> Customer? { sessions.customer(token: token, now: clock()) }
+    /// The customer of a live session token, nil when there is none or when the customer or user was removed since
+    /// the login (asked of the ledger on every request: then every session of theirs ends).
+    func customer(token: String) async throws(Problem) -> Customer? {
+        guard let customer = sessions.customer(token: token, now: clock()) else { return nil }
+        let ledger = self.ledger
+        let active: Bool
+        do {
+            active = try await Self.blocking { try ledger.customers.isActive(customer) }
+        } catch {
+            throw Self.storageProblem("the session's customer could not be read", error)
+        }
+        guard active else {
+            sessions.end(customer: customer.id)
+            return nil
+        }
+        return customer
+    }
 
     func logout(token: String) { sessions.end(token: token) }
 
@@ -117,7 +180,7 @@ package final class OnlineBank: @unchecked Sendable {
     func operations() -> [API.Operation] {
         runtime.registry.operations.map {
             API.Operation(id: $0.id, title: $0.descriptor.title, category: $0.descriptor.category, plugin: $0.pluginID,
-                          pluginVersion: $0.pluginVersion)
+                          pluginVersion: $0.pluginVersion, unavailable: $0.unavailable)
         }
     }
 
@@ -305,8 +368,8 @@ package final class OnlineBank: @unchecked Sendable {
         let request = try Self.request(requestId, of: customer)
         // A retry of a signing that went through (its answer lost) gets the same receipt.
         if let requestId, run.state == .signed, run.requestId == requestId, let receipt = run.receipt { return receipt }
-        let keys = ["customer:\(customer.id)", "address:\(address)"]
-        if let wait = codeLimiter.retryAfter(keys, now: clock()) { throw .tooManyAttempts(wait, what: "signing attempts") }
+        let keys = Self.codeKeys(customer, address)
+        try await checkCodeAttempts(keys)
         guard run.transition(from: .review, to: .signing) else {
             if run.state == .signed {
                 throw Problem("already-signed", "The run is already signed", status: 409,
@@ -342,12 +405,12 @@ package final class OnlineBank: @unchecked Sendable {
             }
         } catch let error as LedgerError {
             run.set(.review)
-            throw codeProblem(error, keys: keys)
+            throw await codeProblem(error, keys: keys)
         } catch {
             run.set(.review)
             throw .internalError("\(error)")
         }
-        codeLimiter.reset(keys)
+        await clearAttempts(keys)
         let receipt = Self.receipt(of: outcome)
         run.finish(receipt, requestId: requestId)
         try? await onLane(run) { () throws(Problem) in
@@ -500,18 +563,18 @@ package final class OnlineBank: @unchecked Sendable {
         return .internalError("\(what): \(error)")
     }
 
-    func codeProblem(_ error: LedgerError, keys: [String]) -> Problem {
+    func codeProblem(_ error: LedgerError, keys: [String]) async -> Problem {
         if case .wouldBeRejected(let refusal) = error { return Self.refusedProblem(refusal) }
         if case .unconfirmedDuplicate(let duplicate) = error { return Self.duplicateProblem(duplicate) }
         if let unusable = Self.unusableLedger(error) { return unusable }
         guard case .code(let code) = error else { return .internalError(error.description) }
         switch code {
         case .wrongPasskey(let left):
-            codeLimiter.fail(keys, now: clock())
+            await failCodeAttempt(keys)
             return Problem("wrong-passkey", "The passkey did not sign this document", status: 422, detail: code.description,
                            atom: "passkey", attemptsLeft: left)
         case .malformed(let left), .wrong(let left), .malformedResponse(_, let left), .wrongResponse(let left):
-            codeLimiter.fail(keys, now: clock())
+            await failCodeAttempt(keys)
             return Problem("wrong-code", "The one-time code is wrong", status: 422, detail: code.description,
                            atom: "code", attemptsLeft: left)
         case .replayed, .challengeUsed:

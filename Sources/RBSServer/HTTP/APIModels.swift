@@ -74,6 +74,8 @@ package enum API {
         package var category: String
         package var plugin: String
         package var pluginVersion: String
+        /// Present only when the operation cannot be run now (its plugin is quarantined): why, as `list --json` says.
+        package var unavailable: String?
     }
 
     package struct AccountJSON: Encodable, Sendable {

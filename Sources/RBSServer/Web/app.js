@@ -11,10 +11,9 @@ class ProblemError extends Error {
 
 async function api(method, path, body) {
   const options = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
-  if (body !== undefined) {
-    options.headers["Content-Type"] = "application/json";
-    options.body = JSON.stringify(body);
-  }
+  // The server refuses a POST, PUT or DELETE that is not JSON (its defence against cross-site requests), body or not.
+  if (method !== "GET") options.headers["Content-Type"] = "application/json";
+  if (body !== undefined) options.body = JSON.stringify(body);
   const response = await fetch("/api/v1" + path, options);
   if (response.status === 204) return null;
   const text = await response.text();
