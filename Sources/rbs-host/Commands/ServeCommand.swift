@@ -41,7 +41,7 @@ struct ServeCommand: ParsableCommand {
             }
         }
         // A server runs many customers' modules: each plugin in its own worker unless told otherwise.
-        let runtime = try global.makeRuntime(defaultIsolation: .plugin)
+        let runtime = try global.makeRuntime()
         Listing.printFailures(runtime.registry)
         let server: Server
         do {
