@@ -34,7 +34,7 @@ struct WorkerSandboxTests {
             settings.deadline = .seconds(30)
         }
         let runtime = Runtime(paths: HostPaths(plugins: plugins.path, data: data), accounts: StaticAccounts(DemoAccounts.list),
-                              log: StandardErrorLog(minimum: .critical), isolation: settings)
+                              log: StandardErrorLog(minimum: .error), isolation: settings)
         runtime.loadPlugins()
         return runtime
     }
@@ -174,7 +174,7 @@ struct WorkerSandboxTests {
         let files = (try? PluginRegistry.pluginFiles(in: Fixtures.plugins.path)) ?? []
         try #require(!files.isEmpty, "Plugins/ is empty: run `make plugins` first (`make test` does)")
         let runtime = Runtime(paths: HostPaths(plugins: Fixtures.plugins.path, data: Fixtures.temporaryDirectory("examples")),
-                              accounts: StaticAccounts(DemoAccounts.list), log: StandardErrorLog(minimum: .critical),
+                              accounts: StaticAccounts(DemoAccounts.list), log: StandardErrorLog(minimum: .error),
                               isolation: Self.settings())
         runtime.loadPlugins()
         defer { runtime.registry.unloadAll() }
