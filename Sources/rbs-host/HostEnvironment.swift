@@ -16,9 +16,9 @@ struct HostEnvironment: Sendable {
     var isolation: String?
     /// `RBS_WORKER_TIMEOUT`, seconds.
     var workerTimeout: Double?
-    /// `RBS_WORKER_LIMIT_AS` (MiB) and `RBS_WORKER_LIMIT_CPU` (seconds).
-    var workerMemoryMiB: Int?
-    var workerCPUSeconds: Int?
+    /// `RBS_WORKER_LIMIT_AS` (MiB), `RBS_WORKER_LIMIT_CPU` (seconds), `RBS_WORKER_LIMIT_FILES` and
+    /// `RBS_WORKER_LIMIT_PROCESSES`, as written (checked where they are used, with their own messages).
+    var workerLimits: [String: String]
     /// `RBS_CLOCK` (Unix seconds; honoured by debug builds only).
     var clock: Double?
     /// `RBS_PAUSE_AFTER_COMMIT_MS` (debug builds: the tests' kill window after a commit).
@@ -39,8 +39,7 @@ struct HostEnvironment: Sendable {
         development = environment["RBS_DEV"] == "1"
         isolation = text("RBS_ISOLATION")
         workerTimeout = text("RBS_WORKER_TIMEOUT").flatMap(Double.init)
-        workerMemoryMiB = text("RBS_WORKER_LIMIT_AS").flatMap(Int.init)
-        workerCPUSeconds = text("RBS_WORKER_LIMIT_CPU").flatMap(Int.init)
+        workerLimits = environment.filter { $0.key.hasPrefix("RBS_WORKER_LIMIT_") }
         clock = text("RBS_CLOCK").flatMap(Double.init)
         pauseAfterCommitMilliseconds = text("RBS_PAUSE_AFTER_COMMIT_MS").flatMap(UInt32.init)
         sdk = text("RBS_SDK")

@@ -86,7 +86,7 @@ struct GlobalOptions: ParsableArguments, HostOptions {
     @Flag(name: .long, help: "Development mode (also RBS_DEV=1): plugins need no signature, hot reload is on.")
     var dev = false
 
-    @Option(name: .long, help: ArgumentHelp("Where plugins run: none (in this process; the default, except for serve) or plugin (a worker process per plugin; the default of serve; also RBS_ISOLATION).", valueName: "mode"))
+    @Option(name: .long, help: ArgumentHelp("Where plugins run: plugin (a sandboxed worker process per plugin; the default) or none (in this process: development only, said at start; also RBS_ISOLATION).", valueName: "mode"))
     var isolation: IsolationSettings.Mode?
 
     @Option(name: .customLong("worker-timeout"), help: ArgumentHelp("Seconds one call into a plugin worker may take before the worker is killed (default 5; also RBS_WORKER_TIMEOUT).", valueName: "seconds"))

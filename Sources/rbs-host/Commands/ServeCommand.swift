@@ -55,7 +55,7 @@ struct ServeCommand: ParsableCommand {
         }
         let http = try httpOptions()
         // A server runs many customers' modules: each plugin in its own worker unless told otherwise.
-        let runtime = try global.makeRuntime(defaultIsolation: .plugin)
+        let runtime = try global.makeRuntime()
         Listing.printFailures(runtime.registry)
         let server: Server
         do {
