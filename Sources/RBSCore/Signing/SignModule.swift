@@ -12,6 +12,8 @@ public final class SignModule {
         public var value: String
         /// Amount, currency and payee: what the person must check before signing.
         public var prominent: Bool
+        /// The form's atom the value came from, when one did: where a "change" link of the review leads back to.
+        public var atom: String? = nil
     }
 
     public let draft: DocumentDraft
@@ -109,7 +111,8 @@ public final class SignModule {
         if let amount = field(.amount) {
             let currency = field(.currency)
             lines.append(Line(caption: Self.caption(.amount, language),
-                              value: Amount.shown(amount.value, currency: currency?.value ?? "", language), prominent: true))
+                              value: Amount.shown(amount.value, currency: currency?.value ?? "", language), prominent: true,
+                              atom: draft.presentation(of: amount.key).atom?.id))
             shown.insert(amount.key)
             if let currency { shown.insert(currency.key) }
         }
@@ -121,7 +124,8 @@ public final class SignModule {
                     let bic = HostMessage.bic.text(language)
                     text = directory?.bank(bic: value).map { "\($0.name), \(bic) \(value)" } ?? "\(bic) \(value)"
                 }
-                lines.append(Line(caption: Self.caption(role, language), value: text, prominent: role != .debitAccount))
+                lines.append(Line(caption: Self.caption(role, language), value: text, prominent: role != .debitAccount,
+                                  atom: draft.presentation(of: key).atom?.id))
                 shown.insert(key)
             }
         }
@@ -130,7 +134,8 @@ public final class SignModule {
                 && draft.presentation(of: key).role == role {
                 let presentation = draft.presentation(of: key)
                 let caption = role == .cardNumber || role == .purpose ? Self.caption(role, language) : presentation.label
-                lines.append(Line(caption: caption, value: Self.shown(value, presentation, language), prominent: role == .cardNumber))
+                lines.append(Line(caption: caption, value: Self.shown(value, presentation, language), prominent: role == .cardNumber,
+                                  atom: presentation.atom?.id))
                 shown.insert(key)
             }
         }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HTTPTypes
 import NIOCore
+import RBSCore
 import RBSLedger
 
 /// The HTTP face of ``OnlineBank``: /api/v1 (JSON, described by `openapi.json`), the web client at `/`, `/health`
@@ -22,7 +23,8 @@ enum Routes {
         router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
 
         router.get("/health") { _, _ in
-            json(API.Health(status: "ok", plugins: bank.runtime.registry.pluginIDs.count, openRuns: bank.openRuns))
+            await bank.expireIdleRuns()
+            return json(API.Health(status: "ok", plugins: bank.runtime.registry.pluginIDs.count, openRuns: bank.openRuns))
         }
         router.get("/metrics") { _, _ in
             let text = metrics.text(openRuns: bank.openRuns, streams: bank.events.count, plugins: bank.runtime.registry.pluginIDs.count)
@@ -31,6 +33,14 @@ enum Routes {
         }
 
         let api = router.group("/api/v1")
+        // The web page's words in one language: `?lang=en|ru`, else the request's Accept-Language. No login needed
+        // (the login page is worded too); nothing in it is secret.
+        api.get("/messages") { request, _ in
+            let asked = request.uri.queryParameters["lang"].flatMap { HostLanguage(rawValue: String($0)) }
+            let language = asked ?? Self.language(request)
+            return json(API.Messages(lang: language.rawValue, messages: PageText.catalogue(language),
+                                     runIdleMinutes: Int(bank.runIdle / 60)))
+        }
         api.post("/session") { request, context in
             try await answer {
                 let login: API.LoginRequest = try await body(request)
@@ -100,18 +110,23 @@ enum Routes {
                                 })
             }
         }
+        api.get("/runs") { request, _ in
+            try await answer { json(await bank.listRuns(of: try customer(request, bank))) }
+        }
         api.post("/runs") { request, _ in
             try await answer {
                 let who = try customer(request, bank)
                 let open: API.OpenRequest = try await body(request)
-                let run = try await bank.open(open.operation, for: who)
+                let run = try await bank.open(open.operation, language: language(request), for: who)
                 var response = json(run, status: .created)
                 response.headers[.location] = "/api/v1/runs/\(run.id)"
                 return response
             }
         }
         api.get("/runs/:run") { request, context in
-            try await answer { json(try await bank.show(try parameter(context, "run"), for: try customer(request, bank))) }
+            try await answer {
+                json(try await bank.show(try parameter(context, "run"), language: language(request), for: try customer(request, bank)))
+            }
         }
         api.delete("/runs/:run") { request, context in
             try await answer {
@@ -124,17 +139,19 @@ enum Routes {
                 let who = try customer(request, bank)
                 let commit: API.CommitRequest = try await body(request)
                 return json(try await bank.commit(commit.value, atom: try parameter(context, "atom"),
-                                                  run: try parameter(context, "run"), for: who))
+                                                  run: try parameter(context, "run"), language: language(request), for: who))
             }
         }
         api.post("/runs/:run/atoms/:atom/press") { request, context in
             try await answer {
                 json(try await bank.press(atom: try parameter(context, "atom"), run: try parameter(context, "run"),
-                                          for: try customer(request, bank)))
+                                          language: language(request), for: try customer(request, bank)))
             }
         }
         api.post("/runs/:run/submit") { request, context in
-            try await answer { json(try await bank.submit(run: try parameter(context, "run"), for: try customer(request, bank))) }
+            try await answer {
+                json(try await bank.submit(run: try parameter(context, "run"), language: language(request), for: try customer(request, bank)))
+            }
         }
         api.post("/runs/:run/sign") { request, context in
             try await answer {
@@ -148,7 +165,7 @@ enum Routes {
                 }
                 return json(try await bank.sign(run: try parameter(context, "run"), with: authorisation, requestId: sign.requestId,
                                                 confirmDuplicate: sign.confirmDuplicate ?? false,
-                                                address: context.remoteAddress, for: who))
+                                                address: context.remoteAddress, language: language(request), for: who))
             }
         }
         api.post("/baskets") { request, _ in
@@ -181,6 +198,12 @@ enum Routes {
     }
 
     // MARK: - Reading requests
+
+    /// The language the request's `Accept-Language` prefers (the web page sends the customer's choice there): the
+    /// messages a person reads in an answer (a field's refusal, a wrong code, the review) are in it.
+    static func language(_ request: Request) -> HostLanguage {
+        HostLanguage.preferred(acceptLanguage: request.headers[.acceptLanguage])
+    }
 
     /// The session token: the cookie, or `Authorization: Bearer TOKEN`.
     static func token(_ request: Request) -> String? {

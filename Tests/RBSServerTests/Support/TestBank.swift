@@ -94,9 +94,10 @@ final class TestBank: @unchecked Sendable {
 
         @discardableResult
         func call(_ method: HTTPRequest.Method, _ path: String, token: String? = nil, json: Any? = nil, raw: String? = nil,
-                  contentType: String = "application/json") async throws -> Answer {
+                  contentType: String = "application/json", language: String? = nil) async throws -> Answer {
             var headers: HTTPFields = [:]
             if let token { headers[.authorization] = "Bearer \(token)" }
+            if let language { headers[.acceptLanguage] = language }
             var body: ByteBuffer?
             if let json {
                 headers[.contentType] = contentType
