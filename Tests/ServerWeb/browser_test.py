@@ -52,6 +52,17 @@ def browser():
     return webdriver.Chrome(service=webdriver.ChromeService(executable_path="/usr/bin/chromedriver"), options=options)
 
 
+LAST_STEP = [0]
+
+
+def fresh_code(served):
+    """A code of a time step after every one used so far (a step is accepted once), waiting for it if need be."""
+    while int(time.time() // 30) + 1 <= LAST_STEP[0]:
+        time.sleep(1)
+    LAST_STEP[0] = int(time.time() // 30) + 1
+    return served.code(LAST_STEP[0] * 30)
+
+
 def active_id(driver):
     return driver.switch_to.active_element.get_attribute("id")
 
@@ -192,7 +203,7 @@ def first_payment(driver, wait, served):
     check(active_id(driver) == "code", "the focus is back at the code")
     code_field = driver.find_element(By.ID, "code")
     code_field.clear()
-    code = served.code()
+    code = fresh_code(served)
     code_field.send_keys(code[:3] + " " + code[3:] + Keys.ENTER)
     wait.until(EC.visibility_of_element_located((By.ID, "receipt")))
     check("/receipt" in driver.current_url, "the receipt has its own address")
@@ -285,7 +296,7 @@ def basket_payments(driver, wait, served):
     totals = plain(driver.find_element(By.CSS_SELECTOR, "#basket-totals tbody").text)
     check(totals == "Total, RUB 500.00 RUB", f"the basket's review shows the total: {totals!r}")
     check(len(driver.find_element(By.ID, "basket-id").text) == 64, "the basket's review shows the basket id")
-    driver.find_element(By.ID, "basket-code").send_keys(served.code(time.time() + 30) + Keys.ENTER)
+    driver.find_element(By.ID, "basket-code").send_keys(fresh_code(served) + Keys.ENTER)
     wait.until(EC.text_to_be_present_in_element((By.ID, "basket-receipts"), "posted"))
     receipts = driver.find_element(By.ID, "basket-receipts").text
     check(receipts.count("posted — Journal entry") == 2, f"each document has its receipt: {receipts!r}")
@@ -405,7 +416,7 @@ def walk(driver, wait, served, shots, lang, width, amount):
     wait.until(EC.visibility_of_element_located((By.ID, "review")))
     look(driver, axe, shots, lang, width, "review")
     if driver.find_element(By.ID, "code").is_displayed():
-        code = served.code(time.time() + 30)
+        code = fresh_code(served)
         driver.find_element(By.ID, "code").send_keys(code[:3] + " " + code[3:] + Keys.ENTER)
     else:
         driver.find_element(By.ID, "sign").click()

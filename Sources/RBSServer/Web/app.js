@@ -624,15 +624,17 @@ async function showReviewScreen(run) {
   $("review-fields").replaceChildren(...review.fields.map((line) => {
     const entry = line.atom && state.atoms.get(line.atom);
     const editable = entry && !entry.view.hidden && ["input", "enum", "account", "toggle"].includes(entry.atom.kind);
-    const row = element("div", { className: "answer" + (line.prominent ? " prominent" : "") },
-      element("dt", { text: line.caption }),
-      element("dd", { className: /^[0-9a-f]{64}$/.test(line.value) ? "hash" : null, text: line.value, "data-source": "value" }));
+    // dt and dd directly in the dl (a div around them is not a list item to every checker); the grid lays them out.
+    const prominent = line.prominent ? " prominent" : "";
+    const row = [element("dt", { className: prominent }, line.caption),
+      element("dd", { className: (/^[0-9a-f]{64}$/.test(line.value) ? "hash" : "") + prominent + (editable ? "" : " wide"), text: line.value,
+        "data-source": "value" })];
     if (editable) {
-      row.append(element("dd", { className: "change" }, element("a", { href: "#/run/" + run.id + "/field/" + encodeURIComponent(line.atom) },
+      row.push(element("dd", { className: "change" }, element("a", { href: "#/run/" + run.id + "/field/" + encodeURIComponent(line.atom) },
         element("span", { text: t("change") }), element("span", { className: "visually-hidden", text: " " + line.caption }))));
     }
     return row;
-  }));
+  }).flat());
   const passkey = review.method === "passkey";
   $("code-field").hidden = passkey;
   $("sign").textContent = passkey ? t("signWithPasskey") : t("signAndSend");
@@ -708,8 +710,8 @@ async function showReceiptScreen(id) {
   }
   if (receipt.reason) lines.push([t("reason"), receipt.reason]);
   lines.push([t("documentHash"), receipt.documentHash, "hash"]);
-  $("receipt-lines").replaceChildren(...lines.map(([term, value, className]) => element("div", { className: "answer" },
-    element("dt", { text: term }), element("dd", { className, text: value }))));
+  $("receipt-lines").replaceChildren(...lines.flatMap(([term, value, className]) => [element("dt", { text: term }),
+    element("dd", { className: (className || "") + " wide", text: value })]));
   $("receipt-title").focus();
 }
 
@@ -746,16 +748,15 @@ $("basket-make").addEventListener("click", async () => {
     const review = await api("POST", "/baskets", { runs: state.basket.map((item) => item.run) });
     state.basketReview = review;
     state.basketRequestId = newRequestId();
+    const pair = (term, value, className, attributes) => [element("dt", { className, text: term }),
+      element("dd", Object.assign({ className: (className || "") + " wide", text: value }, attributes || {}))];
     $("basket-documents").replaceChildren(...review.documents.map((document, index) => element("dl", { className: "answers basket-document" },
-      element("div", { className: "answer prominent" }, element("dt", { text: t("entry") + " " + (index + 1) }),
-        element("dd", { "data-source": "plugin", text: (state.basket[index] || {}).title || document.operation })),
-      ...document.fields.map((line) => element("div", { className: "answer" + (line.prominent ? " prominent" : "") },
-        element("dt", { text: line.caption }), element("dd", { text: line.value }))),
-      document.refusal ? element("div", { className: "answer rejected" }, element("dt", { text: t("basketRefuse") }),
-        element("dd", { text: document.refusal })) : null,
-      document.duplicate ? element("div", { className: "answer rejected" }, element("dt", { text: t("basketDuplicate") }),
-        element("dd", { text: t("duplicateEntry", { journal: document.duplicate.journal, time: format.time(document.duplicate.postedAt),
-          amount: format.amount(document.duplicate.amount, document.duplicate.currency), payee: document.duplicate.payee || "—" }) })) : null)));
+      ...pair(t("entry") + " " + (index + 1), (state.basket[index] || {}).title || document.operation, "prominent", { "data-source": "plugin" }),
+      ...document.fields.flatMap((line) => pair(line.caption, line.value, line.prominent ? "prominent" : "")),
+      ...(document.refusal ? pair(t("basketRefuse"), document.refusal, "rejected") : []),
+      ...(document.duplicate ? pair(t("basketDuplicate"), t("duplicateEntry", { journal: document.duplicate.journal,
+        time: format.time(document.duplicate.postedAt), amount: format.amount(document.duplicate.amount, document.duplicate.currency),
+        payee: document.duplicate.payee || "—" }), "rejected") : []))));
     $("basket-totals").tBodies[0].replaceChildren(...review.totals.map((total) => element("tr", { className: "prominent" },
       element("th", { scope: "row", text: t("basketTotal", { currency: total.currency }) }),
       element("td", { className: "num", text: format.amount(total.amount, total.currency) }))));
@@ -776,11 +777,11 @@ $("basket-sign-form").addEventListener("submit", async (event) => {
     const answer = await api("POST", "/baskets/" + state.basketReview.basket + "/sign",
       { code: $("basket-code").value, requestId: state.basketRequestId,
         confirmDuplicate: state.basketReview.documents.some((document) => Boolean(document.duplicate)) });
-    $("basket-receipts").replaceChildren(...answer.receipts.map((receipt, index) => element("div", { className: "answer" },
+    $("basket-receipts").replaceChildren(...answer.receipts.flatMap((receipt, index) => [
       element("dt", {}, (index + 1) + ". ", element("span", { "data-source": "plugin", text: state.basket[index].title })),
-      element("dd", { className: receipt.status, text: statusWord(receipt.status) + " — " + t("journalEntry") + " " + receipt.journal
+      element("dd", { className: receipt.status + " wide", text: statusWord(receipt.status) + " — " + t("journalEntry") + " " + receipt.journal
         + (receipt.posting ? ": " + format.amount(receipt.posting.amount, receipt.posting.currency) + " → " + receipt.posting.credit : "")
-        + (receipt.reason ? ": " + receipt.reason : "") }))));
+        + (receipt.reason ? ": " + receipt.reason : "") })]));
     const posted = answer.receipts.filter((r) => r.status === "posted").length;
     state.basket = [];
     showBasket();
