@@ -18,6 +18,7 @@ import time
 
 from axe_selenium_python import Axe
 from selenium import webdriver
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.common.virtual_authenticator import VirtualAuthenticatorOptions
@@ -103,7 +104,10 @@ def fill_quick(driver, wait, served, amount):
 
 
 def balance(driver, served):
-    return plain(driver.find_element(By.CSS_SELECTOR, f"tr[data-account='{served.accounts[0]}'] td.num").text)
+    try:
+        return plain(driver.find_element(By.CSS_SELECTOR, f"tr[data-account='{served.accounts[0]}'] td.num").text)
+    except (StaleElementReferenceException, NoSuchElementException):
+        return ""  # the table is being drawn again
 
 
 def wait_balance(driver, wait, served, text):
@@ -176,8 +180,8 @@ def first_payment(driver, wait, served):
     # Back leaves the form for the operations; Forward returns to it, values kept.
     driver.back()
     wait.until(EC.visibility_of_element_located((By.ID, "home")))
-    resume = driver.find_elements(By.CSS_SELECTOR, "#resume a")
-    check(len(resume) == 1, "the open form is offered to continue")
+    run_id = form_url.split("#/run/")[1]
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f"#resume a[data-run='{run_id}']"))
     driver.forward()
     wait.until(EC.visibility_of_element_located((By.ID, "atom-destName")))
     check(driver.find_element(By.ID, "atom-destDesc").get_attribute("value") == "Оплата по счёту 7", "Forward returns to the form")
