@@ -58,15 +58,10 @@ extension OnlineBank {
 }
 
 extension Routes {
-    /// The language a person reads the answer in: `?lang=ru|en`, else the first of `Accept-Language` that the
-    /// catalogue has, else English.
+    /// The language a person reads the answer in (a field's refusal, a wrong code, the review, a receipt): `?lang=ru|en`,
+    /// else the one `Accept-Language` prefers (the web page sends the customer's choice there), else English.
     static func language(_ request: Request) -> HostLanguage {
         if let lang = request.uri.queryParameters["lang"].flatMap({ HostLanguage(rawValue: String($0)) }) { return lang }
-        let header = request.headers[.acceptLanguage] ?? ""
-        for part in header.split(separator: ",") {
-            let tag = part.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-            if let language = HostLanguage(rawValue: String(tag.prefix(2))) { return language }
-        }
-        return .en
+        return HostLanguage.preferred(acceptLanguage: request.headers[.acceptLanguage])
     }
 }

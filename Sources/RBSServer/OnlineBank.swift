@@ -20,6 +20,8 @@ package final class OnlineBank: @unchecked Sendable {
     let clock: @Sendable () -> Date
     /// Open runs a customer may hold at once.
     let runLimit: Int
+    /// Seconds a run may stay unused before it expires (its plugin instance closed).
+    let runIdle: TimeInterval
     private let signingLock = NSLock()
     private var signingsInFlight = 0
     let passkeyChallenges = PasskeyChallenges()
@@ -38,7 +40,12 @@ package final class OnlineBank: @unchecked Sendable {
         /// signing for 5 minutes after 5 wrong codes in a row).
         package var codes = 5
         package var window: TimeInterval = 5 * 60
-        package var runsPerCustomer = 20_000
+        /// Runs a customer may hold open at once (forms not yet signed or cancelled, and signed ones until they
+        /// expire): more are refused 429 `too-many-runs` until one is cancelled or expires (`serve --runs-per-customer`).
+        package var runsPerCustomer = 20
+        /// Seconds a run stays open unused (no request naming it) before it expires: 30 minutes. An abandoned form
+        /// (a closed tab) so frees its plugin instance; a reloaded page within that time resumes it.
+        package var runIdle: TimeInterval = 30 * 60
         /// Seconds between keep-alive comments on an idle event stream.
         package var eventKeepAlive: TimeInterval = 15
 
@@ -60,6 +67,7 @@ package final class OnlineBank: @unchecked Sendable {
         codeLimit = limits.codes
         attemptWindow = limits.window
         runLimit = limits.runsPerCustomer
+        runIdle = limits.runIdle
         events = EventHub(keepAlive: limits.eventKeepAlive)
         // Plugins and pickers see the accounts of the customer whose call is running, never the host's demo ones.
         runtime.locator.register(CustomerAccounts(), as: (any AccountsService).self)
@@ -217,7 +225,8 @@ package final class OnlineBank: @unchecked Sendable {
     // MARK: - Runs
 
     /// Opens a run of `operation` for `customer`, on the plugin's lane.
-    func open(_ operation: String, for customer: Customer) async throws(Problem) -> API.Run {
+    func open(_ operation: String, language: HostLanguage = .en, for customer: Customer) async throws(Problem) -> API.Run {
+        await expireIdleRuns()
         guard let listing = runtime.registry.operations.first(where: { $0.id == operation }) else {
             throw Problem("unknown-operation", "No such operation", status: 404,
                           detail: "there is no operation '\(operation)' (GET /api/v1/operations lists them)")
@@ -237,28 +246,63 @@ package final class OnlineBank: @unchecked Sendable {
             do throws(RunError) { session = try runtime.open(operation) } catch {
                 throw Problem("cannot-open", "The operation could not be opened", status: 422, detail: error.description)
             }
+            session.language = language
             run.session = session
+            run.named(operation: session.operation.id, title: session.operation.descriptor.title)
             return Self.describe(run, session)
         }
         guard runs.add(run, limit: runLimit) else {
             try? await onLane(run) { () throws(Problem) in run.session?.close(); run.session = nil }
             throw Problem("too-many-runs", "Too many open runs", status: 429,
-                          detail: "this customer has \(runLimit) runs open; cancel some (DELETE /api/v1/runs/{run})")
+                          detail: "this customer has \(runLimit) runs open; cancel some (DELETE /api/v1/runs/{run}) or wait until "
+                            + "unused ones expire (\(Int(runIdle / 60)) minutes)")
         }
         return answer
     }
 
     /// The run as it is now.
-    func show(_ id: String, for customer: Customer) async throws(Problem) -> API.Run {
+    func show(_ id: String, language: HostLanguage = .en, for customer: Customer) async throws(Problem) -> API.Run {
         let run = try find(id, customer)
         return try await onLane(run) { () throws(Problem) -> API.Run in
             guard let session = run.session else { return Self.describe(run, nil) }
+            session.language = language
             return Self.describe(run, session)
         }
     }
 
+    /// The customer's runs, most recently used first: what a reloaded page offers to resume.
+    func listRuns(of customer: Customer) async -> [API.RunSummary] {
+        await expireIdleRuns()
+        return runs.all.filter { $0.customer.id == customer.id && $0.state != .cancelled }
+            .sorted { $0.lastUsed > $1.lastUsed }
+            .map { run in
+                API.RunSummary(id: run.id, operation: run.operation, title: run.title, state: run.state.rawValue,
+                               lastUsedAt: Self.iso(run.lastUsed), expiresAt: Self.iso(run.lastUsed.addingTimeInterval(runIdle)))
+            }
+    }
+
+    /// Closes every run unused for ``runIdle`` seconds (not one being signed): its plugin instance is freed and
+    /// the run forgotten, as a cancel does. Called on each open, each listing and each `/health`.
+    func expireIdleRuns() async {
+        for run in runs.idle(since: clock().addingTimeInterval(-runIdle)) where run.state != .signing {
+            await close(run)
+        }
+    }
+
+    /// Forgets `run` and frees its plugin instance (a cancel, or an expiry); a signed run keeps its state.
+    private func close(_ run: ServerRun) async {
+        guard runs.remove(run.id) != nil else { return }
+        if run.state != .signed { run.set(.cancelled) }
+        try? await onLane(run) { () throws(Problem) in
+            run.session?.close()
+            run.session = nil
+            run.sign = nil
+        }
+    }
+
     /// Commits `value` to atom `atom`; answers only the atoms that changed. A commit after a submit drops the review.
-    func commit(_ value: JSONValue, atom: String, run id: String, for customer: Customer) async throws(Problem) -> API.Changes {
+    func commit(_ value: JSONValue, atom: String, run id: String, language: HostLanguage = .en,
+                for customer: Customer) async throws(Problem) -> API.Changes {
         let run = try find(id, customer)
         let events = self.events
         return try await onLane(run) { () throws(Problem) -> API.Changes in
@@ -267,7 +311,8 @@ package final class OnlineBank: @unchecked Sendable {
                 throw Problem("unknown-atom", "No such atom", status: 404,
                               detail: "operation \(session.operation.id) has no atom '\(atom)'", atom: atom)
             }
-            let typed = try ValueInput.value(for: value, atom: descriptor)
+            session.language = language
+            let typed = try ValueInput.value(for: value, atom: descriptor, in: session)
             let before = Self.atoms(session)
             do throws(FormSessionError) {
                 try session.commit(atom, value: typed)
@@ -279,11 +324,12 @@ package final class OnlineBank: @unchecked Sendable {
     }
 
     /// Presses a button atom (the plugin's action).
-    func press(atom: String, run id: String, for customer: Customer) async throws(Problem) -> API.Changes {
+    func press(atom: String, run id: String, language: HostLanguage = .en, for customer: Customer) async throws(Problem) -> API.Changes {
         let run = try find(id, customer)
         let events = self.events
         return try await onLane(run) { () throws(Problem) -> API.Changes in
             let session = try Self.editable(run)
+            session.language = language
             guard session.operation.descriptor.atoms.contains(where: { $0.id == atom }) else {
                 throw Problem("unknown-atom", "No such atom", status: 404,
                               detail: "operation \(session.operation.id) has no atom '\(atom)'", atom: atom)
@@ -295,13 +341,14 @@ package final class OnlineBank: @unchecked Sendable {
     }
 
     /// Checks the form and builds the document; answers the review the customer signs.
-    func submit(run id: String, for customer: Customer) async throws(Problem) -> API.Review {
+    func submit(run id: String, language: HostLanguage = .en, for customer: Customer) async throws(Problem) -> API.Review {
         let run = try find(id, customer)
         let ledger = self.ledger
         let directory = runtime.locator.optional(BankDirectory.self)
         let party = relyingParty
         return try await onLane(run) { () throws(Problem) -> API.Review in
             let session = try Self.editable(run)
+            session.language = language
             let draft: DocumentDraft
             switch session.submit() {
             case .ready(let ready): draft = ready
@@ -320,10 +367,10 @@ package final class OnlineBank: @unchecked Sendable {
                 throw Self.storageProblem("the document could not be prepared", error)
             }
             // The core's own check before any code is asked for: a document it would refuse is never offered.
-            if let refusal = sign.refusal { throw Self.refusedProblem(refusal) }
+            if let refusal = sign.refusal { throw Self.refusedProblem(refusal, language, draft: draft) }
             run.sign = sign
             run.set(.review)
-            return Self.review(sign, passkey: credentials.passkey, party: party)
+            return Self.review(sign, passkey: credentials.passkey, party: party, language: language)
         }
     }
 
@@ -363,7 +410,7 @@ package final class OnlineBank: @unchecked Sendable {
     /// A document that repeats the customer's payment posted in the last 24 hours is answered 409 `duplicate`
     /// (naming that entry) before the code or passkey is looked at, unless `confirmDuplicate`.
     func sign(run id: String, with authorisation: Authorisation, requestId: String? = nil, confirmDuplicate: Bool = false,
-              address: String, for customer: Customer) async throws(Problem) -> API.Receipt {
+              address: String, language: HostLanguage = .en, for customer: Customer) async throws(Problem) -> API.Receipt {
         let run = try find(id, customer)
         let request = try Self.request(requestId, of: customer)
         // A retry of a signing that went through (its answer lost) gets the same receipt.
@@ -405,7 +452,7 @@ package final class OnlineBank: @unchecked Sendable {
             }
         } catch let error as LedgerError {
             run.set(.review)
-            throw await codeProblem(error, keys: keys)
+            throw await codeProblem(error, keys: keys, language: language)
         } catch {
             run.set(.review)
             throw .internalError("\(error)")
@@ -449,13 +496,7 @@ package final class OnlineBank: @unchecked Sendable {
         guard run.state != .signing else {
             throw Problem("signing", "The run is being signed", status: 409, detail: "a signing of this run is in progress")
         }
-        runs.remove(id)
-        run.set(.cancelled)
-        try await onLane(run) { () throws(Problem) in
-            run.session?.close()
-            run.session = nil
-            run.sign = nil
-        }
+        await close(run)
     }
 
     // MARK: - Shutting down
@@ -492,7 +533,12 @@ package final class OnlineBank: @unchecked Sendable {
 
     func find(_ id: String, _ customer: Customer) throws(Problem) -> ServerRun {
         guard let run = runs.run(id, of: customer) else {
-            throw Problem.notFound("there is no run '\(id)' (runs end when signed, cancelled or when the server restarts)")
+            throw Problem.notFound("there is no run '\(id)' (runs end when cancelled, \(Int(runIdle / 60)) minutes unused, "
+                                   + "or when the server restarts)")
+        }
+        if run.state != .signing, run.lastUsed < clock().addingTimeInterval(-runIdle) {
+            Task { await self.close(run) }
+            throw Problem.notFound("run '\(id)' expired: it was not used for \(Int(runIdle / 60)) minutes")
         }
         run.touch(clock())
         return run
@@ -517,9 +563,18 @@ package final class OnlineBank: @unchecked Sendable {
     func signingStarted() { signingLock.withLock { signingsInFlight += 1 } }
     func signingEnded() { signingLock.withLock { signingsInFlight -= 1 } }
 
-    static func refusedProblem(_ refusal: Rejection) -> Problem {
-        Problem("would-be-rejected", "The bank would refuse this document", status: 422,
-                detail: LedgerError.wouldBeRejected(refusal).description)
+    /// The core's refusal before any code, in `language`; a refusal about the amount (insufficient funds, too many
+    /// decimals, not positive) names the atom of `draft` the amount came from, so the page shows it at that field.
+    static func refusedProblem(_ refusal: Rejection, _ language: HostLanguage = .en, draft: DocumentDraft? = nil) -> Problem {
+        let aboutAmount: Set<Rejection.Code> = [.insufficientFunds, .amountNotPositive, .tooManyDecimals]
+        let atom = aboutAmount.contains(refusal.code) ? draft.flatMap { draft in
+            draft.fields.lazy.compactMap { field in
+                let presentation = draft.presentation(of: field.key)
+                return presentation.role == .amount ? presentation.atom?.id : nil
+            }.first
+        } : nil
+        return Problem("would-be-rejected", "The bank would refuse this document", status: 422,
+                       detail: HostMessage.wouldRefuse(refusal, language), atom: atom)
     }
 
     /// The shared database is down or cut off (`--database postgres://…`): 503 with the failure (which server, and
@@ -563,8 +618,8 @@ package final class OnlineBank: @unchecked Sendable {
         return .internalError("\(what): \(error)")
     }
 
-    func codeProblem(_ error: LedgerError, keys: [String]) async -> Problem {
-        if case .wouldBeRejected(let refusal) = error { return Self.refusedProblem(refusal) }
+    func codeProblem(_ error: LedgerError, keys: [String], language: HostLanguage = .en) async -> Problem {
+        if case .wouldBeRejected(let refusal) = error { return Self.refusedProblem(refusal, language) }
         if case .unconfirmedDuplicate(let duplicate) = error { return Self.duplicateProblem(duplicate) }
         if let unusable = Self.unusableLedger(error) { return unusable }
         guard case .code(let code) = error else { return .internalError(error.description) }
@@ -575,14 +630,15 @@ package final class OnlineBank: @unchecked Sendable {
                            atom: "passkey", attemptsLeft: left)
         case .malformed(let left), .wrong(let left), .malformedResponse(_, let left), .wrongResponse(let left):
             await failCodeAttempt(keys)
-            return Problem("wrong-code", "The one-time code is wrong", status: 422, detail: code.description,
-                           atom: "code", attemptsLeft: left)
+            return Problem("wrong-code", "The one-time code is wrong", status: 422,
+                           detail: HostMessage.describe(code, language), atom: "code", attemptsLeft: left)
         case .replayed, .challengeUsed:
-            return Problem("replayed-code", "The one-time code was already used", status: 409, detail: code.description, atom: "code")
+            return Problem("replayed-code", "The one-time code was already used", status: 409,
+                           detail: HostMessage.describe(code, language), atom: "code")
         case .noPendingChallenge, .challengeExpired, .wrongMethod:
             return Problem("signing-method", "This signing cannot be completed so", status: 409, detail: code.description, atom: "code")
         case .locked(_, let remaining, _):
-            return Problem("signing-locked", "Signing is locked", status: 429, detail: code.description, atom: "code",
+            return Problem("signing-locked", "Signing is locked", status: 429, detail: HostMessage.describe(code, language), atom: "code",
                            retryAfter: remaining)
         case .storage:
             return .internalError(code.description)
@@ -623,8 +679,8 @@ package final class OnlineBank: @unchecked Sendable {
 
     private static func describe(_ run: ServerRun, _ session: FormSession?) -> API.Run {
         guard let session else {
-            return API.Run(id: run.id, operation: "", title: "", plugin: run.pluginID, pluginVersion: "",
-                           state: run.state.rawValue, ready: false, formError: nil, atoms: [])
+            return API.Run(id: run.id, operation: run.operation, title: run.title, plugin: run.pluginID, pluginVersion: "",
+                           state: run.state.rawValue, ready: false, formError: nil, atoms: [], receipt: run.receipt)
         }
         return API.Run(id: run.id, operation: session.operation.id, title: session.operation.descriptor.title,
                        plugin: session.operation.plugin.id, pluginVersion: session.operation.plugin.version,
@@ -644,14 +700,16 @@ package final class OnlineBank: @unchecked Sendable {
         return API.Changes(changed: changed, ready: session.isReady, formError: session.formError)
     }
 
-    private static func review(_ sign: SignModule, passkey: Passkey?, party: RelyingParty?) -> API.Review {
+    private static func review(_ sign: SignModule, passkey: Passkey?, party: RelyingParty?, language: HostLanguage) -> API.Review {
         let draft = sign.draft
         var currency = draft["currency"]
         if currency?.isEmpty ?? true { currency = nil }
         let amount = draft["amount"].flatMap { text in
             Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map { Amount.text($0, currency: currency ?? "") }
         }
-        return API.Review(fields: sign.review.map { API.ReviewLine(caption: $0.caption, value: $0.value, prominent: $0.prominent) },
+        return API.Review(fields: sign.review(in: language).map {
+                              API.ReviewLine(caption: $0.caption, value: $0.value, prominent: $0.prominent, atom: $0.atom)
+                          },
                           amount: amount, currency: currency, payee: draft["name"].flatMap { $0.isEmpty ? nil : $0 },
                           documentHash: sign.document.id, method: sign.method.rawValue,
                           passkey: sign.method == .passkey ? passkey.flatMap { key in
@@ -695,6 +753,8 @@ package final class OnlineBank: @unchecked Sendable {
         var generator = SystemRandomNumberGenerator()
         return Hex.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
+
+    static func iso(_ date: Date) -> String { iso(milliseconds: Timestamp.milliseconds(date)) }
 
     static func iso(milliseconds: Int64) -> String {
         let formatter = ISO8601DateFormatter()

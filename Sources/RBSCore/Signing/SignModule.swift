@@ -12,6 +12,8 @@ public final class SignModule {
         public var value: String
         /// Amount, currency and payee: what the person must check before signing.
         public var prominent: Bool
+        /// The form's atom the value came from, when one did: where a "change" link of the review leads back to.
+        public var atom: String? = nil
     }
 
     public let draft: DocumentDraft
@@ -101,7 +103,8 @@ public final class SignModule {
     /// documents too. One presentation for every front end: ``DocumentPresentation``.
     static func fieldLines(_ draft: DocumentDraft, directory: BankDirectory?, language: HostLanguage) -> [Line] {
         DocumentPresentation.rows(draft.fields, presentation: draft.presentation(of:), directory: directory, language: language)
-            .map { Line(caption: $0.label, value: $0.value, prominent: $0.prominent) }
+            .map { Line(caption: $0.label, value: $0.value, prominent: $0.prominent,
+                        atom: $0.field.flatMap { draft.presentation(of: $0).atom?.id }) }
     }
 
     /// Checks the one-time code (TOTP) or the response to the challenge (OCRA), signs, journals and submits to the core — one transaction. The core's check is

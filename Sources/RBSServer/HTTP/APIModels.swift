@@ -145,6 +145,27 @@ package enum API {
         package var ready: Bool
         package var formError: String?
         package var atoms: [Atom]
+        /// A signed run's receipt (a reloaded receipt page shows it again), else nil.
+        package var receipt: Receipt? = nil
+    }
+
+    /// One of the customer's open runs (`GET /api/v1/runs`): what a reloaded page resumes.
+    package struct RunSummary: Encodable, Sendable {
+        package var id: String
+        package var operation: String
+        package var title: String
+        package var state: String
+        /// When the run was last used, and when it expires unused (ISO 8601).
+        package var lastUsedAt: String
+        package var expiresAt: String
+    }
+
+    /// The words of the web page in one language (`GET /api/v1/messages`).
+    package struct Messages: Encodable, Sendable {
+        package var lang: String
+        package var messages: [String: String]
+        /// Minutes an unused run stays open (the page says so).
+        package var runIdleMinutes: Int
     }
 
     package struct OpenRequest: Decodable, Sendable {
@@ -166,6 +187,8 @@ package enum API {
         package var caption: String
         package var value: String
         package var prominent: Bool
+        /// The form's atom the value came from: the review's "change" link leads back to it.
+        package var atom: String? = nil
     }
 
     package struct Review: Encodable, Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HTTPTypes
 import NIOCore
+import RBSCore
 import RBSLedger
 
 /// The HTTP face of ``OnlineBank``: /api/v1 (JSON, described by `openapi.json`), the web client at `/`, `/health`
@@ -29,6 +30,7 @@ enum Routes {
         // The ledger's real state (its data folder and its tables, PostgreSQL's when shared), asked off the event loop:
         // 503 when either cannot be used, so nothing routes payments to a host that would refuse them.
         router.get("/health") { _, _ in
+            await bank.expireIdleRuns()
             let ledger = bank.ledger
             let health = (try? await OnlineBank.blocking { ledger.health() })
                 ?? LedgerHealth(folder: nil, place: ledger.location.description,
@@ -43,6 +45,14 @@ enum Routes {
         }
 
         let api = router.group("/api/v1")
+        // The web page's words in one language: `?lang=en|ru`, else the request's Accept-Language. No login needed
+        // (the login page is worded too); nothing in it is secret.
+        api.get("/messages") { request, _ in
+            let asked = request.uri.queryParameters["lang"].flatMap { HostLanguage(rawValue: String($0)) }
+            let language = asked ?? Self.language(request)
+            return json(API.Messages(lang: language.rawValue, messages: PageText.catalogue(language),
+                                     runIdleMinutes: Int(bank.runIdle / 60)))
+        }
         api.post("/session") { request, context in
             try await answer {
                 let login: API.LoginRequest = try await body(request)
@@ -117,18 +127,23 @@ enum Routes {
                                 })
             }
         }
+        api.get("/runs") { request, _ in
+            try await answer { json(await bank.listRuns(of: try await customer(request, bank))) }
+        }
         api.post("/runs") { request, _ in
             try await answer {
                 let who = try await customer(request, bank)
                 let open: API.OpenRequest = try await body(request)
-                let run = try await bank.open(open.operation, for: who)
+                let run = try await bank.open(open.operation, language: language(request), for: who)
                 var response = json(run, status: .created)
                 response.headers[.location] = "/api/v1/runs/\(run.id)"
                 return response
             }
         }
         api.get("/runs/:run") { request, context in
-            try await answer { json(try await bank.show(try parameter(context, "run"), for: try await customer(request, bank))) }
+            try await answer {
+                json(try await bank.show(try parameter(context, "run"), language: language(request), for: try await customer(request, bank)))
+            }
         }
         api.delete("/runs/:run") { request, context in
             try await answer {
@@ -141,17 +156,19 @@ enum Routes {
                 let who = try await customer(request, bank)
                 let commit: API.CommitRequest = try await body(request)
                 return json(try await bank.commit(commit.value, atom: try parameter(context, "atom"),
-                                                  run: try parameter(context, "run"), for: who))
+                                                  run: try parameter(context, "run"), language: language(request), for: who))
             }
         }
         api.post("/runs/:run/atoms/:atom/press") { request, context in
             try await answer {
                 json(try await bank.press(atom: try parameter(context, "atom"), run: try parameter(context, "run"),
-                                          for: try await customer(request, bank)))
+                                          language: language(request), for: try await customer(request, bank)))
             }
         }
         api.post("/runs/:run/submit") { request, context in
-            try await answer { json(try await bank.submit(run: try parameter(context, "run"), for: try await customer(request, bank))) }
+            try await answer {
+                json(try await bank.submit(run: try parameter(context, "run"), language: language(request), for: try await customer(request, bank)))
+            }
         }
         api.post("/runs/:run/sign") { request, context in
             try await answer {
@@ -165,7 +182,7 @@ enum Routes {
                 }
                 let receipt = try await bank.sign(run: try parameter(context, "run"), with: authorisation, requestId: sign.requestId,
                                                   confirmDuplicate: sign.confirmDuplicate ?? false,
-                                                  address: context.remoteAddress, for: who)
+                                                  address: context.remoteAddress, language: language(request), for: who)
                 return json(await bank.presented(receipt, for: who, language: language(request)))
             }
         }

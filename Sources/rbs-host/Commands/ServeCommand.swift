@@ -37,6 +37,12 @@ struct ServeCommand: ParsableCommand {
     var idleTimeout: Double = ConnectionTimeouts().idle
     @Flag(inversion: .prefixedNo, help: "Reload changed plugins as they appear in the folder (default: on with --dev).")
     var watch: Bool?
+    @Option(help: ArgumentHelp("Runs (open forms) one customer may hold at once; more are refused until one is cancelled or expires.",
+                               valueName: "n"))
+    var runsPerCustomer = OnlineBank.Limits().runsPerCustomer
+    @Option(help: ArgumentHelp("Minutes a run stays open unused before it expires and its plugin instance is closed.",
+                               valueName: "minutes"))
+    var runIdleMinutes = Int(OnlineBank.Limits().runIdle / 60)
     @Flag(help: ArgumentHelp("Add GET /hello, a constant answer (the ceiling of the load benchmark).", visibility: .hidden))
     var helloRoute = false
 
@@ -46,6 +52,13 @@ struct ServeCommand: ParsableCommand {
             Terminal.error(error.description)
             throw ExitCode.validationFailure
         }
+        guard runsPerCustomer >= 1, runIdleMinutes >= 1 else {
+            Terminal.error("--runs-per-customer and --run-idle-minutes take a whole number of at least 1")
+            throw ExitCode.validationFailure
+        }
+        var limits = OnlineBank.Limits()
+        limits.runsPerCustomer = runsPerCustomer
+        limits.runIdle = TimeInterval(runIdleMinutes) * 60
         var party: RelyingParty?
         if let origin {
             do { party = try RelyingParty(origin: origin) } catch {
@@ -60,7 +73,7 @@ struct ServeCommand: ParsableCommand {
         let server: Server
         do {
             let clock = HostClock.current
-            server = try Server(runtime: runtime, ledger: try runtime.ledger(), origin: party, http: http, clock: { clock.now }, log: { line in
+            server = try Server(runtime: runtime, ledger: try runtime.ledger(), limits: limits, origin: party, http: http, clock: { clock.now }, log: { line in
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
             }, note: { line in
                 FileHandle.standardError.write(Data((line + "\n").utf8))

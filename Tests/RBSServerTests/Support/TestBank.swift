@@ -103,9 +103,11 @@ final class TestBank: @unchecked Sendable {
         /// else), body or not, as the web client does; `headers` are added (an `Origin`).
         @discardableResult
         func call(_ method: HTTPRequest.Method, _ path: String, token: String? = nil, json: Any? = nil, raw: String? = nil,
-                  contentType: String? = "application/json", headers extra: HTTPFields = [:]) async throws -> Answer {
+                  contentType: String? = "application/json", headers extra: HTTPFields = [:],
+                  language: String? = nil) async throws -> Answer {
             var headers = extra
             if let token { headers[.authorization] = "Bearer \(token)" }
+            if let language { headers[.acceptLanguage] = language }
             if method != .get, let contentType { headers[.contentType] = contentType }
             var body: ByteBuffer?
             if let json {
