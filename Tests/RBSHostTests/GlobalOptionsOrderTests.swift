@@ -41,8 +41,10 @@ struct GlobalOptionsOrderTests {
     @Test("--lang ru speaks Russian; --dev allows unsigned plugins; --isolation plugin runs them in a worker")
     func langDevIsolation() throws {
         let sandbox = try HostSandbox()
-        let russian = try bothOrders(sandbox, ["--lang", "ru"], ["describe", "pay.pp.quick", "--set", "amount=1,500"])
-        #expect(russian.stderr.contains("ошибка"), "\(russian.stderr)")
+        let russian = try bothOrders(sandbox, ["--lang", "ru"], ["describe", "pay.pp.quick"])
+        #expect(russian.status == 0, "\(russian)")
+        let unknown = try bothOrders(sandbox, ["--lang", "xx"], ["describe", "pay.pp.quick"])
+        #expect(unknown.status != 0 && unknown.stderr.contains("xx"), "\(unknown)")
 
         let unsigned = try sandbox.host(["list", "--json"], environment: ["RBS_DEV": nil])
         let dev = try bothOrders(sandbox, ["--dev"], ["list", "--json"], environment: ["RBS_DEV": nil])

@@ -10,6 +10,8 @@ struct DataFolderWatchTests {
     private func nextPaymentAfter(_ change: (Fixture) throws -> Void) throws -> (Fixture, LedgerError?) {
         let f = try Fixture(engine: .sqlite)
         _ = try f.ledger.signAndPost(try f.payment(amount: "1.00"), code: f.nextCode())
+        // The tip record of that commit is written in the background: let it land before the folder is changed.
+        TipRecorder.for(f.directory).settle()
         try change(f)
         do {
             _ = try f.ledger.signAndPost(try f.payment(amount: "2.00"), code: f.nextCode())
@@ -100,6 +102,7 @@ struct DataFolderWatchTests {
         #expect(fine.isUsable)
         #expect(fine.folder == nil && fine.database == nil)
         #expect(fine.place == f.directory.appendingPathComponent(database).path)
+        TipRecorder.for(f.directory).settle()
         try FileManager.default.removeItem(at: f.directory)
         let gone = f.ledger.health()
         #expect(!gone.isUsable)
