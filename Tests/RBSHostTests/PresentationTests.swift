@@ -28,7 +28,7 @@ struct PresentationTests {
     @Test("journal show under --lang ru: the plugin's labels and enum titles, the payer, amounts and dates as Russian writes them, no English captions")
     func journalShowRussian() throws {
         let sandbox = try HostSandbox.withTwoPostings()
-        let result = try sandbox.host(["--lang", "ru", "journal", "show", "1"])
+        let result = try sandbox.host(["journal", "show", "1", "--lang", "ru"])
         #expect(result.status == 0, "\(result)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first == "Запись журнала 1")

@@ -51,7 +51,7 @@ public enum HostMessage: Sendable, Equatable {
 
     // A document as a person reads it (``DocumentPresentation``, ``EntryReport``), tables and questions of the REPL
     // and the one-shot commands: ``HostMessage/Report`` (HostMessage+Report.swift).
-    case report(Report)
+    case report(HostMessage.Report)
     /// The word for what became of a journaled document: one per outcome kind, the same in the REPL, `run`,
     /// `journal`, `journal show`, receipts and the server's `sections`.
     case status(JournalEntry.Kind)

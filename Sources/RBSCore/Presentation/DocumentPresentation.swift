@@ -71,7 +71,13 @@ public enum DocumentPresentation {
     /// (`operation`), else by the contract roles of its keys (a plugin's own key then under the key itself).
     public static func rows(_ document: Document, operation: OperationDescriptor?, directory: BankDirectory?,
                             language: HostLanguage) -> [Row] {
-        rows(document.fields.map { ($0.key, $0.value) }, presentation: { key in
+        // A signed document keeps its fields in canonical (sorted) order: shown in the plugin's order when it is known
+        // (its labels, then its atoms), as the review showed them; keys it does not name after them, as signed.
+        let order = (operation?.documentLabels.map(\.key) ?? []) + (operation?.atoms.map(\.id) ?? [])
+        func rank(_ key: String) -> Int { order.firstIndex(of: key) ?? order.count }
+        let fields = document.fields.enumerated().sorted { (rank($0.element.key), $0.offset) < (rank($1.element.key), $1.offset) }
+            .map { (key: $0.element.key, value: $0.element.value) }
+        return rows(fields, presentation: { key in
             operation.map { FieldPresentation.of(key, in: $0) }
                 ?? FieldPresentation(label: key, role: DocumentFieldRole.ofCoreKey(key) ?? .other, atom: nil)
         }, directory: directory, language: language)
