@@ -22,6 +22,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // `serve --tls-cert/--tls-key` (the certificate and key checked at start) and the slow-client deadlines on the
+        // HTTP parts: both already in the graph through Hummingbird, named here because RBSServer imports them.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
         // The PostgreSQL engine of the ledger (`--database postgres://…`): several hosts share one bank.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
@@ -63,6 +67,11 @@ let package = Package(
         .target(name: "RBSServer", dependencies: [
             "RBSCore", "RBSLedger", "RBSExpressions",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            // `serve --tls-cert --tls-key`: TLS over swift-nio-ssl (BoringSSL), which Hummingbird's TLS channel wraps.
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),

@@ -100,7 +100,7 @@ def main():
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     log = open(os.path.join(data, "requests.log"), "w")
-    server = subprocess.Popen([HOST, "serve", "--dev", "--hello-route", "--data", data, "--plugins", PLUGINS,
+    server = subprocess.Popen([HOST, "serve", "--dev", "--hello-route", "--runs-per-customer", "20000", "--data", data, "--plugins", PLUGINS,
                                "--listen", f"127.0.0.1:{port}"], stdout=log, stderr=subprocess.DEVNULL)
     try:
         for _ in range(300):

@@ -10,8 +10,11 @@ public struct Account: Sendable, Hashable, Codable {
     public var owner: String
     /// A short name for lists ("Текущий счёт").
     public var title: String
-    /// A blocked account accepts no debits.
+    /// A blocked account accepts no debits and no credits (the core refuses both: ``Rejection/Code/accountBlocked``).
     public var blocked: Bool
+
+    /// Whether the core takes a posting to or from this account: what every account picker offers.
+    public var acceptsPostings: Bool { !blocked }
 
     public init(number: String, currency: String, balance: Decimal, owner: String, title: String, blocked: Bool) {
         self.number = number

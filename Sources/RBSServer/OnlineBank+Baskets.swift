@@ -44,7 +44,7 @@ extension OnlineBank {
             if case .code(let code) = error {
                 throw Problem("signing-method", "This customer cannot sign a basket so", status: 409, detail: code.description)
             }
-            if case .server(let failure) = error { throw Self.unavailable(failure) }
+            if let unusable = Self.unusableLedger(error) { throw unusable }
             throw Problem("invalid-basket", "The basket cannot be made", status: 422, detail: error.description, atom: "runs")
         } catch {
             throw .internalError("\(error)")
@@ -68,8 +68,8 @@ extension OnlineBank {
         }
         let request = try Self.request(requestId, of: customer)
         if let requestId, basket.state == .signed, basket.requestId == requestId, let receipt = basket.receipt { return receipt }
-        let keys = ["customer:\(customer.id)", "address:\(address)"]
-        if let wait = codeLimiter.retryAfter(keys, now: clock()) { throw .tooManyAttempts(wait, what: "signing attempts") }
+        let keys = Self.codeKeys(customer, address)
+        try await checkCodeAttempts(keys)
         guard basket.transition(from: .review, to: .signing) else {
             throw Problem("already-signed", "The basket is already signed", status: 409,
                           detail: basket.state == .signed ? "this basket was signed (its documents are journaled); make a new one"
@@ -94,12 +94,12 @@ extension OnlineBank {
             outcome = try await Self.blocking { try step.module.sign(code: code, request: request, confirmDuplicate: confirmDuplicate) }
         } catch let error as LedgerError {
             basket.set(.review)
-            throw codeProblem(error, keys: keys)
+            throw await codeProblem(error, keys: keys)
         } catch {
             basket.set(.review)
             throw .internalError("\(error)")
         }
-        codeLimiter.reset(keys)
+        await clearAttempts(keys)
         let receipts = outcome.outcomes.map(Self.receipt(of:))
         let posted = receipts.filter { $0.status == "posted" }.count
         let receipt = API.BasketReceipt(basket: outcome.basketId, status: posted == receipts.count ? "posted" : posted == 0 ? "rejected" : "partial",

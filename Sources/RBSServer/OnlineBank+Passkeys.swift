@@ -28,8 +28,8 @@ extension OnlineBank {
     /// customer's next documents. What was wrong is said (registering is not authenticating a payment).
     func registerPasskey(_ body: API.PasskeyRegistration, address: String, for customer: Customer) async throws(Problem) -> API.PasskeyRegistered {
         let party = try origin()
-        let keys = ["customer:\(customer.id)", "address:\(address)"]
-        if let wait = codeLimiter.retryAfter(keys, now: clock()) { throw .tooManyAttempts(wait, what: "one-time code attempts") }
+        let keys = Self.codeKeys(customer, address)
+        try await checkCodeAttempts(keys)
         // Step-up (PSD2 art. 97(1)(c)): a session opened with the password alone cannot enrol an authenticator. The
         // core checks the code with the passkey's insert; a request without one is refused before the challenge is used.
         guard let code = body.code?.trimmingCharacters(in: .whitespaces), !code.isEmpty else {
@@ -69,11 +69,11 @@ extension OnlineBank {
         } catch CustomerError.passkeyInUse {
             throw Problem("passkey-in-use", "The passkey is already registered", status: 409, detail: CustomerError.passkeyInUse.description)
         } catch CustomerError.stepUp(let refusal) {
-            throw codeProblem(.code(refusal), keys: keys)
+            throw await codeProblem(.code(refusal), keys: keys)
         } catch {
             throw Self.storageProblem("the passkey could not be stored", error)
         }
-        codeLimiter.reset(keys)
+        await clearAttempts(keys)
         return API.PasskeyRegistered(credentialId: body.credentialId, algorithm: passkey.key.suite, keyId: passkey.key.keyId)
     }
 

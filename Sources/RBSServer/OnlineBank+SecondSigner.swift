@@ -28,8 +28,8 @@ extension OnlineBank {
     /// The second signature: `customer` (another user of the same customer) approves journal entry `entry` with
     /// their own code (`reason` nil) or declines it with `reason`. Rate-limited as signing is; answers the receipt.
     func decide(entry: Int64, code: String, reason: String?, address: String, for customer: Customer) async throws(Problem) -> API.Receipt {
-        let keys = ["customer:\(customer.id)", "address:\(address)"]
-        if let wait = codeLimiter.retryAfter(keys, now: clock()) { throw .tooManyAttempts(wait, what: "signing attempts") }
+        let keys = Self.codeKeys(customer, address)
+        try await checkCodeAttempts(keys)
         let ledger = self.ledger
         let outcome: Outcome
         do {
@@ -42,11 +42,11 @@ extension OnlineBank {
             }
         } catch let error as LedgerError {
             if case .secondSignature(let refusal) = error { throw Self.problem(refusal) }
-            throw codeProblem(error, keys: keys)
+            throw await codeProblem(error, keys: keys)
         } catch {
             throw .internalError("\(error)")
         }
-        codeLimiter.reset(keys)
+        await clearAttempts(keys)
         return Self.receipt(of: outcome)
     }
 

@@ -12,11 +12,16 @@ package final class OnlineBank: @unchecked Sendable {
     let runs = RunStore()
     let sessions: LoginSessions
     let events: EventHub
-    let loginLimiter: RateLimiter
-    let codeLimiter: RateLimiter
+    /// Failed logins, and wrong codes, allowed per customer and per address within `attemptWindow` (counted in the
+    /// ledger's database: see ``Customers/beginAttempt(_:limit:window:now:)``).
+    let loginLimit: Int
+    let codeLimit: Int
+    let attemptWindow: TimeInterval
     let clock: @Sendable () -> Date
     /// Open runs a customer may hold at once.
     let runLimit: Int
+    /// Seconds a run may stay unused before it expires (its plugin instance closed).
+    let runIdle: TimeInterval
     private let signingLock = NSLock()
     private var signingsInFlight = 0
     let passkeyChallenges = PasskeyChallenges()
@@ -35,7 +40,12 @@ package final class OnlineBank: @unchecked Sendable {
         /// signing for 5 minutes after 5 wrong codes in a row).
         package var codes = 5
         package var window: TimeInterval = 5 * 60
-        package var runsPerCustomer = 20_000
+        /// Runs a customer may hold open at once (forms not yet signed or cancelled, and signed ones until they
+        /// expire): more are refused 429 `too-many-runs` until one is cancelled or expires (`serve --runs-per-customer`).
+        package var runsPerCustomer = 20
+        /// Seconds a run stays open unused (no request naming it) before it expires: 30 minutes. An abandoned form
+        /// (a closed tab) so frees its plugin instance; a reloaded page within that time resumes it.
+        package var runIdle: TimeInterval = 30 * 60
         /// Seconds between keep-alive comments on an idle event stream.
         package var eventKeepAlive: TimeInterval = 15
 
@@ -53,9 +63,11 @@ package final class OnlineBank: @unchecked Sendable {
         self.note = note
         storedParty = origin
         sessions = LoginSessions(idle: limits.sessionIdle)
-        loginLimiter = RateLimiter(limit: limits.logins, window: limits.window)
-        codeLimiter = RateLimiter(limit: limits.codes, window: limits.window)
+        loginLimit = limits.logins
+        codeLimit = limits.codes
+        attemptWindow = limits.window
         runLimit = limits.runsPerCustomer
+        runIdle = limits.runIdle
         events = EventHub(keepAlive: limits.eventKeepAlive)
         // Plugins and pickers see the accounts of the customer whose call is running, never the host's demo ones.
         runtime.locator.register(CustomerAccounts(), as: (any AccountsService).self)
@@ -66,21 +78,30 @@ package final class OnlineBank: @unchecked Sendable {
     /// The origin and relying-party id passkeys are bound to.
     package var relyingParty: RelyingParty? { originLock.withLock { storedParty } }
 
-    /// Binds passkeys to `http://localhost:PORT` unless an origin was given (browsers accept `localhost`, never an
+    /// Binds passkeys to `http://localhost:PORT` (`https://` over TLS) unless an origin was given (browsers accept `localhost`, never an
     /// IP address, as a relying-party id).
-    package func useDefaultOrigin(port: Int) {
+    package func useDefaultOrigin(port: Int, scheme: String = "http") {
         originLock.withLock {
-            if storedParty == nil { storedParty = try? RelyingParty(origin: "http://localhost:\(port)") }
+            if storedParty == nil { storedParty = try? RelyingParty(origin: "\(scheme)://localhost:\(port)") }
         }
     }
 
     // MARK: - Logging in
 
-    /// Checks `password` for `name` (scrypt, off the event loop), rate-limited per customer and per address.
+    /// Checks `password` for `name` (scrypt, off the event loop), rate-limited per customer and per address. The
+    /// attempt is counted in the ledger before the password is checked, so of parallel attempts at most the limit
+    /// are checked (the rest are 429), and a restart keeps a lock-out.
     func login(name: String, password: String, address: String) async throws(Problem) -> (token: String, expires: Date, customer: Customer) {
-        let keys = ["customer:\(name)", "address:\(address)"]
-        if let wait = loginLimiter.retryAfter(keys, now: clock()) { throw .tooManyAttempts(wait, what: "logins") }
+        let keys = ["login:customer:\(name)", "login:address:\(address)"]
         let ledger = self.ledger
+        let (limit, window, now) = (loginLimit, attemptWindow, clock())
+        let wait: Int?
+        do {
+            wait = try await Self.blocking { try ledger.customers.beginAttempt(keys, limit: limit, window: window, now: now) }
+        } catch {
+            throw Self.storageProblem("the login attempts could not be counted", error)
+        }
+        if let wait { throw .tooManyAttempts(wait, what: "logins") }
         let found: Customer?
         do {
             found = try await Self.blocking { () throws -> Customer? in
@@ -91,24 +112,74 @@ package final class OnlineBank: @unchecked Sendable {
                 return matches ? credentials?.customer : nil
             }
         } catch {
+            // Not judged: the attempt is given back (a database outage locks no one out).
+            try? await Self.blocking { try ledger.customers.releaseAttempt(keys) }
             throw Self.storageProblem("the customers could not be read", error)
         }
         guard let customer = found else {
-            loginLimiter.fail(keys, now: clock())
             throw Problem("wrong-login", "Wrong customer or password", status: 401,
                           detail: "the customer name or the password is wrong")
         }
-        loginLimiter.reset(keys)
+        await clearAttempts(keys)
         let session = sessions.start(customer, now: clock())
         return (session.token, session.expires, customer)
+    }
+
+    // MARK: - Attempt limits of one-time codes
+
+    /// The keys a code attempt of `customer` from `address` counts under.
+    static func codeKeys(_ customer: Customer, _ address: String) -> [String] {
+        ["code:customer:\(customer.id)", "code:address:\(address)"]
+    }
+
+    /// Refuses with 429 when `keys` had too many wrong codes in the window.
+    func checkCodeAttempts(_ keys: [String]) async throws(Problem) {
+        let ledger = self.ledger
+        let (limit, window, now) = (codeLimit, attemptWindow, clock())
+        let wait: Int?
+        do {
+            wait = try await Self.blocking { try ledger.customers.attemptWait(keys, limit: limit, window: window, now: now) }
+        } catch {
+            throw Self.storageProblem("the signing attempts could not be read", error)
+        }
+        if let wait { throw .tooManyAttempts(wait, what: "signing attempts") }
+    }
+
+    /// Counts a wrong code under `keys`. (The ledger also counts it against the customer's own lock, in the
+    /// transaction that checked it: that count is the one that holds under concurrency.)
+    func failCodeAttempt(_ keys: [String]) async {
+        let ledger = self.ledger
+        let (window, now) = (attemptWindow, clock())
+        try? await Self.blocking { try ledger.customers.failAttempt(keys, window: window, now: now) }
+    }
+
+    /// Forgets `keys`' attempts after a success.
+    func clearAttempts(_ keys: [String]) async {
+        let ledger = self.ledger
+        try? await Self.blocking { try ledger.customers.clearAttempts(keys) }
     }
 
     /// A record no password matches, checked for unknown names.
     private static let decoy: PasswordRecord = (try? PasswordRecord.make(password: UUID().uuidString))
         ?? PasswordRecord("scrypt$16384$8$1$00$" + String(repeating: "0", count: 64))!
 
-    /// The customer of a live session token.
-    func customer(token: String) -> Customer? { sessions.customer(token: token, now: clock()) }
+    /// The customer of a live session token, nil when there is none or when the customer or user was removed since
+    /// the login (asked of the ledger on every request: then every session of theirs ends).
+    func customer(token: String) async throws(Problem) -> Customer? {
+        guard let customer = sessions.customer(token: token, now: clock()) else { return nil }
+        let ledger = self.ledger
+        let active: Bool
+        do {
+            active = try await Self.blocking { try ledger.customers.isActive(customer) }
+        } catch {
+            throw Self.storageProblem("the session's customer could not be read", error)
+        }
+        guard active else {
+            sessions.end(customer: customer.id)
+            return nil
+        }
+        return customer
+    }
 
     func logout(token: String) { sessions.end(token: token) }
 
@@ -117,7 +188,7 @@ package final class OnlineBank: @unchecked Sendable {
     func operations() -> [API.Operation] {
         runtime.registry.operations.map {
             API.Operation(id: $0.id, title: $0.descriptor.title, category: $0.descriptor.category, plugin: $0.pluginID,
-                          pluginVersion: $0.pluginVersion)
+                          pluginVersion: $0.pluginVersion, unavailable: $0.unavailable)
         }
     }
 
@@ -154,7 +225,8 @@ package final class OnlineBank: @unchecked Sendable {
     // MARK: - Runs
 
     /// Opens a run of `operation` for `customer`, on the plugin's lane.
-    func open(_ operation: String, for customer: Customer) async throws(Problem) -> API.Run {
+    func open(_ operation: String, language: HostLanguage = .en, for customer: Customer) async throws(Problem) -> API.Run {
+        await expireIdleRuns()
         guard let listing = runtime.registry.operations.first(where: { $0.id == operation }) else {
             throw Problem("unknown-operation", "No such operation", status: 404,
                           detail: "there is no operation '\(operation)' (GET /api/v1/operations lists them)")
@@ -174,28 +246,63 @@ package final class OnlineBank: @unchecked Sendable {
             do throws(RunError) { session = try runtime.open(operation) } catch {
                 throw Problem("cannot-open", "The operation could not be opened", status: 422, detail: error.description)
             }
+            session.language = language
             run.session = session
+            run.named(operation: session.operation.id, title: session.operation.descriptor.title)
             return Self.describe(run, session)
         }
         guard runs.add(run, limit: runLimit) else {
             try? await onLane(run) { () throws(Problem) in run.session?.close(); run.session = nil }
             throw Problem("too-many-runs", "Too many open runs", status: 429,
-                          detail: "this customer has \(runLimit) runs open; cancel some (DELETE /api/v1/runs/{run})")
+                          detail: "this customer has \(runLimit) runs open; cancel some (DELETE /api/v1/runs/{run}) or wait until "
+                            + "unused ones expire (\(Int(runIdle / 60)) minutes)")
         }
         return answer
     }
 
     /// The run as it is now.
-    func show(_ id: String, for customer: Customer) async throws(Problem) -> API.Run {
+    func show(_ id: String, language: HostLanguage = .en, for customer: Customer) async throws(Problem) -> API.Run {
         let run = try find(id, customer)
         return try await onLane(run) { () throws(Problem) -> API.Run in
             guard let session = run.session else { return Self.describe(run, nil) }
+            session.language = language
             return Self.describe(run, session)
         }
     }
 
+    /// The customer's runs, most recently used first: what a reloaded page offers to resume.
+    func listRuns(of customer: Customer) async -> [API.RunSummary] {
+        await expireIdleRuns()
+        return runs.all.filter { $0.customer.id == customer.id && $0.state != .cancelled }
+            .sorted { $0.lastUsed > $1.lastUsed }
+            .map { run in
+                API.RunSummary(id: run.id, operation: run.operation, title: run.title, state: run.state.rawValue,
+                               lastUsedAt: Self.iso(run.lastUsed), expiresAt: Self.iso(run.lastUsed.addingTimeInterval(runIdle)))
+            }
+    }
+
+    /// Closes every run unused for ``runIdle`` seconds (not one being signed): its plugin instance is freed and
+    /// the run forgotten, as a cancel does. Called on each open, each listing and each `/health`.
+    func expireIdleRuns() async {
+        for run in runs.idle(since: clock().addingTimeInterval(-runIdle)) where run.state != .signing {
+            await close(run)
+        }
+    }
+
+    /// Forgets `run` and frees its plugin instance (a cancel, or an expiry); a signed run keeps its state.
+    private func close(_ run: ServerRun) async {
+        guard runs.remove(run.id) != nil else { return }
+        if run.state != .signed { run.set(.cancelled) }
+        try? await onLane(run) { () throws(Problem) in
+            run.session?.close()
+            run.session = nil
+            run.sign = nil
+        }
+    }
+
     /// Commits `value` to atom `atom`; answers only the atoms that changed. A commit after a submit drops the review.
-    func commit(_ value: JSONValue, atom: String, run id: String, for customer: Customer) async throws(Problem) -> API.Changes {
+    func commit(_ value: JSONValue, atom: String, run id: String, language: HostLanguage = .en,
+                for customer: Customer) async throws(Problem) -> API.Changes {
         let run = try find(id, customer)
         let events = self.events
         return try await onLane(run) { () throws(Problem) -> API.Changes in
@@ -204,7 +311,8 @@ package final class OnlineBank: @unchecked Sendable {
                 throw Problem("unknown-atom", "No such atom", status: 404,
                               detail: "operation \(session.operation.id) has no atom '\(atom)'", atom: atom)
             }
-            let typed = try ValueInput.value(for: value, atom: descriptor)
+            session.language = language
+            let typed = try ValueInput.value(for: value, atom: descriptor, in: session)
             let before = Self.atoms(session)
             do throws(FormSessionError) {
                 try session.commit(atom, value: typed)
@@ -216,11 +324,12 @@ package final class OnlineBank: @unchecked Sendable {
     }
 
     /// Presses a button atom (the plugin's action).
-    func press(atom: String, run id: String, for customer: Customer) async throws(Problem) -> API.Changes {
+    func press(atom: String, run id: String, language: HostLanguage = .en, for customer: Customer) async throws(Problem) -> API.Changes {
         let run = try find(id, customer)
         let events = self.events
         return try await onLane(run) { () throws(Problem) -> API.Changes in
             let session = try Self.editable(run)
+            session.language = language
             guard session.operation.descriptor.atoms.contains(where: { $0.id == atom }) else {
                 throw Problem("unknown-atom", "No such atom", status: 404,
                               detail: "operation \(session.operation.id) has no atom '\(atom)'", atom: atom)
@@ -232,13 +341,14 @@ package final class OnlineBank: @unchecked Sendable {
     }
 
     /// Checks the form and builds the document; answers the review the customer signs.
-    func submit(run id: String, for customer: Customer) async throws(Problem) -> API.Review {
+    func submit(run id: String, language: HostLanguage = .en, for customer: Customer) async throws(Problem) -> API.Review {
         let run = try find(id, customer)
         let ledger = self.ledger
         let directory = runtime.locator.optional(BankDirectory.self)
         let party = relyingParty
         return try await onLane(run) { () throws(Problem) -> API.Review in
             let session = try Self.editable(run)
+            session.language = language
             let draft: DocumentDraft
             switch session.submit() {
             case .ready(let ready): draft = ready
@@ -257,10 +367,10 @@ package final class OnlineBank: @unchecked Sendable {
                 throw Self.storageProblem("the document could not be prepared", error)
             }
             // The core's own check before any code is asked for: a document it would refuse is never offered.
-            if let refusal = sign.refusal { throw Self.refusedProblem(refusal) }
+            if let refusal = sign.refusal { throw Self.refusedProblem(refusal, language, draft: draft) }
             run.sign = sign
             run.set(.review)
-            return Self.review(sign, passkey: credentials.passkey, party: party)
+            return Self.review(sign, passkey: credentials.passkey, party: party, language: language)
         }
     }
 
@@ -300,13 +410,13 @@ package final class OnlineBank: @unchecked Sendable {
     /// A document that repeats the customer's payment posted in the last 24 hours is answered 409 `duplicate`
     /// (naming that entry) before the code or passkey is looked at, unless `confirmDuplicate`.
     func sign(run id: String, with authorisation: Authorisation, requestId: String? = nil, confirmDuplicate: Bool = false,
-              address: String, for customer: Customer) async throws(Problem) -> API.Receipt {
+              address: String, language: HostLanguage = .en, for customer: Customer) async throws(Problem) -> API.Receipt {
         let run = try find(id, customer)
         let request = try Self.request(requestId, of: customer)
         // A retry of a signing that went through (its answer lost) gets the same receipt.
         if let requestId, run.state == .signed, run.requestId == requestId, let receipt = run.receipt { return receipt }
-        let keys = ["customer:\(customer.id)", "address:\(address)"]
-        if let wait = codeLimiter.retryAfter(keys, now: clock()) { throw .tooManyAttempts(wait, what: "signing attempts") }
+        let keys = Self.codeKeys(customer, address)
+        try await checkCodeAttempts(keys)
         guard run.transition(from: .review, to: .signing) else {
             if run.state == .signed {
                 throw Problem("already-signed", "The run is already signed", status: 409,
@@ -342,12 +452,12 @@ package final class OnlineBank: @unchecked Sendable {
             }
         } catch let error as LedgerError {
             run.set(.review)
-            throw codeProblem(error, keys: keys)
+            throw await codeProblem(error, keys: keys, language: language)
         } catch {
             run.set(.review)
             throw .internalError("\(error)")
         }
-        codeLimiter.reset(keys)
+        await clearAttempts(keys)
         let receipt = Self.receipt(of: outcome)
         run.finish(receipt, requestId: requestId)
         try? await onLane(run) { () throws(Problem) in
@@ -386,13 +496,7 @@ package final class OnlineBank: @unchecked Sendable {
         guard run.state != .signing else {
             throw Problem("signing", "The run is being signed", status: 409, detail: "a signing of this run is in progress")
         }
-        runs.remove(id)
-        run.set(.cancelled)
-        try await onLane(run) { () throws(Problem) in
-            run.session?.close()
-            run.session = nil
-            run.sign = nil
-        }
+        await close(run)
     }
 
     // MARK: - Shutting down
@@ -429,7 +533,12 @@ package final class OnlineBank: @unchecked Sendable {
 
     func find(_ id: String, _ customer: Customer) throws(Problem) -> ServerRun {
         guard let run = runs.run(id, of: customer) else {
-            throw Problem.notFound("there is no run '\(id)' (runs end when signed, cancelled or when the server restarts)")
+            throw Problem.notFound("there is no run '\(id)' (runs end when cancelled, \(Int(runIdle / 60)) minutes unused, "
+                                   + "or when the server restarts)")
+        }
+        if run.state != .signing, run.lastUsed < clock().addingTimeInterval(-runIdle) {
+            Task { await self.close(run) }
+            throw Problem.notFound("run '\(id)' expired: it was not used for \(Int(runIdle / 60)) minutes")
         }
         run.touch(clock())
         return run
@@ -454,9 +563,18 @@ package final class OnlineBank: @unchecked Sendable {
     func signingStarted() { signingLock.withLock { signingsInFlight += 1 } }
     func signingEnded() { signingLock.withLock { signingsInFlight -= 1 } }
 
-    static func refusedProblem(_ refusal: Rejection) -> Problem {
-        Problem("would-be-rejected", "The bank would refuse this document", status: 422,
-                detail: LedgerError.wouldBeRejected(refusal).description)
+    /// The core's refusal before any code, in `language`; a refusal about the amount (insufficient funds, too many
+    /// decimals, not positive) names the atom of `draft` the amount came from, so the page shows it at that field.
+    static func refusedProblem(_ refusal: Rejection, _ language: HostLanguage = .en, draft: DocumentDraft? = nil) -> Problem {
+        let aboutAmount: Set<Rejection.Code> = [.insufficientFunds, .amountNotPositive, .tooManyDecimals]
+        let atom = aboutAmount.contains(refusal.code) ? draft.flatMap { draft in
+            draft.fields.lazy.compactMap { field in
+                let presentation = draft.presentation(of: field.key)
+                return presentation.role == .amount ? presentation.atom?.id : nil
+            }.first
+        } : nil
+        return Problem("would-be-rejected", "The bank would refuse this document", status: 422,
+                       detail: HostMessage.wouldRefuse(refusal, language), atom: atom)
     }
 
     /// The shared database is down or cut off (`--database postgres://…`): 503 with the failure (which server, and
@@ -474,34 +592,53 @@ package final class OnlineBank: @unchecked Sendable {
         return nil
     }
 
+    /// The ledger stopped because its data folder was deleted, replaced or opened to others while serving
+    /// (``LedgerError/dataFolderChanged(_:)``): 503 `ledger-stopped` saying what happened. No retry time: it lasts
+    /// until the operator puts the folder back and starts the server again.
+    static func stopped(_ change: DataFolderChange) -> Problem {
+        Problem("ledger-stopped", "The ledger has stopped", status: 503, detail: LedgerError.dataFolderChanged(change).description)
+    }
+
+    /// The 503 problem for a ledger that cannot be used at all now (the shared database unreachable, or the data
+    /// folder changed under the server), whatever wraps the error; nil for every other failure.
+    static func unusableLedger(_ error: any Error) -> Problem? {
+        if let failure = databaseFailure(error) { return unavailable(failure) }
+        var ledgerError = error as? LedgerError
+        if let error = error as? CustomerError, case .storage(let inner) = error { ledgerError = inner }
+        if case .dataFolderChanged(let change) = ledgerError { return stopped(change) }
+        return nil
+    }
+
     /// Reading or writing the ledger failed: 503 `database-unavailable` naming the server when the shared database
     /// cannot be reached (a login, the accounts or a review during an outage are said as the outage, not as an
-    /// internal error), else 500 saying `what` failed.
+    /// internal error), 503 `ledger-stopped` when the data folder changed under the server, else 500 saying `what`
+    /// failed.
     static func storageProblem(_ what: String, _ error: any Error) -> Problem {
-        if let failure = databaseFailure(error) { return unavailable(failure) }
+        if let unusable = unusableLedger(error) { return unusable }
         return .internalError("\(what): \(error)")
     }
 
-    func codeProblem(_ error: LedgerError, keys: [String]) -> Problem {
-        if case .wouldBeRejected(let refusal) = error { return Self.refusedProblem(refusal) }
+    func codeProblem(_ error: LedgerError, keys: [String], language: HostLanguage = .en) async -> Problem {
+        if case .wouldBeRejected(let refusal) = error { return Self.refusedProblem(refusal, language) }
         if case .unconfirmedDuplicate(let duplicate) = error { return Self.duplicateProblem(duplicate) }
-        if case .server(let failure) = error { return Self.unavailable(failure) }
+        if let unusable = Self.unusableLedger(error) { return unusable }
         guard case .code(let code) = error else { return .internalError(error.description) }
         switch code {
         case .wrongPasskey(let left):
-            codeLimiter.fail(keys, now: clock())
+            await failCodeAttempt(keys)
             return Problem("wrong-passkey", "The passkey did not sign this document", status: 422, detail: code.description,
                            atom: "passkey", attemptsLeft: left)
         case .malformed(let left), .wrong(let left), .malformedResponse(_, let left), .wrongResponse(let left):
-            codeLimiter.fail(keys, now: clock())
-            return Problem("wrong-code", "The one-time code is wrong", status: 422, detail: code.description,
-                           atom: "code", attemptsLeft: left)
+            await failCodeAttempt(keys)
+            return Problem("wrong-code", "The one-time code is wrong", status: 422,
+                           detail: HostMessage.describe(code, language), atom: "code", attemptsLeft: left)
         case .replayed, .challengeUsed:
-            return Problem("replayed-code", "The one-time code was already used", status: 409, detail: code.description, atom: "code")
+            return Problem("replayed-code", "The one-time code was already used", status: 409,
+                           detail: HostMessage.describe(code, language), atom: "code")
         case .noPendingChallenge, .challengeExpired, .wrongMethod:
             return Problem("signing-method", "This signing cannot be completed so", status: 409, detail: code.description, atom: "code")
         case .locked(_, let remaining, _):
-            return Problem("signing-locked", "Signing is locked", status: 429, detail: code.description, atom: "code",
+            return Problem("signing-locked", "Signing is locked", status: 429, detail: HostMessage.describe(code, language), atom: "code",
                            retryAfter: remaining)
         case .storage:
             return .internalError(code.description)
@@ -542,8 +679,8 @@ package final class OnlineBank: @unchecked Sendable {
 
     private static func describe(_ run: ServerRun, _ session: FormSession?) -> API.Run {
         guard let session else {
-            return API.Run(id: run.id, operation: "", title: "", plugin: run.pluginID, pluginVersion: "",
-                           state: run.state.rawValue, ready: false, formError: nil, atoms: [])
+            return API.Run(id: run.id, operation: run.operation, title: run.title, plugin: run.pluginID, pluginVersion: "",
+                           state: run.state.rawValue, ready: false, formError: nil, atoms: [], receipt: run.receipt)
         }
         return API.Run(id: run.id, operation: session.operation.id, title: session.operation.descriptor.title,
                        plugin: session.operation.plugin.id, pluginVersion: session.operation.plugin.version,
@@ -563,14 +700,16 @@ package final class OnlineBank: @unchecked Sendable {
         return API.Changes(changed: changed, ready: session.isReady, formError: session.formError)
     }
 
-    private static func review(_ sign: SignModule, passkey: Passkey?, party: RelyingParty?) -> API.Review {
+    private static func review(_ sign: SignModule, passkey: Passkey?, party: RelyingParty?, language: HostLanguage) -> API.Review {
         let draft = sign.draft
         var currency = draft["currency"]
         if currency?.isEmpty ?? true { currency = nil }
         let amount = draft["amount"].flatMap { text in
             Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map { Amount.text($0, currency: currency ?? "") }
         }
-        return API.Review(fields: sign.review.map { API.ReviewLine(caption: $0.caption, value: $0.value, prominent: $0.prominent) },
+        return API.Review(fields: sign.review(in: language).map {
+                              API.ReviewLine(caption: $0.caption, value: $0.value, prominent: $0.prominent, atom: $0.atom)
+                          },
                           amount: amount, currency: currency, payee: draft["name"].flatMap { $0.isEmpty ? nil : $0 },
                           documentHash: sign.document.id, method: sign.method.rawValue,
                           passkey: sign.method == .passkey ? passkey.flatMap { key in
@@ -598,8 +737,7 @@ package final class OnlineBank: @unchecked Sendable {
         case .entry(let entry):
             duplicate = Self.duplicate(entry)
         case .document(let earlier):
-            duplicate = API.Duplicate(journal: nil, postedAt: nil, message: "this payment repeats document \(earlier) of the same basket: "
-                                          + "the same payee, account, amount and purpose")
+            duplicate = API.Duplicate(journal: nil, postedAt: nil, message: SignModule.repeatNotice(found.of))
             duplicate.document = earlier
         }
         duplicate.position = found.position
@@ -615,6 +753,8 @@ package final class OnlineBank: @unchecked Sendable {
         var generator = SystemRandomNumberGenerator()
         return Hex.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
+
+    static func iso(_ date: Date) -> String { iso(milliseconds: Timestamp.milliseconds(date)) }
 
     static func iso(milliseconds: Int64) -> String {
         let formatter = ISO8601DateFormatter()

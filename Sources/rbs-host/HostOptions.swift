@@ -26,16 +26,16 @@ extension HostOptions {
     /// `--database`, else `RBS_DATABASE`, else the data folder.
     var location: LedgerLocation {
         get throws(LedgerLocationError) {
-            // RBS_DATABASE alone, with getenv: ProcessInfo's whole environment was copied for every path resolved.
-            let name = LedgerLocation.environmentVariable
-            return try LedgerLocation.resolve(flag: database,
-                                              environment: getenv(name).map { [name: String(cString: $0)] } ?? [:])
+            try LedgerLocation.resolve(flag: database, environment: HostEnvironment.current.database)
         }
     }
 
     /// The plugin folder, the data directory and the ledger's database these options name. A database address that
     /// cannot be read was refused before the command ran (``GlobalOptions/validate()``).
-    var paths: HostPaths { HostPaths.resolve(plugins: plugins, data: data, database: (try? location) ?? .dataFolder) }
+    var paths: HostPaths {
+        HostPaths.resolve(plugins: plugins, data: data, database: (try? location) ?? .dataFolder,
+                          environment: HostEnvironment.current.paths)
+    }
 
     /// Refuses to start when the data folder or a file of the host's in it is not private to this user (see
     /// ``DataFolder``), printing what is wrong and the `chmod`/`chown` that fixes it.
@@ -57,41 +57,65 @@ extension HostOptions {
     /// Where the trusted publisher keys are: `<data>/trusted-keys`, or the shared database's table with `--database`.
     var trustStore: TrustStore { TrustStore(dataDirectory: paths.data, location: paths.database) }
 
-    /// The isolation settings: `--isolation`, else RBS_ISOLATION, else `fallback` (`none`; `serve` passes `plugin`); pins from DATA/isolation.conf;
-    /// RBS_WORKER_TIMEOUT, RBS_WORKER_LIMIT_AS (MiB) and RBS_WORKER_LIMIT_CPU (seconds) tune the workers.
-    func isolationSettings(default fallback: IsolationSettings.Mode = .none) throws -> IsolationSettings {
-        let environment = ProcessInfo.processInfo.environment
+    /// The isolation settings: `--isolation`, else RBS_ISOLATION, else `plugin`; pins and per-plugin limits from
+    /// DATA/isolation.conf; RBS_WORKER_TIMEOUT, RBS_WORKER_LIMIT_AS (MiB), RBS_WORKER_LIMIT_CPU (seconds),
+    /// RBS_WORKER_LIMIT_FILES and RBS_WORKER_LIMIT_PROCESSES change the workers' defaults (0: no limit).
+    func isolationSettings() throws -> IsolationSettings {
+        let fallback = IsolationSettings.Mode.plugin
+        let environment = HostEnvironment.current
         var mode = fallback
         if let isolation {
             mode = isolation
-        } else if let text = environment["RBS_ISOLATION"], !text.isEmpty {
+        } else if let text = environment.isolation {
             guard let parsed = IsolationSettings.Mode(rawValue: text) else {
                 throw ValidationError("RBS_ISOLATION=\(text): use none or plugin")
             }
             mode = parsed
         }
-        let timeout = workerTimeout ?? environment["RBS_WORKER_TIMEOUT"].flatMap(Double.init) ?? 5
+        let timeout = workerTimeout ?? environment.workerTimeout ?? 5
         guard timeout > 0, timeout <= 3600 else { throw ValidationError("--worker-timeout \(timeout): use 0 < seconds <= 3600") }
-        let limits = PluginWorker.Limits(addressSpaceMiB: environment["RBS_WORKER_LIMIT_AS"].flatMap(Int.init) ?? 0,
-                                         cpuSeconds: environment["RBS_WORKER_LIMIT_CPU"].flatMap(Int.init) ?? 0)
-        let pins: [String: IsolationSettings.Mode]
-        do { pins = try IsolationSettings.pins(in: paths.data) } catch { throw ValidationError(error.description) }
-        return IsolationSettings(mode: mode, pins: pins,
+        func limit(_ name: String, _ standard: Int) throws -> Int {
+            guard let text = environment.workerLimits[name], !text.isEmpty else { return standard }
+            guard let value = Int(text), value >= 0 else { throw ValidationError("\(name)=\(text): use a whole number, 0 for no limit") }
+            return value
+        }
+        let standard = PluginWorker.Limits.standard
+        let limits = PluginWorker.Limits(addressSpaceMiB: try limit("RBS_WORKER_LIMIT_AS", standard.addressSpaceMiB),
+                                         cpuSeconds: try limit("RBS_WORKER_LIMIT_CPU", standard.cpuSeconds),
+                                         openFiles: try limit("RBS_WORKER_LIMIT_FILES", standard.openFiles),
+                                         processes: try limit("RBS_WORKER_LIMIT_PROCESSES", standard.processes))
+        let configuration: IsolationSettings.Configuration
+        do { configuration = try IsolationSettings.configuration(in: paths.data) } catch {
+            throw ValidationError(error.description)
+        }
+        return IsolationSettings(mode: mode, pins: configuration.pins,
                                  workerExecutable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path,
-                                 deadline: .milliseconds(Int(timeout * 1000)), limits: limits)
+                                 deadline: .milliseconds(Int(timeout * 1000)), limits: limits,
+                                 pluginLimits: configuration.limits)
+    }
+
+    /// The line the host starts with when plugins run in its own process: a development choice, said out loud.
+    static func inProcessNotice(_ isolation: IsolationSettings) -> String? {
+        if isolation.mode == .none {
+            return "plugins run inside the host process (--isolation none): for development only — a plugin can read the host's keys and ledger"
+        }
+        let pinned = isolation.pins.filter { $0.value == .none }.keys.sorted()
+        guard !pinned.isEmpty else { return nil }
+        return "plugin \(pinned.joined(separator: ", ")) runs inside the host process (pinned to none in isolation.conf): for development only"
     }
 
     /// The language of messages to people: `--lang`, else the locale (`HostLanguage.choose`).
-    var language: HostLanguage { HostLanguage.choose(flag: lang) }
+    var language: HostLanguage { HostLanguage.choose(flag: lang, environment: HostEnvironment.current.locale) }
 
     /// Development mode: `--dev` or RBS_DEV=1.
-    var developmentMode: Bool { dev || getenv("RBS_DEV").map { String(cString: $0) } == "1" }
+    var developmentMode: Bool { dev || HostEnvironment.current.development }
 
     /// A runtime with every plugin listed: unchanged plugins from the cache, new or changed ones scanned in a child
     /// process (this binary's `scan` mode); plugins are loaded when first used.
-    /// - Parameter isolation: the mode when neither `--isolation` nor RBS_ISOLATION says (`serve`: `plugin`).
-    func makeRuntime(defaultIsolation: IsolationSettings.Mode = .none) throws -> Runtime {
-        let isolation = try isolationSettings(default: defaultIsolation)
+    /// Says so first when plugins run in the host's process (``inProcessNotice(_:)``).
+    func makeRuntime() throws -> Runtime {
+        let isolation = try isolationSettings()
+        if let notice = Self.inProcessNotice(isolation) { Terminal.note(notice) }
         // The registry checks every file against the policy before a scan or a cached manifest is used, and the
         // loader checks the very copy it opens.
         let runtime = Runtime(paths: paths, clock: HostClock.current, scanner: scanner(isolation: isolation.mode),
@@ -108,7 +132,7 @@ extension HostOptions {
 
     /// The child-process scanner: this same executable, in its `scan` mode, with the same options (with
     /// `--isolation plugin` it opens each plugin in a worker started as the run's workers are).
-    func scanner(isolation: IsolationSettings.Mode = .none) -> ChildProcessScanner {
+    func scanner(isolation: IsolationSettings.Mode) -> ChildProcessScanner {
         var arguments = ["scan", "--data", paths.data.path, "--isolation", isolation.rawValue]
         if developmentMode { arguments.append("--dev") }
         if let plugins { arguments += ["--plugins", plugins] }

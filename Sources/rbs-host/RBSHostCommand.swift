@@ -20,9 +20,11 @@ struct RBSHostCommand: ParsableCommand {
     /// command's own, never a success reported by someone else's `exit()`.
     static func main() {
         ExitGuard.install()
+        // Global options are taken before the command's name too (`rbs-host --plugins DIR list`), as README writes them.
+        let arguments = GlobalArguments.hoisted(Array(CommandLine.arguments.dropFirst()))
         // A plain `list` starts without ArgumentParser: its first parse costs more than the listing (Swift's
         // protocol-conformance lookups for every option of every command). The same checks and code run after.
-        if let quick = QuickList(arguments: Array(CommandLine.arguments.dropFirst())) {
+        if let quick = QuickList(arguments: arguments) {
             do {
                 try quick.checkDataFolder()
                 ExitGuard.begin(ListCommand.configuration.commandName ?? "list")
@@ -39,14 +41,17 @@ struct RBSHostCommand: ParsableCommand {
             return
         }
         do {
-            var command = try parseAsRoot()
-            // The scan child is given the folder the host has checked already.
-            if let user = command as? any DataFolderCommand {
-                try user.global.checkDataFolder()
-                try user.global.validate()
+            var command = try parseAsRoot(arguments)
+            // Every command that takes the global options uses the data folder, so each checks it before it runs: found
+            // in the parsed command itself, not in a list kept by hand. A child the host starts (a worker, a scan) is
+            // given the folder the host has checked already.
+            let child = command is any PluginChildCommand
+            if !child, let global = GlobalOptions.of(command) {
+                try global.checkDataFolder()
+                try global.validate()
             }
             // A child whose exit status the host reads as the plugin's fault report keeps the status it was given.
-            let guarded = !(command is any PluginChildCommand)
+            let guarded = !child
             if guarded { ExitGuard.begin(type(of: command).configuration.commandName ?? "rbs-host") }
             try command.run()
             ExitGuard.end()
@@ -81,7 +86,7 @@ struct GlobalOptions: ParsableArguments, HostOptions {
     @Flag(name: .long, help: "Development mode (also RBS_DEV=1): plugins need no signature, hot reload is on.")
     var dev = false
 
-    @Option(name: .long, help: ArgumentHelp("Where plugins run: none (in this process; the default, except for serve) or plugin (a worker process per plugin; the default of serve; also RBS_ISOLATION).", valueName: "mode"))
+    @Option(name: .long, help: ArgumentHelp("Where plugins run: plugin (a sandboxed worker process per plugin; the default) or none (in this process: development only, said at start; also RBS_ISOLATION).", valueName: "mode"))
     var isolation: IsolationSettings.Mode?
 
     @Option(name: .customLong("worker-timeout"), help: ArgumentHelp("Seconds one call into a plugin worker may take before the worker is killed (default 5; also RBS_WORKER_TIMEOUT).", valueName: "seconds"))
@@ -96,7 +101,7 @@ struct GlobalOptions: ParsableArguments, HostOptions {
 enum HostClock {
     static var current: any Clock {
         #if DEBUG
-        if let text = ProcessInfo.processInfo.environment["RBS_CLOCK"], let seconds = Double(text) {
+        if let seconds = HostEnvironment.current.clock {
             return FixedClock(Date(timeIntervalSince1970: seconds))
         }
         #endif
@@ -104,44 +109,16 @@ enum HostClock {
     }
 }
 
-/// A command that reads or writes the data folder: it refuses to start unless the folder is private.
-protocol DataFolderCommand {
-    var global: GlobalOptions { get }
+extension GlobalOptions {
+    /// The global options `command` was given, when it takes them (`@OptionGroup var global: GlobalOptions`): read
+    /// from the command's own properties, so a new command that takes them is checked like every other.
+    static func of(_ command: any ParsableCommand) -> GlobalOptions? {
+        for child in Mirror(reflecting: command).children {
+            if let group = child.value as? OptionGroup<GlobalOptions> { return group.wrappedValue }
+        }
+        return nil
+    }
 }
-
-extension REPLCommand: DataFolderCommand {}
-extension ListCommand: DataFolderCommand {}
-extension PluginsCommand: DataFolderCommand {}
-extension DescribeCommand: DataFolderCommand {}
-extension RunCommand: DataFolderCommand {}
-extension RepeatCommand: DataFolderCommand {}
-extension InitCommand: DataFolderCommand {}
-extension JournalCommand.List: DataFolderCommand {}
-extension JournalCommand.Show: DataFolderCommand {}
-extension JournalCommand.ReceiptExport: DataFolderCommand {}
-extension AccountsCommand: DataFolderCommand {}
-extension StatementCommand: DataFolderCommand {}
-extension VerifyCommand: DataFolderCommand {}
-extension KeysCommand.Init: DataFolderCommand {}
-extension KeysCommand.Show: DataFolderCommand {}
-extension KeysCommand.Code: DataFolderCommand {}
-extension KeysCommand.Respond: DataFolderCommand {}
-extension TrustCommand.Add: DataFolderCommand {}
-extension TrustCommand.List: DataFolderCommand {}
-extension TrustCommand.Remove: DataFolderCommand {}
-extension ServeCommand: DataFolderCommand {}
-extension CustomersCommand.Add: DataFolderCommand {}
-extension CustomersCommand.List: DataFolderCommand {}
-extension CustomersCommand.Remove: DataFolderCommand {}
-extension CustomersCommand.Code: DataFolderCommand {}
-extension CustomersCommand.AddUser: DataFolderCommand {}
-extension CustomersCommand.Policy: DataFolderCommand {}
-extension CustomersCommand.Pending: DataFolderCommand {}
-extension CustomersCommand.Approve: DataFolderCommand {}
-extension CustomersCommand.Reject: DataFolderCommand {}
-extension DirectoryCommand.Import: DataFolderCommand {}
-extension DirectoryCommand.Show: DataFolderCommand {}
-extension BasketCommand.Sign: DataFolderCommand {}
 
 /// A child process the host starts to run plugin code (a worker, a scan, a check): the host reads its exit status
 /// as what the plugin did ("exited with status 0"), so ``ExitGuard`` does not stand over it.

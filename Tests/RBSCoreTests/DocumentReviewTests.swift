@@ -129,9 +129,9 @@ struct DocumentReviewTests {
         #expect(FieldPresentation.of("kind", in: operation) == FieldPresentation(label: "Вид", role: .other, atom: atoms[0]))
         #expect(FieldPresentation.of("note", in: operation) == FieldPresentation(label: "note", role: .other, atom: nil))
         #expect(FieldPresentation.of("account", in: operation).role == .payeeAccount)
-        #expect(SignModule.shown("2", FieldPresentation.of("kind", in: operation)) == "Таможенный")
-        #expect(SignModule.shown("7", FieldPresentation.of("kind", in: operation)) == "7")
-        #expect(SignModule.shown("4111111111111111", FieldPresentation.of("note", in: operation)) == "411111******1111")
+        #expect(DocumentPresentation.value("2", FieldPresentation.of("kind", in: operation)) == "Таможенный")
+        #expect(DocumentPresentation.value("7", FieldPresentation.of("kind", in: operation)) == "7")
+        #expect(DocumentPresentation.value("4111111111111111", FieldPresentation.of("note", in: operation)) == "411111******1111")
     }
 
     @Test("the plugin cache keeps the labels")

@@ -23,18 +23,22 @@ struct ReceiptTests {
         return ledger
     }
 
-    @Test("a receipt starts with the bank's requisites, labels every field in payment-order order and leaves out the balance")
+    @Test("a receipt starts with the bank's requisites, labels every field in the review's order and leaves out the balance")
     func receiptContent() throws {
         let ledger = try ledger()
         let report = try EntryReport(sequence: 1, ledger: ledger, directory: nil, receipt: true)
         #expect(report.sections.map(\.title) == ["Bank", "Document", "Outcome", "Signature"])
         #expect(report.sections[0].rows.map(\.value) == ["the bank with BIC 044525225", "044525225", "30101810400000000225"])
-        #expect(report.sections[1].rows.compactMap(\.field) == ["from", "name", "account", "bic", "amount", "currency", "purpose", "uin"])
+        #expect(report.sections[1].rows.compactMap(\.field) == ["amount", "name", "account", "bic", "from", "purpose", "uin"])
         #expect(report.sections[1].rows.first { $0.field == "uin" }?.label == "uin")
         #expect(!report.sections.flatMap(\.rows).contains { $0.label == "Balance after" })
         let shown = try EntryReport(sequence: 1, ledger: ledger, directory: nil, receipt: false)
         #expect(shown.sections.map(\.title) == ["Document", "Outcome", "Signature"])
-        #expect(shown.sections[1].rows.first { $0.label == "Balance after" }?.value == "148 499.50 RUB")
+        #expect(shown.sections[1].rows.first { $0.label == "Balance after" }?.value == "148,499.50 RUB")
+        // Without the operation's descriptor (its plugin is gone), the contract's keys under the host's captions.
+        #expect(shown.sections[0].rows.first { $0.field == "amount" }.map { "\($0.label): \($0.value)" } == "Amount: 1,500.50 RUB")
+        #expect(shown.sections[0].rows.first { $0.field == "bic" }?.label == "Bank")
+        #expect(shown.sections[0].rows.first { $0.label == "Payer" }?.value == "Test")
     }
 
     @Test("a rejected entry has no receipt, and says why; journal show still shows it with its reason")
@@ -44,7 +48,7 @@ struct ReceiptTests {
             try EntryReport(sequence: 2, ledger: ledger, directory: nil, receipt: true)
         } throws: { error in
             let text = (error as? ReceiptError)?.description ?? ""
-            return text.hasPrefix("journal entry 2 was rejected (") && text.hasSuffix("only a posted entry has a receipt (see `journal show 2`)")
+            return text.hasPrefix("journal entry 2 was rejected (") && text.hasSuffix("only a posted (or accepted) entry has a receipt (see `journal show 2`)")
         }
         let shown = try EntryReport(sequence: 2, ledger: ledger, directory: nil, receipt: false)
         #expect(shown.sections[1].rows.first { $0.label == "Status" }?.value == "rejected")

@@ -291,7 +291,7 @@ struct WorkerIsolationTests {
                            isolation: settings)
         host.loadPlugins()
         #expect { _ = try host.open("fault.op") } throws: { error in
-            "\(error)".contains("killed by SIGXCPU (its CPU-time limit of 1 s was reached)")
+            "\(error)".contains("killed by SIGXCPU: it exceeded its CPU time limit of 1 s")
         }
         host.registry.unloadAll()
     }

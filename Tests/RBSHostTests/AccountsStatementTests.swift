@@ -63,7 +63,7 @@ struct AccountsStatementTests {
         #expect(accounts == [
             AccountJSON(position: 1, number: Demo.current, title: "Текущий счёт", currency: "RUB", balance: "149499.75", blocked: false, closed: false),
             AccountJSON(position: 2, number: Demo.savings, title: "Накопительный счёт", currency: "RUB", balance: "498999.75", blocked: false, closed: false),
-            AccountJSON(position: 3, number: Demo.blocked, title: "Старый счёт (заблокирован)", currency: "RUB", balance: "1200.00", blocked: true, closed: false),
+            AccountJSON(position: 3, number: Demo.blocked, title: "Старый счёт", currency: "RUB", balance: "1200.00", blocked: true, closed: false),
             AccountJSON(position: 4, number: Demo.usd, title: "Валютный счёт", currency: "USD", balance: "2500.00", blocked: false, closed: false),
         ])
         let balances = try sandbox.balances()

@@ -23,7 +23,7 @@ struct JournalReceiptTests {
         func value(_ label: String) -> String? { sections.flatMap(\.rows).first { $0.label == label }?.value }
     }
 
-    @Test("journal show N --json: the entry as journal --json has it, and labelled sections: document, outcome, signature")
+    @Test("journal show N --json: the entry as journal --json has it, and labelled sections as the review labels the document: document, outcome, signature")
     func showJSON() throws {
         let sandbox = try HostSandbox.withTwoPostings()
         let result = try sandbox.host(["journal", "show", "1", "--json"])
@@ -37,11 +37,13 @@ struct JournalReceiptTests {
         let document = show.sections[0].rows
         #expect(document.contains(.init(label: "Payee", value: "ООО Ромашка", field: "name")))
         #expect(document.contains(.init(label: "Payee's account", value: Demo.external, field: "account")))
-        #expect(document.contains(.init(label: "Payee's bank (BIC)", value: "\(Demo.bic), \(Demo.bankName)", field: "bic")))
-        #expect(document.contains(.init(label: "Amount", value: "1 500.50", field: "amount")))
-        #expect(document.contains(.init(label: "Purpose of payment", value: "Оплата по счёту 7", field: "purpose")))
+        #expect(document.contains(.init(label: "Bank", value: "\(Demo.bankName), BIC \(Demo.bic)", field: "bic")))
+        #expect(document.contains(.init(label: "Amount", value: "1,500.50 RUB", field: "amount")))
+        #expect(document.contains(.init(label: "Purpose", value: "Оплата по счёту 7", field: "purpose")))
+        #expect(document.contains(.init(label: "Payer", value: "tester", field: nil)))
+        #expect(!document.contains { $0.field == "currency" }, "the currency is shown with the amount")
         #expect(show.value("Status") == "posted")
-        #expect(show.value("Balance after") == "148 499.50 RUB")
+        #expect(show.value("Balance after") == "148,499.50 RUB")
         #expect(show.value("Document hash (SHA-256)") == journal[0].documentId)
         #expect(show.value("Signature (Ed25519)") == journal[0].signature)
         #expect(show.value("Key id") == journal[0].keyId)
@@ -57,7 +59,7 @@ struct JournalReceiptTests {
         #expect(try sandbox.host(["journal", "2"]).stdout == show.stdout)
         let lines = show.stdout.split(separator: "\n").map(String.init)
         #expect(lines[0] == "Journal entry 2")
-        #expect(lines.contains { $0.hasPrefix("  Operation:") && $0.hasSuffix(" transfer.own") })
+        #expect(lines.contains { $0.hasPrefix("  Operation:") && $0.hasSuffix(" Transfer between own accounts (transfer.own)") })
         #expect(lines.contains { $0.hasPrefix("  Debited → credited:") && $0.hasSuffix(" \(Demo.savings) → \(Demo.current)") })
         #expect(lines.contains { $0.hasPrefix("  Recorded:") && $0.hasSuffix(" 29.05.2026 20:27:40 UTC") })
         let missing = try sandbox.host(["journal", "show", "7"])
@@ -133,7 +135,7 @@ struct JournalReceiptTests {
         let lines = text.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         #expect(lines.contains(entry.documentId))
         #expect(lines.contains { $0.hasPrefix("Payee") && $0.hasSuffix("ООО Ромашка") })
-        #expect(lines.contains { $0.hasPrefix("Purpose of payment") && $0.hasSuffix("Оплата по счёту 7") })
+        #expect(lines.contains { $0.hasPrefix("Purpose") && $0.hasSuffix("Оплата по счёту 7") })
         #expect(lines.first == "Receipt for journal entry 1")
         let png = sandbox.data.appendingPathComponent("receipt")
         let render = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["pdftoppm", "-png", "-r", "50", "-singlefile", file.path, png.path],

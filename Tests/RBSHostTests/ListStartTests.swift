@@ -14,9 +14,7 @@ struct ListStartTests {
         let quick = try sandbox.host(arguments, environment: environment, sourceLocation: sourceLocation)
         try before()
         let parsed = try sandbox.host(arguments + ["--lang", "en"], environment: environment, sourceLocation: sourceLocation)
-        #expect(quick.status == parsed.status, "\(arguments): \(quick) / \(parsed)", sourceLocation: sourceLocation)
-        #expect(quick.stdout == parsed.stdout, "\(arguments)", sourceLocation: sourceLocation)
-        #expect(quick.stderr == parsed.stderr, "\(arguments)", sourceLocation: sourceLocation)
+        expectIdentical(quick, parsed, "\(arguments)", sourceLocation: sourceLocation)
         return quick
     }
 

@@ -108,15 +108,15 @@ struct REPLTests {
         #expect(out.contains("ℹ ПАО Сбербанк"), "the prefilled BIC filled the bank's name:\n\(out)")
         #expect(out.contains("⚠ The INN's check digits are wrong"))
         #expect(out.contains("posted — journal entry 1"), "\(out)\n\(err)")
-        #expect(out.contains("1000.50 RUB"))
+        #expect(out.contains("1,000.50 RUB"), "the journal groups the amount as English writes it")
         #expect(out.contains("ok 1 entry"))
     }
 
-    @Test("Russian with --lang ru or LANG=ru_RU.UTF-8, English with --lang en over a Russian locale: the review, the refusal before any code, a wrong code, leaving — from one catalogue",
+    @Test("Russian with --lang ru or LANG=ru_RU.UTF-8, English with --lang en over a Russian locale: the review, a refused account named by its field's caption, a wrong code, leaving — from one catalogue",
           .timeLimit(.minutes(2)))
     func messagesInTwoLanguages() throws {
-        // transfer.own to the blocked account 3 (refused before any code), back to the payee, account 2, a wrong code.
-        let script = "run transfer.own\n1\n3\n1 500\n\nback\nback\n2\n\n\n000000\ncancel\ncancel\nquit\n"
+        // transfer.own to the blocked account 3 (not offered: refused on the field), then account 2, a wrong code.
+        let script = "run transfer.own\n1\n3\n2\n1 500\n\n000000\ncancel\ncancel\nquit\n"
         func run(_ arguments: [String], _ environment: [String: String?]) throws -> (out: String, err: String) {
             // A fresh folder each time: the wrong code counts against the folder's attempts.
             let sandbox = try HostSandbox()
@@ -139,19 +139,18 @@ struct REPLTests {
             let start = try #require(lines.firstIndex(of: russianReview[0]), "\(arguments) \(environment): \(out)\n\(err)")
             #expect(Array(lines[start..<min(start + russianReview.count, lines.count)]) == russianReview, "\(out)")
             #expect(lines.contains { $0.hasPrefix("  Документ: ") } && lines.contains { $0.hasPrefix("  Способ подписи: одноразовый код TOTP") })
-            #expect(err.contains("ошибка: банк отклонит этот документ: счёт 40817810038000000003 заблокирован и не принимает зачислений — ничего не подписано, одноразовый код не использован"), "\(err)")
+            #expect(err.contains("ошибка: Зачислить на счёт: счёт 3 (40817810038000000003) здесь выбрать нельзя — выберите один из: 2) 40817810738000000002, 4) 40817840638000000004"), "\(err)")
             #expect(err.contains("ошибка: одноразовый код неверен; проверьте часы устройства с приложением-аутентификатором; осталось попыток до блокировки подписи на 5 минут: 4"), "\(err)")
-            #expect(out.contains("Документ не предложен к подписи: возврат к форме, значения сохранены."), "\(out)")
             #expect(out.contains("Подписание отменено: возврат к форме, значения сохранены."), "\(out)")
             #expect(out.contains("отменено: ничего не подписано и не отправлено"), "\(out)")
-            for english in ["Amount", "Payee", "cancelled", "error:", "the bank would", "one-time code is wrong", "Signing"] {
+            for english in ["Amount", "Payee", "cancelled", "error:", "cannot be chosen", "toAccount", "one-time code is wrong", "Signing"] {
                 #expect(!out.contains(english) && !err.contains(english), "no English '\(english)' under Russian captions:\n\(out)\n\(err)")
             }
         }
         let (out, err) = try run(["--lang", "en"], ["LANG": "ru_RU.UTF-8"])
         #expect(out.contains("  Amount: 1,500.00 RUB\n  Payee's account: 40817810738000000002\n  From account: 40817810438000000001\n"), "\(out)")
-        #expect(err.contains("error: the bank would refuse this document: account 40817810038000000003 is blocked and accepts no credits"), "\(err)")
-        #expect(out.contains("Not offered for signing: back to the form, values kept."), "\(out)")
+        #expect(err.contains("error: Зачислить на счёт: account 3 (40817810038000000003) cannot be chosen here — choose one of: 2) 40817810738000000002, 4) 40817840638000000004"), "\(err)")
+        #expect(out.contains("Signing cancelled: back to the form, values kept."), "\(out)")
         #expect(!out.contains("Сумма:") && !err.contains("ошибка"), "\(out)\n\(err)")
     }
 }

@@ -71,4 +71,25 @@ struct CodeVerifierTests {
         try verifier.verify(f.nextCode())
         #expect(throws: LedgerError.code(.wrong(attemptsLeft: 4))) { try verifier.verify("000000") }
     }
+
+    @Test("a code typed with the spaces an authenticator app shows between its groups is accepted")
+    func codeWithSpaces() throws {
+        let f = try Fixture()
+        let verifier = try f.ledger.codeVerifier()
+        let code = f.nextCode()
+        let grouped = " " + String(code.prefix(3)) + " " + String(code.dropFirst(3)) + " "
+        try verifier.verify(grouped)
+        // The same step typed again, grouped otherwise, is the same code: refused as a replay, not as malformed.
+        #expect(throws: LedgerError.code(.replayed)) { try verifier.verify(String(code.prefix(3)) + "\u{00A0}" + String(code.dropFirst(3))) }
+        #expect(CodeVerifier.digits(of: "714 502") == "714502")
+        #expect(CodeVerifier.digits(of: "714\u{202F}502") == "714502")
+    }
+
+    @Test("spaces are the only thing removed from a typed code: a dash or a letter is still malformed")
+    func onlySpacesRemoved() throws {
+        let f = try Fixture()
+        let verifier = try f.ledger.codeVerifier()
+        #expect(throws: LedgerError.code(.malformed(attemptsLeft: 4))) { try verifier.verify("714-502") }
+        #expect(throws: LedgerError.code(.malformed(attemptsLeft: 3))) { try verifier.verify("714 5o2") }
+    }
 }

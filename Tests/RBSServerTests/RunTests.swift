@@ -73,7 +73,7 @@ struct RunTests {
             #expect(number.status == 422)
             #expect(number.object["atom"] as? String == "amount")
             #expect(number.object["type"] as? String == "urn:rbs-host:problem:wrong-type")
-            #expect((number.object["detail"] as? String)?.contains("decimal text") == true)
+            #expect((number.object["detail"] as? String)?.contains("the amount as typed") == true)
             let flag = try await api.commit(run, "destName", true, token)
             #expect(flag.status == 422 && flag.object["atom"] as? String == "destName")
             let text = try await api.commit(run, "destBicInfo", "x", token)

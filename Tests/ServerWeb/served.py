@@ -68,19 +68,7 @@ class Served:
             time.sleep(0.2)
 
     def code(self, at=None):
-        at = time.time() if at is None else at
-        self.last_step = max(getattr(self, "last_step", 0), int(at // 30))
         return totp(self.secret, at)
-
-    def fresh_code(self):
-        """A code for a step no earlier code of this run used (the ledger takes each step once): this step or the
-        next one (both accepted), else waits for the next."""
-        while True:
-            now = int(time.time() // 30)
-            step = max(now, getattr(self, "last_step", 0) + 1)
-            if step <= now + 1:
-                return self.code(step * 30)
-            time.sleep(1)
 
     def token(self):
         request = urllib.request.Request(self.base + "/api/v1/session", method="POST",

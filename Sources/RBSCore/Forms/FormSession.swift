@@ -20,6 +20,9 @@ public final class FormSession {
     /// What expressions hand to instance-bound plugin functions.
     private var instance: UnsafeMutableRawPointer? { module?.instance }
     public private(set) var isClosed = false
+    /// Why the plugin's runtime ended this run (its worker crashed, exited or hung), or nil: a run ended so is never
+    /// ready, and every front end says why from ``attention()``.
+    public private(set) var fault: String?
     /// The language of the messages this run makes for people (refused values, what a submit needs); the front
     /// end sets it. Machine output keeps its keys whatever it is.
     public var language: HostLanguage = .en
@@ -128,13 +131,15 @@ public final class FormSession {
         (accountsUnavailable.map { HostMessage.accountsUnavailable($0) } ?? HostMessage.noAccountHere).text(language)
     }
 
-    /// The accounts an account picker offers now (the account list through the atom's filter), each with its
+    /// The accounts an account picker offers now (those the core takes postings on, through the atom's filter), each with its
     /// number in ``accountList`` (1-based): the number a person may type for it.
     public func offeredAccounts(for id: String) -> [(number: Int, account: Account)] {
         guard let index = index(of: id), descriptor.atoms[index].kind == .account else { return [] }
         let filter = operation.compiled.filters[index]
         let form = model.effectiveValues
         return accountList.enumerated().compactMap { position, account in
+            // The core refuses any posting to or from a blocked account: no picker offers one, whatever its filter.
+            guard account.acceptsPostings else { return nil }
             if let filter {
                 let fields: [ExprValue] = [.string(account.number), .string(account.currency), .decimal(account.balance),
                                            .string(account.owner), .string(account.title), .bool(account.blocked)]
@@ -201,6 +206,10 @@ public final class FormSession {
             case (.text, .text(let text)), (.digits, .text(let text)):
                 if let control = text.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
                     throw .invalid(id: atom.id, message: HostMessage.controlCharacter(control.value).text(language))
+                }
+                // A bidirectional control or another invisible format character: what is shown would not be what is signed.
+                if let invisible = InvisibleText.first(in: text) {
+                    throw .invalid(id: atom.id, message: HostMessage.invisibleCharacter(caption: captions[index], invisible).text(language))
                 }
                 let length = text.count
                 let maximum = atom.maxLength > 0 ? atom.maxLength : TextLimits.defaultMaximumCharacters
@@ -358,6 +367,8 @@ public final class FormSession {
     /// What needs attention before a submit.
     public func attention() -> [AtomIssue] {
         var issues: [AtomIssue] = []
+        // A run its plugin's runtime ended cannot be submitted whatever its values say: that comes first.
+        if let fault { issues.append(AtomIssue(atom: nil, message: fault)) }
         if let formMark { issues.append(AtomIssue(atom: nil, message: formMark)) }
         for (index, atom) in descriptor.atoms.enumerated() where model.isVisible(index) {
             if let mark = marks[index] {
@@ -477,7 +488,10 @@ public final class FormSession {
     /// A fault of the plugin's runtime (its worker crashed, exited or hung): the run is over. The module is closed
     /// without calling into the plugin again, and the fault becomes the error the front end shows.
     private func end(_ fault: PluginFault) -> FormSessionError {
-        if fault.endsModule { close() }
+        if fault.endsModule {
+            if self.fault == nil { self.fault = fault.description }
+            close()
+        }
         return .pluginFailed(fault.description)
     }
 }

@@ -5,55 +5,105 @@ import RBSExpressions
 
 /// The worker side of plugin isolation: `rbs-host worker IMAGE` `dlopen`s one plugin image and serves its
 /// operations to the host over the socket on descriptor 3 (see `WireKind`). The plugin runs exactly as it would
-/// in-process — the same `rbs_host_t`, whose functions here forward to the host — but in a process with no
-/// descriptor to the data folder, an empty working directory, Landlock denying every file outside the system's
-/// read-only folders and the libraries the plugin links from elsewhere (``LinkedLibraries``) where the kernel has
-/// it, and optional address-space and CPU limits.
+/// in-process — the same `rbs_host_t`, whose functions here forward to the host — but in a sandbox set up before any
+/// of its code runs (after Chromium's Linux sandbox and OpenSSH's privilege separation):
+///
+/// - no descriptor to the data folder, an empty working directory;
+/// - limits on address space, CPU time, open files and (when it left root) threads (setrlimit);
+/// - Landlock: files readable only in the system's program and library folders, the image, the libraries it links
+///   from elsewhere (``LinkedLibraries``), `ld.so.cache`, the time zone; writable only `/dev/null` and its kin;
+/// - started as root, it leaves root for good: a uid and gid of its own (``sandboxUser(pid:)``), no groups, no
+///   capabilities, PR_SET_NO_NEW_PRIVS — the image is read into a sealed memory file first, since the host's copy
+///   is the host's alone;
+/// - it dies with the host (PR_SET_PDEATHSIG), in a session of its own;
+/// - a seccomp-bpf filter (`rbs_seccomp_install`): no new process, no exec, no socket; a forbidden call is reported
+///   on descriptor 4 and ends the worker with SIGSYS.
 ///
 /// Every worker starts the same way whatever it is for (a run, a check, a benchmark), so a plugin cannot tell them
 /// apart.
 public enum PluginWorker {
     /// The descriptor the host hands the worker its end of the socket pair on.
     public static let channel: Int32 = 3
+    /// The descriptor a forbidden system call's number is written to (the write end of a pipe the host reads).
+    public static let report: Int32 = 4
 
     /// Limits a worker runs under; zero means none.
     public struct Limits: Sendable, Equatable {
-        /// Address space, in MiB (RLIMIT_AS).
+        /// Address space, in MiB (RLIMIT_AS): an allocation past it fails.
         public var addressSpaceMiB: Int = 0
-        /// CPU time, in seconds (RLIMIT_CPU): the kernel sends SIGXCPU when it is used up.
+        /// CPU time over the worker's life, in seconds (RLIMIT_CPU): the kernel sends SIGXCPU when it is used up.
         public var cpuSeconds: Int = 0
+        /// Open descriptors (RLIMIT_NOFILE).
+        public var openFiles: Int = 0
+        /// Processes and threads of the worker's own user (RLIMIT_NPROC); applied only when the worker leaves root
+        /// for a user of its own — otherwise it would count every process of the host's user.
+        public var processes: Int = 0
 
-        public init(addressSpaceMiB: Int = 0, cpuSeconds: Int = 0) {
+        public init(addressSpaceMiB: Int = 0, cpuSeconds: Int = 0, openFiles: Int = 0, processes: Int = 0) {
             self.addressSpaceMiB = addressSpaceMiB
             self.cpuSeconds = cpuSeconds
+            self.openFiles = openFiles
+            self.processes = processes
         }
+
+        /// What a worker runs under unless `isolation.conf` or the environment says otherwise.
+        public static let standard = Limits(addressSpaceMiB: 1024, cpuSeconds: 300, openFiles: 256, processes: 64)
     }
+
+    /// The uid and gid a worker started as root takes: one of its own, as systemd's `DynamicUser=` gives a service,
+    /// so no two workers (nor any account) share it — they cannot signal or trace each other, and RLIMIT_NPROC counts
+    /// this worker alone. No account has it: there is nothing to log in to, and no file on the system belongs to it.
+    public static func sandboxUser(pid: pid_t) -> UInt32 { 2_000_000_000 + UInt32(truncatingIfNeeded: pid) }
 
     /// Runs the worker until the host says quit or goes away; returns the exit status.
     public static func run(image: String, limits: Limits) -> Int32 {
         closeInheritedDescriptors()
-        let confinement = confine(image: image, limits: limits)
         let server = Server(fd: channel)
-        return server.start(image: image, confinement: confinement)
+        switch confine(image: image, limits: limits) {
+        case .failure(let problem): return server.refuse("the sandbox could not be set up: \(problem.description)")
+        case .success(let confined): return server.start(image: image, opening: confined.path, isSwift: confined.isSwift,
+                                                         confinement: confined.warning)
+        }
     }
 
-    /// Closes every descriptor but 0, 1, 2 and the channel: nothing the host had open (the journal, the database,
-    /// a key file) reaches the plugin.
+    /// Closes every descriptor but 0, 1, 2, the channel and the report pipe: nothing the host had open (the journal,
+    /// the database, a key file) reaches the plugin.
     private static func closeInheritedDescriptors() {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return }
-        let own = opendirDescriptorHint()
         for name in names {
-            guard let fd = Int32(name), fd > channel, fd != own else { continue }
+            guard let fd = Int32(name), fd > report else { continue }
             close(fd)
         }
     }
 
-    /// FileManager's listing has closed its own directory descriptor by the time we iterate; nothing to skip.
-    private static func opendirDescriptorHint() -> Int32 { -1 }
+    /// What ``confine(image:limits:)`` leaves the serving loop.
+    struct Confined {
+        /// What to `dlopen`: the image, or the sealed memory copy of it when the worker left root.
+        var path: String
+        var isSwift: Bool
+        /// A warning for the host when the kernel could not deny the data folder.
+        var warning: String?
+    }
 
-    /// Empty working directory, rlimits, Landlock. Returns a warning for the host when the kernel could not deny the
-    /// data folder.
-    private static func confine(image: String, limits: Limits) -> String? {
+    struct SandboxProblem: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The folders whose files a plugin may read and execute: programs, libraries, locale and time zone data.
+    static let systemFolders = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"]
+    /// Single files (or folders) elsewhere a plugin may read: the dynamic linker's cache, the time zone, its own
+    /// `/proc/self` (resolved to its pid: not the other processes'), the CPU list the C library counts CPUs from.
+    static let systemFiles = ["/etc/ld.so.cache", "/etc/localtime", "/etc/timezone", "/proc/self", "/proc/cpuinfo",
+                              "/proc/meminfo", "/sys/devices/system/cpu", "/dev/urandom", "/dev/random"]
+    /// What a plugin may write: nothing that keeps anything.
+    static let writableFiles = ["/dev/null", "/dev/zero", "/dev/full"]
+
+    /// Empty working directory, rlimits, Landlock, leaving root, death with the host, the seccomp filter — in this
+    /// order, so each step still has what it needs and the filter comes last, just before the plugin is opened.
+    private static func confine(image: String, limits: Limits) -> Result<Confined, SandboxProblem> {
+        var why = [CChar](repeating: 0, count: 256)
+        func reason() -> String { String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        let host = getppid()
         var template = Array("/tmp/rbs-worker-XXXXXX".utf8CString)
         if let made = mkdtemp(&template) {
             let directory = String(cString: made)
@@ -61,27 +111,48 @@ public enum PluginWorker {
         } else {
             _ = chdir("/")
         }
-        if limits.addressSpaceMiB > 0 {
-            let bytes = rlim_t(limits.addressSpaceMiB) << 20
-            var limit = rlimit(rlim_cur: bytes, rlim_max: bytes)
-            setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit)
+        let isSwift = (try? ELFImage(bytes: [UInt8](Data(contentsOf: URL(fileURLWithPath: image)))))?.isSwift ?? true
+        let leavesRoot = geteuid() == 0
+        var path = image
+        if leavesRoot {
+            // The host's copy is readable by root alone; the worker keeps a sealed copy of the bytes it may open later.
+            let fd = rbs_memfd_copy(image, &why, why.count)
+            guard fd >= 0 else { return .failure(SandboxProblem(description: reason())) }
+            path = "/proc/self/fd/\(fd)"
         }
-        if limits.cpuSeconds > 0 {
-            var limit = rlimit(rlim_cur: rlim_t(limits.cpuSeconds), rlim_max: rlim_t(limits.cpuSeconds + 1))
-            setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &limit)
+        func limit(_ resource: Int32, _ soft: Int, hard: Int? = nil) {
+            guard soft > 0 else { return }
+            var value = rlimit(rlim_cur: rlim_t(soft), rlim_max: rlim_t(hard ?? soft))
+            setrlimit(__rlimit_resource_t(UInt32(resource)), &value)
         }
-        let system = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/proc", "/sys"]
+        limit(Int32(RLIMIT_AS.rawValue), limits.addressSpaceMiB << 20)
+        // The soft limit sends SIGXCPU; a worker that ignores it meets the hard limit's SIGKILL a second later.
+        limit(Int32(RLIMIT_CPU.rawValue), limits.cpuSeconds, hard: limits.cpuSeconds + 1)
+        limit(Int32(RLIMIT_NOFILE.rawValue), limits.openFiles)
+        if leavesRoot { limit(Int32(__RLIMIT_NPROC.rawValue), limits.processes) }
         // The libraries the plugin links from elsewhere (a Swift plugin: the toolchain's Swift runtime), file by file.
-        let readable = system + [image] + LinkedLibraries(of: image, systemFolders: system).files
-        let writable = ["/dev"]
-        var why = [CChar](repeating: 0, count: 256)
-        let result = withCStrings(readable) { read in
-            withCStrings(writable) { write in
-                rbs_landlock_restrict(read, Int32(readable.count), write, Int32(writable.count), &why, why.count)
+        let readable = systemFolders + systemFiles + [image] + LinkedLibraries(of: image, systemFolders: systemFolders).files
+        let landlock = withCStrings(readable) { read in
+            withCStrings(writableFiles) { write in
+                rbs_landlock_restrict(read, Int32(readable.count), write, Int32(writableFiles.count), &why, why.count)
             }
         }
-        if result > 0 { return nil }
-        return "the kernel could not confine plugin workers (Landlock: \(String(cString: why))) — plugins in workers can still open the data folder by its path"
+        var warning: String?
+        if landlock <= 0 {
+            warning = "the kernel could not confine plugin workers (Landlock: \(reason())) — plugins in workers can still open the data folder by its path"
+        }
+        if leavesRoot {
+            let user = sandboxUser(pid: getpid())
+            guard rbs_drop_privileges(user, user, &why, why.count) == 0 else {
+                return .failure(SandboxProblem(description: reason()))
+            }
+        }
+        // After the change of user, which clears it. A host already gone (or a new parent) ends the worker now.
+        if rbs_die_with_parent(host) == -ESRCH { exit(0) }
+        guard rbs_seccomp_install(report, &why, why.count) == 0 else {
+            return .failure(SandboxProblem(description: reason()))
+        }
+        return .success(Confined(path: path, isSwift: isSwift, warning: warning))
     }
 
     private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
@@ -125,18 +196,22 @@ extension PluginWorker {
 
         nonisolated(unsafe) static var current: Server?
 
-        func start(image: String, confinement: String?) -> Int32 {
-            func refuse(_ message: String) -> Int32 {
-                var writer = WireWriter(.startFailed)
-                writer.string(message)
-                _ = WireIO.write(fd, writer.frame)
-                return 1
-            }
-            let isSwift = (try? ELFImage(bytes: [UInt8](Data(contentsOf: URL(fileURLWithPath: image)))))?.isSwift ?? true
+        /// Tells the host this worker cannot serve, and why.
+        func refuse(_ message: String) -> Int32 {
+            var writer = WireWriter(.startFailed)
+            writer.string(message)
+            _ = WireIO.write(fd, writer.frame)
+            return 1
+        }
+
+        /// Opens the plugin (`opening`: the image, or its sealed copy) and serves it.
+        func start(image: String, opening: String, isSwift: Bool, confinement: String?) -> Int32 {
             var options: DLHandle.Options = [.now, .local]
             if isSwift { options.insert(.noDelete) }
             let handle: DLHandle
-            do { handle = try DLHandle(path: image, options: options) } catch { return refuse(error.description) }
+            do { handle = try DLHandle(path: opening, options: options) } catch {
+                return refuse(error.description.replacingOccurrences(of: opening, with: image))
+            }
             self.handle = handle
             guard let symbol = handle.symbol(RBS_ENTRY_SYMBOL) else { return refuse(PluginProblem.noEntry.description) }
             guard let entry = unsafeBitCast(symbol, to: rbs_plugin_entry_fn.self)() else {

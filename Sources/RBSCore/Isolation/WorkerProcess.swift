@@ -1,3 +1,4 @@
+import CIsolation
 import Foundation
 import RBSLedger
 
@@ -10,9 +11,18 @@ import RBSLedger
 /// A worker that crashes, exits, hangs past the deadline or breaks the protocol is killed and reaped; `fault` then
 /// says what happened, and every later request fails with it at once. A worker that ends while idle is noticed and
 /// reaped by ``isAlive`` or by the next request.
+///
+/// A worker runs in a session of its own; whenever it ends, its whole process group is killed before it is reaped
+/// (while its pid, and so the group's id, cannot yet be reused), so nothing it started outlives it.
 final class WorkerProcess: @unchecked Sendable {
     let pid: pid_t
     private let fd: Int32
+    /// The read end of the worker's report pipe: the number of a forbidden system call, if it made one.
+    private let reportFD: Int32
+    /// The CPU time the worker had used when it was reaped, in seconds.
+    private var cpuUsed: Double = 0
+    /// The host killed the worker (a deadline, a stop): a SIGKILL is then no limit's.
+    private var killedByHost = false
     /// Guards the end's bookkeeping below; held while reaping, never while waiting for a frame.
     private let state = NSLock()
     private var reaped = false
@@ -33,9 +43,10 @@ final class WorkerProcess: @unchecked Sendable {
     /// callbacks that take none (log).
     typealias CallbackServer = (inout WireReader) throws(WireError) -> WireWriter?
 
-    private init(pid: pid_t, fd: Int32, limits: PluginWorker.Limits) {
+    private init(pid: pid_t, fd: Int32, reportFD: Int32, limits: PluginWorker.Limits) {
         self.pid = pid
         self.fd = fd
+        self.reportFD = reportFD
         self.limits = limits
         receiver = WireReceiver(fd: fd)
     }
@@ -44,51 +55,113 @@ final class WorkerProcess: @unchecked Sendable {
     /// background, killed if it has not ended within 0.2 s, so no zombie is left behind.
     deinit {
         close(fd)
+        close(reportFD)
         guard !reaped else { return }
         let pid = pid
         DispatchQueue.global(qos: .utility).async {
-            var status: Int32 = 0
             for _ in 0..<100 {
-                if waitpid(pid, &status, WNOHANG) != 0 { return }
+                if Self.reapIfEnded(pid) != nil { return }
                 usleep(2_000)
             }
-            kill(pid, SIGKILL)
-            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+            _ = Self.killAndReap(pid)
         }
     }
 
-    /// Starts `executable` with `arguments`; its end of a fresh socket pair becomes its descriptor 3, standard input
-    /// is /dev/null, standard output goes where the host's standard error goes. It runs in its own process group,
-    /// so a Ctrl-C at the terminal reaches the host (which cancels a module), not the worker.
+    /// How a worker ended and the CPU time it used.
+    private struct End {
+        var status: Int32
+        var cpuSeconds: Double
+    }
+
+    /// Reaps `pid` if it has ended, after killing what is left of its process group; nil while it runs.
+    private static func reapIfEnded(_ pid: pid_t) -> End? {
+        var info = siginfo_t()
+        // WNOWAIT: the zombie keeps the pid (and the group's id) ours until the group is killed.
+        guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0, info._sifields._sigchld.si_pid == pid
+        else { return nil }
+        kill(-pid, SIGKILL)
+        return reap(pid)
+    }
+
+    /// Kills the worker and its process group, and reaps it.
+    private static func killAndReap(_ pid: pid_t) -> End {
+        kill(-pid, SIGKILL)
+        kill(pid, SIGKILL)
+        return reap(pid)
+    }
+
+    private static func reap(_ pid: pid_t) -> End {
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
+        let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        return End(status: status, cpuSeconds: cpu)
+    }
+
+    /// Records how the worker ended (under `state`).
+    private func record(_ end: End) {
+        status = end.status
+        cpuUsed = end.cpuSeconds
+        reaped = true
+    }
+
+    /// Starts `executable` with `arguments`; its end of a fresh socket pair becomes its descriptor 3, the write end
+    /// of its report pipe its descriptor 4, standard input is /dev/null, standard output goes where the host's
+    /// standard error goes. It runs in a session of its own (so a Ctrl-C at the terminal reaches the host, which
+    /// cancels a module, not the worker, and the worker has no terminal to write into), and it is started from
+    /// ``WorkerSpawner``'s thread, which lives as long as the host: the worker dies with its parent thread.
     static func spawn(executable: String, arguments: [String], limits: PluginWorker.Limits) -> Result<WorkerProcess, WireError> {
+        WorkerSpawner.shared.run { spawnHere(executable: executable, arguments: arguments, limits: limits) }
+    }
+
+    private static func spawnHere(executable: String, arguments: [String], limits: PluginWorker.Limits) -> Result<WorkerProcess, WireError> {
+        func failure(_ what: String) -> Result<WorkerProcess, WireError> {
+            .failure(WireError(description: "\(what): \(String(cString: strerror(errno)))"))
+        }
         var pair: [Int32] = [0, 0]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
-            return .failure(WireError(description: "socketpair: \(String(cString: strerror(errno)))"))
+            return failure("socketpair")
         }
-        var child = pair[1]
-        if child == PluginWorker.channel {
-            // dup2(3, 3) would leave close-on-exec set: move it first.
-            child = fcntl(pair[1], F_DUPFD_CLOEXEC, 10)
+        var pipe: [Int32] = [0, 0]
+        guard rbs_pipe_cloexec(&pipe) == 0 else {
+            close(pair[0])
             close(pair[1])
+            return failure("pipe")
         }
-        defer { close(child) }
+        // Above the descriptors the child's are dup2'ed to, so no dup2 overwrites one still to be moved (and
+        // dup2(3, 3) would leave close-on-exec set).
+        func high(_ fd: Int32) -> Int32 {
+            let moved = fcntl(fd, F_DUPFD_CLOEXEC, 10)
+            close(fd)
+            return moved
+        }
+        let child = high(pair[1])
+        let report = high(pipe[1])
+        defer {
+            close(child)
+            close(report)
+        }
+        _ = fcntl(pipe[0], F_SETFL, fcntl(pipe[0], F_GETFL) | O_NONBLOCK)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, child, PluginWorker.channel)
+        posix_spawn_file_actions_adddup2(&actions, report, PluginWorker.report)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, 2, 1)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        posix_spawnattr_setpgroup(&attributes, 0)
+        // POSIX_SPAWN_SETSID (glibc 2.26), spelled out: the Glibc module does not import it.
+        let setsid: Int32 = 0x80
+        posix_spawnattr_setflags(&attributes, Int16(setsid | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var empty = sigset_t()
         sigemptyset(&empty)
         posix_spawnattr_setsigmask(&attributes, &empty)
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGCHLD, SIGXCPU, SIGSEGV, SIGABRT] { sigaddset(&defaults, signal) }
+        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGCHLD, SIGXCPU, SIGSEGV, SIGABRT, SIGSYS] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -98,9 +171,10 @@ final class WorkerProcess: @unchecked Sendable {
         let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard result == 0 else {
             close(pair[0])
+            close(pipe[0])
             return .failure(WireError(description: "cannot start \(executable): \(String(cString: strerror(result)))"))
         }
-        return .success(WorkerProcess(pid: pid, fd: pair[0], limits: limits))
+        return .success(WorkerProcess(pid: pid, fd: pair[0], reportFD: pipe[0], limits: limits))
     }
 
     // MARK: - The end
@@ -109,20 +183,16 @@ final class WorkerProcess: @unchecked Sendable {
     /// moment to exit by itself (so its real status is reported), then is killed.
     private func reapLocked() {
         guard !reaped else { return }
-        var status: Int32 = 0
-        var waited: pid_t = 0
         for _ in 0..<100 {
-            waited = waitpid(pid, &status, WNOHANG)
-            if waited != 0 { break }
+            if let end = Self.reapIfEnded(pid) {
+                record(end)
+                return
+            }
             usleep(2_000)
         }
-        if waited == 0 {
-            closedChannel = true
-            kill(pid, SIGKILL)
-            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        }
-        self.status = status
-        reaped = true
+        closedChannel = true
+        killedByHost = true
+        record(Self.killAndReap(pid))
     }
 
     /// How the process ended, in words.
@@ -132,11 +202,25 @@ final class WorkerProcess: @unchecked Sendable {
         if (status & 0x7f) == 0 { return "exited with status \((status >> 8) & 0xff)" }
         let signal = status & 0x7f
         var cause = "killed by \(Self.signalName(signal))"
-        if signal == SIGXCPU, limits.cpuSeconds > 0 { cause += " (its CPU-time limit of \(limits.cpuSeconds) s was reached)" }
-        if limits.addressSpaceMiB > 0, signal == SIGSEGV || signal == SIGABRT || signal == SIGBUS {
+        if signal == SIGSYS {
+            cause += ": it made a forbidden system call (\(forbiddenCall() ?? "one the sandbox does not allow"))"
+        }
+        // SIGXCPU at the soft limit; SIGKILL at the hard one, a second later, if the plugin ignored SIGXCPU.
+        if limits.cpuSeconds > 0,
+           signal == SIGXCPU || (signal == SIGKILL && !killedByHost && cpuUsed >= Double(limits.cpuSeconds)) {
+            cause += ": it exceeded its CPU time limit of \(limits.cpuSeconds) s"
+        }
+        if limits.addressSpaceMiB > 0, [SIGSEGV, SIGABRT, SIGBUS, SIGILL, SIGTRAP].contains(signal) {
             cause += " (it runs with an address-space limit of \(limits.addressSpaceMiB) MiB)"
         }
         return cause
+    }
+
+    /// The name of the forbidden call the worker reported on its way out, if it did.
+    private func forbiddenCall() -> String? {
+        var number: Int32 = -1
+        guard read(reportFD, &number, MemoryLayout<Int32>.size) == MemoryLayout<Int32>.size, number >= 0 else { return nil }
+        return rbs_syscall_name(number).map { String(cString: $0) } ?? "system call \(number)"
     }
 
     /// A worker's environment: the host's, without Swift's backtracer (a crash is reported by the host in one line)
@@ -174,11 +258,8 @@ final class WorkerProcess: @unchecked Sendable {
         defer { state.unlock() }
         if let recordedFault { return recordedFault }
         if !reaped, cause != nil {
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-            self.status = status
-            reaped = true
+            killedByHost = true
+            record(Self.killAndReap(pid))
         }
         reapLocked()
         recordedFault = cause ?? describeEnd()
@@ -259,11 +340,7 @@ final class WorkerProcess: @unchecked Sendable {
         let until = ContinuousClock.now + grace
         while ContinuousClock.now < until {
             let ended: Bool = state.withLock {
-                var status: Int32 = 0
-                if !reaped, waitpid(pid, &status, WNOHANG) == pid {
-                    self.status = status
-                    reaped = true
-                }
+                if !reaped, let end = Self.reapIfEnded(pid) { record(end) }
                 return reaped
             }
             if ended { break }
@@ -281,10 +358,8 @@ final class WorkerProcess: @unchecked Sendable {
     var isAlive: Bool {
         let ended: Bool = state.withLock {
             guard recordedFault == nil else { return true }
-            var status: Int32 = 0
-            guard waitpid(pid, &status, WNOHANG) == pid else { return false }
-            self.status = status
-            reaped = true
+            guard let end = Self.reapIfEnded(pid) else { return false }
+            record(end)
             return true
         }
         if ended, fault == nil { _ = die(nil) }
@@ -294,5 +369,51 @@ final class WorkerProcess: @unchecked Sendable {
     static func seconds(_ duration: Duration) -> String {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         return seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
+    }
+}
+
+/// The one thread workers are started from. A worker asks the kernel to kill it when its parent ends
+/// (PR_SET_PDEATHSIG), and "parent" there is the thread that started it: started from a pool thread that ends when
+/// idle, a worker would die with it in the middle of its modules. This thread lives as long as the host.
+final class WorkerSpawner: @unchecked Sendable {
+    static let shared = WorkerSpawner()
+    private let condition = NSCondition()
+    private var jobs: [() -> Void] = []
+
+    private init() {
+        let thread = Thread { [self] in loop() }
+        thread.name = "rbs-worker-spawner"
+        thread.start()
+    }
+
+    private func loop() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty { condition.wait() }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job()
+        }
+    }
+
+    /// Runs `body` on the spawner thread and returns its result.
+    func run<T>(_ body: @escaping () -> T) -> T {
+        let box = ResultBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        condition.lock()
+        jobs.append {
+            box.value = body()
+            done.signal()
+        }
+        condition.signal()
+        condition.unlock()
+        done.wait()
+        // Set before `done` was signalled; the fallback only keeps this free of a forced unwrap.
+        guard let value = box.value else { return body() }
+        return value
+    }
+
+    private final class ResultBox<T>: @unchecked Sendable {
+        var value: T?
     }
 }

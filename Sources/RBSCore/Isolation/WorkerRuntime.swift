@@ -54,8 +54,11 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
     }
 
     /// Starts the first worker on `image` (the host's unique copy of the plugin) and reads its manifest.
-    static func start(image: String, settings: IsolationSettings, locator: ServiceLocator) -> Result<Started, PluginProblem> {
-        let runtime = WorkerRuntime(pluginID: "", image: image, settings: settings, locator: locator)
+    /// - Parameter pluginID: the id the registry knows the plugin by, if it does: its limits in `isolation.conf`
+    ///   apply from the first worker on.
+    static func start(image: String, pluginID: String?, settings: IsolationSettings,
+                      locator: ServiceLocator) -> Result<Started, PluginProblem> {
+        let runtime = WorkerRuntime(pluginID: pluginID ?? "", image: image, settings: settings, locator: locator)
         switch runtime.spawn() {
         case .failure(let error): return .failure(.workerFailed(error.description))
         case .success(let (worker, manifest, services, warning)):
@@ -68,8 +71,10 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
     /// Spawns a worker and reads its `ready` frame.
     private func spawn() -> Result<(WorkerProcess, PluginManifest, [String], String?), WireError> {
         let worker: WorkerProcess
+        let limits = settings.limits(for: pluginID.isEmpty ? nil : pluginID)
         switch WorkerProcess.spawn(executable: settings.workerExecutable,
-                                   arguments: settings.workerArguments(image: image), limits: settings.limits) {
+                                   arguments: IsolationSettings.workerArguments(image: image, limits: limits),
+                                   limits: limits) {
         case .failure(let error): return .failure(error)
         case .success(let spawned): worker = spawned
         }

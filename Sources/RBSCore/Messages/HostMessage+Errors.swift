@@ -47,6 +47,9 @@ extension HostMessage {
         case .notSignersAccount:
             return "счёт списания \(fact("account")) принадлежит другому лицу, и поручения списывать с него у подписанта нет"
         case .declined: return "второй подписант \(fact("user")) отклонил документ: \(fact("reason"))"
+        case .invisibleCharacter:
+            return "поле «\(fact("field"))» содержит невидимый символ \(fact("character")) (\(fact("name"))) в позиции \(fact("position")): "
+                + "он может показать текст не таким, каким он будет подписан"
         }
     }
 
@@ -114,5 +117,36 @@ extension HostMessage {
         case .zero: return "сумма должна быть больше нуля"
         case .tooLarge(let text): return "\(text): слишком много цифр (не больше 18)"
         }
+    }
+}
+
+extension HostMessage {
+    /// A value, button or run the form refused, naming the field by its caption (`caption(id)`, else its id) and
+    /// never twice, in `language`.
+    public static func describe(_ error: FormSessionError, caption: (String) -> String?, _ language: HostLanguage) -> String {
+        func name(_ id: String) -> String { caption(id).flatMap { $0.isEmpty ? nil : $0 } ?? id }
+        switch error {
+        case .invalid(let id, let message):
+            // A plugin's or a parser's message may start with the field's id already: the label replaces it.
+            var body = Substring(message)
+            for prefix in ["\(id): ", "\(name(id)): "] where body.hasPrefix(prefix) { body = body.dropFirst(prefix.count) }
+            return "\(name(id)): \(body)"
+        case .mismatch(let id, let expected, let got):
+            return language.pick("\(name(id)) takes \(expected), not \(got)", "«\(name(id))»: нужно \(expected), а не \(got)")
+        case .hidden(let id):
+            return language.pick("'\(name(id))' is hidden by its show-if condition — fill the fields it depends on first",
+                                 "поле «\(name(id))» скрыто условием показа — сначала заполните поля, от которых оно зависит")
+        case .notEditable(let id, _):
+            return language.pick("'\(name(id))' takes no value", "поле «\(name(id))» не принимает значения")
+        case .closed: return language.pick(error.description, "форма закрыта")
+        case .unknownAtom, .notAButton, .createFailed, .badPluginValue, .pluginFailed: return error.description
+        }
+    }
+}
+
+extension FormSession {
+    /// `error` as the person reads it: in this run's language, fields named by their captions.
+    public func describe(_ error: FormSessionError) -> String {
+        HostMessage.describe(error, caption: { [self] in atom($0)?.caption }, language)
     }
 }

@@ -29,6 +29,7 @@ public enum HostMessage: Sendable, Equatable {
 
     // Values a field refuses (FormInput at the edge, FormSession's check of a typed value).
     case controlCharacter(UInt32), tooShort(length: Int, minimum: Int), tooLong(length: Int, maximum: Int)
+    case invisibleCharacter(caption: String, InvisibleCharacter)
     case digitsOnly(Character, position: Int), amountNotPositive, noSuchMonth(date: String, month: Int)
     case noSuchDay(date: String, day: Int, month: Int, year: Int), required(String), notADate(String)
     case notOnList(Int, count: Int), startsMoreThanOne(String, titles: [String])
@@ -47,6 +48,13 @@ public enum HostMessage: Sendable, Equatable {
     case unknownCommand(String, suggestion: String?), noSuchCommand(String), runNeedsOperation, giveIDValue(String)
     case nothingChanged, verified(entries: Int), badEntry(Int64, reason: String), unreconciled(String)
     case helpHeaderCommand, helpHeaderWhat, helpInsideForm, commandSummary(String)
+
+    // A document as a person reads it (``DocumentPresentation``, ``EntryReport``), tables and questions of the REPL
+    // and the one-shot commands: ``HostMessage/Report`` (HostMessage+Report.swift).
+    case report(HostMessage.Report)
+    /// The word for what became of a journaled document: one per outcome kind, the same in the REPL, `run`,
+    /// `journal`, `journal show`, receipts and the server's `sections`.
+    case status(JournalEntry.Kind)
 
     /// The text in `language`.
     public func text(_ language: HostLanguage) -> String {
@@ -184,11 +192,11 @@ public enum HostMessage: Sendable, Equatable {
                                         "Документ не предложен к подписи: возврат к форме, значения сохранены.")
         case .cancelledNothingPosted: language.pick("cancelled: nothing was signed or posted",
                                                     "отменено: ничего не подписано и не отправлено")
-        case .posted: language.pick("posted", "проведено")
-        case .rejected: language.pick("rejected", "отклонено")
+        case .posted: Self.statusWord(.posted, language)
+        case .rejected: Self.statusWord(.rejected, language)
         case .notSubmitted: language.pick("not submitted", "не отправлено")
         case .unknown: language.pick("unknown", "неизвестно")
-        case .awaitingSecondSignature: language.pick("awaiting a second signature", "ожидает второй подписи")
+        case .awaitingSecondSignature: Self.statusWord(.awaiting, language)
         case .journalEntry(let sequence): language.pick(" — journal entry \(sequence)", " — запись журнала \(sequence)")
         case .balanceNow: language.pick("balance now", "остаток")
         case .errorLabel: language.pick("error:", "ошибка:")
@@ -196,6 +204,10 @@ public enum HostMessage: Sendable, Equatable {
         case .controlCharacter(let scalar):
             language.pick("control character U+\(String(scalar, radix: 16, uppercase: true)) is not allowed",
                           "управляющий символ U+\(String(scalar, radix: 16, uppercase: true)) недопустим")
+        case .invisibleCharacter(let caption, let found):
+            language.pick("\"\(caption)\" contains \(found): it can make the text read differently from what is signed — type it without it",
+                          "«\(caption)» содержит невидимый символ \(found.code) (\(found.name)) в позиции \(found.position): "
+                              + "он может показать текст не таким, каким он будет подписан — введите текст без него")
         case .tooShort(let length, let minimum):
             language.pick("too short: \(length) character\(length == 1 ? "" : "s"), at least \(minimum) needed",
                           "слишком коротко: символов \(length), нужно не меньше \(minimum)")
@@ -265,6 +277,8 @@ public enum HostMessage: Sendable, Equatable {
             language.pick("Inside a form: Enter keeps a value, back returns, ? helps, cancel or Ctrl-C leaves.",
                           "В форме: Enter оставляет значение, back — назад, ? — справка, cancel или Ctrl-C — выход.")
         case .commandSummary(let command): Self.summary(of: command, language)
+        case .report(let report): report.text(language)
+        case .status(let kind): Self.statusWord(kind, language)
         }
     }
 
@@ -296,8 +310,8 @@ public enum HostMessage: Sendable, Equatable {
         case "reject": language.pick("decline awaiting entry N as USER, with the reason (asks for USER's one-time code)",
                                      "отклонить ожидающую запись N как USER, с причиной (спросит его одноразовый код)")
         case "verify": language.pick("check every signature and the journal's hash chain", "проверить все подписи и цепочку хешей журнала")
-        case "keys": language.pick("show the signing key and method, or create them (TOTP, or OCRA for dynamic linking)",
-                                   "показать ключ и способ подписи или создать их (TOTP или OCRA с динамической привязкой)")
+        case "keys": language.pick("show the signing key and method, the current one-time code (keys code), or create them (TOTP, or OCRA for dynamic linking)",
+                                   "показать ключ и способ подписи, текущий одноразовый код (keys code) или создать их (TOTP или OCRA с динамической привязкой)")
         case "help": language.pick("show the commands, or one command's help", "список команд или справка по одной команде")
         case "quit": language.pick("leave rbs-host (Ctrl-D does too)", "выйти из rbs-host (Ctrl-D тоже)")
         default: command

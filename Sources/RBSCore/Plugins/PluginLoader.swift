@@ -58,8 +58,8 @@ public struct PluginLoader: Sendable {
             do { try verifier(copied, path) } catch { throw fail(error) }
         }
         if let isolation, isolation.mode(for: pluginID) == .plugin,
-           let image = try loadInWorker(path: path, copy: copy, hash: hash, isSwift: elf.isSwift, settings: isolation,
-                                        policy: policy) {
+           let image = try loadInWorker(path: path, pluginID: pluginID, copy: copy, hash: hash, isSwift: elf.isSwift,
+                                        settings: isolation, policy: policy) {
             return image
         }
         var options: DLHandle.Options = [.now, .local]
@@ -101,19 +101,27 @@ public struct PluginLoader: Sendable {
     /// Starts a worker on the verified copy and builds the image from what it answers: nothing of the plugin is
     /// opened in this process, and every function its expressions call is forwarded to the worker.
     /// - Returns: nil when the plugin's id turns out to be pinned to `none` (the caller loads it in-process).
-    private func loadInWorker(path: String, copy: URL, hash: String, isSwift: Bool, settings: IsolationSettings,
-                              policy: PluginLoadPolicy?) throws(PluginLoadError) -> PluginImage? {
+    private func loadInWorker(path: String, pluginID: String?, copy: URL, hash: String, isSwift: Bool,
+                              settings: IsolationSettings, policy: PluginLoadPolicy?) throws(PluginLoadError) -> PluginImage? {
         func fail(_ problem: PluginProblem) -> PluginLoadError { PluginLoadError(path: path, problem: problem) }
-        let started: WorkerRuntime.Started
-        switch WorkerRuntime.start(image: copy.path, settings: settings, locator: locator) {
-        case .failure(let problem): throw fail(problem)
-        case .success(let value): started = value
+        func start(_ id: String?) throws(PluginLoadError) -> WorkerRuntime.Started {
+            switch WorkerRuntime.start(image: copy.path, pluginID: id, settings: settings, locator: locator) {
+            case .failure(let problem): throw fail(problem)
+            case .success(let value): return value
+            }
         }
-        let runtime = started.runtime
+        var started = try start(pluginID)
         if settings.mode(for: started.manifest.id) == .none {
-            runtime.retire()
+            started.runtime.retire()
             return nil
         }
+        if pluginID != started.manifest.id, settings.limits(for: started.manifest.id) != settings.limits(for: pluginID) {
+            // Limits set for this id in isolation.conf, which the first worker could not know it by: every worker
+            // of the plugin runs under them, the first too.
+            started.runtime.retire()
+            started = try start(started.manifest.id)
+        }
+        let runtime = started.runtime
         if let warning = started.confinementWarning { WorkerConfinementNotice.once(warning, locator: locator) }
         do {
             try policy?.checkManifest?(started.manifest, path, hash)

@@ -11,6 +11,12 @@ public struct EntryReport: Sendable, Hashable {
         public var value: String
         /// The document field it shows (`nil` for the entry's own facts).
         public var field: String?
+
+        public init(label: String, value: String, field: String? = nil) {
+            self.label = label
+            self.value = value
+            self.field = field
+        }
     }
 
     /// Rows under a heading.
@@ -24,18 +30,34 @@ public struct EntryReport: Sendable, Hashable {
     /// "Receipt for journal entry 3" or "Journal entry 3".
     public let title: String
     public let sections: [Section]
+    /// The language its words and formats are in.
+    public let language: HostLanguage
 
-    /// The report of entry `sequence` of `ledger`'s journal.
-    /// - Parameter receipt: a receipt: only a posted entry has one, and it starts with the bank's requisites and
-    ///   leaves out the account's balance (a receipt is handed to the counterparty).
-    public init(sequence: Int64, ledger: Ledger, directory: BankDirectory?, receipt: Bool) throws(ReceiptError) {
+    /// The report of entry `sequence` of `ledger`'s journal, in `language`.
+    /// - Parameter receipt: a receipt: only an entry the bank took (posted, or accepted without moving money: a card
+    ///   block) has one, and it starts with the bank's requisites and leaves out the account's balance (a receipt is
+    ///   handed to the counterparty).
+    /// - Parameter operation: the descriptor of an operation the host has now, by id: its labels and enum titles
+    ///   (`rbs.document-labels/1`) name the document's fields; without it a field is named by its contract role, or
+    ///   its key.
+    public init(sequence: Int64, ledger: Ledger, directory: BankDirectory?, receipt: Bool, language: HostLanguage = .en,
+                operation: (String) -> OperationDescriptor? = { _ in nil }) throws(ReceiptError) {
         let found: JournalEntry?
         do { found = try ledger.journal.entry(sequence) } catch { throw .storage(error) }
         guard let entry = found else {
             let count = (try? ledger.journal.entries().count) ?? 0
             throw .noEntry(sequence, count: count)
         }
-        if receipt, entry.kind != .posted {
+        try self.init(entry: entry, ledger: ledger, directory: directory, receipt: receipt, language: language, operation: operation)
+    }
+
+    /// The report of `entry`, read already (see ``init(sequence:ledger:directory:receipt:language:operation:)``).
+    /// - Parameter payer: the name of the holder of a key id when the caller knows it (`serve` reads every customer's
+    ///   once for a journal); else the ledger is asked.
+    public init(entry: JournalEntry, ledger: Ledger, directory: BankDirectory?, receipt: Bool, language: HostLanguage = .en,
+                payer: (String) -> String? = { _ in nil }, operation: (String) -> OperationDescriptor? = { _ in nil }) throws(ReceiptError) {
+        let sequence = entry.sequence
+        if receipt, entry.kind != .posted, entry.kind != .acknowledged {
             throw .notPosted(sequence, kind: entry.kind.rawValue, reason: entry.reason)
         }
         let document: Document
@@ -44,123 +66,130 @@ public struct EntryReport: Sendable, Hashable {
         }
         self.entry = entry
         self.document = document
-        title = receipt ? "Receipt for journal entry \(sequence)" : "Journal entry \(sequence)"
+        self.language = language
+        func text(_ report: HostMessage.Report) -> String { report.text(language) }
+        title = text(receipt ? .receiptTitle(sequence) : .entryTitle(sequence))
         var sections: [Section] = []
         if receipt {
             let bank = directory?.bank(bic: DemoBank.bic)
-            sections.append(Section(title: "Bank", rows: [
-                Row(label: "Bank", value: bank?.name ?? "the bank with BIC \(DemoBank.bic)"),
-                Row(label: "BIC", value: DemoBank.bic),
-                Row(label: "Correspondent account", value: DemoBank.correspondentAccount),
+            sections.append(Section(title: text(.bankSection), rows: [
+                Row(label: text(.bankName), value: bank?.name ?? text(.bankWithBIC(DemoBank.bic))),
+                Row(label: HostMessage.bic.text(language), value: DemoBank.bic),
+                Row(label: text(.correspondentAccount), value: DemoBank.correspondentAccount),
             ]))
         }
-        sections.append(Section(title: "Document", rows: Self.documentRows(document, directory: directory)))
-        sections.append(Section(title: "Outcome", rows: Self.outcomeRows(entry, balance: !receipt)))
-        sections.append(Section(title: "Signature", rows: Self.signatureRows(entry)))
+        let descriptor = operation(document.operation)
+        sections.append(Section(title: text(.documentSection),
+                                rows: Self.documentRows(document, operation: descriptor, payer: payer(document.keyId) ?? Self.payer(keyId: document.keyId, ledger: ledger),
+                                                        directory: directory, language: language)))
+        sections.append(Section(title: text(.outcomeSection), rows: Self.outcomeRows(entry, balance: !receipt, language: language)))
+        sections.append(Section(title: text(.signatureSection), rows: Self.signatureRows(entry, language: language)))
         if !receipt, let basketId = entry.basketId {
-            sections.append(Section(title: "Basket", rows: try Self.basketRows(basketId, entry: entry, ledger: ledger)))
+            sections.append(Section(title: text(.basketSection),
+                                    rows: try Self.basketRows(basketId, entry: entry, ledger: ledger, language: language)))
         }
         self.sections = sections
     }
 
-    /// The well-known document fields, in the order a payment order shows them, with their labels.
-    static let labels: [(key: String, label: String)] = [
-        ("from", "Payer's account"), ("fromName", "Payer"), ("name", "Payee"), ("inn", "Payee's INN"), ("kpp", "Payee's KPP"),
-        ("account", "Payee's account"), ("bic", "Payee's bank (BIC)"), ("amount", "Amount"), ("currency", "Currency"),
-        ("purpose", "Purpose of payment"),
-    ]
-
-    static func documentRows(_ document: Document, directory: BankDirectory?) -> [Row] {
-        var rows = [
-            Row(label: "Operation", value: document.operation),
-            Row(label: "Plugin", value: "\(document.plugin) \(document.pluginVersion)"),
-            Row(label: "Created", value: Self.time(document.createdAtMilliseconds)),
-        ]
-        let known = Set(labels.map(\.key))
-        for (key, label) in labels {
-            guard let value = document[key], !value.isEmpty else { continue }
-            var shown = CardNumberMask.masked(value)
-            if key == "amount", let amount = Decimal(string: value, locale: Locale(identifier: "en_US_POSIX")) {
-                shown = Amount.grouped(amount, currency: document["currency"] ?? "")
+    /// The payer: whoever signed the document first (the document names their key; a second signer's key signs the
+    /// entry): the customer whose key or passkey it is, else the holder of the host's own key (`keys init --name`);
+    /// nil when no key the host knows made it.
+    static func payer(keyId: String, ledger: Ledger) -> String? {
+        if let customers = try? ledger.customers.list() {
+            if let customer = customers.first(where: { $0.keyId == keyId }) { return customer.name }
+            for customer in customers where (try? ledger.customers.passkey(of: customer))?.key.keyId == keyId {
+                return customer.name
             }
-            if key == "bic", let bank = directory?.bank(bic: value) { shown = "\(value), \(bank.name)" }
-            rows.append(Row(label: label, value: shown, field: key))
         }
-        for field in document.fields where !known.contains(field.key) && !field.value.isEmpty {
-            rows.append(Row(label: field.key, value: CardNumberMask.masked(field.value), field: field.key))
-        }
+        if let identity = try? ledger.keys.load(), identity.keyId == keyId { return identity.name }
+        return nil
+    }
+
+    /// The operation (its title when the host has it), the plugin, when it was made and by whom, then the fields
+    /// as every front end shows them (``DocumentPresentation``).
+    static func documentRows(_ document: Document, operation: OperationDescriptor?, payer: String?, directory: BankDirectory?,
+                             language: HostLanguage) -> [Row] {
+        func text(_ report: HostMessage.Report) -> String { report.text(language) }
+        var rows = [
+            Row(label: text(.operation), value: operation.map { "\($0.title) (\(document.operation))" } ?? document.operation),
+            Row(label: text(.plugin), value: "\(document.plugin) \(document.pluginVersion)"),
+            Row(label: text(.created), value: Self.time(document.createdAtMilliseconds)),
+        ]
+        if let payer { rows.append(Row(label: text(.payer), value: payer)) }
+        rows += DocumentPresentation.rows(document, operation: operation, directory: directory, language: language)
+            .map { Row(label: $0.label, value: $0.value, field: $0.field) }
         return rows
     }
 
-    static func outcomeRows(_ entry: JournalEntry, balance: Bool) -> [Row] {
-        var rows = [Row(label: "Status", value: entry.kind.rawValue),
-                    Row(label: "Journal entry", value: String(entry.sequence)),
-                    Row(label: "Recorded", value: Self.time(entry.recordedAtMilliseconds))]
+    static func outcomeRows(_ entry: JournalEntry, balance: Bool, language: HostLanguage) -> [Row] {
+        func text(_ report: HostMessage.Report) -> String { report.text(language) }
+        var rows = [Row(label: text(.statusLabel), value: HostMessage.status(entry.kind).text(language)),
+                    Row(label: text(.journalEntry), value: String(entry.sequence)),
+                    Row(label: text(.recorded), value: Self.time(entry.recordedAtMilliseconds))]
         if let debit = entry.debit, let credit = entry.credit {
-            rows.append(Row(label: "Debited → credited", value: "\(debit) → \(credit)"))
+            rows.append(Row(label: text(.debitedCredited), value: "\(debit) → \(credit)"))
         }
         if let amount = entry.amount, let currency = entry.currency {
-            let value = Decimal(string: amount, locale: Locale(identifier: "en_US_POSIX")).map { Amount.grouped($0, currency: currency) } ?? amount
-            rows.append(Row(label: "Amount posted", value: "\(value) \(currency)"))
+            rows.append(Row(label: text(.amountPosted), value: Amount.shown(amount, currency: currency, language)))
         }
         if balance, let after = entry.balanceAfter, let currency = entry.currency {
-            let value = Decimal(string: after, locale: Locale(identifier: "en_US_POSIX")).map { Amount.grouped($0, currency: currency) } ?? after
-            rows.append(Row(label: "Balance after", value: "\(value) \(currency)"))
+            rows.append(Row(label: text(.balanceAfter), value: Amount.shown(after, currency: currency, language)))
         }
-        if let reason = entry.reason { rows.append(Row(label: "Reason", value: reason)) }
+        if let reason = entry.reason { rows.append(Row(label: text(.reason), value: reason)) }
         return rows
     }
 
-    static func signatureRows(_ entry: JournalEntry) -> [Row] {
-        var rows = [Row(label: "Document hash (SHA-256)", value: entry.documentId),
-                    Row(label: entry.authorization?.method == .passkey ? "Signature (passkey, WebAuthn)" : "Signature (Ed25519)",
+    static func signatureRows(_ entry: JournalEntry, language: HostLanguage) -> [Row] {
+        func text(_ report: HostMessage.Report) -> String { report.text(language) }
+        var rows = [Row(label: text(.documentHash), value: entry.documentId),
+                    Row(label: text(entry.authorization?.method == .passkey ? .signaturePasskey : .signatureEd25519),
                         value: entry.signature.map { String(format: "%02x", $0) }.joined()),
-                    Row(label: "Key id", value: entry.keyId)]
+                    Row(label: text(.keyId), value: entry.keyId)]
         if let authorization = entry.authorization {
             switch authorization.method {
             case .totp:
-                rows.append(Row(label: "Authorised with", value: "TOTP one-time code (not bound to the document)"))
+                rows.append(Row(label: text(.authorisedWith), value: text(.authorisedTOTP)))
             case .ocra:
-                rows.append(Row(label: "Authorised with", value: "OCRA \(authorization.suite) ("
-                    + (entry.basketId == nil ? "bound to the document)" : "bound to its basket: every amount and payee and the total)")))
-                if let challenge = authorization.challenge { rows.append(Row(label: "Challenge", value: OCRASuite.grouped(challenge))) }
-                if let response = authorization.response { rows.append(Row(label: "Response", value: response)) }
+                rows.append(Row(label: text(.authorisedWith), value: text(.authorisedOCRA(suite: authorization.suite, basket: entry.basketId != nil))))
+                if let challenge = authorization.challenge {
+                    rows.append(Row(label: HostMessage.challenge.text(language), value: OCRASuite.grouped(challenge)))
+                }
+                if let response = authorization.response { rows.append(Row(label: text(.response), value: response)) }
             case .passkey:
-                rows.append(Row(label: "Authorised with", value: "passkey \(authorization.suite) (bound to the document)"))
+                rows.append(Row(label: text(.authorisedWith), value: text(.authorisedPasskey(suite: authorization.suite))))
             }
         } else {
-            rows.append(Row(label: "Authorised with", value: "not recorded (an entry from before methods were recorded)"))
+            rows.append(Row(label: text(.authorisedWith), value: text(.notRecorded)))
         }
-        rows.append(Row(label: "Entry hash", value: entry.hash.map { String(format: "%02x", $0) }.joined()))
+        rows.append(Row(label: text(.entryHash), value: entry.hash.map { String(format: "%02x", $0) }.joined()))
         return rows
     }
 
     /// The basket an entry was signed in: its id, the entry's place in its list, its totals, the entries of its
     /// documents and the host's signature over the list.
-    static func basketRows(_ id: String, entry: JournalEntry, ledger: Ledger) throws(ReceiptError) -> [Row] {
+    static func basketRows(_ id: String, entry: JournalEntry, ledger: Ledger, language: HostLanguage) throws(ReceiptError) -> [Row] {
+        func text(_ report: HostMessage.Report) -> String { report.text(language) }
         let record: BasketRecord?
         let members: [JournalEntry]
         do {
             record = try ledger.basket(id: id)
             members = try ledger.journal.entries(inBasket: id)
         } catch { throw .storage(error) }
-        var rows = [Row(label: "Basket", value: id)]
+        var rows = [Row(label: HostMessage.basketId.text(language), value: id)]
         guard let record else {
-            rows.append(Row(label: "Basket's list", value: "missing: the basket's list and signature are not stored (verify reports it)"))
+            rows.append(Row(label: text(.basketSection), value: text(.basketListMissing)))
             return rows
         }
         let ids = record.list.documentIds
         if let position = ids.firstIndex(of: entry.documentId) {
-            rows.append(Row(label: "Document in basket", value: "\(position + 1) of \(ids.count)"))
+            rows.append(Row(label: text(.documentInBasketLabel), value: text(.documentInBasket(position + 1, of: ids.count))))
         }
         for total in record.list.totals {
-            let value = Decimal(string: total.amount, locale: Locale(identifier: "en_US_POSIX")).map { Amount.grouped($0, currency: total.currency) }
-                ?? total.amount
-            rows.append(Row(label: "Basket total", value: "\(value) \(total.currency)"))
+            rows.append(Row(label: text(.basketTotal), value: Amount.shown(total.amount, currency: total.currency, language)))
         }
         let sequences = ids.map { id in members.first { $0.documentId == id }.map { String($0.sequence) } ?? "—" }
-        rows.append(Row(label: "Basket's journal entries", value: sequences.joined(separator: ", ")))
-        rows.append(Row(label: "Basket signature (Ed25519)", value: record.signature.map { String(format: "%02x", $0) }.joined()))
+        rows.append(Row(label: text(.basketEntries), value: sequences.joined(separator: ", ")))
+        rows.append(Row(label: text(.basketSignature), value: record.signature.map { String(format: "%02x", $0) }.joined()))
         return rows
     }
 

@@ -17,7 +17,7 @@ public enum ReceiptError: Error, Sendable, Hashable, CustomStringConvertible {
                 : "there is no journal entry \(sequence): the journal has entries 1–\(count)"
         case .notPosted(let sequence, let kind, let reason):
             "journal entry \(sequence) was \(kind)" + (reason.map { " (\($0))" } ?? "")
-                + ", not posted: only a posted entry has a receipt (see `journal show \(sequence)`)"
+                + ", not posted: only a posted (or accepted) entry has a receipt (see `journal show \(sequence)`)"
         case .unreadable(let sequence, let detail):
             "journal entry \(sequence)'s document cannot be read: \(detail) (run `verify`)"
         case .font(let path, let detail):

@@ -46,7 +46,7 @@ public enum ReceiptFormat: String, Sendable, CaseIterable {
         }
         return """
             <!DOCTYPE html>
-            <html lang="ru">
+            <html lang="\(report.language.rawValue)">
             <head>
             <meta charset="utf-8">
             <title>\(escape(report.title))</title>

@@ -12,6 +12,8 @@ public final class SignModule {
         public var value: String
         /// Amount, currency and payee: what the person must check before signing.
         public var prominent: Bool
+        /// The form's atom the value came from, when one did: where a "change" link of the review leads back to.
+        public var atom: String? = nil
     }
 
     public let draft: DocumentDraft
@@ -98,80 +100,11 @@ public final class SignModule {
     }
 
     /// The review's lines for the fields of `draft` (see ``review``): what a basket's review shows for each of its
-    /// documents too.
+    /// documents too. One presentation for every front end: ``DocumentPresentation``.
     static func fieldLines(_ draft: DocumentDraft, directory: BankDirectory?, language: HostLanguage) -> [Line] {
-        var lines: [Line] = []
-        var shown: Set<String> = []
-        /// The first non-empty field with `role`.
-        func field(_ role: DocumentFieldRole) -> (key: String, value: String)? {
-            draft.fields.first { draft.presentation(of: $0.key).role == role && !$0.value.isEmpty }
-        }
-        if let amount = field(.amount) {
-            let currency = field(.currency)
-            lines.append(Line(caption: Self.caption(.amount, language),
-                              value: Amount.shown(amount.value, currency: currency?.value ?? "", language), prominent: true))
-            shown.insert(amount.key)
-            if let currency { shown.insert(currency.key) }
-        }
-        for role in [DocumentFieldRole.payee, .payeeTaxID, .payeeAccount, .payeeBank, .debitAccount] {
-            for (key, value) in draft.fields where !value.isEmpty && !shown.contains(key)
-                && draft.presentation(of: key).role == role {
-                var text = CardNumberMask.masked(value)
-                if role == .payeeBank {
-                    let bic = HostMessage.bic.text(language)
-                    text = directory?.bank(bic: value).map { "\($0.name), \(bic) \(value)" } ?? "\(bic) \(value)"
-                }
-                lines.append(Line(caption: Self.caption(role, language), value: text, prominent: role != .debitAccount))
-                shown.insert(key)
-            }
-        }
-        for role in [DocumentFieldRole.cardNumber, .purpose, .other, .currency] {
-            for (key, value) in draft.fields where !value.isEmpty && !shown.contains(key)
-                && draft.presentation(of: key).role == role {
-                let presentation = draft.presentation(of: key)
-                let caption = role == .cardNumber || role == .purpose ? Self.caption(role, language) : presentation.label
-                lines.append(Line(caption: caption, value: Self.shown(value, presentation, language), prominent: role == .cardNumber))
-                shown.insert(key)
-            }
-        }
-        return lines
-    }
-
-    /// The host's caption for a role's line of the review.
-    static func caption(_ role: DocumentFieldRole, _ language: HostLanguage) -> String {
-        let message: HostMessage = switch role {
-        case .amount: .amount
-        case .currency: .currency
-        case .payee: .payee
-        case .payeeTaxID: .payeeTaxID
-        case .payeeAccount: .payeeAccount
-        case .payeeBank: .bank
-        case .debitAccount: .debitAccount
-        case .cardNumber: .card
-        case .purpose: .purpose
-        case .other: .document  // never asked: a field of another role is headed by its own label
-        }
-        return message.text(language)
-    }
-
-    /// A field's value as a person reads it: an enum's option title, yes/no for a toggle, card numbers masked.
-    static func shown(_ value: String, _ presentation: FieldPresentation, _ language: HostLanguage = .en) -> String {
-        if presentation.role == .cardNumber {
-            let digits = value.filter { $0.isASCII && $0.isNumber }
-            return digits.count > 10 && !value.contains("*") ? CardNumberMask.mask(String(digits)) : value
-        }
-        guard let atom = presentation.atom else { return CardNumberMask.masked(value) }
-        switch atom.kind {
-        case .enumeration:
-            return atom.options.first { $0.value == value }?.title ?? CardNumberMask.masked(value)
-        case .toggle:
-            return ["yes", "true", "1"].contains(value.lowercased()) ? HostMessage.yes.text(language)
-                : ["no", "false", "0"].contains(value.lowercased()) ? HostMessage.no.text(language) : value
-        case .input where atom.inputType == .date:
-            return language == .ru ? HostMessage.date(iso: value) : value
-        default:
-            return CardNumberMask.masked(value)
-        }
+        DocumentPresentation.rows(draft.fields, presentation: draft.presentation(of:), directory: directory, language: language)
+            .map { Line(caption: $0.label, value: $0.value, prominent: $0.prominent,
+                        atom: $0.field.flatMap { draft.presentation(of: $0).atom?.id }) }
     }
 
     /// Checks the one-time code (TOTP) or the response to the challenge (OCRA), signs, journals and submits to the core — one transaction. The core's check is
@@ -215,9 +148,19 @@ public final class SignModule {
     }
 
     /// What the person is asked about a ``duplicate``: which entry it repeats and when that was posted.
-    public static func duplicateNotice(_ entry: JournalEntry) -> String {
-        "this payment repeats journal entry \(entry.sequence), posted \(EntryReport.time(entry.recordedAtMilliseconds)): "
-            + "the same payee, account, amount and purpose within 24 hours"
+    public static func duplicateNotice(_ entry: JournalEntry, _ language: HostLanguage = .en) -> String {
+        HostMessage.report(.duplicateNotice(entry: entry.sequence, postedAt: EntryReport.time(entry.recordedAtMilliseconds))).text(language)
+    }
+
+    /// What the person is told a document repeats: a posted payment (``duplicateNotice(_:_:)``) or an earlier
+    /// document of the same basket.
+    public static func repeatNotice(_ of: DuplicateOf, _ language: HostLanguage = .en) -> String {
+        switch of {
+        case .entry(let entry): duplicateNotice(entry, language)
+        case .document(let earlier):
+            language.pick("this payment repeats document \(earlier) of this basket: the same payee, account, amount and purpose",
+                          "этот платёж повторяет документ \(earlier) этой корзины: тот же получатель, счёт, сумма и назначение")
+        }
     }
 
     /// Records this document as waiting for the response to its challenge (`run … --challenge`).

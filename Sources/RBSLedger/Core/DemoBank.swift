@@ -12,7 +12,7 @@ public enum DemoBank {
     static let seedAccounts: [Account] = [
         Account(number: "40817810438000000001", currency: "RUB", balance: 150_000, owner: customer, title: "Текущий счёт", blocked: false),
         Account(number: "40817810738000000002", currency: "RUB", balance: 500_000, owner: customer, title: "Накопительный счёт", blocked: false),
-        Account(number: "40817810038000000003", currency: "RUB", balance: 1_200, owner: customer, title: "Старый счёт (заблокирован)", blocked: true),
+        Account(number: "40817810038000000003", currency: "RUB", balance: 1_200, owner: customer, title: "Старый счёт", blocked: true),
         Account(number: "40817840638000000004", currency: "USD", balance: 2_500, owner: customer, title: "Валютный счёт", blocked: false),
     ]
 }

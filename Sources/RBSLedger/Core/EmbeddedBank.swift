@@ -36,7 +36,7 @@ public struct EmbeddedBank: Sendable {
     public func validate(_ document: Document) throws(LedgerError) -> Rejection? {
         try database.read { db in
             var state = BatchState(tip: (0, Data()))
-            if case .reject(let rejection) = try plan(document, state: &state, in: db) { return rejection }
+            if case .reject(let rejection) = try decide(document, state: &state, in: db) { return rejection }
             return nil
         }
     }
@@ -50,7 +50,7 @@ public struct EmbeddedBank: Sendable {
             var state = BatchState(tip: (0, Data()))
             var decisions: [Rejection?] = []
             for document in batch {
-                switch try plan(document, state: &state, in: db) {
+                switch try decide(document, state: &state, in: db) {
                 case .reject(let rejection): decisions.append(rejection)
                 case .acknowledge: decisions.append(nil)
                 case .post(let posting, _, let minor, let scale):
@@ -230,7 +230,7 @@ public struct EmbeddedBank: Sendable {
 
         let record: JournalEntry
         let outcome: Outcome
-        var decision: Plan = if let decline = completing?.decline { .reject(decline) } else { try plan(signed.document, state: &state, in: db) }
+        var decision: Plan = if let decline = completing?.decline { .reject(decline) } else { try decide(signed.document, state: &state, in: db) }
         if completing == nil, case .post(let posting, let amountText, _, _) = decision,
            try state.secondSignerPolicy(for: keyId, in: db)?.requiresSecondSigner(amount: posting.amount, currency: posting.currency) == true {
             decision = .awaitSecondSigner(posting, amountText)
@@ -299,6 +299,25 @@ public struct EmbeddedBank: Sendable {
         let cached = CachedAccount(account: account, exact: exact, minor: minor, scale: scale, holder: holder)
         state.accounts[number] = cached
         return cached
+    }
+
+    /// What the core decides for `document` — the one entry of `validate` and of posting: its text first
+    /// (``textRefusal(_:)``), then ``plan(_:state:in:)``.
+    private func decide(_ document: Document, state: inout BatchState, in db: any SQLTransaction) throws -> Plan {
+        if let refusal = Self.textRefusal(document) { return .reject(refusal) }
+        return try plan(document, state: &state, in: db)
+    }
+
+    /// A field whose text a person cannot trust: one holding a bidirectional control or another invisible format
+    /// character (``InvisibleText``), which could show the payee or the purpose differently from the signed bytes.
+    /// Checked here, whatever front end, form or basket the document came from, before anything else about it.
+    static func textRefusal(_ document: Document) -> Rejection? {
+        for field in document.fields {
+            if let found = InvisibleText.first(in: field.key) ?? InvisibleText.first(in: field.value) {
+                return .invisibleCharacter(field: field.key, found)
+            }
+        }
+        return nil
     }
 
     /// Decides what a document does, reading the accounts it names; changes nothing.

@@ -263,6 +263,8 @@ public final class Ledger: Sendable {
     }
 
     func identity() throws(LedgerError) -> SigningIdentity {
+        // The keys live in the data folder: when it changed under the host, say that, not that a key file is missing.
+        try database.watch.check()
         do {
             return try keys.load()
         } catch {

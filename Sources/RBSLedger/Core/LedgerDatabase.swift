@@ -16,6 +16,8 @@ final class LedgerDatabase: Sendable {
     let stepsApplied: [String]
     /// Writes `ledger-tip` beside the commits (one per data folder in this process).
     private let recorder: TipRecorder
+    /// The data folder and the SQLite file as they were opened: every transaction first checks they still are.
+    let watch: DataFolderWatch
 
     static let fileName = "rbs.sqlite"
 
@@ -74,6 +76,8 @@ final class LedgerDatabase: Sendable {
             store = try PostgresStore(address: address)
         }
         self.store = store
+        watch = DataFolderWatch(directory: dataDirectory,
+                                ledgerFile: location == .dataFolder ? dataDirectory.appendingPathComponent(Self.fileName).path : nil)
         do {
             if !create, try !store.holdsLedger() {
                 throw LedgerError.historyMissing(directory: dataDirectory.path, found: "\(store.place) holds no ledger tables", known: "")
@@ -92,20 +96,26 @@ final class LedgerDatabase: Sendable {
     }
 
     /// Runs `body` in one write transaction, mapping database errors, then records the new tip in the background
-    /// (``TipRecorder``).
+    /// (``TipRecorder``). The data folder is checked (``DataFolderWatch``) before the transaction and again after its
+    /// commit: a commit that went into a file deleted or replaced meanwhile is not reported as done, so no payment is
+    /// acknowledged that the ledger on disk does not hold.
     func write<T>(_ body: (any SQLTransaction) throws -> T) throws(LedgerError) -> T {
+        try watch.check()
         let (value, tip): (T, LedgerTip)
         do {
             (value, tip) = try store.write { db in (try body(db), try LedgerTip.current(db)) }
         } catch {
             throw store.ledgerError(error)
         }
+        try watch.check()
         recorder.submit(tip)
         return value
     }
 
-    /// Runs `body` on a read snapshot, mapping database errors.
+    /// Runs `body` on a read snapshot, mapping database errors (after the data folder's check: a deleted or
+    /// replaced ledger shows nothing as if it were still there).
     func read<T>(_ body: (any SQLTransaction) throws -> T) throws(LedgerError) -> T {
+        try watch.check()
         do {
             return try store.read(body)
         } catch {

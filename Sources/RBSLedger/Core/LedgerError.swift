@@ -34,6 +34,9 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     case noLedgerTables(place: String)
     /// A file of the ledger belongs to another user or others may read it.
     case notPrivate(SecureFile.Exposure)
+    /// The data folder or the ledger's file was deleted, replaced or opened to others while the ledger was open
+    /// (``DataFolderWatch``): nothing is read, signed or posted any more until the host is started again.
+    case dataFolderChanged(DataFolderChange)
     /// The tip record `ledger-tip` cannot be read.
     case tipDamaged(path: String, detail: String)
     /// `rbs-host init` (without `--force`) where a ledger already exists.
@@ -86,6 +89,10 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(place) holds no ledger tables yet — give it the ledger's tables first with `rbs-host db migrate --database URL` (or `rbs-host init --database URL`)"
         case .notPrivate(let exposure):
             "the ledger's file \(exposure.description)"
+        case .dataFolderChanged(let change):
+            "the ledger stopped: \(change) while rbs-host was running, so nothing is signed or posted any more — put "
+                + "the data folder back as it was (from a backup if its files are gone), find out who changed it, then "
+                + "start rbs-host again (a payment that was not acknowledged is then found by its request id or in the journal)"
         case .tipDamaged(let path, let detail):
             "the ledger's tip record \(path) is damaged (\(detail)); restore it with the rest of the data folder from "
                 + "a backup, or run `rbs-host init --force` to record the database's tip again"

@@ -15,6 +15,8 @@ public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
         case sameAccount = "same_account"
         /// The debit account is neither the signer's party's nor mandated to the signer.
         case notSignersAccount = "not_signers_account"
+        /// A field holds a bidirectional control or another invisible format character (``InvisibleText``).
+        case invisibleCharacter = "invisible_character"
         /// The second signer declined the document (maker–checker).
         case declined = "declined_by_second_signer"
     }
@@ -87,6 +89,12 @@ public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
         Rejection(code: .notSignersAccount,
                   message: "debit account \(account) is not the signer's: it belongs to another party and no mandate lets this signer debit it",
                   facts: ["account": account])
+    }
+
+    static func invisibleCharacter(field: String, _ found: InvisibleCharacter) -> Rejection {
+        Rejection(code: .invisibleCharacter,
+                  message: "field \"\(field)\" contains \(found), which can make the text read differently from what is signed",
+                  facts: ["field": field, "character": found.code, "name": found.name, "position": String(found.position)])
     }
 
     static func declined(by user: String, reason: String) -> Rejection {

@@ -51,6 +51,17 @@ public struct CodeVerifier: Sendable {
         }
     }
 
+    /// The code as the person typed it, without the spaces authenticator apps show between its groups ("714 502",
+    /// "714\u{00A0}502", " 714502 "): the one reading of a typed code, for every front end. Nothing else is removed,
+    /// so a letter or a sign is still a malformed code that costs an attempt.
+    public static func digits(of typed: String) -> String {
+        String(String.UnicodeScalarView(typed.unicodeScalars.filter { !Self.isSpace($0) }))
+    }
+
+    private static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == " " || scalar == "\t" || scalar == "\u{00A0}" || scalar == "\u{202F}" || scalar == "\u{2009}"
+    }
+
     /// Accepts the TOTP `code` or throws why not; the attempt is recorded either way.
     public func verify(_ code: String) throws(LedgerError) {
         let result = try database.write { db in try check(code, for: nil, in: db) }
@@ -70,8 +81,9 @@ public struct CodeVerifier: Sendable {
     /// or a basket id (``BasketList/id``: one response for the whole basket), and `expectedSubject` the id the
     /// challenge was issued for. The answered challenge is recorded with the subject's id.
     func check(
-        _ code: String, subject: String?, expectedSubject: String?, in db: any SQLTransaction
+        _ typed: String, subject: String?, expectedSubject: String?, in db: any SQLTransaction
     ) throws -> Result<Authorization, OneTimeCodeError> {
+        let code = Self.digits(of: typed)
         let now = clock()
         let nowMs = Timestamp.milliseconds(now)
         let select = state.select

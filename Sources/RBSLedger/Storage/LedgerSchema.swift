@@ -49,6 +49,10 @@ enum LedgerSchema {
         // Who may debit what: an account is its customer's (customer_accounts) or, with no customer, the host's own
         // signer's; a mandate lets one more key debit one account (an operator acting for a customer).
         Step(name: "v8-mandates", apply: mandates),
+        // Login and one-time-code attempt limits of `serve` (issue #31): a count per key (a customer, a client
+        // address) and when its window began, raised by one atomic statement per attempt, so parallel attempts cannot
+        // all pass the check and a restart does not forget a lock-out.
+        Step(name: "v9-login-attempts", apply: loginAttempts),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -404,6 +408,17 @@ enum LedgerSchema {
                 revoked_ms INTEGER,
                 PRIMARY KEY (number, key_id)
             );
+            """, db.dialect))
+    }
+
+    private static func loginAttempts(_ db: any SQLTransaction) throws {
+        try db.executeScript(types("""
+            CREATE TABLE login_attempts (
+                key TEXT PRIMARY KEY NOT NULL,
+                attempts INTEGER NOT NULL,
+                window_start_ms INTEGER NOT NULL
+            );
+            CREATE INDEX login_attempts_window ON login_attempts (window_start_ms);
             """, db.dialect))
     }
 }

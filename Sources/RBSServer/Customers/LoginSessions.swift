@@ -48,4 +48,9 @@ final class LoginSessions: @unchecked Sendable {
     func end(token: String) {
         lock.withLock { sessions[token] = nil }
     }
+
+    /// Ends every session of customer (or user) `id`: their login is gone.
+    func end(customer id: Int64) {
+        lock.withLock { sessions = sessions.filter { $0.value.customer.id != id } }
+    }
 }

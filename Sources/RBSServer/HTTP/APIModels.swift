@@ -74,6 +74,8 @@ package enum API {
         package var category: String
         package var plugin: String
         package var pluginVersion: String
+        /// Present only when the operation cannot be run now (its plugin is quarantined): why, as `list --json` says.
+        package var unavailable: String?
     }
 
     package struct AccountJSON: Encodable, Sendable {
@@ -143,6 +145,27 @@ package enum API {
         package var ready: Bool
         package var formError: String?
         package var atoms: [Atom]
+        /// A signed run's receipt (a reloaded receipt page shows it again), else nil.
+        package var receipt: Receipt? = nil
+    }
+
+    /// One of the customer's open runs (`GET /api/v1/runs`): what a reloaded page resumes.
+    package struct RunSummary: Encodable, Sendable {
+        package var id: String
+        package var operation: String
+        package var title: String
+        package var state: String
+        /// When the run was last used, and when it expires unused (ISO 8601).
+        package var lastUsedAt: String
+        package var expiresAt: String
+    }
+
+    /// The words of the web page in one language (`GET /api/v1/messages`).
+    package struct Messages: Encodable, Sendable {
+        package var lang: String
+        package var messages: [String: String]
+        /// Minutes an unused run stays open (the page says so).
+        package var runIdleMinutes: Int
     }
 
     package struct OpenRequest: Decodable, Sendable {
@@ -164,6 +187,8 @@ package enum API {
         package var caption: String
         package var value: String
         package var prominent: Bool
+        /// The form's atom the value came from: the review's "change" link leads back to it.
+        package var atom: String? = nil
     }
 
     package struct Review: Encodable, Sendable {
@@ -253,6 +278,39 @@ package enum API {
         package var documentHash: String
         package var posting: Posting?
         package var reason: String?
+        /// The entry as a person reads it (`journal show`'s and the receipt's presentation), in the request's
+        /// language: a title and labelled sections, for the web client to render as given.
+        package var title: String?
+        package var sections: [Section]?
+    }
+
+    /// Rows under a heading: one presentation of a journal entry (``EntryReport``), the same words as `journal show`.
+    package struct Section: Encodable, Sendable {
+        package var title: String
+        package var rows: [Row]
+
+        package struct Row: Encodable, Sendable {
+            package var label: String
+            package var value: String
+            /// The document field the row shows, or null for a fact of the entry.
+            package var field: String?
+
+            private enum CodingKeys: String, CodingKey { case label, value, field }
+
+            package func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(label, forKey: .label)
+                try container.encode(value, forKey: .value)
+                try container.encode(field, forKey: .field)
+            }
+        }
+
+        /// The sections of `report`.
+        package static func of(_ report: EntryReport) -> [Section] {
+            report.sections.map { section in
+                Section(title: section.title, rows: section.rows.map { Row(label: $0.label, value: $0.value, field: $0.field) })
+            }
+        }
     }
 
     /// `POST /api/v1/baskets`: the customer's reviewed runs, in the order the basket lists them.
@@ -323,12 +381,36 @@ package enum API {
         package var reason: String?
         /// The basket the document was signed in, or absent.
         package var basket: String?
+        /// The entry as a person reads it, in the request's language (as a receipt's `title` and `sections`).
+        package var title: String?
+        package var sections: [Section]?
     }
 
+    /// `GET /health`: `status` is `ok` only when both the data folder (`ledger`) and the tables (`database`) can be
+    /// used; otherwise `unavailable`, answered with 503 so a load balancer takes the host out.
     package struct Health: Encodable, Sendable {
         package var status: String
         package var plugins: Int
         package var openRuns: Int
+        package var ledger: HealthPart
+        package var database: HealthPart
+
+        package init(_ health: LedgerHealth, plugins: Int, openRuns: Int) {
+            status = health.isUsable ? "ok" : "unavailable"
+            self.plugins = plugins
+            self.openRuns = openRuns
+            ledger = HealthPart(status: health.folder == nil ? "ok" : "unavailable", place: nil,
+                                detail: health.folder.map { LedgerError.dataFolderChanged($0).description })
+            database = HealthPart(status: health.database == nil ? "ok" : "unavailable", place: health.place,
+                                  detail: health.database?.description)
+        }
+    }
+
+    /// One part of `/health`: `ok` or `unavailable`, where it is, and why it cannot be used.
+    package struct HealthPart: Encodable, Sendable {
+        package var status: String
+        package var place: String?
+        package var detail: String?
     }
 }
 

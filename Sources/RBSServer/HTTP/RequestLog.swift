@@ -13,6 +13,8 @@ struct RequestLog: RouterMiddleware {
 
     let write: @Sendable (String) -> Void
     let metrics: ServerMetrics
+    /// Served over TLS: every answer tells the browser to use https only (HSTS).
+    var tls = false
 
     func handle(_ request: Request, context: APIContext, next: (Request, APIContext) async throws -> Response) async throws -> Response {
         let started = ContinuousClock.now
@@ -27,6 +29,7 @@ struct RequestLog: RouterMiddleware {
             response = Routes.problem(.internalError("\(error)"))
         }
         Self.secure(&response.headers)
+        if tls { response.headers[.strictTransportSecurity] = ServerTLS.hsts }
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let route = Self.route(request.uri.path)

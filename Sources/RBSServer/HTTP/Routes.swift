@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HTTPTypes
 import NIOCore
+import RBSCore
 import RBSLedger
 
 /// The HTTP face of ``OnlineBank``: /api/v1 (JSON, described by `openapi.json`), the web client at `/`, `/health`
@@ -10,9 +11,14 @@ enum Routes {
     static let cookie = "rbs_session"
     static let maxBody = 64 * 1024
 
-    static func build(bank: OnlineBank, web: WebFiles, metrics: ServerMetrics, log: @escaping @Sendable (String) -> Void) -> Router<APIContext> {
+    /// - Parameter tls: served over TLS: the cookie is `Secure` and every answer carries HSTS.
+    /// - Parameter publicOrigin: the origin `--origin` named, from which state-changing requests are accepted too.
+    static func build(bank: OnlineBank, web: WebFiles, metrics: ServerMetrics, log: @escaping @Sendable (String) -> Void,
+                      tls: Bool = false, publicOrigin: String? = nil) -> Router<APIContext> {
         let router = Router(context: APIContext.self)
-        router.add(middleware: RequestLog(write: log, metrics: metrics))
+        router.add(middleware: RequestLog(write: log, metrics: metrics, tls: tls))
+        router.add(middleware: SameOriginGuard(tls: tls, publicOrigin: publicOrigin))
+        let cookieAttributes = "Path=/; HttpOnly; SameSite=Strict" + (tls ? "; Secure" : "")
 
         // The web client and the description of the protocol.
         router.get("/") { _, _ in web.response("index.html") }
@@ -21,8 +27,16 @@ enum Routes {
         router.get("/api/v1/openapi.json") { _, _ in web.response("openapi.json") }
         router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
 
+        // The ledger's real state (its data folder and its tables, PostgreSQL's when shared), asked off the event loop:
+        // 503 when either cannot be used, so nothing routes payments to a host that would refuse them.
         router.get("/health") { _, _ in
-            json(API.Health(status: "ok", plugins: bank.runtime.registry.pluginIDs.count, openRuns: bank.openRuns))
+            await bank.expireIdleRuns()
+            let ledger = bank.ledger
+            let health = (try? await OnlineBank.blocking { ledger.health() })
+                ?? LedgerHealth(folder: nil, place: ledger.location.description,
+                                database: .database(path: ledger.location.description, detail: "the check did not finish"))
+            return json(API.Health(health, plugins: bank.runtime.registry.pluginIDs.count, openRuns: bank.openRuns),
+                        status: health.isUsable ? .ok : .serviceUnavailable)
         }
         router.get("/metrics") { _, _ in
             let text = metrics.text(openRuns: bank.openRuns, streams: bank.events.count, plugins: bank.runtime.registry.pluginIDs.count)
@@ -31,65 +45,78 @@ enum Routes {
         }
 
         let api = router.group("/api/v1")
+        // The web page's words in one language: `?lang=en|ru`, else the request's Accept-Language. No login needed
+        // (the login page is worded too); nothing in it is secret.
+        api.get("/messages") { request, _ in
+            let asked = request.uri.queryParameters["lang"].flatMap { HostLanguage(rawValue: String($0)) }
+            let language = asked ?? Self.language(request)
+            return json(API.Messages(lang: language.rawValue, messages: PageText.catalogue(language),
+                                     runIdleMinutes: Int(bank.runIdle / 60)))
+        }
         api.post("/session") { request, context in
             try await answer {
                 let login: API.LoginRequest = try await body(request)
                 let session = try await bank.login(name: login.customer, password: login.password, address: context.remoteAddress)
                 var response = json(API.LoginAnswer(customer: session.customer.name, token: session.token,
                                                     expiresAt: ISO8601DateFormatter().string(from: session.expires)))
-                response.headers[values: .setCookie] = ["\(cookie)=\(session.token); Path=/; HttpOnly; SameSite=Strict"]
+                response.headers[values: .setCookie] = ["\(cookie)=\(session.token); \(cookieAttributes)"]
                 return response
             }
         }
         api.get("/session") { request, _ in
             try await answer {
-                let who = try customer(request, bank)
+                let who = try await customer(request, bank)
                 return json(API.Me(customer: who.name, passkey: try await bank.hasPasskey(who)))
             }
         }
         api.delete("/session") { request, _ in
             try await answer {
-                _ = try customer(request, bank)
+                _ = try await customer(request, bank)
                 if let token = token(request) { bank.logout(token: token) }
                 var response = Response(status: .noContent)
-                response.headers[values: .setCookie] = ["\(cookie)=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"]
+                response.headers[values: .setCookie] = ["\(cookie)=; \(cookieAttributes); Max-Age=0"]
                 return response
             }
         }
         api.get("/operations") { request, _ in
             try await answer {
-                _ = try customer(request, bank)
+                _ = try await customer(request, bank)
                 return json(bank.operations())
             }
         }
         api.get("/accounts") { request, _ in
-            try await answer { json(try await bank.accounts(of: try customer(request, bank))) }
+            try await answer { json(try await bank.accounts(of: try await customer(request, bank))) }
         }
         api.get("/journal") { request, _ in
-            try await answer { json(try await bank.journal(of: try customer(request, bank))) }
+            try await answer {
+                let who = try await customer(request, bank)
+                return json(try await bank.presented(try await bank.journal(of: who), for: who, language: language(request)))
+            }
         }
         api.get("/pending") { request, _ in
-            try await answer { json(try await bank.pending(for: try customer(request, bank))) }
+            try await answer { json(try await bank.pending(for: try await customer(request, bank))) }
         }
         api.post("/pending/:entry/approve") { request, context in
             try await answer {
-                let who = try customer(request, bank)
+                let who = try await customer(request, bank)
                 let decide: API.DecideRequest = try await body(request)
-                return json(try await bank.decide(entry: try entry(context), code: decide.code, reason: nil,
-                                                  address: context.remoteAddress, for: who))
+                let receipt = try await bank.decide(entry: try entry(context), code: decide.code, reason: nil,
+                                                    address: context.remoteAddress, for: who)
+                return json(await bank.presented(receipt, for: who, language: language(request)))
             }
         }
         api.post("/pending/:entry/reject") { request, context in
             try await answer {
-                let who = try customer(request, bank)
+                let who = try await customer(request, bank)
                 let decide: API.DecideRequest = try await body(request)
-                return json(try await bank.decide(entry: try entry(context), code: decide.code, reason: decide.reason ?? "",
-                                                  address: context.remoteAddress, for: who))
+                let receipt = try await bank.decide(entry: try entry(context), code: decide.code, reason: decide.reason ?? "",
+                                                    address: context.remoteAddress, for: who)
+                return json(await bank.presented(receipt, for: who, language: language(request)))
             }
         }
         api.get("/events") { request, _ in
             try await answer {
-                let who = try customer(request, bank)
+                let who = try await customer(request, bank)
                 let stream = bank.events.subscribe(customer: who.id)
                 return Response(status: .ok,
                                 headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
@@ -100,45 +127,52 @@ enum Routes {
                                 })
             }
         }
+        api.get("/runs") { request, _ in
+            try await answer { json(await bank.listRuns(of: try await customer(request, bank))) }
+        }
         api.post("/runs") { request, _ in
             try await answer {
-                let who = try customer(request, bank)
+                let who = try await customer(request, bank)
                 let open: API.OpenRequest = try await body(request)
-                let run = try await bank.open(open.operation, for: who)
+                let run = try await bank.open(open.operation, language: language(request), for: who)
                 var response = json(run, status: .created)
                 response.headers[.location] = "/api/v1/runs/\(run.id)"
                 return response
             }
         }
         api.get("/runs/:run") { request, context in
-            try await answer { json(try await bank.show(try parameter(context, "run"), for: try customer(request, bank))) }
+            try await answer {
+                json(try await bank.show(try parameter(context, "run"), language: language(request), for: try await customer(request, bank)))
+            }
         }
         api.delete("/runs/:run") { request, context in
             try await answer {
-                try await bank.cancel(run: try parameter(context, "run"), for: try customer(request, bank))
+                try await bank.cancel(run: try parameter(context, "run"), for: try await customer(request, bank))
                 return Response(status: .noContent)
             }
         }
         api.put("/runs/:run/atoms/:atom") { request, context in
             try await answer {
-                let who = try customer(request, bank)
+                let who = try await customer(request, bank)
                 let commit: API.CommitRequest = try await body(request)
                 return json(try await bank.commit(commit.value, atom: try parameter(context, "atom"),
-                                                  run: try parameter(context, "run"), for: who))
+                                                  run: try parameter(context, "run"), language: language(request), for: who))
             }
         }
         api.post("/runs/:run/atoms/:atom/press") { request, context in
             try await answer {
                 json(try await bank.press(atom: try parameter(context, "atom"), run: try parameter(context, "run"),
-                                          for: try customer(request, bank)))
+                                          language: language(request), for: try await customer(request, bank)))
             }
         }
         api.post("/runs/:run/submit") { request, context in
-            try await answer { json(try await bank.submit(run: try parameter(context, "run"), for: try customer(request, bank))) }
+            try await answer {
+                json(try await bank.submit(run: try parameter(context, "run"), language: language(request), for: try await customer(request, bank)))
+            }
         }
         api.post("/runs/:run/sign") { request, context in
             try await answer {
-                let who = try customer(request, bank)
+                let who = try await customer(request, bank)
                 let sign: API.SignRequest = try await body(request)
                 let authorisation: OnlineBank.Authorisation
                 switch (sign.code, sign.passkey) {
@@ -146,33 +180,35 @@ enum Routes {
                 case (nil, let passkey?): authorisation = .passkey(try OnlineBank.assertion(passkey))
                 default: throw Problem.badJSON("send exactly one of \"code\" (a one-time code) and \"passkey\" (the passkey's assertion)")
                 }
-                return json(try await bank.sign(run: try parameter(context, "run"), with: authorisation, requestId: sign.requestId,
-                                                confirmDuplicate: sign.confirmDuplicate ?? false,
-                                                address: context.remoteAddress, for: who))
+                let receipt = try await bank.sign(run: try parameter(context, "run"), with: authorisation, requestId: sign.requestId,
+                                                  confirmDuplicate: sign.confirmDuplicate ?? false,
+                                                  address: context.remoteAddress, language: language(request), for: who)
+                return json(await bank.presented(receipt, for: who, language: language(request)))
             }
         }
         api.post("/baskets") { request, _ in
             try await answer {
-                let who = try customer(request, bank)
+                let who = try await customer(request, bank)
                 let basket: API.BasketRequest = try await body(request)
                 return json(try await bank.basket(of: basket.runs, for: who), status: .created)
             }
         }
         api.post("/baskets/:basket/sign") { request, context in
             try await answer {
-                let who = try customer(request, bank)
+                let who = try await customer(request, bank)
                 let sign: API.BasketSignRequest = try await body(request)
-                return json(try await bank.signBasket(try parameter(context, "basket"), code: sign.code, requestId: sign.requestId,
-                                                      confirmDuplicate: sign.confirmDuplicate ?? false,
-                                                      address: context.remoteAddress, for: who))
+                let receipt = try await bank.signBasket(try parameter(context, "basket"), code: sign.code, requestId: sign.requestId,
+                                                        confirmDuplicate: sign.confirmDuplicate ?? false,
+                                                        address: context.remoteAddress, for: who)
+                return json(await bank.presented(receipt, for: who, language: language(request)))
             }
         }
         api.post("/passkeys/challenge") { request, _ in
-            try await answer { json(try bank.passkeyOptions(for: try customer(request, bank))) }
+            try await answer { json(try await bank.passkeyOptions(for: try await customer(request, bank))) }
         }
         api.post("/passkeys") { request, context in
             try await answer {
-                let who = try customer(request, bank)
+                let who = try await customer(request, bank)
                 let registration: API.PasskeyRegistration = try await body(request)
                 return json(try await bank.registerPasskey(registration, address: context.remoteAddress, for: who), status: .created)
             }
@@ -190,8 +226,9 @@ enum Routes {
         return request.cookies[cookie]?.value
     }
 
-    static func customer(_ request: Request, _ bank: OnlineBank) throws(Problem) -> Customer {
-        guard let token = token(request), let customer = bank.customer(token: token) else { throw Problem.unauthorized }
+    /// The customer of the request's live session; 401 without one (or when the customer was removed since).
+    static func customer(_ request: Request, _ bank: OnlineBank) async throws(Problem) -> Customer {
+        guard let token = token(request), let customer = try await bank.customer(token: token) else { throw Problem.unauthorized }
         return customer
     }
 
@@ -207,12 +244,9 @@ enum Routes {
         return value
     }
 
-    /// The JSON body as `T`; every way it can be wrong is a 400 problem saying which.
+    /// The JSON body as `T`; every way it can be wrong is a 400 problem saying which. (Its content type was checked
+    /// before: ``SameOriginGuard``.)
     static func body<T: Decodable>(_ request: Request) async throws(Problem) -> T {
-        if let type = request.headers[.contentType], !type.lowercased().hasPrefix("application/json") {
-            throw Problem("unsupported-media-type", "The body must be JSON", status: 415,
-                          detail: "send Content-Type: application/json, not \(type)")
-        }
         var request = request
         let buffer: ByteBuffer
         do { buffer = try await request.collectBody(upTo: maxBody) } catch {

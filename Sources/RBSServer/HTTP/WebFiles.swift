@@ -36,12 +36,15 @@ package enum ServerError: Error, CustomStringConvertible, Sendable {
     case missingResource(String)
     case badListen(String)
     case ledger(String)
+    /// The TLS certificate or key of `serve` cannot be used (the message names the file).
+    case tls(String)
 
     package var description: String {
         switch self {
         case .missingResource(let name): "the server's resource \(name) is missing next to the executable — rebuild rbs-host"
         case .badListen(let text): "--listen '\(text)' is not HOST:PORT (e.g. 127.0.0.1:8080, or :8080 for every address)"
         case .ledger(let detail): detail
+        case .tls(let detail): detail
         }
     }
 }

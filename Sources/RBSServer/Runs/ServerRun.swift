@@ -22,6 +22,9 @@ final class ServerRun: @unchecked Sendable {
     private(set) var receipt: API.Receipt?
     /// The request id the signing came with (a retry with it answers ``receipt``).
     private(set) var requestId: String?
+    /// The operation's id and title, kept past the session (a signed run's receipt page names it).
+    private(set) var operation = ""
+    private(set) var title = ""
 
     init(id: String, customer: Customer, lane: PluginLane, pluginID: String, now: Date) {
         self.id = id
@@ -37,6 +40,13 @@ final class ServerRun: @unchecked Sendable {
     func touch(_ now: Date) { lock.withLock { storedLastUsed = now } }
 
     func set(_ state: State) { lock.withLock { storedState = state } }
+
+    func named(operation: String, title: String) {
+        lock.withLock {
+            self.operation = operation
+            self.title = title
+        }
+    }
 
     /// Moves from `from` to `to` if the run is in `from`; says whether it did (so two signings cannot both start).
     func transition(from: State, to: State) -> Bool {
@@ -62,9 +72,17 @@ final class RunStore: @unchecked Sendable {
     private var runs: [String: ServerRun] = [:]
     private var perCustomer: [Int64: Int] = [:]
 
+    /// Adds `run` if its customer holds fewer than `limit` runs; a signed run (kept only to answer its receipt
+    /// again) gives its place up first, the least recently used one.
     func add(_ run: ServerRun, limit: Int) -> Bool {
         lock.withLock {
-            guard perCustomer[run.customer.id, default: 0] < limit else { return false }
+            let customer = run.customer.id
+            if perCustomer[customer, default: 0] >= limit,
+               let signed = runs.values.filter({ $0.customer.id == customer && $0.state == .signed }).min(by: { $0.lastUsed < $1.lastUsed }) {
+                runs.removeValue(forKey: signed.id)
+                perCustomer[customer, default: 1] -= 1
+            }
+            guard perCustomer[customer, default: 0] < limit else { return false }
             runs[run.id] = run
             perCustomer[run.customer.id, default: 0] += 1
             return true

@@ -3,14 +3,17 @@ import RBSCore
 import RBSLedger
 
 /// The server's one place where JSON values meet the form: what a client sends for an atom becomes the typed
-/// ``AtomValue`` the form session commits (``FormSession/commit(_:value:)``) — the server reads JSON itself, it never
-/// hands text to the REPL's parser — and an atom's state becomes JSON.
+/// ``AtomValue`` the form session commits (``FormSession/commit(_:value:)``) — typed text of amounts, numbers and
+/// dates through the front ends' one reader (``FormInput``), so the same text means the same value in the REPL, the
+/// CLI and here — and an atom's state becomes JSON.
 ///
 /// The wire types, by atom:
-/// - amount input: a decimal string (`"1500.50"`), or `{"amount": "1500.50", "currency": "RUB"}`; never a JSON
+/// - amount input: the text as the person typed it (`"1500.50"`, `"1 500,50"`, `"1,500.50"`), read by the same
+///   parser as the REPL and `run --set` (``FormInput``, `RBSMoney.AmountText`): `"1,500"` is refused as ambiguous,
+///   never guessed; or `{"amount": "1500.50", "currency": "RUB"}` (plain decimal text, for programs). Never a JSON
 ///   number (a binary float). The currency must be the atom's; the amount may not have more decimals than it has.
-/// - number input: a decimal string (`"12.5"`).
-/// - date input: an ISO 8601 date string (`"2026-03-31"`).
+/// - number input: the typed text (`"12.5"`, `"12,5"`), read by the same parser.
+/// - date input: the typed text, `ДД.ММ.ГГГГ` (`"31.03.2026"`) or ISO 8601 (`"2026-03-31"`).
 /// - text and digits inputs: a string.
 /// - enum: the option's value (not its title or list number).
 /// - account picker: the account's 20-digit number.
@@ -20,13 +23,26 @@ import RBSLedger
 /// A value of the wrong JSON type is a 422 `wrong-type` problem naming the atom and what it takes.
 enum ValueInput {
     /// The typed value for `value` sent to `atom`, or the problem naming the atom.
-    static func value(for value: JSONValue, atom: AtomDescriptor) throws(Problem) -> AtomValue {
+    static func value(for value: JSONValue, atom: AtomDescriptor, in session: FormSession) throws(Problem) -> AtomValue {
         func wrongType(_ wanted: String) -> Problem {
             Problem("wrong-type", "The value has the wrong type for this atom", status: 422,
                     detail: "\(atom.id) (\(atom.kind)) takes \(wanted), not \(value.typeName)", atom: atom.id)
         }
         func invalid(_ detail: String) -> Problem {
             Problem("invalid-value", "The value is not accepted", status: 422, detail: "\(atom.id): \(detail)", atom: atom.id)
+        }
+        /// Text a person typed, read as the REPL reads it; the refusal in the session's language, naming no key.
+        func typed(_ text: String) throws(Problem) -> AtomValue {
+            do throws(FormSessionError) {
+                return try FormInput.value(text, for: atom, in: session, reader: .script)
+            } catch {
+                let message: String
+                switch error {
+                case .invalid(_, let refusal): message = refusal
+                default: message = error.description
+                }
+                throw Problem("invalid-value", "The value is not accepted", status: 422, detail: message, atom: atom.id)
+            }
         }
         if case .null = value { return .empty }
         switch atom.kind {
@@ -51,25 +67,17 @@ enum ValueInput {
                 guard case .string(let text) = value else { throw wrongType("a string of digits") }
                 return text.isEmpty ? .empty : .text(text)
             case .number:
-                guard case .string(let text) = value else { throw wrongType("a string: a number as decimal text, e.g. \"12.5\"") }
-                if text.isEmpty { return .empty }
-                guard let number = decimal(text) else { throw invalid("'\(text)' is not a number: write decimal text, e.g. \"12.5\"") }
-                return .number(number)
+                guard case .string(let text) = value else { throw wrongType("a string: a number as typed, e.g. \"12.5\"") }
+                return try typed(text)
             case .date:
-                guard case .string(let text) = value else { throw wrongType("a string: an ISO 8601 date, e.g. \"2026-03-31\"") }
-                if text.isEmpty { return .empty }
-                guard let date = isoDate(text) else { throw invalid("'\(text)' is not a date: write it as ISO 8601 YYYY-MM-DD, e.g. \"2026-03-31\"") }
-                return date
+                guard case .string(let text) = value else { throw wrongType("a string: a date as typed, 31.03.2026 or 2026-03-31") }
+                return try typed(text)
             case .amount:
                 let currency = atom.currency ?? "RUB"
-                let wanted = "a string (an amount as decimal text, e.g. \"1500.50\") or {\"amount\": \"1500.50\", \"currency\": \"\(currency)\"}"
+                let wanted = "a string (the amount as typed, e.g. \"1 500,50\") or {\"amount\": \"1500.50\", \"currency\": \"\(currency)\"}"
                 switch value {
                 case .string(let text):
-                    if text.isEmpty { return .empty }
-                    guard let amount = decimal(text) else {
-                        throw invalid("'\(text)' is not an amount: write decimal text with a point, e.g. \"1500.50\"")
-                    }
-                    return .money(amount, currency: currency)
+                    return try typed(text)
                 case .object(let fields):
                     guard fields.count == 2, case .string(let text)? = fields["amount"], case .string(let code)? = fields["currency"] else {
                         throw wrongType(wanted)
@@ -85,8 +93,8 @@ enum ValueInput {
         }
     }
 
-    /// Decimal text as JSON clients write it: optional minus, digits, optionally a point and digits. Nothing else
-    /// (no grouping, no comma, no exponent): a client turns what a person typed into this.
+    /// Plain decimal text as programs write it in `{"amount": …}`: optional minus, digits, optionally a point and
+    /// digits. Nothing else (no grouping, no comma, no exponent).
     static func decimal(_ text: String) -> Decimal? {
         var digits = text.utf8[...]
         if digits.first == UInt8(ascii: "-") { digits = digits.dropFirst() }
@@ -94,15 +102,6 @@ enum ValueInput {
         guard !parts.isEmpty, parts.count <= 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { (48...57).contains($0) } }),
               text.utf8.count <= 40 else { return nil }
         return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
-    }
-
-    /// `YYYY-MM-DD` (whether the day exists is the form's check).
-    static func isoDate(_ text: String) -> AtomValue? {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else { return nil }
-        return .date(year: year, month: month, day: day)
     }
 
     /// An atom as the protocol shows it.

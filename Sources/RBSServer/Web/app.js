@@ -1,28 +1,100 @@
 // rbs-host web client: plain JavaScript, no build step, no third-party code. Talks to /api/v1 (openapi.json).
+// Every word on the page comes from the host's catalogue (GET /api/v1/messages); every value from the server's answer.
+// What a person types is sent as typed: the server reads it with the same parser as the REPL and says its verdict.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { run: null, atoms: new Map(), pending: new Map(), timers: new Map(), events: null, review: null, requestId: null,
-  basket: [], basketReview: null, basketRequestId: null };
+const state = {
+  lang: "en", words: {}, runIdleMinutes: 30, me: null,
+  run: null, atoms: new Map(), pending: new Map(), timers: new Map(), events: null,
+  review: null, reviewRun: null, requestId: null, receipt: null, receiptRun: null, showIssues: false,
+  basket: [], basketReview: null, basketRequestId: null,
+};
 
 class ProblemError extends Error {
   constructor(problem) { super(problem.detail || problem.title); this.problem = problem; }
 }
 
+// MARK: - Words and formats: the catalogue in the chosen language, and the one formatter of amounts and times
+
+/// The catalogue's text for `key`, with `{name}` filled from `values`.
+function t(key, values) {
+  let text = Object.prototype.hasOwnProperty.call(state.words, key) ? state.words[key] : key;
+  for (const [name, value] of Object.entries(values || {})) text = text.split("{" + name + "}").join(String(value));
+  return text;
+}
+
+const format = {
+  /// Plain decimal text from the server ("1500.50", "-12") as the language writes it: "1 500,50" (ru), "1,500.50" (en).
+  /// Text only: no digit is rounded or re-read as a float.
+  amount(plain, currency) {
+    if (plain === null || plain === undefined || plain === "") return "";
+    const text = String(plain);
+    if (!/^-?\d+(\.\d+)?$/.test(text)) return currency ? text + " " + currency : text;
+    const ru = state.lang === "ru";
+    const negative = text.startsWith("-");
+    const [whole, fraction] = text.replace(/^-/, "").split(".");
+    const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ru ? "\u00a0" : ",");
+    const number = (negative ? "-" : "") + grouped + (fraction !== undefined ? (ru ? "," : ".") + fraction : "");
+    return currency ? number + "\u00a0" + currency : number;
+  },
+  /// An ISO 8601 instant as a date and time of the language, in the reader's time zone.
+  time(iso) {
+    const date = new Date(iso);
+    if (Number.isNaN(date.getTime())) return iso || "";
+    return new Intl.DateTimeFormat(state.lang === "ru" ? "ru-RU" : "en-GB", { dateStyle: "medium", timeStyle: "short" }).format(date);
+  },
+};
+
+/// The status word of a receipt or journal line, from the catalogue.
+function statusWord(kind) {
+  if (kind === "posted" || kind === "acknowledged") return t("posted");
+  if (kind === "rejected") return t("rejected");
+  if (kind && kind.startsWith("awaiting")) return t("awaiting");
+  return kind || "";
+}
+
+async function loadWords(lang) {
+  const answer = await api("GET", "/messages" + (lang ? "?lang=" + encodeURIComponent(lang) : ""));
+  state.lang = answer.lang;
+  state.words = answer.messages;
+  state.runIdleMinutes = answer.runIdleMinutes;
+  document.documentElement.lang = state.lang;
+  document.title = t("pageTitle");
+  for (const node of document.querySelectorAll("[data-text]")) node.textContent = t(node.dataset.text);
+  const other = $("lang-switch");
+  other.textContent = t("otherLanguageName");
+  other.lang = t("otherLanguage");
+}
+
+$("lang-switch").addEventListener("click", async () => {
+  localStorage.setItem("rbs-lang", t("otherLanguage"));
+  await flushAll();
+  await queue;
+  // The open screen is restored from its address: the same form, now in the other language.
+  location.reload();
+});
+
+// MARK: - Talking to the server (JSON only)
+
 async function api(method, path, body) {
-  const options = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
-  if (body !== undefined) {
-    options.headers["Content-Type"] = "application/json";
-    options.body = JSON.stringify(body);
+  const options = { method, credentials: "same-origin", headers: { Accept: "application/json", "Content-Type": "application/json" } };
+  if (state.words.pageTitle) options.headers["Accept-Language"] = state.lang;
+  if (body !== undefined) options.body = JSON.stringify(body);
+  else if (method === "POST" || method === "PUT") options.body = "{}";
+  let response;
+  try {
+    response = await fetch("/api/v1" + path, options);
+  } catch (error) {
+    throw new ProblemError({ title: t("networkDown"), detail: t("networkDown"), status: 0 });
   }
-  const response = await fetch("/api/v1" + path, options);
   if (response.status === 204) return null;
   const text = await response.text();
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch (e) { data = null; }
   if (!response.ok) {
-    if (response.status === 401 && path !== "/session") showLogin("Your session ended; log in again.");
-    throw new ProblemError(data || { title: "Error", detail: "the server answered " + response.status, status: response.status });
+    if (response.status === 401 && path !== "/session") showLogin(t("sessionEnded"));
+    throw new ProblemError(data || { title: t("serverAnswered", { status: response.status }), status: response.status });
   }
   return data;
 }
@@ -41,37 +113,53 @@ function element(tag, attributes, ...children) {
   return node;
 }
 
+/// A catalogue text whose NUL stands for a plugin's text (an operation's title, which plugins give in one language):
+/// the plugin's part is marked, so what is the host's and what is the plugin's stays visible to a check.
+function withPluginText(text, pluginText) {
+  const [before, after] = text.split("\u0000");
+  return [before, element("span", { "data-source": "plugin", text: pluginText }), after || ""];
+}
+
+/// A table cell that names its column on a phone, where the table's rows are stacked as cards.
+function cell(label, text, className) {
+  return element("td", { "data-label": label, className, text });
+}
+
 // MARK: - Logging in
 
 function showLogin(message) {
   closeEvents();
+  state.me = null;
   $("bank").hidden = true;
   $("who").hidden = true;
+  $("menu-toggle").hidden = true;
   $("login").hidden = false;
   $("login-error").textContent = message || "";
   $("login-customer").focus();
 }
 
 async function showBank(me) {
+  state.me = me;
   $("login").hidden = true;
   $("who").hidden = false;
+  $("menu-toggle").hidden = false;
   $("who-name").textContent = me.customer;
   $("bank").hidden = false;
   showPasskey(me.passkey);
-  await Promise.all([loadOperations(), loadAccounts(), loadJournal()]);
+  await loadOperations();
   openEvents();
-  $("main").focus();
+  await route();
 }
 
 $("login-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   $("login-error").textContent = "";
   try {
-    const answer = await api("POST", "/session", { customer: $("login-customer").value, password: $("login-password").value });
+    await api("POST", "/session", { customer: $("login-customer").value, password: $("login-password").value });
     $("login-password").value = "";
     await showBank(await api("GET", "/session"));
   } catch (error) {
-    $("login-error").textContent = error.message;
+    $("login-error").textContent = error.problem && error.problem.status === 401 ? t("wrongLogin") : error.message;
     $("login-password").value = "";
     $("login-password").focus();
   }
@@ -79,94 +167,206 @@ $("login-form").addEventListener("submit", async (event) => {
 
 $("logout").addEventListener("click", async () => {
   try { await api("DELETE", "/session"); } catch (e) { /* already out */ }
-  resetRun();
-  showLogin("You are logged out.");
+  forgetRun();
+  history.replaceState(null, "", "#/");
+  showLogin(t("loggedOut"));
 });
 
-// MARK: - Operations, accounts, journal
+// MARK: - Screens, each with its own address: #/ · #/run/ID · #/run/ID/field/ATOM · #/run/ID/review · #/run/ID/receipt
+
+function parseRoute() {
+  const match = /^#\/run\/([0-9a-f]{1,64})(?:\/(review|receipt|field\/([^/]+)))?$/.exec(location.hash);
+  if (!match) return { screen: "home" };
+  const screen = match[2] === "review" ? "review" : match[2] === "receipt" ? "receipt" : "run";
+  return { screen, run: match[1], field: match[3] ? decodeURIComponent(match[3]) : null };
+}
+
+/// Opens the screen at `hash` as a new entry of the history (Back returns), or in place of the current one.
+function go(hash) { if (location.hash !== hash) history.pushState(null, "", hash); return route(); }
+function redirect(hash) { history.replaceState(null, "", hash); route(); }
+
+function showScreen(id) {
+  for (const screen of ["home", "run", "review", "receipt"]) $(screen).hidden = screen !== id;
+  window.scrollTo(0, 0);
+}
+
+let routing = Promise.resolve();
+window.addEventListener("hashchange", () => { route(); });
+
+/// Shows the screen of the address; one at a time, in order.
+function route() {
+  routing = routing.then(routeNow, routeNow);
+  return routing;
+}
+
+async function routeNow() {
+  if (!state.me) return;
+  closeMenu();
+  const where = parseRoute();
+  try {
+    if (where.screen === "home") return await showHome();
+    if (where.screen === "receipt") return await showReceiptScreen(where.run);
+    const run = await loadRun(where.run);
+    if (!run) return;
+    if (run.state === "signed") { redirect("#/run/" + run.id + "/receipt"); return; }
+    if (where.screen === "review") return await showReviewScreen(run);
+    showFormScreen(where.field);
+  } catch (error) {
+    say(error.message);
+  }
+}
+
+/// The run of the address: the one on screen, or the server's (a reload resumes it). Gone: back home, saying why.
+async function loadRun(id) {
+  if (state.run && state.run.id === id) return state.run;
+  try {
+    const run = await api("GET", "/runs/" + id);
+    if (run.state !== "signed") renderForm(run);
+    else state.run = null;
+    return run;
+  } catch (error) {
+    if (error.problem && error.problem.status === 404) {
+      forgetRun();
+      say(t("runGone", { minutes: state.runIdleMinutes }));
+      redirect("#/");
+      return null;
+    }
+    throw error;
+  }
+}
+
+// MARK: - Home: operations, open forms, accounts, history
+
+function closeMenu() {
+  $("ops-nav").classList.remove("open");
+  $("menu-toggle").setAttribute("aria-expanded", "false");
+}
+
+$("menu-toggle").addEventListener("click", () => {
+  const open = !$("ops-nav").classList.contains("open");
+  $("ops-nav").classList.toggle("open", open);
+  $("menu-toggle").setAttribute("aria-expanded", String(open));
+  if (open) { const first = $("ops-nav").querySelector("button, a"); if (first) first.focus(); }
+});
+
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && $("ops-nav").classList.contains("open")) { closeMenu(); $("menu-toggle").focus(); }
+});
+
+async function showHome() {
+  showScreen("home");
+  showBasket();
+  await Promise.all([loadAccounts(), loadJournal(), loadResume()]);
+  if (!$("main").contains(document.activeElement) || document.activeElement.offsetParent === null) $("main").focus();
+}
 
 async function loadOperations() {
   const list = $("operations");
   list.replaceChildren();
   for (const operation of await api("GET", "/operations")) {
     const button = element("button", { type: "button", "data-operation": operation.id },
-      operation.title, element("small", { text: operation.category + " · " + operation.id }));
+      element("span", { text: operation.title, "data-source": "plugin" }), element("small", { text: operation.category, "data-source": "plugin" }));
     button.addEventListener("click", () => openRun(operation.id));
     list.append(element("li", {}, button));
   }
 }
 
+/// The customer's open forms (not in the basket): a reload or another tab leaves them, and they can be resumed.
+async function loadResume() {
+  const inBasket = new Set(state.basket.map((item) => item.run));
+  const runs = (await api("GET", "/runs")).filter((run) => (run.state === "open" || run.state === "review") && !inBasket.has(run.id));
+  $("resume").replaceChildren(...runs.map((run) => element("li", {},
+    element("a", { href: "#/run/" + run.id, className: "resume-link", "data-run": run.id },
+      ...withPluginText(t("continueRun", { title: "\u0000" }), run.title)))));
+}
+
 async function loadAccounts() {
   const body = $("accounts").tBodies[0];
-  body.replaceChildren();
-  for (const account of await api("GET", "/accounts")) {
-    body.append(element("tr", { "data-account": account.number },
-      element("td", { text: account.number }),
-      element("td", { text: account.title + (account.blocked ? " (blocked)" : "") }),
-      element("td", { className: "num", text: account.balance + " " + account.currency })));
-  }
+  const accounts = await api("GET", "/accounts");
+  body.replaceChildren(...accounts.map((account) => element("tr", { "data-account": account.number },
+    cell(t("account"), account.number, "account-number"),
+    cell(t("accountTitle"), account.title + (account.blocked ? " (" + t("blocked") + ")" : "")),
+    cell(t("balance"), format.amount(account.balance, account.currency), "num"))));
 }
 
 async function loadJournal() {
   const body = $("journal").tBodies[0];
-  body.replaceChildren();
-  const lines = await api("GET", "/journal");
-  for (const line of lines.reverse()) {
-    body.append(element("tr", {},
-      element("td", { text: String(line.sequence) }),
-      element("td", { className: line.kind, text: line.kind + (line.reason ? ": " + line.reason : "") }),
-      element("td", { text: line.debit ? line.debit + " → " + line.credit : "—" }),
-      element("td", { className: "num", text: line.amount ? line.amount + " " + line.currency : "" }),
-      element("td", { text: new Date(line.recordedAt).toLocaleString() })));
-  }
+  const lines = (await api("GET", "/journal")).reverse();
+  $("journal-empty").hidden = lines.length > 0;
+  $("journal").hidden = lines.length === 0;
+  body.replaceChildren(...lines.map((line) => element("tr", {},
+    cell(t("entry"), String(line.sequence)),
+    cell(t("outcome"), statusWord(line.kind) + (line.reason ? ": " + line.reason : ""), line.kind),
+    cell(t("debitCredit"), line.debit ? line.debit + " → " + line.credit : "—", "account-number"),
+    cell(t("amount"), line.amount ? format.amount(line.amount, line.currency) : "", "num"),
+    cell(t("time"), format.time(line.recordedAt)))));
 }
 
 // MARK: - A run: the form
 
 async function openRun(operation) {
-  if (state.run) await cancelRun(true);
+  closeMenu();
   try {
     const run = await api("POST", "/runs", { operation });
-    state.run = run;
-    $("review").hidden = true;
-    $("receipt").hidden = true;
-    $("run").hidden = false;
-    $("run-title").textContent = run.title;
-    $("form-error").textContent = run.formError || "";
-    const container = $("atoms");
-    container.replaceChildren();
-    state.atoms.clear();
-    // The plugin's own submit button replaces the generic one.
-    $("submit").hidden = run.atoms.some((atom) => atom.kind === "button" && atom.submit);
-    for (const atom of run.atoms) {
-      const view = renderAtom(atom);
-      container.append(view);
-      state.atoms.set(atom.id, { atom, view });
-    }
-    $("run-title").focus();
+    renderForm(run);
+    go("#/run/" + run.id);
   } catch (error) {
     say(error.message);
   }
 }
 
+function renderForm(run) {
+  state.run = run;
+  state.review = null;
+  state.reviewRun = null;
+  state.showIssues = false;
+  state.atoms.clear();
+  state.pending.clear();
+  $("run-title").textContent = run.title;
+  $("run-title").dataset.source = "plugin";
+  $("run-expiry").textContent = t("runExpiry", { minutes: state.runIdleMinutes });
+  $("form-error").textContent = run.formError || "";
+  $("error-summary").hidden = true;
+  const container = $("atoms");
+  container.replaceChildren();
+  // The plugin's own submit button replaces the generic one.
+  $("submit").hidden = run.atoms.some((atom) => atom.kind === "button" && atom.submit);
+  for (const atom of run.atoms) {
+    const view = renderAtom(atom);
+    container.append(view);
+    state.atoms.set(atom.id, { atom, view });
+  }
+}
+
+function showFormScreen(field) {
+  showScreen("run");
+  const entry = field && state.atoms.get(field);
+  const control = entry && controlOf(entry);
+  if (control && !entry.view.hidden) { control.focus(); control.scrollIntoView({ block: "center" }); }
+  else $("run-title").focus();
+}
+
 function controlId(atom) { return "atom-" + atom.id; }
+function controlOf(entry) { return entry.view.querySelector("#" + CSS.escape(controlId(entry.atom))); }
 
 function renderAtom(atom) {
   const id = controlId(atom);
   const wrapper = element("div", { className: "atom", "data-atom": atom.id, "data-kind": atom.kind });
   const describedBy = [];
-  const hint = atom.hint ? element("p", { className: "hint", id: id + "-hint", text: atom.hint }) : null;
+  // The plugin's own words (captions, hints, its buttons) are marked as the plugin's: they are in its language.
+  const hint = atom.hint ? element("p", { className: "hint", id: id + "-hint", text: atom.hint, "data-source": "plugin" }) : null;
   if (hint) describedBy.push(id + "-hint");
-  const error = element("p", { className: "error", id: id + "-error", role: "alert" });
+  const error = element("p", { className: "error", id: id + "-error" });
   describedBy.push(id + "-error");
   let control = null;
   switch (atom.kind) {
     case "text":
-      wrapper.append(element("p", { className: "atom-text", id, text: atom.caption }));
+      wrapper.append(element("p", { className: "atom-text", id, text: atom.caption, "data-source": "plugin" }));
       break;
     case "button": {
       // A button flagged "submit" is the form's submit (to the review); others call the plugin's action.
-      control = element("button", { type: atom.submit ? "submit" : "button", id, className: atom.submit ? null : "secondary", text: atom.caption });
+      control = element("button", { type: atom.submit ? "submit" : "button", id, className: atom.submit ? null : "secondary", text: atom.caption,
+        "data-source": "plugin" });
       if (!atom.submit) control.addEventListener("click", () => press(atom.id));
       wrapper.append(control);
       break;
@@ -174,13 +374,14 @@ function renderAtom(atom) {
     case "toggle": {
       control = element("input", { type: "checkbox", id, "aria-describedby": describedBy.join(" ") });
       control.addEventListener("change", () => commit(atom.id, control.checked));
-      wrapper.append(element("label", { className: "check", for: id }, control, element("span", { className: "caption", text: atom.caption })));
+      wrapper.append(element("label", { className: "check", for: id }, control,
+        element("span", { className: "caption", text: atom.caption, "data-source": "plugin" })));
       break;
     }
     case "enum":
     case "account": {
       control = element("select", { id, "aria-describedby": describedBy.join(" "), "aria-required": atom.optional ? null : "true" });
-      wrapper.append(element("label", { for: id, className: "caption", text: atom.caption }), control);
+      wrapper.append(element("label", { for: id, className: "caption", text: atom.caption, "data-source": "plugin" }), control);
       control.addEventListener("change", () => commit(atom.id, control.value));
       break;
     }
@@ -189,23 +390,25 @@ function renderAtom(atom) {
       control = element("input", {
         id, type: atom.secret ? "password" : "text", inputmode: modes[atom.inputType] || null,
         maxlength: atom.maxLength || null, autocomplete: "off", "aria-describedby": describedBy.join(" "),
-        "aria-required": atom.optional ? null : "true",
+        "aria-required": atom.optional ? null : "true", spellcheck: "false",
       });
-      const label = element("label", { for: id, className: "caption", text: atom.caption });
+      const label = element("label", { for: id, className: "caption", text: atom.caption, "data-source": "plugin" });
       wrapper.append(label, control);
-      // Dependencies are live: each pause in typing commits, and the fields that depend on it update.
-      control.addEventListener("input", () => schedule(atom.id, () => commit(atom.id, wireValue(atom, control.value))));
+      // Dependencies are live: each pause in typing commits the text as typed, and the fields that depend on it update.
+      control.addEventListener("input", () => schedule(atom.id, () => commit(atom.id, control.value)));
       control.addEventListener("change", () => flush(atom.id));
+      if (atom.inputType === "amount") wrapper.append(element("p", { className: "verdict", id: id + "-verdict" }));
     }
   }
   if (hint) wrapper.append(hint);
   wrapper.append(error);
-  update(wrapper, atom, true);
+  update(wrapper, atom, true, false);
   return wrapper;
 }
 
-/// Brings an atom's view up to date; the value of the field being typed in is left alone.
-function update(wrapper, atom, initial) {
+/// Brings an atom's view up to date. What the person typed in a field is never rewritten (`typed`): the server's
+/// reading of it is shown beside it (an amount as the language writes it), or its refusal.
+function update(wrapper, atom, initial, typed) {
   wrapper.hidden = !atom.visible;
   const control = wrapper.querySelector("#" + CSS.escape(controlId(atom)));
   const caption = wrapper.querySelector(".caption");
@@ -213,33 +416,20 @@ function update(wrapper, atom, initial) {
   else if (caption) caption.textContent = atom.caption;
   if (control && atom.kind === "enum") fillOptions(control, atom.options.map((o) => [o.value, o.title]), atom.value);
   if (control && atom.kind === "account") {
-    fillOptions(control, atom.accounts.map((a) => [a.number, a.number + " — " + a.title + " — " + a.balance + " " + a.currency]), atom.value);
+    fillOptions(control, atom.accounts.map((a) => [a.number, a.number + " — " + a.title + " — " + format.amount(a.balance, a.currency)]), atom.value);
   }
   if (control && atom.kind === "toggle") control.checked = atom.value === true;
-  if (control && atom.kind === "input" && (initial || document.activeElement !== control)) control.value = atom.value;
-  const error = wrapper.querySelector(".error");
-  error.textContent = atom.error || "";
-  if (control && control.tagName !== "BUTTON") control.setAttribute("aria-invalid", atom.error ? "true" : "false");
+  if (control && atom.kind === "input" && !typed && (initial || document.activeElement !== control)) control.value = atom.value;
+  const verdict = wrapper.querySelector(".verdict");
+  if (verdict) verdict.textContent = atom.value && !atom.error ? "= " + format.amount(atom.value, atom.currency) : "";
+  setError(wrapper, atom, atom.error || "");
 }
 
-/// What a person typed, as the protocol takes it (reading people's text is the front end's job): amounts and numbers
-/// as decimal text ("1 500,50" → "1500.50"), dates as ISO 8601 ("31.03.2026" → "2026-03-31"). Anything else is sent
-/// as typed, and the server says what is wrong with it.
-function wireValue(atom, text) {
-  const trimmed = text.trim();
-  switch (atom.inputType) {
-    case "amount":
-    case "number": {
-      const decimal = trimmed.replace(/[\s\u00a0\u202f']/g, "").replace(",", ".");
-      return /^-?\d+(\.\d+)?$/.test(decimal) ? decimal : trimmed;
-    }
-    case "date": {
-      const dotted = /^(\d{2})\.(\d{2})\.(\d{4})$/.exec(trimmed);
-      return dotted ? dotted[3] + "-" + dotted[2] + "-" + dotted[1] : trimmed;
-    }
-    case "digits": return trimmed;
-    default: return text;
-  }
+function setError(wrapper, atom, message) {
+  wrapper.querySelector(".error").textContent = message;
+  const control = wrapper.querySelector("#" + CSS.escape(controlId(atom)));
+  if (control && control.tagName !== "BUTTON") control.setAttribute("aria-invalid", message ? "true" : "false");
+  if (state.showIssues) showSummary();
 }
 
 function fillOptions(select, options, value) {
@@ -268,13 +458,15 @@ async function flushAll() { await Promise.all([...state.pending.keys()].map(flus
 
 let queue = Promise.resolve();
 
-/// Commits one value; commits go one after another, in the order they were made.
+/// Commits one value as typed; commits go one after another, in the order they were made.
 function commit(id, value) {
   const run = state.run;
   queue = queue.then(async () => {
     if (!run || state.run !== run) return;
     try {
-      apply(await api("PUT", "/runs/" + run.id + "/atoms/" + encodeURIComponent(id), { value }));
+      apply(await api("PUT", "/runs/" + run.id + "/atoms/" + encodeURIComponent(id), { value }), id);
+      // A changed value drops the review the server had built: a Forward to it submits again.
+      state.reviewRun = null;
     } catch (error) {
       showAtomError(error);
     }
@@ -284,7 +476,7 @@ function commit(id, value) {
 
 async function press(id) {
   await flushAll();
-  try { apply(await api("POST", "/runs/" + state.run.id + "/atoms/" + encodeURIComponent(id) + "/press")); }
+  try { apply(await api("POST", "/runs/" + state.run.id + "/atoms/" + encodeURIComponent(id) + "/press"), null); }
   catch (error) { showAtomError(error); }
 }
 
@@ -292,98 +484,163 @@ function showAtomError(error) {
   const atom = error.problem && error.problem.atom;
   const entry = atom && state.atoms.get(atom);
   if (entry) {
-    entry.view.querySelector(".error").textContent = error.message;
-    const control = entry.view.querySelector("#" + CSS.escape(controlId(entry.atom)));
-    if (control) control.setAttribute("aria-invalid", "true");
+    setError(entry.view, entry.atom, error.message);
+    const verdict = entry.view.querySelector(".verdict");
+    if (verdict) verdict.textContent = "";
   } else {
     $("form-error").textContent = error.message;
   }
 }
 
-/// Applies the changed atoms of a commit and announces what appeared, disappeared or got a new caption.
-function apply(changes) {
+/// Applies the changed atoms of a commit (of `typed`, the atom the person typed in) and announces what appeared,
+/// disappeared or got a new caption.
+function apply(changes, typed) {
   const news = [];
   for (const atom of changes.changed) {
     const entry = state.atoms.get(atom.id);
     if (!entry) continue;
-    if (atom.visible && !entry.atom.visible) news.push("new field: " + atom.caption);
-    if (!atom.visible && entry.atom.visible) news.push("removed: " + entry.atom.caption);
+    if (atom.visible && !entry.atom.visible) news.push(t("newField", { caption: atom.caption }));
+    if (!atom.visible && entry.atom.visible) news.push(t("removedField", { caption: entry.atom.caption }));
     if (atom.kind === "text" && atom.visible && atom.caption !== entry.atom.caption) news.push(atom.caption);
     entry.atom = atom;
-    update(entry.view, atom, false);
+    update(entry.view, atom, false, atom.id === typed);
   }
+  // A value accepted clears the refusal shown for it, also when the atom itself did not change.
+  const entry = typed && state.atoms.get(typed);
+  if (entry && !changes.changed.some((atom) => atom.id === typed)) setError(entry.view, entry.atom, entry.atom.error || "");
   $("form-error").textContent = changes.formError || "";
   if (news.length) $("run-announce").textContent = news.join(". ");
 }
+
+/// The error summary at the top of the form: each refused field, linked to it.
+function showSummary(extra) {
+  const items = [];
+  for (const { atom, view } of state.atoms.values()) {
+    const message = view.querySelector(".error").textContent;
+    if (!view.hidden && message) {
+      const link = element("a", { href: "#" + controlId(atom), text: atom.caption + ": " + message });
+      link.addEventListener("click", (event) => {
+        event.preventDefault();
+        const control = view.querySelector("#" + CSS.escape(controlId(atom)));
+        if (control) { control.focus(); control.scrollIntoView({ block: "center" }); }
+      });
+      items.push(element("li", {}, link));
+    }
+  }
+  for (const message of extra || []) items.push(element("li", { text: message }));
+  $("error-list").replaceChildren(...items);
+  $("error-summary").hidden = items.length === 0;
+}
+
+// Enter in a field moves to the next one, as a person expects of a paper form; on the last one it reaches the
+// button that goes to the review. It never submits a half-filled form.
+$("run-form").addEventListener("keydown", (event) => {
+  if (event.key !== "Enter" || event.target.tagName !== "INPUT" || event.target.type === "checkbox") return;
+  event.preventDefault();
+  const fields = [...$("run-form").querySelectorAll("input, select, button")].filter((node) => node.offsetParent !== null && !node.disabled);
+  const next = fields[fields.indexOf(event.target) + 1];
+  if (next) next.focus();
+});
 
 $("run-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   await flushAll();
   await queue;
+  const run = state.run;
+  if (!run) return;
   try {
-    showReview(await api("POST", "/runs/" + state.run.id + "/submit"));
+    state.review = await api("POST", "/runs/" + run.id + "/submit");
+    state.reviewRun = run.id;
+    state.requestId = newRequestId();
+    go("#/run/" + run.id + "/review");
   } catch (error) {
-    const problem = error.problem || {};
-    for (const issue of problem.errors || []) {
-      const entry = issue.atom && state.atoms.get(issue.atom);
-      if (entry) {
-        entry.view.querySelector(".error").textContent = issue.message;
-        const control = entry.view.querySelector("#" + CSS.escape(controlId(entry.atom)));
-        if (control) control.setAttribute("aria-invalid", "true");
-      }
-    }
-    $("form-error").textContent = error.message;
-    const first = problem.atom && state.atoms.get(problem.atom);
-    const control = first && first.view.querySelector("#" + CSS.escape(controlId(first.atom)));
-    if (control) control.focus();
+    showIssues(error);
   }
 });
 
-$("cancel").addEventListener("click", () => cancelRun(false));
+/// A submit's refusal: each issue next to its field, the summary at the top, the focus on the first field to mend.
+function showIssues(error) {
+  const problem = error.problem || {};
+  const issues = problem.errors || (problem.atom ? [{ atom: problem.atom, message: error.message }] : []);
+  const loose = [];
+  for (const issue of issues) {
+    const entry = issue.atom && state.atoms.get(issue.atom);
+    if (entry) setError(entry.view, entry.atom, issue.message);
+    else loose.push(issue.message);
+  }
+  if (!issues.length) loose.push(error.message);
+  state.showIssues = true;
+  showSummary(loose);
+  const first = issues.map((issue) => issue.atom && state.atoms.get(issue.atom)).find((entry) => entry && !entry.view.hidden);
+  const control = first && controlOf(first);
+  if (control) { control.focus(); control.scrollIntoView({ block: "center" }); }
+  else $("error-summary").focus();
+}
 
-async function cancelRun(quiet) {
+$("cancel").addEventListener("click", async () => {
   const run = state.run;
-  resetRun();
+  forgetRun();
   if (run) {
     try { await api("DELETE", "/runs/" + run.id); } catch (e) { /* already gone */ }
-    if (!quiet) say("Cancelled.");
+    say(t("cancelled"));
   }
-}
+  redirect("#/");
+});
 
-function resetRun() {
+function forgetRun() {
   state.run = null;
+  state.review = null;
+  state.reviewRun = null;
   state.atoms.clear();
   state.pending.clear();
-  $("run").hidden = true;
-  $("review").hidden = true;
-  $("receipt").hidden = true;
 }
 
-// MARK: - Review, code, receipt
+// MARK: - Review (check your answers), code, receipt
 
 /// 128 random bits as hex (crypto.getRandomValues works on plain http too, where crypto.randomUUID does not).
 function newRequestId() {
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-function showReview(review) {
-  $("run").hidden = true;
-  $("review").hidden = false;
-  $("review-summary").textContent = [review.amount && review.amount + " " + (review.currency || ""), review.payee].filter(Boolean).join(" → ");
-  const body = $("review-fields").tBodies[0];
-  body.replaceChildren(...review.fields.map((line) => element("tr", { className: line.prominent ? "prominent" : null },
-    element("th", { scope: "row", text: line.caption }), element("td", { text: line.value }))));
-  $("review-hash").textContent = review.documentHash;
-  state.review = review;
-  // One request id per reviewed document: a retry after a lost answer gets the first receipt, never a second posting.
-  state.requestId = newRequestId();
+async function showReviewScreen(run) {
+  if (state.reviewRun !== run.id || !state.review) {
+    // A reloaded review: the form is submitted again (the server builds the same document from the kept values).
+    await flushAll();
+    await queue;
+    try {
+      state.review = await api("POST", "/runs/" + run.id + "/submit");
+      state.reviewRun = run.id;
+      state.requestId = newRequestId();
+    } catch (error) {
+      history.replaceState(null, "", "#/run/" + run.id);
+      showFormScreen(null);
+      showIssues(error);
+      return;
+    }
+  }
+  const review = state.review;
+  showScreen("review");
+  $("review-summary").textContent = [review.amount && format.amount(review.amount, review.currency), review.payee].filter(Boolean).join(" → ");
+  $("review-fields").replaceChildren(...review.fields.map((line) => {
+    const entry = line.atom && state.atoms.get(line.atom);
+    const editable = entry && !entry.view.hidden && ["input", "enum", "account", "toggle"].includes(entry.atom.kind);
+    // dt and dd directly in the dl (a div around them is not a list item to every checker); the grid lays them out.
+    const prominent = line.prominent ? " prominent" : "";
+    const row = [element("dt", { className: prominent }, line.caption),
+      element("dd", { className: (/^[0-9a-f]{64}$/.test(line.value) ? "hash" : "") + prominent + (editable ? "" : " wide"), text: line.value,
+        "data-source": "value" })];
+    if (editable) {
+      row.push(element("dd", { className: "change" }, element("a", { href: "#/run/" + run.id + "/field/" + encodeURIComponent(line.atom) },
+        element("span", { text: t("change") }), element("span", { className: "visually-hidden", text: " " + line.caption }))));
+    }
+    return row;
+  }).flat());
   const passkey = review.method === "passkey";
   $("code-field").hidden = passkey;
-  $("sign").textContent = passkey ? "Sign with passkey" : "Sign and send";
-  $("review-method").textContent = passkey
-    ? "Your passkey signs this document's hash: the amount and payee above, exactly."
-    : "Signed with a one-time code after you check the document.";
+  $("sign").textContent = passkey ? t("signWithPasskey") : t("signAndSend");
+  $("review-method").textContent = passkey ? t("signedWithPasskey") : t("signedWithCode");
   $("code").value = "";
+  $("code").setAttribute("aria-invalid", "false");
   $("code-error").textContent = "";
   showDuplicate(review.duplicate);
   // A basket is signed with one one-time code; a passkey signs one document at a time.
@@ -396,34 +653,32 @@ function showDuplicate(duplicate) {
   $("duplicate").hidden = !duplicate;
   $("confirm-duplicate").checked = false;
   if (!duplicate) return;
-  const amount = duplicate.amount ? duplicate.amount + " " + (duplicate.currency || "") : "";
-  $("duplicate-message").textContent = "This payment repeats journal entry " + duplicate.journal + ", posted "
-    + new Date(duplicate.postedAt).toLocaleString() + (amount ? " (" + amount + (duplicate.payee ? " to " + duplicate.payee : "") + ")" : "")
-    + ". Send it again?";
+  $("duplicate-message").textContent = t("duplicateEntry", { journal: duplicate.journal, time: format.time(duplicate.postedAt),
+    amount: format.amount(duplicate.amount, duplicate.currency), payee: duplicate.payee || "—" });
 }
 
-$("back").addEventListener("click", () => {
-  $("review").hidden = true;
-  $("run").hidden = false;
-  $("run-title").focus();
-});
+$("back").addEventListener("click", () => { if (state.run) go("#/run/" + state.run.id); });
 
 $("sign-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   $("code-error").textContent = "";
+  const run = state.run;
   const passkey = state.review && state.review.method === "passkey";
   if (!$("duplicate").hidden && !$("confirm-duplicate").checked) {
-    $("code-error").textContent = "Confirm above that you want to send this payment again, or go back to the form.";
+    $("code-error").textContent = t("duplicateFirst");
     $("confirm-duplicate").focus();
     return;
   }
   try {
     const body = { requestId: state.requestId, confirmDuplicate: !$("duplicate").hidden && $("confirm-duplicate").checked };
     if (passkey) body.passkey = await assertPasskey(state.review.passkey);
-    else body.code = $("code").value.trim();
-    const receipt = await api("POST", "/runs/" + state.run.id + "/sign", body);
-    showReceipt(receipt);
-    await Promise.all([loadAccounts(), loadJournal()]);
+    else body.code = $("code").value;
+    const receipt = await api("POST", "/runs/" + run.id + "/sign", body);
+    state.receipt = receipt;
+    state.receiptRun = run.id;
+    forgetRun();
+    // The receipt takes the review's place in the history: Back does not lead to a signed review.
+    redirect("#/run/" + run.id + "/receipt");
   } catch (error) {
     $("code-error").textContent = error.message;
     if (error.problem && error.problem.duplicate) {
@@ -438,50 +693,76 @@ $("sign-form").addEventListener("submit", async (event) => {
   }
 });
 
+async function showReceiptScreen(id) {
+  let receipt = state.receiptRun === id ? state.receipt : null;
+  if (!receipt) {
+    try { receipt = (await api("GET", "/runs/" + id)).receipt; } catch (error) { receipt = null; }
+    if (!receipt) { say(t("runGone", { minutes: state.runIdleMinutes })); redirect("#/"); return; }
+    state.receipt = receipt;
+    state.receiptRun = id;
+  }
+  showScreen("receipt");
+  const lines = [[t("status"), statusWord(receipt.status), receipt.status], [t("journalEntry"), String(receipt.journal)]];
+  if (receipt.posting) {
+    lines.push([t("from"), receipt.posting.debit, "account-number"], [t("to"), receipt.posting.credit, "account-number"],
+      [t("amount"), format.amount(receipt.posting.amount, receipt.posting.currency)],
+      [t("balanceNow"), format.amount(receipt.posting.balanceAfter, receipt.posting.currency)]);
+  }
+  if (receipt.reason) lines.push([t("reason"), receipt.reason]);
+  lines.push([t("documentHash"), receipt.documentHash, "hash"]);
+  $("receipt-lines").replaceChildren(...lines.flatMap(([term, value, className]) => [element("dt", { text: term }),
+    element("dd", { className: (className || "") + " wide", text: value })]));
+  $("receipt-title").focus();
+}
+
+$("done").addEventListener("click", () => go("#/"));
+
 // MARK: - Basket: reviewed documents signed together with one code
 
 $("add-to-basket").addEventListener("click", () => {
   // The run stays reviewed on the server; the basket names it when it is made.
   state.basket.push({ run: state.run.id, title: state.run.title, review: state.review });
-  state.run = null;
-  state.review = null;
-  $("review").hidden = true;
-  showBasket();
-  say("Added to the basket (" + state.basket.length + "). Open another operation, or review the basket.");
-  $("basket-title").focus();
+  forgetRun();
+  say(t("basketAdded", { count: state.basket.length }));
+  go("#/").then(() => $("basket-title").focus());
 });
 
 function showBasket() {
-  $("basket").hidden = state.basket.length === 0;
+  $("basket").hidden = state.basket.length === 0 && !$("basket-receipts").children.length;
   $("basket-review").hidden = true;
-  $("basket-receipts").replaceChildren();
   $("basket-error").textContent = "";
-  $("basket-make").hidden = false;
+  $("basket-make").hidden = state.basket.length === 0;
+  $("basket-clear").hidden = state.basket.length === 0;
+  $("basket-items").hidden = state.basket.length === 0;
   $("basket-items").tBodies[0].replaceChildren(...state.basket.map((item, index) => element("tr", {},
-    element("td", { text: String(index + 1) }), element("td", { text: item.title }),
-    element("td", { className: "num", text: item.review.amount ? item.review.amount + " " + (item.review.currency || "") : "" }),
-    element("td", { text: item.review.payee || "" }),
-    element("td", { text: (item.review.fields.find((line) => line.caption === "Payee's account") || {}).value || "" }))));
+    cell(t("entry"), String(index + 1)), element("td", { "data-label": t("basketOperation") }, element("span", { "data-source": "plugin", text: item.title })),
+    cell(t("amount"), item.review.amount ? format.amount(item.review.amount, item.review.currency) : "", "num"),
+    cell(t("payee"), item.review.payee || ""),
+    cell(t("basketPayeeAccount"), (item.review.fields.find((line) => line.caption === t("basketPayeeAccount")) || {}).value || "", "account-number"))));
 }
 
 $("basket-make").addEventListener("click", async () => {
   $("basket-error").textContent = "";
+  $("basket-receipts").replaceChildren();
   try {
     const review = await api("POST", "/baskets", { runs: state.basket.map((item) => item.run) });
     state.basketReview = review;
     state.basketRequestId = newRequestId();
-    $("basket-documents").replaceChildren(...review.documents.map((document, index) => element("table", { className: "basket-document" },
-      element("caption", { text: (index + 1) + ". " + document.operation }),
-      element("tbody", {}, ...document.fields.map((line) => element("tr", { className: line.prominent ? "prominent" : null },
-        element("th", { scope: "row", text: line.caption }), element("td", { text: line.value }))),
-        document.refusal ? element("tr", { className: "rejected" }, element("th", { scope: "row", text: "The bank would refuse it" }),
-          element("td", { text: document.refusal })) : null,
-        document.duplicate ? element("tr", { className: "rejected" }, element("th", { scope: "row", text: "Warning" }),
-          element("td", { text: document.duplicate.message + " — signing the basket sends it again" })) : null))));
+    const pair = (term, value, className, attributes) => [element("dt", { className, text: term }),
+      element("dd", Object.assign({ className: (className || "") + " wide", text: value }, attributes || {}))];
+    $("basket-documents").replaceChildren(...review.documents.map((document, index) => element("dl", { className: "answers basket-document" },
+      ...pair(t("entry") + " " + (index + 1), (state.basket[index] || {}).title || document.operation, "prominent", { "data-source": "plugin" }),
+      ...document.fields.flatMap((line) => pair(line.caption, line.value, line.prominent ? "prominent" : "")),
+      ...(document.refusal ? pair(t("basketRefuse"), document.refusal, "rejected") : []),
+      ...(document.duplicate ? pair(t("basketDuplicate"), document.duplicate.journal ? t("duplicateEntry", { journal: document.duplicate.journal,
+        time: format.time(document.duplicate.postedAt), amount: format.amount(document.duplicate.amount, document.duplicate.currency),
+        payee: document.duplicate.payee || "—" }) : t("basketRepeatsDocument", { document: document.duplicate.document }), "rejected") : []))));
     $("basket-totals").tBodies[0].replaceChildren(...review.totals.map((total) => element("tr", { className: "prominent" },
-      element("th", { scope: "row", text: "Total, " + total.currency }), element("td", { className: "num", text: total.amount + " " + total.currency }))));
+      element("th", { scope: "row", text: t("basketTotal", { currency: total.currency }) }),
+      element("td", { className: "num", text: format.amount(total.amount, total.currency) }))));
     $("basket-id").textContent = review.basket;
     $("basket-code").value = "";
+    // A repeat is sent only when the customer ticks this: the server (the core) refuses it otherwise.
     $("basket-duplicate").hidden = !review.documents.some((document) => Boolean(document.duplicate));
     $("basket-confirm-duplicate").checked = false;
     $("basket-review").hidden = false;
@@ -497,18 +778,17 @@ $("basket-sign-form").addEventListener("submit", async (event) => {
   $("basket-error").textContent = "";
   try {
     const answer = await api("POST", "/baskets/" + state.basketReview.basket + "/sign",
-      { code: $("basket-code").value.trim(), requestId: state.basketRequestId,
+      { code: $("basket-code").value, requestId: state.basketRequestId,
         confirmDuplicate: !$("basket-duplicate").hidden && $("basket-confirm-duplicate").checked });
-    $("basket-review").hidden = true;
     $("basket-receipts").replaceChildren(...answer.receipts.flatMap((receipt, index) => [
-      element("dt", { text: (index + 1) + ". " + state.basket[index].title }),
-      element("dd", { className: receipt.status, text: receipt.status + " — journal entry " + receipt.journal
-        + (receipt.posting ? ": " + receipt.posting.amount + " " + receipt.posting.currency + " to " + receipt.posting.credit : "")
+      element("dt", {}, (index + 1) + ". ", element("span", { "data-source": "plugin", text: state.basket[index].title })),
+      element("dd", { className: receipt.status + " wide", text: statusWord(receipt.status) + " — " + t("journalEntry") + " " + receipt.journal
+        + (receipt.posting ? ": " + format.amount(receipt.posting.amount, receipt.posting.currency) + " → " + receipt.posting.credit : "")
         + (receipt.reason ? ": " + receipt.reason : "") })]));
+    const posted = answer.receipts.filter((r) => r.status === "posted").length;
     state.basket = [];
-    $("basket-items").tBodies[0].replaceChildren();
-    $("basket-make").hidden = true;
-    say("Basket signed: " + answer.receipts.filter((r) => r.status === "posted").length + " of " + answer.receipts.length + " posted.");
+    showBasket();
+    say(t("basketSigned", { posted, count: answer.receipts.length }));
     await Promise.all([loadAccounts(), loadJournal()]);
   } catch (error) {
     $("basket-error").textContent = error.message;
@@ -520,9 +800,11 @@ $("basket-sign-form").addEventListener("submit", async (event) => {
 $("basket-clear").addEventListener("click", async () => {
   const runs = state.basket.map((item) => item.run);
   state.basket = [];
+  $("basket-receipts").replaceChildren();
   showBasket();
   for (const run of runs) { try { await api("DELETE", "/runs/" + run); } catch (e) { /* already gone */ } }
-  say("The basket is empty; nothing was signed.");
+  say(t("basketEmptied"));
+  await loadResume();
 });
 
 // MARK: - Passkeys (WebAuthn): registered once, then each document is signed on this device
@@ -541,13 +823,10 @@ const base64url = {
 
 function showPasskey(registered) {
   const available = Boolean(window.PublicKeyCredential && navigator.credentials);
-  $("passkey-status").textContent = !available ? "This browser cannot use passkeys here: sign with a one-time code."
-    : registered ? "Your passkey signs your payments: each one is confirmed on this device for exactly the amount and payee shown."
-      : "Register a passkey to sign payments on this device instead of typing one-time codes.";
+  $("passkey-status").textContent = !available ? t("passkeyUnavailable") : registered ? t("passkeyRegistered") : t("passkeyOffer");
   $("passkey-register").hidden = !available;
-  $("passkey-code").hidden = !available;
-  document.querySelector("label[for=passkey-code]").hidden = !available;
-  $("passkey-register").textContent = registered ? "Register a new passkey" : "Register a passkey on this device";
+  $("passkey-code-field").hidden = !available;
+  $("passkey-register").textContent = registered ? t("passkeyRegisterNew") : t("passkeyRegister");
 }
 
 // The document's hash is the challenge: the assertion signs exactly the reviewed document.
@@ -559,7 +838,7 @@ async function assertPasskey(request) {
       allowCredentials: request.credentialIds.map((id) => ({ type: "public-key", id: base64url.decode(id) })),
     } });
   } catch (error) {
-    throw new Error("The passkey did not sign: " + error.message);
+    throw new Error(t("passkeyNotSigned", { reason: error.message }));
   }
   const answer = credential.response;
   return { credentialId: base64url.encode(credential.rawId), authenticatorData: base64url.encode(answer.authenticatorData),
@@ -570,7 +849,7 @@ $("passkey-register").addEventListener("click", async () => {
   $("passkey-error").textContent = "";
   // The server refuses an enrolment without the code (step-up); asking first spares the device an unused credential.
   if (!$("passkey-code").value.trim()) {
-    $("passkey-error").textContent = "Type your one-time code first: registering a passkey needs it.";
+    $("passkey-error").textContent = t("passkeyCodeFirst");
     $("passkey-code").focus();
     return;
   }
@@ -586,36 +865,18 @@ $("passkey-register").addEventListener("click", async () => {
         attestation: "none", timeout: options.timeoutMs,
       } });
     } catch (error) {
-      throw new Error("The passkey was not created: " + error.message);
+      throw new Error(t("passkeyNotCreated", { reason: error.message }));
     }
     await api("POST", "/passkeys", { credentialId: base64url.encode(credential.rawId),
       clientDataJSON: base64url.encode(credential.response.clientDataJSON),
       attestationObject: base64url.encode(credential.response.attestationObject), code: $("passkey-code").value });
     $("passkey-code").value = "";
     showPasskey(true);
-    say("Passkey registered: your next payments are signed with it.");
+    say(t("passkeyDone"));
   } catch (error) {
     $("passkey-error").textContent = error.message;
   }
 });
-
-function showReceipt(receipt) {
-  $("review").hidden = true;
-  $("receipt").hidden = false;
-  const lines = [["Status", receipt.status], ["Journal entry", String(receipt.journal)], ["Document hash", receipt.documentHash]];
-  if (receipt.posting) {
-    lines.push(["From", receipt.posting.debit], ["To", receipt.posting.credit],
-      ["Amount", receipt.posting.amount + " " + receipt.posting.currency],
-      ["Balance now", receipt.posting.balanceAfter + " " + receipt.posting.currency]);
-  }
-  if (receipt.reason) lines.push(["Reason", receipt.reason]);
-  $("receipt-lines").replaceChildren(...lines.flatMap(([term, value]) => [element("dt", { text: term }),
-    element("dd", { className: term === "Status" ? receipt.status : null, text: value })]));
-  state.run = null;
-  $("receipt-title").focus();
-}
-
-$("done").addEventListener("click", () => { resetRun(); $("ops-title").scrollIntoView(); });
 
 // MARK: - Server-sent events: captions set later, reloads, shutdown
 
@@ -627,12 +888,12 @@ function openEvents() {
     const entry = state.run && data.run === state.run.id && state.atoms.get(data.atom);
     if (entry && entry.atom.caption !== data.caption) {
       entry.atom = Object.assign({}, entry.atom, { caption: data.caption });
-      update(entry.view, entry.atom, false);
+      update(entry.view, entry.atom, false, true);
       $("run-announce").textContent = data.caption;
     }
   });
   events.addEventListener("reload", (event) => {
-    say("Updated: " + JSON.parse(event.data).message + ". New runs use the new version.");
+    say(t("updated", { message: JSON.parse(event.data).message }));
     loadOperations().catch(() => {});
   });
   events.addEventListener("shutdown", (event) => {
@@ -649,7 +910,16 @@ function closeEvents() {
 
 // MARK: - Start
 
+// The skip link moves the focus without changing the address (the address names the screen).
+$("skip").addEventListener("click", (event) => { event.preventDefault(); $("main").focus(); });
+
 (async () => {
+  try {
+    await loadWords(localStorage.getItem("rbs-lang") || null);
+  } catch (error) {
+    $("notice").textContent = error.message;
+    return;
+  }
   try {
     await showBank(await api("GET", "/session"));
   } catch (error) {

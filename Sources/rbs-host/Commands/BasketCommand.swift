@@ -110,14 +110,6 @@ struct BasketCommand: ParsableCommand {
             case challenge(ChallengeReport, BasketModule)
         }
 
-        /// What the person reads about a repeat: a posted payment as `run` says it, or the basket's earlier document.
-        static func notice(_ of: DuplicateOf) -> String {
-            switch of {
-            case .entry(let entry): SignModule.duplicateNotice(entry)
-            case .document(let earlier): "this payment repeats document \(earlier) of this basket: the same payee, account, amount and purpose"
-            }
-        }
-
         private func execute(runtime: Runtime, file: File) -> Execution {
             func invalid(_ message: String, document: Int? = nil, atom: String? = nil, basket: Basket? = nil) -> Execution {
                 .signed(.invalid([BasketReport.Issue(document: document, atom: atom, message: message)], basket: basket))
@@ -174,7 +166,7 @@ struct BasketCommand: ParsableCommand {
                 // A payment that repeats one posted in the last 24 hours, or an earlier document of the basket, is signed
                 // only when the person says so (the core refuses it otherwise; said here before a challenge is issued).
                 let repeats = module.repeats.enumerated().compactMap { index, of in
-                    of.map { BasketReport.Issue(document: index + 1, atom: nil, message: Self.notice($0)
+                    of.map { BasketReport.Issue(document: index + 1, atom: nil, message: SignModule.repeatNotice($0)
                         + "; nothing was signed or posted — sign the basket again with --confirm-duplicate to post it anyway") }
                 }
                 if !repeats.isEmpty, !confirmDuplicate { return .signed(.invalid(repeats, basket: module.basket)) }

@@ -53,9 +53,6 @@ struct DatabaseCommand: ParsableCommand {
     }
 }
 
-extension DatabaseCommand.Check: DataFolderCommand {}
-extension DatabaseCommand.Migrate: DataFolderCommand {}
-
 /// `db check`'s report for people.
 enum DatabaseText {
     static func render(_ status: Ledger.DatabaseStatus) -> String {

@@ -75,8 +75,34 @@ struct FormDescription: Encodable {
                                     currency: $0.account.currency, blocked: $0.account.blocked)
                  } : nil)
         }
-        ready = session.isReady && refused.isEmpty
+        ready = FormVerdict(session, refused: refused).ready
         formError = session.formError
+    }
+}
+
+/// Whether a described form could be submitted, and why not: one verdict that `describe`'s text, its JSON (`ready`)
+/// and its exit status all come from, so they never disagree with each other or with `run`.
+struct FormVerdict {
+    /// What stands between the form and a submit: the values the form refused (by atom), then what the form itself
+    /// needs (``FormSession/attention()``: the run ended by a plugin fault first, then required and invalid atoms).
+    let reasons: [AtomIssue]
+    /// Why the plugin's runtime ended the run, when it did: the form cannot be submitted at all.
+    let fault: String?
+
+    init(_ session: FormSession, refused: [String: String]) {
+        // A commit the fault refused is said once, as the fault.
+        let refusals = refused.sorted { $0.key < $1.key }.filter { $0.value != session.fault }
+            .map { AtomIssue(atom: $0.key, message: $0.value) }
+        let attention = session.attention().filter { issue in !refusals.contains { $0.atom != nil && $0.atom == issue.atom } }
+        reasons = refusals + attention
+        fault = session.fault
+    }
+
+    var ready: Bool { reasons.isEmpty }
+
+    /// "ready to submit", or "not ready: amount: …; destBic: …".
+    var text: String {
+        ready ? "ready to submit" : "not ready: " + reasons.map { ($0.atom.map { "\($0): " } ?? "") + $0.message }.joined(separator: "; ")
     }
 }
 
@@ -148,19 +174,21 @@ struct DescribeCommand: ParsableCommand {
                 }
             }
         }
-        let description = FormDescription(session, refused: refused)
+        let verdict = FormVerdict(session, refused: refused)
         if json {
-            JSONOutput.print(description)
+            JSONOutput.print(FormDescription(session, refused: refused))
         } else {
-            print(FormText.render(session))
+            print(FormText.render(session, verdict: verdict))
             for (id, why) in refused.sorted(by: { $0.key < $1.key }) { Terminal.error(why + " (\(id))") }
         }
+        // A run its plugin's runtime ended is no form state but a failure: exit 1, in text as in JSON.
+        if verdict.fault != nil { throw ExitCode.failure }
     }
 }
 
 /// A form as text: one line per atom.
 enum FormText {
-    static func render(_ session: FormSession) -> String {
+    static func render(_ session: FormSession, verdict: FormVerdict) -> String {
         var table = Table(header: ["ATOM", "KIND", "CAPTION", "VALUE", "NOTE"])
         for atom in session.atoms where atom.visible {
             table.rows.append([atom.id, atom.kind.description, atom.caption,
@@ -169,7 +197,7 @@ enum FormText {
         }
         var lines = [Terminal.bold(session.operation.descriptor.title) + " (\(session.operation.id))", table.render()]
         if let formError = session.formError { lines.append("⚠ " + formError) }
-        lines.append(session.isReady ? "ready to submit" : "not ready: " + session.attention().map { ($0.atom.map { "\($0): " } ?? "") + $0.message }.joined(separator: "; "))
+        lines.append(verdict.text)
         return lines.joined(separator: "\n")
     }
 }

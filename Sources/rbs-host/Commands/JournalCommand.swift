@@ -29,7 +29,8 @@ struct JournalCommand: ParsableCommand {
             do {
                 let ledger = try Ledger(dataDirectory: global.paths.data, location: global.paths.database)
                 if let entry {
-                    print(try Show.render(entry, ledger: ledger, directory: try? BankDirectory.current(dataDirectory: global.paths.data), json: json))
+                    print(try Show.render(entry, ledger: ledger, directory: try? BankDirectory.current(dataDirectory: global.paths.data), json: json,
+                                          language: global.language, operation: Show.descriptors(global)))
                     return
                 }
                 if let requestId {
@@ -43,7 +44,11 @@ struct JournalCommand: ParsableCommand {
                 }
                 let filter = try JournalQuery.filter(operation: operation, account: account, from: from, to: to, status: status, ledger: ledger)
                 let entries = try ledger.journal.entries(matching: filter)
-                if json { print(try JournalQuery.json(entries)) } else { print(JournalText.render(entries, filtered: filter != JournalFilter())) }
+                if json {
+                    print(try JournalQuery.json(entries))
+                } else {
+                    print(JournalText.render(entries, filtered: filter != JournalFilter(), language: global.language))
+                }
             } catch let exit as ExitCode {
                 throw exit
             } catch {
@@ -63,17 +68,28 @@ struct JournalCommand: ParsableCommand {
         func run() throws {
             do {
                 print(try Self.render(entry, ledger: try Ledger(dataDirectory: global.paths.data, location: global.paths.database),
-                                      directory: try? BankDirectory.current(dataDirectory: global.paths.data), json: json))
+                                      directory: try? BankDirectory.current(dataDirectory: global.paths.data), json: json,
+                                      language: global.language, operation: Self.descriptors(global)))
             } catch {
                 Terminal.error(String(describing: error))
                 throw ExitCode.failure
             }
         }
 
-        /// Entry `sequence` in full, as text or JSON.
-        static func render(_ sequence: Int64, ledger: Ledger, directory: BankDirectory?, json: Bool) throws -> String {
-            let report = try EntryReport(sequence: sequence, ledger: ledger, directory: directory, receipt: false)
+        /// Entry `sequence` in full, as text or JSON, in `language`; its fields under the labels of `operation`'s
+        /// descriptor when the host has the operation now.
+        static func render(_ sequence: Int64, ledger: Ledger, directory: BankDirectory?, json: Bool, language: HostLanguage = .en,
+                           operation: (String) -> OperationDescriptor? = { _ in nil }) throws -> String {
+            let report = try EntryReport(sequence: sequence, ledger: ledger, directory: directory, receipt: false, language: language,
+                                         operation: operation)
             return json ? JournalQuery.json(report) : String(ReceiptFormat.text(report).dropLast())
+        }
+
+        /// The operations the plugin folder offers now (from the manifests; nothing is loaded), for their labels; a
+        /// folder that cannot be listed leaves the fields under their contract roles or keys.
+        static func descriptors(_ global: GlobalOptions) -> (String) -> OperationDescriptor? {
+            guard let runtime = try? global.makeRuntime() else { return { _ in nil } }
+            return { runtime.registry.listedDescriptor($0) }
         }
     }
 
@@ -90,7 +106,8 @@ struct JournalCommand: ParsableCommand {
             do {
                 let ledger = try Ledger(dataDirectory: global.paths.data, location: global.paths.database)
                 let written = try JournalQuery.receipt(entry, format: format, output: output, ledger: ledger,
-                                                       directory: try? BankDirectory.current(dataDirectory: global.paths.data), toTerminal: isatty(1) == 1)
+                                                       directory: try? BankDirectory.current(dataDirectory: global.paths.data), toTerminal: isatty(1) == 1,
+                                                       language: global.language, operation: Show.descriptors(global))
                 if let written { Terminal.note(written) }
             } catch {
                 Terminal.error(String(describing: error))
@@ -127,21 +144,25 @@ struct VerifyCommand: ParsableCommand {
 }
 
 enum JournalText {
-    static func render(_ entries: [JournalEntry], filtered: Bool = false) -> String {
-        guard !entries.isEmpty else { return filtered ? "No journal entry matches." : "The journal is empty." }
-        var table = Table(header: ["#", "TIME", "KIND", "OPERATION", "AMOUNT", "DEBIT → CREDIT", "SIGNED WITH", "NOTE"])
+    /// The entries as a table in `language`: the status in the catalogue's word for its outcome kind.
+    static func render(_ entries: [JournalEntry], filtered: Bool = false, language: HostLanguage = .en) -> String {
+        func text(_ report: HostMessage.Report) -> String { report.text(language) }
+        guard !entries.isEmpty else { return text(filtered ? .noEntryMatches : .journalEmpty) }
+        var table = Table(header: [text(.numberColumn), text(.timeColumn), text(.statusColumn), text(.operationColumn),
+                                   text(.amountColumn), text(.routeColumn), text(.signedWithColumn), text(.noteColumn)])
         let formatter = ISO8601DateFormatter()
         for entry in entries {
             let document = try? CanonicalEncoding.decode(entry.document)
-            let amount = [entry.amount ?? document?["amount"], entry.currency ?? document?["currency"]]
-                .compactMap { $0 }.joined(separator: " ")
+            let currency = entry.currency ?? document?["currency"] ?? ""
+            let amount = (entry.amount ?? document?["amount"]).map { Amount.shown($0, currency: currency, language) } ?? ""
             let route = [entry.debit ?? document?["from"], entry.credit ?? document?["account"]].compactMap { $0 }
                 .joined(separator: " → ")
             table.rows.append([
                 String(entry.sequence),
                 formatter.string(from: Timestamp.date(milliseconds: entry.recordedAtMilliseconds)),
-                entry.kind.rawValue, document?.operation ?? "?", amount, route,
-                method(entry.authorization) + (entry.basketId.map { " · basket \($0.prefix(8))" } ?? ""), entry.reason ?? "",
+                HostMessage.status(entry.kind).text(language), document?.operation ?? "?", amount, route,
+                method(entry.authorization, language) + (entry.basketId.map { " · " + text(.inBasket(String($0.prefix(8)))) } ?? ""),
+                entry.reason ?? "",
             ])
         }
         return table.render()
@@ -149,11 +170,11 @@ enum JournalText {
 
     /// The signing method of an entry: OCRA with its challenge, a passkey with its algorithm, or TOTP marked as not
     /// bound to the transaction.
-    static func method(_ authorization: Authorization?) -> String {
-        guard let authorization else { return "(not recorded)" }
+    static func method(_ authorization: Authorization?, _ language: HostLanguage = .en) -> String {
+        guard let authorization else { return HostMessage.report(.methodNotRecorded).text(language) }
         switch authorization.method {
         case .ocra: return "OCRA " + (authorization.challenge.map(OCRASuite.grouped) ?? "")
-        case .totp: return "TOTP (not bound)"
+        case .totp: return HostMessage.report(.methodTOTP).text(language)
         case .passkey: return "passkey " + authorization.suite.replacingOccurrences(of: "WEBAUTHN-", with: "")
         }
     }

@@ -31,7 +31,7 @@ struct KeysCommand: ParsableCommand {
                 authenticator (the secret as hex).
                 """)
         @OptionGroup var global: GlobalOptions
-        @Option(help: "The name in the enrolment URI.") var name = ProcessInfo.processInfo.environment["USER"] ?? "user"
+        @Option(help: "The name in the enrolment URI.") var name = HostEnvironment.current.user ?? "user"
         @Option(help: "totp or ocra.") var method = "totp"
         @Option(help: "The OCRA suite (with --method ocra).") var suite = OCRASuite.hostDefault
         @Flag(help: "Replace existing keys (documents signed with the old key still verify).") var force = false
@@ -69,12 +69,7 @@ struct KeysCommand: ParsableCommand {
 
         func run() throws {
             try KeysCommand.reporting {
-                let identity = try KeyStore(dataDirectory: global.paths.data).load()
-                guard case .ocra(let suite, let secret) = identity.authenticator else {
-                    throw OneTimeCodeError.wrongMethod(enrolled: .totp, detail: "it has no challenge; use `rbs-host keys code` (or enrol OCRA: `rbs-host keys init --method ocra --force`)")
-                }
-                let text = challenge.filter { $0 != " " }
-                print(try OCRA.response(suite: suite, secret: secret, input: .init(challenge: text)))
+                print(try KeysText.response(to: challenge, of: try KeyStore(dataDirectory: global.paths.data).load()))
             }
         }
     }
@@ -99,18 +94,30 @@ struct KeysCommand: ParsableCommand {
 
         func run() throws {
             try KeysCommand.reporting {
-                let identity = try KeyStore(dataDirectory: global.paths.data).load()
-                guard let secret = identity.totpSecret else {
-                    throw OneTimeCodeError.wrongMethod(enrolled: .ocra, detail: "its response depends on the document; use `rbs-host keys respond CHALLENGE`")
-                }
-                let time = HostClock.current.now.addingTimeInterval(Double(ahead) * Double(TOTP.period))
-                print(TOTP.code(secret: secret, at: time))
+                print(try KeysText.code(of: try KeyStore(dataDirectory: global.paths.data).load(), ahead: ahead))
             }
         }
     }
 }
 
 enum KeysText {
+    /// The TOTP code of `identity` now, or `ahead` 30-second steps later, as the authenticator app shows it (`keys
+    /// code`, the command's and the REPL's).
+    static func code(of identity: SigningIdentity, ahead: Int = 0) throws(OneTimeCodeError) -> String {
+        guard let secret = identity.totpSecret else {
+            throw .wrongMethod(enrolled: .ocra, detail: "its response depends on the document; use `rbs-host keys respond CHALLENGE`")
+        }
+        return TOTP.code(secret: secret, at: HostClock.current.now.addingTimeInterval(Double(ahead) * Double(TOTP.period)))
+    }
+
+    /// The OCRA response of `identity` to `challenge` (spaces ignored), as the authenticator computes it (`keys respond`).
+    static func response(to challenge: String, of identity: SigningIdentity) throws -> String {
+        guard case .ocra(let suite, let secret) = identity.authenticator else {
+            throw OneTimeCodeError.wrongMethod(enrolled: .totp, detail: "it has no challenge; use `rbs-host keys code` (or enrol OCRA: `rbs-host keys init --method ocra --force`)")
+        }
+        return try OCRA.response(suite: suite, secret: secret, input: .init(challenge: challenge.filter { $0 != " " }))
+    }
+
     /// `keys init` (the command and the REPL's): creates the keys and, in a fresh data folder, the ledger too
     /// (the documented first start); returns the enrolment and, when a ledger was created, what was created.
     static func initialize(dataDirectory: URL, location: LedgerLocation, name: String, force: Bool,

@@ -46,7 +46,7 @@ struct ListCommand: ParsableCommand {
             // to come first); stops, as `print` does, when the output is closed.
             _ = text.withUnsafeBytes { FileDescriptor.writeAll(STDOUT_FILENO, $0) }
         } else {
-            print(Listing.operations(of: runtime.registry))
+            print(Listing.operations(of: runtime.registry, language: options.language))
         }
         return runtime
     }
@@ -55,25 +55,27 @@ struct ListCommand: ParsableCommand {
 /// Text renderings shared by the commands and the REPL.
 enum Listing {
     /// The registry's operations as a table; with none, why there are none.
-    static func operations(of registry: PluginRegistry) -> String {
+    static func operations(of registry: PluginRegistry, language: HostLanguage = .en) -> String {
         let operations = registry.operations
-        guard operations.isEmpty else { return Self.operations(operations) }
+        guard operations.isEmpty else { return Self.operations(operations, language: language) }
         if let problem = registry.folderProblem { return "No operations: \(problem)" }
         let failed = registry.records.filter { $0.status == .failed }.count
         guard failed == 0 else {
             return "No operations: \(failed == 1 ? "the plugin file" : "all \(failed) plugin files") in the folder failed to load — `plugins` says why"
         }
-        return Self.operations(operations)
+        return Self.operations(operations, language: language)
     }
 
-    static func operations(_ operations: [OperationListing]) -> String {
-        guard !operations.isEmpty else { return "No operations: put plugins (*.so) into the plugin folder." }
-        var table = Table(header: ["#", "OPERATION", "TITLE", "CATEGORY", "PLUGIN"])
+    /// The operations as a table, its headers in `language`.
+    static func operations(_ operations: [OperationListing], language: HostLanguage = .en) -> String {
+        func text(_ report: HostMessage.Report) -> String { report.text(language) }
+        guard !operations.isEmpty else { return text(.noOperations) }
+        var table = Table(header: [text(.numberColumn), text(.operationColumn), text(.titleColumn), text(.categoryColumn), text(.pluginColumn)])
         for (index, operation) in operations.enumerated() {
             table.rows.append(["\(index + 1)", operation.id, operation.descriptor.title, operation.descriptor.category,
                                "\(operation.pluginID) \(operation.pluginVersion)"])
         }
-        let unavailable = operations.compactMap { operation in operation.unavailable.map { "\(operation.id): unavailable — \($0)" } }
+        let unavailable = operations.compactMap { operation in operation.unavailable.map { text(.unavailable(operation: operation.id, why: $0)) } }
         return ([table.render()] + (unavailable.isEmpty ? [] : [""] + unavailable)).joined(separator: "\n")
     }
 

@@ -17,7 +17,7 @@ struct PluginKeygenCommand: ParsableCommand {
         discussion: "A publisher key signs plugins. It is not your document-signing key (`rbs-host keys`).")
 
     @Argument(help: "The key file to create.") var keyFile: String
-    @Option(help: "The publisher's name, written into the key and .pub files.") var name = ProcessInfo.processInfo.environment["USER"] ?? "publisher"
+    @Option(help: "The publisher's name, written into the key and .pub files.") var name = HostEnvironment.current.user ?? "publisher"
     @Flag(help: "Replace an existing key file (plugins signed with the old key stop loading).") var force = false
 
     func run() throws {

@@ -81,7 +81,7 @@ struct PluginNewCommand: ParsableCommand {
             return PluginSkeleton.isSDK(nested) ? nested.standardizedFileURL : nil
         }
         if let explicit { return sdk(in: URL(fileURLWithPath: explicit)) }
-        if let environment = ProcessInfo.processInfo.environment["RBS_SDK"], !environment.isEmpty {
+        if let environment = HostEnvironment.current.sdk {
             return sdk(in: URL(fileURLWithPath: environment))
         }
         var folder = PluginCheckCommand.selfExecutable.deletingLastPathComponent()

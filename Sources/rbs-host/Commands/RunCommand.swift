@@ -36,6 +36,9 @@ struct RunReport: Encodable {
     var document: DocumentJSON?
     var errors: [AtomIssue]
     var posting: PostingJSON?
+    /// The journal's kind of the outcome, for the word people read (``HostMessage/status(_:)``): a card block is
+    /// `posted` in the JSON (its contract) and `accepted` on screen, as in `journal` and its receipt.
+    var kind: JournalEntry.Kind?
 
     private enum CodingKeys: String, CodingKey { case status, journal, document, errors, posting }
 
@@ -69,7 +72,7 @@ extension RunReport {
                                      currency: posting.currency,
                                      balanceAfter: Amount.text(receipt.debitBalance, currency: posting.currency)))
         case .acknowledged(_, let sequence):
-            self.init(status: .posted, journal: sequence, document: json, errors: [])
+            self.init(status: .posted, journal: sequence, document: json, errors: [], kind: .acknowledged)
         case .rejected(_, let sequence, let reason):
             self.init(status: .rejected, journal: sequence, document: json, errors: [AtomIssue(atom: nil, message: reason.message)])
         case .awaiting(_, let sequence):
@@ -311,7 +314,7 @@ struct RunOptions: ParsableArguments {
             let outcome = try sign.sign(code: code ?? response ?? "", request: request, confirmDuplicate: confirmDuplicate)
             #if DEBUG
             // Tests widen the moment between the commit and the report, to kill a run exactly there.
-            if let pause = ProcessInfo.processInfo.environment["RBS_PAUSE_AFTER_COMMIT_MS"].flatMap(UInt32.init) {
+            if let pause = HostEnvironment.current.pauseAfterCommitMilliseconds {
                 usleep(pause * 1000)
             }
             #endif
@@ -346,7 +349,7 @@ enum RunText {
         var lines: [String] = []
         let entry = report.journal.map { HostMessage.journalEntry($0).text(language) } ?? ""
         switch report.status {
-        case .posted: lines.append(Terminal.green(HostMessage.posted.text(language)) + entry)
+        case .posted: lines.append(Terminal.green(HostMessage.status(report.kind ?? .posted).text(language)) + entry)
         case .rejected: lines.append(Terminal.red(HostMessage.rejected.text(language)) + entry)
         case .invalid: lines.append(Terminal.yellow(HostMessage.notSubmitted.text(language)))
         case .unknown: lines.append(Terminal.yellow(HostMessage.unknown.text(language)))

@@ -112,11 +112,11 @@ enum BasketText {
         var lines: [String] = []
         let id = report.basket.map { " " + String($0.prefix(16)) + "…" } ?? ""
         let posted = report.documents.filter { $0.report.status == .posted }.count
-        let counts = "\(posted) of \(report.documents.count) posted" + (report.repeated ? " (signed before: its first outcomes)" : "")
+        let counts = HostMessage.report(.basketOutcome(id: id, posted: posted, of: report.documents.count, repeated: report.repeated)).text(language)
         switch report.status {
-        case .posted: lines.append(Terminal.green("Basket\(id): \(counts)"))
-        case .partial, .rejected: lines.append(Terminal.yellow("Basket\(id): \(counts)"))
-        case .invalid: lines.append(Terminal.yellow("Basket\(id): " + HostMessage.notSubmitted.text(language) + " — nothing was signed or posted"))
+        case .posted: lines.append(Terminal.green(counts))
+        case .partial, .rejected: lines.append(Terminal.yellow(counts))
+        case .invalid: lines.append(Terminal.yellow(HostMessage.report(.basketInvalid(id: id)).text(language)))
         }
         for document in report.documents {
             let text = RunText.render(document.report, language: language).split(separator: "\n", omittingEmptySubsequences: false)
@@ -145,7 +145,8 @@ enum BasketText {
                 lines.append(Terminal.yellow("     ⚠ " + HostMessage.basketWouldRefuse(refusal.message).text(language)))
             }
             if let duplicate = document.duplicate {
-                lines.append(Terminal.yellow("     ⚠ Warning: " + SignModule.duplicateNotice(duplicate)))
+                lines.append(Terminal.yellow("     ⚠ " + HostMessage.report(.warning).text(language) + ": "
+                    + SignModule.duplicateNotice(duplicate, language)))
             }
         }
         for line in module.summary(in: language) {

@@ -78,10 +78,13 @@ enum JournalQuery {
 
     /// Writes entry `sequence`'s receipt to `output` (or standard output) and returns the line that says where, or
     /// `nil` when it went to standard output.
+    /// - Parameter operation: the descriptor of an operation the host has now (its labels and enum titles), by id.
     static func receipt(_ sequence: Int64, format text: String, output: String?, ledger: Ledger, directory: BankDirectory?,
-                        toTerminal: Bool) throws -> String? {
+                        toTerminal: Bool, language: HostLanguage = .en,
+                        operation: (String) -> OperationDescriptor? = { _ in nil }) throws -> String? {
         guard let format = ReceiptFormat(rawValue: text.lowercased()) else { throw Problem.format(text) }
-        let report = try EntryReport(sequence: sequence, ledger: ledger, directory: directory, receipt: true)
+        let report = try EntryReport(sequence: sequence, ledger: ledger, directory: directory, receipt: true, language: language,
+                                     operation: operation)
         if output == nil, format == .pdf, toTerminal { throw Problem.pdfToTerminal }
         let bytes = try format.render(report)
         guard let output else {

@@ -6,8 +6,8 @@ import Glibc
 /// What the terminal can do: colour only on a terminal, never when NO_COLOR is set.
 enum Terminal {
     static let isInteractive = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
-    static let colour = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
-    static let colourErrors = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    static let colour = isatty(STDOUT_FILENO) == 1 && !HostEnvironment.current.noColour
+    static let colourErrors = isatty(STDERR_FILENO) == 1 && !HostEnvironment.current.noColour
 
     static func paint(_ text: String, _ code: String, when enabled: Bool = colour) -> String {
         enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text

@@ -44,8 +44,11 @@ final class BasketPresenter {
         console.say(Terminal.bold(navigation.breadcrumb))
         for line in BasketText.review(module, language: console.language) { console.say(line) }
         // A repeat of a posted payment or of another document of this basket is signed only when the person says so.
-        let repeats = module.repeats.enumerated().compactMap { index, of in of.map { Duplicate(position: index + 1, of: $0) } }
-        for duplicate in repeats where !SignPresenter.confirmRepeat(duplicate.description, console: console) { return .cancelled }
+        let repeats = module.repeats.enumerated().compactMap { index, of in of.map { (position: index + 1, of: $0) } }
+        for repeated in repeats
+        where !SignPresenter.confirmRepeat("\(repeated.position). " + SignModule.repeatNotice(repeated.of, console.language), console: console) {
+            return .cancelled
+        }
         let prompt = module.challenge.map { console.text(.basketResponsePrompt(OCRASuite.grouped($0))) } ?? console.text(.basketCodePrompt)
         return SignPresenter.askForCode(console, prompt: prompt) { code throws(LedgerError) in
             let outcome = try module.sign(code: code, confirmDuplicate: !repeats.isEmpty)

@@ -43,8 +43,8 @@ final class FormModule {
         console.hint(Terminal.dim(console.text(.formKeys)))
         for (id, value) in prefill {
             do { announce(try session.commit(id, text: value, reader: .script)) } catch {
-                if session.isClosed { return .failed(error.description) }
-                console.error(error.description)
+                if session.isClosed { return .failed(session.describe(error)) }
+                console.error(session.describe(error))
             }
         }
         while true {
@@ -83,7 +83,8 @@ final class FormModule {
             console.hint(atom.options.enumerated().map { "    \($0.offset + 1)) \($0.element.title)" }.joined(separator: "\n"))
         }
         let secret = atom.flags.contains(.secret)
-        let current = state.value.isEmpty ? "" : " [\(secret ? "••••" : CardNumberMask.masked(shown(atom, state.value)))]"
+        let current = state.value.isEmpty ? ""
+            : " [\(secret ? "••••" : DocumentPresentation.value(state.value, of: atom, console.language))]"
         // No colour inside a prompt: libedit counts every byte of it as a column.
         let prompt = "\(state.caption) \(Self.kindHint(atom, console.language))\(current)> "
         console.completions = { [session] _, word in Self.completions(for: atom, session: session, word: word) }
@@ -105,9 +106,9 @@ final class FormModule {
                 let changes: FormAnnouncements
                 do { changes = try session.commit(atom.id, text: text, reader: .person) } catch {
                     // The plugin's worker failed: the run is over, and the line says why (no "try again").
-                    if session.isClosed { return .failed(error.description) }
+                    if session.isClosed { return .failed(session.describe(error)) }
                     // Refused: the atom keeps its value and no error is left behind.
-                    console.error(error.description + console.text(.tryAgain))
+                    console.error(session.describe(error) + console.text(.tryAgain))
                     return nil
                 }
                 announce(changes)
@@ -128,14 +129,6 @@ final class FormModule {
         return nil
     }
 
-    /// An atom's value as a person reads it: an enum's title, not its internal value; a date as the person's
-    /// language writes it.
-    private func shown(_ atom: AtomDescriptor, _ value: String) -> String {
-        if atom.kind == .input, atom.inputType == .date, console.language == .ru { return HostMessage.date(iso: value) }
-        guard atom.kind == .enumeration, let option = atom.options.first(where: { $0.value == value }) else { return value }
-        return option.title
-    }
-
     private func button(_ atom: AtomDescriptor, _ state: AtomState) -> ModuleOutput? {
         let submits = atom.flags.contains(.submit)
         let prompt = "[\(state.caption)] " + console.text(submits ? .enterSubmits : .enterPresses) + "> "
@@ -152,8 +145,8 @@ final class FormModule {
             case "":
                 if submits { return submitFlow() }
                 do { announce(try session.press(atom.id)) } catch {
-                    if session.isClosed { return .failed(error.description) }
-                    console.error(error.description)
+                    if session.isClosed { return .failed(session.describe(error)) }
+                    console.error(session.describe(error))
                 }
                 cursor += 1
             default: console.error(console.text(.pressEnterOrWord(text)))
@@ -220,8 +213,9 @@ final class FormModule {
         var table = Table(header: [console.text(.accountsHeader), console.text(.accountColumn), console.text(.balance),
                                    console.text(.title)], rightAligned: [2])
         for (number, account) in offered {
+            // Only accounts the core takes postings on are offered (``FormSession/offeredAccounts(for:)``): no state to mark.
             table.rows.append(["\(number)", account.number, Amount.shown(account.balance, currency: account.currency, console.language),
-                               account.title + (account.blocked ? " (\(console.text(.blocked)))" : "")])
+                               account.title])
         }
         navigation.enter(atom.caption)
         console.hint(table.render().split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))

@@ -39,7 +39,9 @@ extension REPL {
     /// The basket's documents as a table (number, operation, amount, payee, payee's account) and the totals.
     func basketListing() -> String {
         guard !basket.isEmpty else { return console.text(.basketEmpty) }
-        var table = Table(header: ["#", "OPERATION", "AMOUNT", "PAYEE", "PAYEE'S ACCOUNT"])
+        func text(_ report: HostMessage.Report) -> String { console.text(.report(report)) }
+        var table = Table(header: [text(.numberColumn), text(.operationColumn), text(.amountColumn), text(.payeeColumn),
+                                   text(.payeeAccountColumn)])
         var totals: [String: Decimal] = [:]
         for (index, draft) in basket.enumerated() {
             func value(_ role: DocumentFieldRole) -> String {
@@ -94,7 +96,12 @@ extension REPL {
             case .cancelled, .refused: break
             }
         case .failure(let refused):
-            for issue in refused.issues { console.error((issue.atom.map { "\($0): " } ?? "") + issue.message) }
+            // Each field by its caption, as the form names it.
+            let atoms = runtime.registry.listedDescriptor(form.operation)?.atoms ?? []
+            for issue in refused.issues {
+                let caption = issue.atom.map { id in atoms.first { $0.id == id }?.caption ?? id }
+                console.error((caption.map { "\($0): " } ?? "") + issue.message)
+            }
         }
     }
 }

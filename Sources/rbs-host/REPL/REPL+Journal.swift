@@ -9,11 +9,14 @@ extension REPL {
         do {
             let ledger = try runtime.ledger()
             let directory = runtime.locator.optional(BankDirectory.self)
+            let language = console.language
+            let operation: (String) -> OperationDescriptor? = { [runtime] in runtime.registry.listedDescriptor($0) }
             switch words.first?.lowercased() {
             case "show":
                 let arguments = try CommandArguments(Array(words.dropFirst()), command: "journal show", flags: ["--json"])
                 console.say(try JournalCommand.Show.render(try entryNumber(arguments.positional, usage: "journal show N"), ledger: ledger,
-                                                          directory: directory, json: arguments.flags.contains("--json")))
+                                                          directory: directory, json: arguments.flags.contains("--json"),
+                                                          language: language, operation: operation))
             case "receipt":
                 let arguments = try CommandArguments(Array(words.dropFirst()), command: "journal receipt", options: ["--format", "--output"])
                 let sequence = try entryNumber(arguments.positional, usage: "journal receipt N [--format pdf|html|text] [--output FILE]")
@@ -24,7 +27,8 @@ extension REPL {
                     return
                 }
                 if let written = try JournalQuery.receipt(sequence, format: format, output: arguments.values["--output"],
-                                                          ledger: ledger, directory: directory, toTerminal: false) {
+                                                          ledger: ledger, directory: directory, toTerminal: false,
+                                                          language: language, operation: operation) {
                     console.say(written)
                 }
             default:
@@ -33,14 +37,14 @@ extension REPL {
                 let json = arguments.flags.contains("--json")
                 if !arguments.positional.isEmpty {
                     console.say(try JournalCommand.Show.render(try entryNumber(arguments.positional, usage: "journal N"), ledger: ledger,
-                                                              directory: directory, json: json))
+                                                              directory: directory, json: json, language: language, operation: operation))
                     return
                 }
                 let values = arguments.values
                 let filter = try JournalQuery.filter(operation: values["--operation"], account: values["--account"], from: values["--from"],
                                                      to: values["--to"], status: values["--status"], ledger: ledger)
                 let entries = try ledger.journal.entries(matching: filter)
-                console.say(json ? try JournalQuery.json(entries) : JournalText.render(entries, filtered: filter != JournalFilter()))
+                console.say(json ? try JournalQuery.json(entries) : JournalText.render(entries, filtered: filter != JournalFilter(), language: language))
             }
         } catch {
             console.error(String(describing: error))

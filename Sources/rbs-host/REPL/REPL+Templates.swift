@@ -9,13 +9,13 @@ extension REPL {
             switch (words.first?.lowercased(), words.count) {
             case (nil, _), ("list", 1):
                 let names = store.names()
-                console.say(names.isEmpty ? "No templates yet: fill a form, then template save NAME." : names.joined(separator: "\n"))
+                console.say(names.isEmpty ? console.text(.report(.noTemplates)) : names.joined(separator: "\n"))
             case ("save", 2):
                 guard let form = lastForm else { throw TemplateError.nothingFilled }
                 try store.save(form, as: words[1])
-                console.say("template \(words[1]) saved: \(form.operation), \(form.values.count) values — run @\(words[1]) fills them in")
+                console.say(console.text(.report(.templateSaved(name: words[1], operation: form.operation, values: form.values.count))))
             default:
-                console.error("usage: template [save NAME]")
+                console.error(console.text(.report(.templateUsage)))
             }
         } catch {
             console.error(String(describing: error))

@@ -25,26 +25,76 @@ final class REPL: @unchecked Sendable {
         console = Console(historyFile: runtime.paths.data.appendingPathComponent("history"), language: language)
     }
 
-    /// The commands, for help, completion and "did you mean".
-    /// The commands, with their usage; what each does is in the message catalogue (`HostMessage.commandSummary`).
-    static let commands: [(name: String, usage: String)] = [
-        ("list", "list"),
-        ("run", "run OP|NUMBER|@TEMPLATE [ID=VALUE ...]"),
-        ("repeat", "repeat N [ID=VALUE ...]"),
-        ("template", "template [save NAME]"),
-        ("basket", "basket [show | add [OP|NUMBER|@TEMPLATE [ID=VALUE ...]] | remove N | clear | sign]"),
-        ("plugins", "plugins"),
-        ("reload", "reload [ID]"),
-        ("accounts", "accounts [--json]"),
-        ("statement", "statement ACCOUNT [--from DATE] [--to DATE] [--json]"),
-        ("journal", "journal [N | show N | receipt N] [--operation OP] [--account A] [--from DATE] [--to DATE] [--status S]"),
-        ("pending", "pending CUSTOMER [--json]"),
-        ("approve", "approve USER N"),
-        ("reject", "reject USER N REASON"),
-        ("verify", "verify"),
-        ("keys", "keys [init [NAME] [--method ocra] [--force]]"),
-        ("help", "help [COMMAND]"),
-        ("quit", "quit"),
+    /// One REPL command: its name and the other words that call it, its usage line, what it does, and how its
+    /// arguments are completed. What each does in words is in the message catalogue (`HostMessage.commandSummary`).
+    struct Command: Sendable {
+        let name: String
+        var aliases: [String] = []
+        let usage: String
+        /// Runs the command with its arguments; returns false to quit.
+        let perform: @Sendable (REPL, [String]) -> Bool
+        /// The completions of `word`, the last word of `line` (whose words are `words`, the command's first).
+        var complete: (@Sendable (REPL, _ words: [String], _ line: String, _ word: String) -> [String])? = nil
+
+        /// Whether `word` (lower-cased) calls this command.
+        func answers(_ word: String) -> Bool { word == name || aliases.contains(word) }
+    }
+
+    /// The commands: `help`, completion, "did you mean" and dispatch all read this one list, so a command is added
+    /// in one place.
+    static let commands: [Command] = [
+        Command(name: "list", aliases: ["ls"], usage: "list") { repl, _ in
+            repl.console.say(Listing.operations(of: repl.runtime.registry, language: repl.console.language)); return true
+        },
+        Command(name: "run", usage: "run OP|NUMBER|@TEMPLATE [ID=VALUE ...]", perform: { repl, arguments in
+            repl.run(arguments); return true
+        }, complete: { repl, words, line, word in repl.completeRun(words: words, line: line, word: word) }),
+        Command(name: "repeat", usage: "repeat N [ID=VALUE ...]", perform: { repl, arguments in
+            repl.repeatEntry(arguments); return true
+        }, complete: { repl, words, line, word in
+            guard words.count == 1 || (words.count == 2 && !line.hasSuffix(" ")) else { return [] }
+            let count = (try? repl.runtime.ledger().journal.entries().count) ?? 0
+            return count > 0 ? (1...count).map(String.init).filter { $0.hasPrefix(word) } : []
+        }),
+        Command(name: "template", aliases: ["templates"], usage: "template [save NAME]") { repl, arguments in
+            repl.template(arguments); return true
+        },
+        Command(name: "basket", usage: "basket [show | add [OP|NUMBER|@TEMPLATE [ID=VALUE ...]] | remove N | clear | sign]",
+                perform: { repl, arguments in repl.basket(arguments); return true },
+                complete: { repl, words, line, word in
+                    if words.count == 1 || (words.count == 2 && !line.hasSuffix(" ")) {
+                        return ["show", "add", "remove", "clear", "sign"].filter { $0.hasPrefix(word) }
+                    }
+                    return words[1] == "add" ? repl.runtime.registry.operations.map(\.id).filter { $0.hasPrefix(word) } : []
+                }),
+        Command(name: "plugins", usage: "plugins") { repl, _ in
+            repl.console.say(Listing.plugins(repl.runtime.registry.records)); return true
+        },
+        Command(name: "reload", usage: "reload [ID]", perform: { repl, arguments in
+            let reports = repl.runtime.reload(only: arguments.first)
+            if reports.isEmpty { repl.console.say(repl.console.text(.nothingChanged)) }
+            for report in reports { repl.console.say(report.description) }
+            return true
+        }, complete: { repl, _, _, word in repl.runtime.registry.pluginIDs.filter { $0.hasPrefix(word) } }),
+        Command(name: "accounts", usage: "accounts [--json]") { repl, arguments in repl.accounts(arguments); return true },
+        Command(name: "statement", usage: "statement ACCOUNT [--from DATE] [--to DATE] [--json]") { repl, arguments in
+            repl.statement(arguments); return true
+        },
+        Command(name: "journal",
+                usage: "journal [N | show N | receipt N] [--operation OP] [--account A] [--from DATE] [--to DATE] [--status S]") { repl, arguments in
+            repl.journal(arguments); return true
+        },
+        Command(name: "pending", usage: "pending CUSTOMER [--json]") { repl, arguments in repl.pending(arguments); return true },
+        Command(name: "approve", usage: "approve USER N") { repl, arguments in repl.decide(arguments, decline: false); return true },
+        Command(name: "reject", usage: "reject USER N REASON") { repl, arguments in repl.decide(arguments, decline: true); return true },
+        Command(name: "verify", usage: "verify") { repl, _ in repl.verify(); return true },
+        Command(name: "keys", usage: "keys [show | code [--ahead N] | respond CHALLENGE | init [NAME] [--method ocra] [--force]]", perform: { repl, arguments in
+            repl.keys(arguments); return true
+        }, complete: { _, _, _, word in ["show", "code", "respond", "init"].filter { $0.hasPrefix(word) } }),
+        Command(name: "help", aliases: ["?"], usage: "help [COMMAND]", perform: { repl, arguments in
+            repl.console.say(repl.help(arguments.first)); return true
+        }, complete: { _, _, _, word in REPL.commands.map(\.name).filter { $0.hasPrefix(word) } }),
+        Command(name: "quit", aliases: ["exit", "\\q"], usage: "quit") { _, _ in false },
     ]
 
     /// Prints a one-line notice now (a reload), from any thread: above the line being typed, which is drawn
@@ -76,32 +126,12 @@ final class REPL: @unchecked Sendable {
         let words = Words.split(line)
         guard let command = words.first?.lowercased() else { return true }
         let arguments = Array(words.dropFirst())
-        switch command {
-        case "list", "ls": console.say(Listing.operations(of: runtime.registry))
-        case "run": run(arguments)
-        case "repeat": repeatEntry(arguments)
-        case "plugins": console.say(Listing.plugins(runtime.registry.records))
-        case "reload":
-            let reports = runtime.reload(only: arguments.first)
-            if reports.isEmpty { console.say(console.text(.nothingChanged)) }
-            for report in reports { console.say(report.description) }
-        case "accounts": accounts(arguments)
-        case "statement": statement(arguments)
-        case "journal": journal(arguments)
-        case "template", "templates": template(arguments)
-        case "basket": basket(arguments)
-        case "pending": pending(arguments)
-        case "approve": decide(arguments, decline: false)
-        case "reject": decide(arguments, decline: true)
-        case "verify": verify()
-        case "keys": keys(arguments)
-        case "help", "?": console.say(help(arguments.first))
-        case "quit", "exit", "\\q": return false
-        default:
+        guard let entry = Self.commands.first(where: { $0.answers(command) }) else {
             let suggestion = Suggestion.closest(to: command, among: Self.commands.map(\.name))
             console.error(console.text(.unknownCommand(command, suggestion: suggestion)))
+            return true
         }
-        return true
+        return entry.perform(self, arguments)
     }
 
     // MARK: - Commands
@@ -120,7 +150,7 @@ final class REPL: @unchecked Sendable {
         let name = String(target.dropFirst())
         do {
             let template = try TemplateStore(dataDirectory: runtime.paths.data).load(name)
-            open(template.operation, arguments: arguments.dropFirst(), filled: (template, "template \(name)"), collect: collect)
+            open(template.operation, arguments: arguments.dropFirst(), filled: (template, console.text(.report(.fromTemplate(name)))), collect: collect)
         } catch {
             console.error(error.description)
         }
@@ -134,7 +164,7 @@ final class REPL: @unchecked Sendable {
         }
         do {
             let form = try runtime.ledger().repeatableForm(ofEntry: sequence)
-            open(form.operation, arguments: arguments.dropFirst(), filled: (form, "journal entry \(sequence)"))
+            open(form.operation, arguments: arguments.dropFirst(), filled: (form, console.text(.report(.fromEntry(sequence)))))
         } catch {
             console.error(String(describing: error))
         }
@@ -194,13 +224,25 @@ final class REPL: @unchecked Sendable {
                 let options = Array(arguments.dropFirst())
                 let ocra = zip(options, options.dropFirst()).contains { $0 == "--method" && $1 == "ocra" }
                 let name = zip([""] + options, options).first { !$0.0.hasPrefix("--") && !$0.1.hasPrefix("--") }?.1
-                    ?? ProcessInfo.processInfo.environment["USER"] ?? "user"
+                    ?? HostEnvironment.current.user ?? "user"
                 let suite = ocra ? try OCRASuite(OCRASuite.hostDefault) : nil
                 let (enrolment, created) = try KeysText.initialize(dataDirectory: runtime.paths.data, location: runtime.paths.database, name: name,
                                                                    force: arguments.contains("--force"), ocra: suite)
                 console.say(([KeysText.enrolment(enrolment)] + [created].compactMap { $0 }).joined(separator: "\n"))
-            } else {
+            } else if arguments.first == "code" {
+                // keys code [--ahead N]: the current one-time code, as `rbs-host keys code` prints it.
+                let options = try CommandArguments(Array(arguments.dropFirst()), command: "keys code", options: ["--ahead"])
+                guard options.positional.isEmpty, let ahead = Int(options.values["--ahead"] ?? "0"), ahead >= 0 else {
+                    throw CommandArguments.Problem.usage("keys code [--ahead N]")
+                }
+                console.say(try KeysText.code(of: try store.load(), ahead: ahead))
+            } else if arguments.first == "respond" {
+                guard arguments.count >= 2 else { throw CommandArguments.Problem.usage("keys respond CHALLENGE") }
+                console.say(try KeysText.response(to: arguments.dropFirst().joined(), of: try store.load()))
+            } else if arguments.isEmpty || arguments.first == "show" {
                 console.say(KeysText.identity(try store.load()))
+            } else {
+                throw CommandArguments.Problem.usage("keys [show | code [--ahead N] | respond CHALLENGE | init [NAME] [--method ocra] [--force]]")
             }
         } catch { console.error(String(describing: error)) }
     }
@@ -223,29 +265,18 @@ final class REPL: @unchecked Sendable {
         let words = Words.split(line)
         let completingFirst = words.isEmpty || (words.count == 1 && !line.hasSuffix(" "))
         if completingFirst { return Self.commands.map(\.name).filter { $0.hasPrefix(word.lowercased()) } }
-        switch words[0].lowercased() {
-        case "run":
-            let operations = runtime.registry.operations
-            if words.count == 1 || (words.count == 2 && !line.hasSuffix(" ")) {
-                return (operations.map(\.id) + operations.indices.map { String($0 + 1) }).filter { $0.hasPrefix(word) }
-            }
-            let operation = Int(words[1]).flatMap { $0 >= 1 && $0 <= operations.count ? operations[$0 - 1] : nil }
-                ?? operations.first { $0.id == words[1] }
-            return (operation?.descriptor.atoms.filter(\.holdsValue).map { $0.id + "=" } ?? []).filter { $0.hasPrefix(word) }
-        case "repeat":
-            guard words.count == 1 || (words.count == 2 && !line.hasSuffix(" ")) else { return [] }
-            let count = (try? runtime.ledger().journal.entries().count) ?? 0
-            return count > 0 ? (1...count).map(String.init).filter { $0.hasPrefix(word) } : []
-        case "help": return Self.commands.map(\.name).filter { $0.hasPrefix(word) }
-        case "reload": return runtime.registry.pluginIDs.filter { $0.hasPrefix(word) }
-        case "keys": return ["init"].filter { $0.hasPrefix(word) }
-        case "basket":
-            if words.count == 1 || (words.count == 2 && !line.hasSuffix(" ")) {
-                return ["show", "add", "remove", "clear", "sign"].filter { $0.hasPrefix(word) }
-            }
-            return words[1] == "add" ? runtime.registry.operations.map(\.id).filter { $0.hasPrefix(word) } : []
-        default: return []
+        return Self.commands.first { $0.answers(words[0].lowercased()) }?.complete?(self, words, line, word) ?? []
+    }
+
+    /// `run`'s completions: an operation id or list number, then the atoms that take a value (`ID=`).
+    private func completeRun(words: [String], line: String, word: String) -> [String] {
+        let operations = runtime.registry.operations
+        if words.count == 1 || (words.count == 2 && !line.hasSuffix(" ")) {
+            return (operations.map(\.id) + operations.indices.map { String($0 + 1) }).filter { $0.hasPrefix(word) }
         }
+        let operation = Int(words[1]).flatMap { $0 >= 1 && $0 <= operations.count ? operations[$0 - 1] : nil }
+            ?? operations.first { $0.id == words[1] }
+        return (operation?.descriptor.atoms.filter(\.holdsValue).map { $0.id + "=" } ?? []).filter { $0.hasPrefix(word) }
     }
 }
 

@@ -9,21 +9,21 @@ extension SignPresenter {
 
     /// ``confirmDuplicate(_:)`` on `console` (also for a document put in a basket).
     static func confirmDuplicate(_ entry: JournalEntry, console: Console) -> Bool {
-        confirmRepeat(SignModule.duplicateNotice(entry), console: console)
+        confirmRepeat(SignModule.duplicateNotice(entry, console.language), console: console)
     }
 
     /// Asks whether to sign what `notice` says repeats another payment (yes/no, as ``confirmDuplicate(_:)``).
     static func confirmRepeat(_ notice: String, console: Console) -> Bool {
-        console.say(Terminal.yellow("Warning: " + notice + "."))
+        console.say(Terminal.yellow(console.text(.report(.warning)) + ": " + notice + "."))
         while true {
             console.completions = { _, word in ["yes", "no"].filter { $0.hasPrefix(word) } }
-            let input = console.read("Sign it again? (yes/no)> ", remember: false)
+            let input = console.read(console.text(.report(.signAgain)), remember: false)
             console.completions = { _, _ in [] }
             guard case .line(let raw) = input else { return false }
             switch raw.trimmingCharacters(in: .whitespaces).lowercased() {
             case "yes", "y", "да", "д": return true
             case "no", "n", "нет", "н", "cancel", "": return false
-            default: console.error("answer yes or no")
+            default: console.error(console.text(.report(.answerYesOrNo)))
             }
         }
     }

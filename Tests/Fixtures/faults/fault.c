@@ -6,12 +6,15 @@
  * WHERE: 1 create, 2 value_changed, 3 action, 4 build_document, 5 an exported function (valid_if), 6 init().
  * FAULT: 1 segfault, 2 abort, 3 exit(0), 4 endless loop, 5 read DATA/signing.key, 6 write DATA/rbs.sqlite,
  *        7 abort unless started as a scan, 8 stack overflow, 9 malloc bomb, 10 close stdin/stdout/channel,
- *        11 write garbage to the protocol channel.
+ *        11 write garbage to the protocol channel, 12 read /etc/shadow, 13 fork a child that calls setsid() and
+ *        sleeps, 14 open a TCP socket to 127.0.0.1:9, 15 execve /bin/sh, 16 allocate 2 GiB (abort when refused).
  */
 #define _GNU_SOURCE
 #include <rbs_plugin.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +85,40 @@ static void misbehave(int where, const rbs_host_t *host) {
     case 9: for (;;) { char *p = malloc(64 << 20); if (!p) abort(); memset(p, 1, 64 << 20); } 
     case 10: close(0); close(1); close(3); for (;;) sink++;
     case 11: { const char junk[] = "\xff\xff\xff\x7fgarbage"; for (int i = 0; i < 3; i++) write(3, junk, sizeof junk); for (;;) sink++; }
+    case 12: {
+        int fd = open("/etc/shadow", O_RDONLY);
+        char buffer[64];
+        ssize_t got = fd >= 0 ? read(fd, buffer, sizeof buffer) : -1;
+        if (host) host->log(host, RBS_LOG_ERROR, got > 0 ? "LEAKED /etc/shadow" : "/etc/shadow: denied");
+        if (got > 0) abort();
+        if (fd >= 0) close(fd);
+        break;
+    }
+    case 13: {
+        pid_t child = fork();
+        if (child == 0) { setsid(); for (;;) pause(); }
+        break;
+    }
+    case 14: {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons(9), .sin_addr.s_addr = htonl(0x7f000001)};
+        if (fd >= 0) connect(fd, (struct sockaddr *)&address, sizeof address);
+        break;
+    }
+    case 15: {
+        char *const argv[] = {"/bin/sh", "-c", "true", NULL};
+        execve("/bin/sh", argv, NULL);
+        break;
+    }
+    case 16: {
+        size_t size = (size_t)2 << 30;
+        char *p = malloc(size);
+        if (!p) abort();
+        memset(p, 1, size);
+        sink = p[size - 1];
+        free(p);
+        break;
+    }
     }
 }
 

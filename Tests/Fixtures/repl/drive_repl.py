@@ -82,7 +82,7 @@ child.sendline(code())
 step(child, "posted", r"posted — journal entry 1")
 child.expect_exact("rbs> ")
 child.sendline("journal")
-step(child, "journal shows the entry", r"posted\s+pay\.pp\.quick\s+1000\.50 RUB")
+step(child, "journal shows the entry", r"posted\s+pay\.pp\.quick\s+1,000\.50 RUB")
 child.expect_exact("rbs> ")
 
 # Ctrl-C inside a form returns to the top, not out of the host.

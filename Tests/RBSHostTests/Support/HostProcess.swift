@@ -124,6 +124,15 @@ final class ChildProcess: @unchecked Sendable {
     }
 }
 
+/// Expects two runs of the host that must not differ (the same command spelled two ways) to end alike: the same
+/// status, standard output and standard error.
+func expectIdentical(_ first: ProcessResult, _ second: ProcessResult, _ what: String,
+                     sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(first.status == second.status, "\(what): \(first) / \(second)", sourceLocation: sourceLocation)
+    #expect(first.stdout == second.stdout, "\(what)", sourceLocation: sourceLocation)
+    #expect(first.stderr == second.stderr, "\(what)", sourceLocation: sourceLocation)
+}
+
 /// Runs a program to completion (at most `timeout` seconds: a hung child is killed and the test fails).
 func runProcess(_ executable: URL, _ arguments: [String], environment: [String: String],
                 timeout: TimeInterval = 30, sourceLocation: SourceLocation = #_sourceLocation) throws -> ProcessResult {

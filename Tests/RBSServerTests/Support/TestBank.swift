@@ -37,7 +37,7 @@ final class TestBank: @unchecked Sendable {
     let bob: Person
     private let lines = LogLines()
 
-    init(limits: OnlineBank.Limits = .init()) throws {
+    init(limits: OnlineBank.Limits = .init(), http: HTTPOptions = .init()) throws {
         data = FileManager.default.temporaryDirectory.appendingPathComponent("rbs-server-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try Ledger.create(dataDirectory: data).ledger.close()  // the folder's first start
@@ -49,7 +49,7 @@ final class TestBank: @unchecked Sendable {
         ledger = try runtime.ledger()
         let clock = self.clock
         let lines = self.lines
-        server = try Server(runtime: runtime, ledger: ledger, limits: limits, clock: { clock.now }, log: { lines.append($0) })
+        server = try Server(runtime: runtime, ledger: ledger, limits: limits, http: http, clock: { clock.now }, log: { lines.append($0) })
         alice = try Self.add("alice", "correct horse", ledger)
         bob = try Self.add("bob", "battery staple", ledger)
     }
@@ -70,10 +70,17 @@ final class TestBank: @unchecked Sendable {
 
     var log: [String] { lines.all }
 
-    /// Runs `body` with a client of the server listening on a real loopback socket.
-    func test(_ body: @escaping @Sendable (API) async throws -> Void) async throws {
+    /// Runs `body` with a client of the server listening on a real loopback socket (`.ahc(…)`: AsyncHTTPClient,
+    /// several connections at once, https with `.ahc(.https)`).
+    func test(_ setup: TestingSetup = .live, _ body: @escaping @Sendable (API) async throws -> Void) async throws {
+        try await Self.test(server, setup, bank: self, body)
+    }
+
+    /// Runs `body` with a client of `server` (another server over this bank's data folder: a restart).
+    static func test(_ server: Server, _ setup: TestingSetup = .live, bank: TestBank?,
+                     _ body: @escaping @Sendable (API) async throws -> Void) async throws {
         let app = server.application(host: "127.0.0.1", port: 0)
-        try await app.test(.live) { client in try await body(API(client: client, bank: self)) }
+        try await app.test(setup) { client in try await body(API(client: client, bank: bank)) }
     }
 
     /// A thin JSON client.
@@ -92,17 +99,20 @@ final class TestBank: @unchecked Sendable {
             var contentType: String? { headers[.contentType] }
         }
 
+        /// One request; every method but GET says `contentType` (JSON unless told: the server refuses anything
+        /// else), body or not, as the web client does; `headers` are added (an `Origin`).
         @discardableResult
         func call(_ method: HTTPRequest.Method, _ path: String, token: String? = nil, json: Any? = nil, raw: String? = nil,
-                  contentType: String = "application/json") async throws -> Answer {
-            var headers: HTTPFields = [:]
+                  contentType: String? = "application/json", headers extra: HTTPFields = [:],
+                  language: String? = nil) async throws -> Answer {
+            var headers = extra
             if let token { headers[.authorization] = "Bearer \(token)" }
+            if let language { headers[.acceptLanguage] = language }
+            if method != .get, let contentType { headers[.contentType] = contentType }
             var body: ByteBuffer?
             if let json {
-                headers[.contentType] = contentType
                 body = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed]))
             } else if let raw {
-                headers[.contentType] = contentType
                 body = ByteBuffer(string: raw)
             }
             return try await client.execute(uri: path, method: method, headers: headers, body: body) { response in

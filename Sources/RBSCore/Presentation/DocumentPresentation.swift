@@ -1,0 +1,143 @@
+import Foundation
+import RBSLedger
+import RBSMoney
+
+/// A document's fields as a person reads them, made in one place for every front end: the review before signing
+/// (``SignModule``), a basket's review (``BasketModule``), `journal show`, receipts (text, HTML, PDF) and the
+/// server's `sections` of a receipt or journal entry. Labels and enum titles come from the plugin
+/// (`rbs.document-labels/1`, its atoms); amounts and dates are written as the person's language writes them; card
+/// numbers are masked; the host's own captions come from the catalogue (``HostMessage``).
+public enum DocumentPresentation {
+    /// One labelled value.
+    public struct Row: Sendable, Hashable {
+        public var label: String
+        public var value: String
+        /// The document field it shows (`nil` for a fact that is not a field).
+        public var field: String?
+        /// Amount, currency, payee and card: what the person must check before signing.
+        public var prominent: Bool
+
+        public init(label: String, value: String, field: String? = nil, prominent: Bool = false) {
+            self.label = label
+            self.value = value
+            self.field = field
+            self.prominent = prominent
+        }
+    }
+
+    /// The rows of `fields`: the amount (grouped, with its currency) first, then the payee, the payee's tax id,
+    /// account and bank, the debit account, card numbers (masked) and the purpose; then every other field in the
+    /// order the plugin put it, under its label, an enum's value as its option's title. Every non-empty field is
+    /// shown: what is signed is what was seen.
+    /// - Parameter presentation: how each key is shown (the plugin's labels and atoms, or the key's contract role).
+    public static func rows(_ fields: [(key: String, value: String)], presentation: (String) -> FieldPresentation,
+                            directory: BankDirectory?, language: HostLanguage) -> [Row] {
+        var rows: [Row] = []
+        var shown: Set<String> = []
+        /// The first non-empty field with `role`.
+        func field(_ role: DocumentFieldRole) -> (key: String, value: String)? {
+            fields.first { presentation($0.key).role == role && !$0.value.isEmpty }
+        }
+        if let amount = field(.amount) {
+            let currency = field(.currency)
+            rows.append(Row(label: caption(.amount, language), value: Amount.shown(amount.value, currency: currency?.value ?? "", language),
+                            field: amount.key, prominent: true))
+            shown.insert(amount.key)
+            if let currency { shown.insert(currency.key) }
+        }
+        for role in [DocumentFieldRole.payee, .payeeTaxID, .payeeAccount, .payeeBank, .debitAccount] {
+            for (key, value) in fields where !value.isEmpty && !shown.contains(key) && presentation(key).role == role {
+                var text = CardNumberMask.masked(value)
+                if role == .payeeBank {
+                    let bic = HostMessage.bic.text(language)
+                    text = directory?.bank(bic: value).map { "\($0.name), \(bic) \(value)" } ?? "\(bic) \(value)"
+                }
+                rows.append(Row(label: caption(role, language), value: text, field: key, prominent: role != .debitAccount))
+                shown.insert(key)
+            }
+        }
+        for role in [DocumentFieldRole.cardNumber, .purpose, .other, .currency] {
+            for (key, value) in fields where !value.isEmpty && !shown.contains(key) && presentation(key).role == role {
+                let presented = presentation(key)
+                let label = role == .cardNumber || role == .purpose ? caption(role, language) : presented.label
+                rows.append(Row(label: label, value: Self.value(value, presented, language), field: key, prominent: role == .cardNumber))
+                shown.insert(key)
+            }
+        }
+        return rows
+    }
+
+    /// The rows of a signed document, labelled by its operation's descriptor when the host still has that operation
+    /// (`operation`), else by the contract roles of its keys (a plugin's own key then under the key itself).
+    public static func rows(_ document: Document, operation: OperationDescriptor?, directory: BankDirectory?,
+                            language: HostLanguage) -> [Row] {
+        // A signed document keeps its fields in canonical (sorted) order: shown in the plugin's order when it is known
+        // (its labels, then its atoms), as the review showed them; keys it does not name after them, as signed.
+        let order = (operation?.documentLabels.map(\.key) ?? []) + (operation?.atoms.map(\.id) ?? [])
+        func rank(_ key: String) -> Int { order.firstIndex(of: key) ?? order.count }
+        let fields = document.fields.enumerated().sorted { (rank($0.element.key), $0.offset) < (rank($1.element.key), $1.offset) }
+            .map { (key: $0.element.key, value: $0.element.value) }
+        return rows(fields, presentation: { key in
+            operation.map { FieldPresentation.of(key, in: $0) }
+                ?? FieldPresentation(label: key, role: DocumentFieldRole.ofCoreKey(key) ?? .other, atom: nil)
+        }, directory: directory, language: language)
+    }
+
+    /// The host's caption for a role's row.
+    public static func caption(_ role: DocumentFieldRole, _ language: HostLanguage) -> String {
+        let message: HostMessage = switch role {
+        case .amount: .amount
+        case .currency: .currency
+        case .payee: .payee
+        case .payeeTaxID: .payeeTaxID
+        case .payeeAccount: .payeeAccount
+        case .payeeBank: .bank
+        case .debitAccount: .debitAccount
+        case .cardNumber: .card
+        case .purpose: .purpose
+        case .other: .document  // never asked: a field of another role is headed by its own label
+        }
+        return message.text(language)
+    }
+
+    /// A field's value as a person reads it: an enum's option title, yes/no for a toggle, a date as the language
+    /// writes it, an amount grouped, card numbers masked.
+    public static func value(_ value: String, _ presentation: FieldPresentation, _ language: HostLanguage = .en) -> String {
+        if presentation.role == .cardNumber {
+            let digits = value.filter { $0.isASCII && $0.isNumber }
+            return digits.count > 10 && !value.contains("*") ? CardNumberMask.mask(String(digits)) : value
+        }
+        guard let atom = presentation.atom else { return CardNumberMask.masked(value) }
+        return self.value(value, of: atom, language)
+    }
+
+    /// An atom's value as a person reads it (a form's current value, a document's field): an enum's option title,
+    /// yes/no (да/нет) for a toggle, a date as ДД.ММ.ГГГГ in Russian, an amount or number grouped as the language
+    /// writes it, card numbers masked.
+    public static func value(_ value: String, of atom: AtomDescriptor, _ language: HostLanguage) -> String {
+        switch atom.kind {
+        case .enumeration:
+            return atom.options.first { $0.value == value }?.title ?? CardNumberMask.masked(value)
+        case .toggle:
+            return ["yes", "true", "1"].contains(value.lowercased()) ? HostMessage.yes.text(language)
+                : ["no", "false", "0"].contains(value.lowercased()) ? HostMessage.no.text(language) : value
+        case .input where atom.inputType == .date:
+            return language == .ru ? HostMessage.date(iso: value) : value
+        case .input where atom.inputType == .amount:
+            return Amount.shown(value, currency: atom.currency ?? "RUB", language, code: false)
+        case .input where atom.inputType == .number:
+            guard let decimal = Decimal(string: value, locale: Locale(identifier: "en_US_POSIX")) else { return value }
+            return language == .ru ? decimal.description.replacingOccurrences(of: ".", with: ",") : decimal.description
+        default:
+            return CardNumberMask.masked(value)
+        }
+    }
+}
+
+extension PluginRegistry {
+    /// The descriptor of listed operation `id` (from its plugin's manifest: nothing is loaded), or nil when no plugin
+    /// the host has now offers it: what labels a journaled document's fields.
+    public func listedDescriptor(_ id: String) -> OperationDescriptor? {
+        operations.first { $0.id == id }?.descriptor
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Hummingbird
+import HTTPTypes
+
+/// Cross-site request forgery: a page on another site can make a browser send a POST with the customer's cookie, but
+/// only a "simple" one (a form's or `fetch`'s no-cors content types, never `application/json` without asking this
+/// server first), and the browser says where the page came from in `Origin`. So every POST, PUT, PATCH and DELETE
+/// under /api/ must say `Content-Type: application/json` (415 otherwise) and, when it has an `Origin`, come from this
+/// server's own origin — the request's scheme and `Host`, or the public origin `serve --origin` names (403
+/// otherwise). A client that is no browser (curl, an app) sends no `Origin` and passes with its JSON.
+struct SameOriginGuard: RouterMiddleware {
+    typealias Context = APIContext
+
+    /// `https` when served over TLS.
+    let scheme: String
+    /// The origin the server is reached at through a proxy (`--origin`), normalised; nil: only the request's own.
+    let publicOrigin: String?
+
+    init(tls: Bool, publicOrigin: String?) {
+        scheme = tls ? "https" : "http"
+        self.publicOrigin = publicOrigin.map(Self.normalised)
+    }
+
+    static let originField = HTTPField.Name("Origin")!
+    static let fetchSiteField = HTTPField.Name("Sec-Fetch-Site")!
+
+    func handle(_ request: Request, context: APIContext, next: (Request, APIContext) async throws -> Response) async throws -> Response {
+        if Self.changesState(request.method), request.uri.path.hasPrefix("/api/"), let refusal = refusal(of: request) {
+            return Routes.problem(refusal)
+        }
+        return try await next(request, context)
+    }
+
+    static func changesState(_ method: HTTPRequest.Method) -> Bool {
+        method == .post || method == .put || method == .patch || method == .delete
+    }
+
+    /// Why `request` is refused, or nil when it may go on.
+    func refusal(of request: Request) -> Problem? {
+        let own = Self.normalised("\(scheme)://\(request.head.authority ?? "")")
+        if let origin = request.headers[Self.originField] {
+            let sent = Self.normalised(origin)
+            if sent != own, sent != publicOrigin {
+                let allowed = [own] + (publicOrigin.map { [$0] } ?? [])
+                return Problem("cross-origin", "Cross-origin request refused", status: 403,
+                               detail: "a \(request.method.rawValue) from origin '\(origin)' is refused: only pages of "
+                                   + allowed.map { "'\($0)'" }.joined(separator: " or ") + " may change state here")
+            }
+        } else if let site = request.headers[Self.fetchSiteField]?.lowercased(), site == "cross-site" || site == "same-site" {
+            // A browser that sends no Origin still says the request came from another site.
+            return Problem("cross-origin", "Cross-origin request refused", status: 403,
+                           detail: "a \(request.method.rawValue) sent from another site (Sec-Fetch-Site: \(site)) is refused")
+        }
+        guard let type = request.headers[.contentType] else {
+            return Problem("unsupported-media-type", "The request must be JSON", status: 415,
+                           detail: "a \(request.method.rawValue) under /api/ must send Content-Type: application/json (it has no Content-Type)")
+        }
+        let media = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        guard media == "application/json" else {
+            return Problem("unsupported-media-type", "The request must be JSON", status: 415,
+                           detail: "a \(request.method.rawValue) under /api/ must send Content-Type: application/json, not \(type)")
+        }
+        return nil
+    }
+
+    /// `scheme://host[:port]` in lower case, without a trailing slash or the scheme's default port.
+    static func normalised(_ origin: String) -> String {
+        var text = origin.trimmingCharacters(in: .whitespaces).lowercased()
+        while text.hasSuffix("/") { text.removeLast() }
+        if text.hasPrefix("http://"), text.hasSuffix(":80") { text.removeLast(3) }
+        if text.hasPrefix("https://"), text.hasSuffix(":443") { text.removeLast(4) }
+        return text
+    }
+}
