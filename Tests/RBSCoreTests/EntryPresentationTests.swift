@@ -23,7 +23,7 @@ struct EntryPresentationTests {
         let ledger = try runtime.ledger()
         let sign = try SignModule(draft: draft, ledger: ledger, directory: runtime.locator.optional(BankDirectory.self))
         let secret = try #require(try ledger.keys.load().totpSecret)
-        #expect(try sign.sign(code: TOTP.code(secret: secret, at: DocumentReviewTests.now)).sequence == 1)
+        #expect(try sign.sign(code: TOTP.code(secret: secret, at: DocumentReviewTests.now), confirmDuplicate: false).sequence == 1)
         return runtime
     }
 
