@@ -108,7 +108,7 @@ static const int allowed[] = {
     /* who am I, what time is it */
     SYS_getpid, SYS_gettid, SYS_getppid, SYS_getuid, SYS_geteuid, SYS_getgid, SYS_getegid, SYS_getgroups,
     SYS_getresuid, SYS_getresgid, SYS_getpgid, SYS_getsid, SYS_uname, SYS_sysinfo, SYS_getrusage, SYS_times,
-    SYS_getrlimit, SYS_clock_gettime, SYS_clock_getres, SYS_gettimeofday, SYS_nanosleep, SYS_clock_nanosleep,
+    SYS_getrlimit, SYS_clock_gettime, SYS_clock_getres, SYS_gettimeofday, SYS_nanosleep, SYS_clock_nanosleep, SYS_pause,
     SYS_getrandom, SYS_getitimer, SYS_setitimer,
     /* waiting, on the host's channel and the runtime's own descriptors */
     SYS_ppoll, SYS_pselect6, SYS_epoll_create1, SYS_epoll_ctl, SYS_epoll_pwait, SYS_eventfd2,

@@ -210,14 +210,17 @@ struct DataFolderTests {
         #expect(orphan.status == 1 && orphan.stdout.contains("names journal entry 7, which is not a posted entry"), "\(orphan)")
     }
 
-    @Test("exit(0) inside a plugin during run --json: a non-zero exit and one line saying so")
+    @Test("exit(0) inside a plugin loaded in the host's process (--isolation none) during run --json: a non-zero exit and one line saying so")
     func exitInPlugin() throws {
         let sandbox = try HostSandbox()
         try sandbox.initKeys()
         let folder = try CheckFixtures.folder(in: sandbox, "exit-plugin")
         try CheckFixtures.build("exit_in_value_changed", into: folder)
         sandbox.plugins = folder
-        let result = try sandbox.host(["run", "check.exit", "--set", "name=x", "--set", "amount=1", "--code", "123456", "--json"])
+        // In a worker (the default) the plugin's exit ends only the worker; in the host's own process it must not end
+        // `run` with status 0.
+        let result = try sandbox.host(["run", "check.exit", "--set", "name=x", "--set", "amount=1", "--code", "123456", "--json",
+                                       "--isolation", "none"])
         #expect(!result.signalled && result.status == 70, "\(result)")
         #expect(result.stderr.contains("was told to exit while `run` was still running"), "\(result)")
         #expect(result.stdout.isEmpty, "\(result)")

@@ -98,8 +98,9 @@ struct SecondSignerCommandTests {
         let refused = try decode(RunJSON.self, result.stdout).errors
         let annas = try #require(try sandbox.host(["customers", "list", "--json"]).stdout.data(using: .utf8))
         let listed = try JSONSerialization.jsonObject(with: annas) as? [[String: Any]] ?? []
+        // pay.pp.quick's picker offers the rouble accounts.
         let offered = (listed.first { $0["name"] as? String == "anna" }?["accounts"] as? [[String: Any]] ?? [])
-            .compactMap { $0["number"] as? String }
+            .filter { $0["currency"] as? String == "RUB" }.compactMap { $0["number"] as? String }
         #expect(refused.map(\.atom) == ["srcAccount"])
         #expect(refused.map(\.message) == ["srcAccount: '\(Demo.current)' is not one of the accounts offered: "
                                            + offered.enumerated().map { "\($0.offset + 1)) \($0.element)" }.joined(separator: ", ")])

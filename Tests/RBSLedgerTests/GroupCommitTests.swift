@@ -13,7 +13,8 @@ struct GroupCommitTests {
     /// A second ledger with the same keys and the same (fresh) state, in a copy of the fixture's directory.
     static func twin(of f: Fixture) throws -> Ledger {
         let copy = temporaryDirectory()
-        try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+        // Private, as every data folder must stay while its ledger is open (the ledger stops on a folder others can read).
+        try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let ledger = try Ledger.create(dataDirectory: copy, location: try f.freshLocation(), clock: f.clock.closure).ledger
         for name in ["signing.key", "totp.secret", "signing.name"] {
             try FileManager.default.copyItem(at: f.directory.appendingPathComponent(name), to: copy.appendingPathComponent(name))

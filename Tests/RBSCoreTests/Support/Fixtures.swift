@@ -12,10 +12,11 @@ enum Fixtures {
     static let abi10 = root.appendingPathComponent("Tests/Fixtures/abi-1.0")
     static let plugins = root.appendingPathComponent("Plugins")
 
-    /// A new empty folder under the system's temporary directory.
+    /// A new empty folder under the system's temporary directory, private to this user (0700) as a data folder must
+    /// stay while its ledger is open.
     static func temporaryDirectory(_ name: String = "rbs-test") -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         return url
     }
 
