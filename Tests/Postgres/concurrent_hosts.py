@@ -191,7 +191,9 @@ class Host:
         with open(self.log, "a") as log:
             self.process = subprocess.Popen(
                 [self.binary, "serve", "--dev", "--isolation", "none", "--data", self.data, "--database", self.database,
-                 "--plugins", os.path.join(ROOT, "Plugins"), "--listen", f"127.0.0.1:{self.port}", "--origin", ORIGIN],
+                 "--plugins", os.path.join(ROOT, "Plugins"), "--listen", f"127.0.0.1:{self.port}", "--origin", ORIGIN,
+                 # A basket customer here holds up to 50 reviewed runs at once (one basket), more than a person's 20.
+                 "--runs-per-customer", "1000"],
                 stdout=log, stderr=log)
         deadline = time.time() + 60
         while time.time() < deadline:
