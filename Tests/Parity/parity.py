@@ -195,6 +195,13 @@ def run_repl(world, scenario):
         if "basket" in scenario:
             seen += repl.send("basket sign")
         outcome = settle(repl, seen, world.code("host", scenario["code"]))
+        # The REPL names a field by its caption, as a person reads it: the atom is the one with that caption.
+        if outcome[0] == "invalid-value" and outcome[1]:
+            captions = {}
+            for document in documents(scenario):
+                described = json.loads(world.host(["describe", document["operation"], "--json"], check=False).stdout)
+                captions.update({atom["caption"]: atom["id"] for atom in described["atoms"]})
+            outcome = (outcome[0], captions.get(outcome[1], outcome[1]))
         return outcome
     finally:
         repl.close()

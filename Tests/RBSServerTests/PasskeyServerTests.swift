@@ -167,7 +167,7 @@ struct PasskeyServerTests {
             let (attestation, clientData) = device.registration(challenge: Data(repeating: 1, count: 32), origin: origin)
             let none = try await api.call(.post, "/api/v1/passkeys", token: token, json: [
                 "credentialId": Base64URL.encode(device.credentialId), "clientDataJSON": Base64URL.encode(clientData),
-                "attestationObject": Base64URL.encode(attestation)])
+                "attestationObject": Base64URL.encode(attestation), "code": bank.code(bank.alice)])
             #expect(none.status == 409)
             #expect(none.object["type"] as? String == "urn:rbs-host:problem:no-passkey-challenge")
             let elsewhere = try await Self.register(device, api, token, origin: "http://evil.example", code: bank.code(bank.alice))
@@ -175,7 +175,7 @@ struct PasskeyServerTests {
             #expect(elsewhere.object["detail"] as? String == "clientDataJSON's origin is \"http://evil.example\", not the server's \"\(origin)\"")
             _ = try await api.call(.post, "/api/v1/passkeys/challenge", token: token)
             let garbage = try await api.call(.post, "/api/v1/passkeys", token: token, json: [
-                "credentialId": "not base64url!", "clientDataJSON": "e30", "attestationObject": "oA"])
+                "credentialId": "not base64url!", "clientDataJSON": "e30", "attestationObject": "oA", "code": bank.code(bank.alice)])
             #expect(garbage.status == 422)
             #expect(garbage.object["atom"] as? String == "credentialId")
             #expect(try await api.call(.get, "/api/v1/session", token: token).object["passkey"] as? Bool == false)
