@@ -23,6 +23,9 @@ package final class OnlineBank: @unchecked Sendable {
     /// Seconds a run may stay unused before it expires (its plugin instance closed).
     let runIdle: TimeInterval
     private let signingLock = NSLock()
+    /// Right logins whose slot the database could not give back yet (see ``settle(clearing:releasing:)``).
+    private let unsettledLock = NSLock()
+    private var unsettled: [(cleared: [String], released: [String])] = []
     private var signingsInFlight = 0
     let passkeyChallenges = PasskeyChallenges()
     let baskets = BasketStore()
@@ -92,53 +95,79 @@ package final class OnlineBank: @unchecked Sendable {
     /// attempt is counted in the ledger before the password is checked, so of parallel attempts at most the limit
     /// are checked (the rest are 429), and a restart keeps a lock-out.
     func login(name: String, password: String, address: String) async throws(Problem) -> (token: String, expires: Date, customer: Customer) {
-        let keys = ["login:customer:\(name)", "login:address:\(address)"]
+        let keys = AttemptKeys(customer: "login:customer:\(name)", address: "login:address:\(address)")
         let ledger = self.ledger
         let (limit, window, now) = (loginLimit, attemptWindow, clock())
+        await settleLeftovers()
+        // The credentials are read before the attempt takes its slot: a database that fails here costs no slot.
+        let credentials: CustomerCredentials?
+        do {
+            credentials = try await Self.blocking { try ledger.customers.credentials(named: name) }
+        } catch {
+            throw Self.storageProblem("the customers could not be read", error)
+        }
         let wait: Int?
         do {
-            wait = try await Self.blocking { try ledger.customers.beginAttempt(keys, limit: limit, window: window, now: now) }
+            wait = try await Self.blocking { try ledger.customers.beginAttempt(keys.both, limit: limit, window: window, now: now) }
         } catch {
             throw Self.storageProblem("the login attempts could not be counted", error)
         }
         if let wait { throw .tooManyAttempts(wait, what: "logins") }
-        let found: Customer?
-        do {
-            found = try await Self.blocking { () throws -> Customer? in
-                let credentials = try ledger.customers.credentials(named: name)
-                // An unknown name costs the same KDF work as a known one, so timing does not tell which names exist.
-                let record = credentials.flatMap { PasswordRecord($0.passwordRecord) } ?? Self.decoy
-                let matches = record.matches(password)
-                return matches ? credentials?.customer : nil
-            }
-        } catch {
-            // Not judged: the attempt is given back (a database outage locks no one out).
-            try? await Self.blocking { try ledger.customers.releaseAttempt(keys) }
-            throw Self.storageProblem("the customers could not be read", error)
-        }
-        guard let customer = found else {
+        // An unknown name costs the same KDF work as a known one, so timing does not tell which names exist.
+        let record = credentials.flatMap { PasswordRecord($0.passwordRecord) } ?? Self.decoy
+        let matches = (try? await Self.blocking { record.matches(password) }) ?? false
+        guard matches, let customer = credentials?.customer else {
             throw Problem("wrong-login", "Wrong customer or password", status: 401,
                           detail: "the customer name or the password is wrong")
         }
-        await clearAttempts(keys)
+        await settle(clearing: [keys.customer], releasing: [keys.address])
         let session = sessions.start(customer, now: clock())
         return (session.token, session.expires, customer)
     }
 
+    /// Gives a right login's slot back. When the database cannot be written just then (an outage that began during
+    /// the password check), the settlement is kept and made at the next login: a missed one would count a right
+    /// password as a failure for the whole window, and enough of them would lock out every customer behind one
+    /// address (an office's NAT).
+    private func settle(clearing cleared: [String], releasing released: [String]) async {
+        let ledger = self.ledger
+        do {
+            try await Self.blocking { try ledger.customers.settleAttempt(clearing: cleared, releasing: released) }
+        } catch {
+            unsettledLock.withLock { unsettled.append((cleared, released)) }
+        }
+    }
+
+    /// Makes the settlements a database outage left over.
+    private func settleLeftovers() async {
+        let leftovers = unsettledLock.withLock { () -> [(cleared: [String], released: [String])] in
+            defer { unsettled.removeAll() }
+            return unsettled
+        }
+        for leftover in leftovers { await settle(clearing: leftover.cleared, releasing: leftover.released) }
+    }
+
     // MARK: - Attempt limits of one-time codes
 
+    /// The counts an attempt is made under: the customer's own and the address's.
+    struct AttemptKeys: Sendable {
+        let customer: String
+        let address: String
+        var both: [String] { [customer, address] }
+    }
+
     /// The keys a code attempt of `customer` from `address` counts under.
-    static func codeKeys(_ customer: Customer, _ address: String) -> [String] {
-        ["code:customer:\(customer.id)", "code:address:\(address)"]
+    static func codeKeys(_ customer: Customer, _ address: String) -> AttemptKeys {
+        AttemptKeys(customer: "code:customer:\(customer.id)", address: "code:address:\(address)")
     }
 
     /// Refuses with 429 when `keys` had too many wrong codes in the window.
-    func checkCodeAttempts(_ keys: [String]) async throws(Problem) {
+    func checkCodeAttempts(_ keys: AttemptKeys) async throws(Problem) {
         let ledger = self.ledger
         let (limit, window, now) = (codeLimit, attemptWindow, clock())
         let wait: Int?
         do {
-            wait = try await Self.blocking { try ledger.customers.attemptWait(keys, limit: limit, window: window, now: now) }
+            wait = try await Self.blocking { try ledger.customers.attemptWait(keys.both, limit: limit, window: window, now: now) }
         } catch {
             throw Self.storageProblem("the signing attempts could not be read", error)
         }
@@ -147,16 +176,17 @@ package final class OnlineBank: @unchecked Sendable {
 
     /// Counts a wrong code under `keys`. (The ledger also counts it against the customer's own lock, in the
     /// transaction that checked it: that count is the one that holds under concurrency.)
-    func failCodeAttempt(_ keys: [String]) async {
+    func failCodeAttempt(_ keys: AttemptKeys) async {
         let ledger = self.ledger
         let (window, now) = (attemptWindow, clock())
-        try? await Self.blocking { try ledger.customers.failAttempt(keys, window: window, now: now) }
+        try? await Self.blocking { try ledger.customers.failAttempt(keys.both, window: window, now: now) }
     }
 
-    /// Forgets `keys`' attempts after a success.
-    func clearAttempts(_ keys: [String]) async {
+    /// Forgets the customer's wrong codes after a success (the address's count stays: one customer's right code
+    /// must not wipe the wrong codes others tried from the same address).
+    func clearAttempts(_ keys: AttemptKeys) async {
         let ledger = self.ledger
-        try? await Self.blocking { try ledger.customers.clearAttempts(keys) }
+        try? await Self.blocking { try ledger.customers.clearAttempts([keys.customer]) }
     }
 
     /// A record no password matches, checked for unknown names.
@@ -618,7 +648,7 @@ package final class OnlineBank: @unchecked Sendable {
         return .internalError("\(what): \(error)")
     }
 
-    func codeProblem(_ error: LedgerError, keys: [String], language: HostLanguage = .en) async -> Problem {
+    func codeProblem(_ error: LedgerError, keys: AttemptKeys, language: HostLanguage = .en) async -> Problem {
         if case .wouldBeRejected(let refusal) = error { return Self.refusedProblem(refusal, language) }
         if case .unconfirmedDuplicate(let duplicate) = error { return Self.duplicateProblem(duplicate) }
         if let unusable = Self.unusableLedger(error) { return unusable }

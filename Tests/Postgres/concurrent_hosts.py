@@ -235,19 +235,24 @@ class Customer:
         self.secret = secret  # the TOTP secret every customer has: enrolling a passkey takes its current code (step-up)
         self.passkey = None if totp_secret else Passkey()
         self.tokens = {}  # port -> session token (sessions are each host's own)
+        self.login_locks = collections.defaultdict(threading.Lock)  # port -> held while logging in there
         self.lock = threading.Lock()
         self.last_step = None  # the last TOTP step this customer signed with (the ledger accepts each step once)
 
     def token(self, host):
-        with self.lock:
-            if host.port in self.tokens:
-                return self.tokens[host.port]
-        status, answer = call(host.port, "POST", "/api/v1/session", {"customer": self.name, "password": self.password})
-        if status != 200:
-            raise LoginFailed(f"login at {host.name}: {status} {answer}", status, answer)
-        with self.lock:
-            self.tokens[host.port] = answer["token"]
-        return answer["token"]
+        """The session on `host`, logging in when there is none. The customer's workers wait for one login on a host
+        (as a person's app logs in once): parallel logins of one customer from one address would take the slots of
+        the login limit (an attempt counts while it is checked), and each costs the host a password KDF."""
+        with self.login_locks[host.port]:
+            with self.lock:
+                if host.port in self.tokens:
+                    return self.tokens[host.port]
+            status, answer = call(host.port, "POST", "/api/v1/session", {"customer": self.name, "password": self.password})
+            if status != 200:
+                raise LoginFailed(f"login at {host.name}: {status} {answer}", status, answer)
+            with self.lock:
+                self.tokens[host.port] = answer["token"]
+            return answer["token"]
 
     def forget(self, host):
         with self.lock:

@@ -96,6 +96,20 @@ struct LoginTests {
         }
     }
 
+    @Test("a right password from an address keeps the failures other names made from it: an attacker's own login does not reset the count")
+    func successKeepsAddressCount() async throws {
+        let bank = try TestBank()
+        try await bank.test { api in
+            for _ in 0..<4 {
+                #expect(try await api.call(.post, "/api/v1/session", json: ["customer": "alice", "password": "guess"]).status == 401)
+            }
+            #expect(try await api.call(.post, "/api/v1/session", json: ["customer": "bob", "password": "battery staple"]).status == 200)
+            #expect(try await api.call(.post, "/api/v1/session", json: ["customer": "alice", "password": "guess"]).status == 401)
+            let locked = try await api.call(.post, "/api/v1/session", json: ["customer": "bob", "password": "battery staple"])
+            #expect(locked.status == 429)
+        }
+    }
+
     @Test("bad JSON, a missing field, a wrong type and a non-JSON body are 400/415 problems saying what is wrong")
     func badBodies() async throws {
         let bank = try TestBank()

@@ -50,6 +50,22 @@ extension Customers {
         }
     }
 
+    /// Settles a successful attempt that ``beginAttempt(_:limit:window:now:)`` counted: the counts of `cleared` (the
+    /// customer's own: a right password ends their run of failures) are forgotten, and the attempt is given back to
+    /// `released` (the address's: one customer's success from an address must not wipe failures other names made
+    /// from it, or an attacker with an account of their own could reset the address's count between guesses).
+    public func settleAttempt(clearing cleared: [String], releasing released: [String]) throws(LedgerError) {
+        try database.write { db in
+            for key in (cleared + released).sorted() {
+                if cleared.contains(key) {
+                    try db.execute("DELETE FROM login_attempts WHERE key = ?", key)
+                } else {
+                    try db.execute("UPDATE login_attempts SET attempts = attempts - 1 WHERE key = ? AND attempts > 0", key)
+                }
+            }
+        }
+    }
+
     /// Forgets the attempts of `keys` (after a success).
     public func clearAttempts(_ keys: [String]) throws(LedgerError) {
         try database.write { db in
@@ -77,6 +93,14 @@ extension Customers {
             let attempts: Int64 = try row["attempts"]
             let start: Int64 = try row["window_start_ms"]
             if attempts > Int64(limit) { waitMs = max(waitMs, start + windowMs - nowMs) }
+        }
+        // A refused attempt is not an attempt: its raise is taken back in the same transaction (the rows are still
+        // locked), so parallel attempts that were turned away neither lengthen a lock-out nor use up the slots that
+        // the attempts in flight give back when they succeed.
+        if waitMs > 0 {
+            for key in keys.sorted() {
+                try db.execute("UPDATE login_attempts SET attempts = attempts - 1 WHERE key = ? AND attempts > 0", key)
+            }
         }
         return seconds(waitMs)
     }
