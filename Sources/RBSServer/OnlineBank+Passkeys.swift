@@ -68,7 +68,7 @@ extension OnlineBank {
             try await Self.blocking { try ledger.customers.register(passkey, for: credentials, code: code) }
         } catch CustomerError.passkeyInUse {
             throw Problem("passkey-in-use", "The passkey is already registered", status: 409, detail: CustomerError.passkeyInUse.description)
-        } catch CustomerError.stepUp(let refusal) {
+        } catch CustomerError.stepUp(_, let refusal) {
             throw await codeProblem(.code(refusal), keys: keys)
         } catch {
             throw Self.storageProblem("the passkey could not be stored", error)

@@ -110,6 +110,12 @@ enum HostClock {
 }
 
 extension GlobalOptions {
+    /// The ledger of the data folder (or of `--database`), on the host's clock (`RBS_CLOCK` sets it in debug builds):
+    /// every command opens it so, so a one-time code a command prints is the code another command checks.
+    func openLedger() throws(LedgerError) -> Ledger {
+        try Ledger(dataDirectory: paths.data, location: paths.database, clock: { HostClock.current.now })
+    }
+
     /// The global options `command` was given, when it takes them (`@OptionGroup var global: GlobalOptions`): read
     /// from the command's own properties, so a new command that takes them is checked like every other.
     static func of(_ command: any ParsableCommand) -> GlobalOptions? {

@@ -16,12 +16,14 @@ struct SecondSignerCommandTests {
         let sandbox = try HostSandbox()
         try sandbox.initKeys()
         #expect(try sandbox.host(["customers", "add", "anna"]).status == 0)
-        let added = try sandbox.host(["customers", "add-user", "anna", "boris"])
+        let added = try sandbox.host(["customers", "add-user", "anna", "boris", "--code", try customerCode(sandbox, "anna")])
         #expect(added.status == 0, "\(added)")
         #expect(added.stdout.hasPrefix("User of customer anna:\nCustomer:   boris\nPassword:   "), "\(added.stdout)")
         #expect(added.stdout.contains("otpauth://totp/rbs-host:boris?secret="))
 
-        let policy = try sandbox.host(["customers", "policy", "anna", "--second-signer-above", "100 000", "RUB", "--json"])
+        sandbox.step()
+        let policy = try sandbox.host(["customers", "policy", "anna", "--second-signer-above", "100 000", "RUB", "--json",
+                                       "--code", try customerCode(sandbox, "anna")])
         #expect(policy.status == 0, "\(policy)")
         struct Policy: Decodable, Equatable {
             struct Threshold: Decodable, Equatable { var amount: String; var currency: String }
@@ -111,13 +113,40 @@ struct SecondSignerCommandTests {
 }
 
 extension SecondSignerCommandTests {
+    @Test("adding a user and changing the second-signer policy take the customer's current code: without one or with a wrong one nothing changes")
+    func stepUp() throws {
+        let sandbox = try HostSandbox()
+        try sandbox.initKeys()
+        #expect(try sandbox.host(["customers", "add", "anna"]).status == 0)
+        let bare = try sandbox.host(["customers", "add-user", "anna", "boris"])
+        #expect(bare.status != 0 && bare.stderr.contains("Missing expected argument '--code <code>'"), "\(bare)")
+        let wrong = try sandbox.host(["customers", "add-user", "anna", "boris", "--code", "000000"])
+        #expect(wrong.status == 1, "\(wrong)")
+        #expect(wrong.stderr.hasPrefix("error: adding a user needs the customer's current one-time code: the one-time code is wrong; "), "\(wrong)")
+        #expect(try sandbox.host(["customers", "policy", "anna"]).stdout.contains("Users:         anna\n"))
+
+        let unasked = try sandbox.host(["customers", "policy", "anna", "--no-second-signer"])
+        #expect(unasked.status != 0 && unasked.stderr.contains("changing when a second signer is needed takes the customer's one-time code: give --code CODE"), "\(unasked)")
+        let refused = try sandbox.host(["customers", "policy", "anna", "--second-signer-above", "10 RUB", "--code", "000000"])
+        #expect(refused.status == 1 && refused.stderr.hasPrefix("error: changing when a second signer is needed needs the customer's current one-time code: "), "\(refused)")
+        #expect(try sandbox.host(["customers", "policy", "anna"]).stdout.contains("Second signer: never (one user signs alone)"))
+        let right = try sandbox.host(["customers", "policy", "anna", "--second-signer-above", "10 RUB", "--code", try customerCode(sandbox, "anna")])
+        #expect(right.status == 0, "\(right)")
+        // The code is spent: the same one changes nothing more.
+        let replayed = try sandbox.host(["customers", "add-user", "anna", "boris", "--code", try customerCode(sandbox, "anna")])
+        #expect(replayed.status == 1 && replayed.stderr.contains("already used"), "\(replayed)")
+    }
+
     @Test("the REPL: pending CUSTOMER lists the awaiting document, approve USER N asks for USER's code and posts it")
     func repl() throws {
         let sandbox = try HostSandbox()
         try sandbox.initKeys()
         #expect(try sandbox.host(["customers", "add", "anna"]).status == 0)
-        #expect(try sandbox.host(["customers", "add-user", "anna", "boris"]).status == 0)
-        #expect(try sandbox.host(["customers", "policy", "anna", "--second-signer-above", "1000 RUB"]).status == 0)
+        #expect(try sandbox.host(["customers", "add-user", "anna", "boris", "--code", try customerCode(sandbox, "anna")]).status == 0)
+        sandbox.step()
+        #expect(try sandbox.host(["customers", "policy", "anna", "--second-signer-above", "1000 RUB",
+                                  "--code", try customerCode(sandbox, "anna")]).status == 0)
+        sandbox.step()
         struct Row: Decodable { struct Account: Decodable { var number: String }; var name: String; var accounts: [Account] }
         let rows = try decode([Row].self, try sandbox.host(["customers", "list", "--json"]).stdout)
         let account = try #require(rows.first { $0.name == "anna" }?.accounts[0].number)

@@ -118,7 +118,7 @@ struct PartyTests {
             try w.f.ledger.customers.register(passkey, for: try w.eveCredentials, code: "000000")
             Issue.record("a passkey was registered with a wrong code")
         } catch {
-            guard case .stepUp(.wrong(let left))? = error as? CustomerError else { Issue.record("unexpected \(error)"); return }
+            guard case .stepUp(.registerPasskey, .wrong(let left))? = error as? CustomerError else { Issue.record("unexpected \(error)"); return }
             #expect(left == CodeVerifier.maximumFailures - 1)
         }
         #expect(try w.f.ledger.customers.passkey(of: w.eve) == nil)

@@ -10,8 +10,13 @@ struct SecondSignerServerTests {
     /// Alice's customer with a second user, carol, and a second signer above 1 000 RUB.
     private func company(_ bank: TestBank) throws -> TestBank.Person {
         let record = try PasswordRecord.make(password: "carol password", rounds: 1 << 10)
-        let (carol, enrolment) = try bank.ledger.customers.addUser(to: "alice", name: "carol", passwordRecord: record.text)
-        try bank.ledger.customers.setSecondSigner(of: bank.alice.customer, above: 1000, currency: "RUB")
+        // Both changes take alice's current code (the step-up): one code per 30-second step.
+        let alice = try #require(try bank.ledger.customers.credentials(named: "alice"))
+        let (carol, enrolment) = try bank.ledger.customers.addUser(
+            to: alice, name: "carol", passwordRecord: record.text, code: try bank.ledger.customers.code(for: "alice", at: bank.clock.now))
+        bank.clock.advance(30)
+        try bank.ledger.customers.setSecondSigner(["RUB": 1000], of: alice, code: try bank.ledger.customers.code(for: "alice", at: bank.clock.now))
+        bank.clock.advance(30)  // alice's next signature takes the next code
         return TestBank.Person(name: "carol", password: "carol password", secret: try #require(enrolment.totpSecret), customer: carol)
     }
 

@@ -45,9 +45,8 @@ public enum CustomerError: Error, Sendable, Hashable, CustomStringConvertible {
     case unknown(String)
     /// The passkey's credential id is already registered (to this customer or another).
     case passkeyInUse
-    /// A sensitive action (enrolling a passkey) whose step-up — the customer's current one-time code — was not
-    /// accepted: nothing changed.
-    case stepUp(OneTimeCodeError)
+    /// A sensitive action whose step-up — the customer's current one-time code — was not accepted: nothing changed.
+    case stepUp(StepUpAction, OneTimeCodeError)
     /// A second-signer threshold that is not accepted.
     case secondSigner(SecondSignatureError)
     case storage(LedgerError)
@@ -59,9 +58,29 @@ public enum CustomerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .exists(let name): "a customer named '\(name)' already exists (see `rbs-host customers list`)"
         case .unknown(let name): "there is no customer named '\(name)' (see `rbs-host customers list`)"
         case .passkeyInUse: "this passkey is already registered; use it to sign, or register a new one on another authenticator"
-        case .stepUp(let error): "registering a passkey needs your current one-time code: \(error.description)"
+        case .stepUp(let action, let error): "\(action.text) needs the customer's current one-time code: \(error.description)"
         case .secondSigner(let error): error.description
         case .storage(let error): error.description
+        }
+    }
+}
+
+/// The actions that change who or what can sign for a customer: each takes the customer's current one-time code (a
+/// step-up: PSD2 art. 97(1)(c), "any action through a remote channel which may imply a risk of payment fraud"),
+/// checked in the transaction that makes the change, whatever front end asks.
+public enum StepUpAction: String, Sendable, Equatable {
+    /// A new passkey signs the customer's documents from then on.
+    case registerPasskey
+    /// A new user logs in and signs for the customer's accounts.
+    case addUser
+    /// When a payment needs a second signer (lowering or removing a threshold lets one user sign alone).
+    case changeSecondSigner
+
+    public var text: String {
+        switch self {
+        case .registerPasskey: "registering a passkey"
+        case .addUser: "adding a user"
+        case .changeSecondSigner: "changing when a second signer is needed"
         }
     }
 }

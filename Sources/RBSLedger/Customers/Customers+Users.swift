@@ -3,27 +3,45 @@ import Foundation
 import RBSMoney
 
 extension Customers {
-    /// Adds user `name` to the customer `customerName`: a login of its own (password, signing key, TOTP secret, its
+    /// Adds user `name` to the customer of `credentials`: a login of its own (password, signing key, TOTP secret, its
     /// own code state and attempt count) acting on that customer's accounts — the second signer of maker–checker.
+    /// A new person who can sign for the accounts: the customer consents with the current one-time `code` of the
+    /// user named (a step-up, checked in the transaction that adds the user).
     /// - Returns: the user and the enrolment to show once (the otpauth URI).
-    public func addUser(to customerName: String, name: String, passwordRecord: String) throws(CustomerError) -> (Customer, Enrolment) {
+    public func addUser(to credentials: CustomerCredentials, name: String, passwordRecord: String,
+                        code: String) throws(CustomerError) -> (Customer, Enrolment) {
         guard Self.isValidName(name) else { throw .invalidName(name) }
         let now = Timestamp.milliseconds(clock())
-        let added: Result<(Customer, Enrolment), CustomerError>
+        let holder = credentials.customer.holderId
+        return try steppedUp(.addUser, credentials, code: code) { db in
+            try Self.insertUser(name, passwordRecord: passwordRecord, holder: holder, now: now, in: db)
+        }
+    }
+
+    /// Adds user `name` to the customer `customerName` without asking the customer (the tests' fixtures).
+    func addUser(to customerName: String, name: String, passwordRecord: String) throws(CustomerError) -> (Customer, Enrolment) {
+        guard Self.isValidName(name) else { throw .invalidName(name) }
+        let now = Timestamp.milliseconds(clock())
         do {
-            added = try database.write { db -> Result<(Customer, Enrolment), CustomerError> in
+            return try database.write { db in
                 guard let holder = try db.value(Int64.self, "SELECT COALESCE(member_of, id) FROM customers WHERE name = ?", customerName) else {
-                    return .failure(.unknown(customerName))
+                    throw CustomerError.unknown(customerName)
                 }
-                if try db.exists("SELECT 1 FROM customers WHERE name = ?", name) { return .failure(.exists(name)) }
-                let login = try Self.insertLogin(name: name, passwordRecord: passwordRecord, memberOf: holder, now: now, in: db)
-                let user = Customer(id: login.id, name: name, keyId: login.enrolment.keyId, createdAtMilliseconds: now, memberOf: holder)
-                return .success((user, login.enrolment))
+                return try Self.insertUser(name, passwordRecord: passwordRecord, holder: holder, now: now, in: db)
             }
+        } catch let error as CustomerError {
+            throw error
         } catch {
             throw .storage(error)
         }
-        return try added.get()
+    }
+
+    private static func insertUser(_ name: String, passwordRecord: String, holder: Int64, now: Int64,
+                                   in db: any SQLTransaction) throws -> (Customer, Enrolment) {
+        if try db.exists("SELECT 1 FROM customers WHERE name = ?", name) { throw CustomerError.exists(name) }
+        let login = try insertLogin(name: name, passwordRecord: passwordRecord, memberOf: holder, now: now, in: db)
+        return (Customer(id: login.id, name: name, keyId: login.enrolment.keyId, createdAtMilliseconds: now, memberOf: holder),
+                login.enrolment)
     }
 
     /// The users of `customer`'s customer (its first user first, then in the order they were added).
@@ -38,30 +56,53 @@ extension Customers {
         }
     }
 
-    /// Requires a second signer for `customer`'s payments in `currency` above `above` (nil: none in that currency;
-    /// with no threshold at all, one user signs alone). Once any threshold is set, a payment in a currency without
-    /// one always needs the second signer: no exchange rate is assumed.
-    public func setSecondSigner(of customer: Customer, above: Decimal?, currency: String) throws(CustomerError) {
-        guard let code = Currency(code: currency) else { throw .secondSigner(.invalidThreshold("\(currency) is not an ISO 4217 currency")) }
-        var text: String?
-        if let above {
-            guard above >= 0 else { throw .secondSigner(.invalidThreshold("the amount must not be negative")) }
-            // Money is never rounded: more decimals than the currency has is refused.
-            guard let formatted = DecimalText.format(above, scale: code.minorUnits) else {
-                throw .secondSigner(.invalidThreshold("\(above) has more decimals than \(currency) has (\(code.minorUnits))"))
-            }
-            text = formatted
-        }
+    /// Changes when the customer of `credentials` needs a second signer: for each currency of `thresholds`, payments
+    /// above its amount (nil: no threshold in that currency; with none at all, one user signs alone). Once any
+    /// threshold is set, a payment in a currency without one always needs the second signer: no exchange rate is
+    /// assumed. A lower threshold or none lets one user sign more alone, so the change takes the current one-time
+    /// `code` of the user named (a step-up, checked in the transaction that makes the change).
+    public func setSecondSigner(_ thresholds: [String: Decimal?], of credentials: CustomerCredentials,
+                                code: String) throws(CustomerError) {
+        let rows = try Self.policyRows(thresholds)
+        let holder = credentials.customer.holderId
+        try steppedUp(.changeSecondSigner, credentials, code: code) { db in try Self.write(rows, holder: holder, in: db) }
+    }
+
+    /// Sets one currency's threshold without asking the customer (the tests' fixtures).
+    func setSecondSigner(of customer: Customer, above: Decimal?, currency: String) throws(CustomerError) {
+        let rows = try Self.policyRows([currency: above])
         do {
-            try database.write { db in
-                try db.execute("DELETE FROM customer_policies WHERE customer_id = ? AND currency = ?", customer.holderId, currency)
-                if let text {
-                    try db.execute("INSERT INTO customer_policies (customer_id, currency, above) VALUES (?, ?, ?)",
-                                   customer.holderId, currency, text)
-                }
-            }
+            try database.write { db in try Self.write(rows, holder: customer.holderId, in: db) }
         } catch {
             throw .storage(error)
+        }
+    }
+
+    /// The thresholds as stored (the amount as decimal text in the currency's scale), each checked first.
+    private static func policyRows(_ thresholds: [String: Decimal?]) throws(CustomerError) -> [(currency: String, above: String?)] {
+        var rows: [(currency: String, above: String?)] = []
+        for (currency, above) in thresholds.sorted(by: { $0.key < $1.key }) {
+            guard let code = Currency(code: currency) else { throw .secondSigner(.invalidThreshold("\(currency) is not an ISO 4217 currency")) }
+            var text: String?
+            if let above {
+                guard above >= 0 else { throw .secondSigner(.invalidThreshold("the amount must not be negative")) }
+                // Money is never rounded: more decimals than the currency has is refused.
+                guard let formatted = DecimalText.format(above, scale: code.minorUnits) else {
+                    throw .secondSigner(.invalidThreshold("\(above) has more decimals than \(currency) has (\(code.minorUnits))"))
+                }
+                text = formatted
+            }
+            rows.append((currency, text))
+        }
+        return rows
+    }
+
+    private static func write(_ rows: [(currency: String, above: String?)], holder: Int64, in db: any SQLTransaction) throws {
+        for row in rows {
+            try db.execute("DELETE FROM customer_policies WHERE customer_id = ? AND currency = ?", holder, row.currency)
+            if let above = row.above {
+                try db.execute("INSERT INTO customer_policies (customer_id, currency, above) VALUES (?, ?, ?)", holder, row.currency, above)
+            }
         }
     }
 

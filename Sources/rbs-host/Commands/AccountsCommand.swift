@@ -12,7 +12,7 @@ struct AccountsCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let ledger = try Ledger(dataDirectory: global.paths.data, location: global.paths.database)
+            let ledger = try global.openLedger()
             let overview = try ledger.accountOverview(of: ledger.hostParty())
             if json { JSONOutput.print(StatementText.json(overview)) } else { print(StatementText.render(overview, language: global.language)) }
         } catch {

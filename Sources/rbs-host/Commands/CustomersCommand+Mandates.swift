@@ -26,7 +26,7 @@ extension CustomersCommand {
 
         func run() throws {
             try CustomersText.reporting {
-                let ledger = try Ledger(dataDirectory: global.paths.data, location: global.paths.database)
+                let ledger = try global.openLedger()
                 let host = try ledger.keys.load()
                 if revoke {
                     try ledger.revokeMandate(account: account, from: host.keyId)
@@ -49,7 +49,7 @@ extension CustomersCommand {
 
         func run() throws {
             try CustomersText.reporting {
-                let ledger = try Ledger(dataDirectory: global.paths.data, location: global.paths.database)
+                let ledger = try global.openLedger()
                 guard let customer = try ledger.customers.customer(named: name) else { throw CustomerError.unknown(name) }
                 let mandates = try ledger.mandates(of: customer)
                 if json { JSONOutput.print(mandates); return }

@@ -11,19 +11,25 @@ extension CustomersCommand {
         static let configuration = CommandConfiguration(
             commandName: "add-user",
             abstract: "Add another user to a customer: their own password, signing key and one-time-code secret, the customer's accounts.",
-            discussion: "Prints the password (unless --password-stdin) and the otpauth:// URI for the user's authenticator app, once.")
+            discussion: """
+                A new person who can sign for the customer's accounts: the customer consents with the current one-time
+                code of the user named (--code). Prints the password (unless --password-stdin) and the otpauth:// URI
+                for the new user's authenticator app, once.
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The customer (the name of any of its users).") var customer: String
         @Argument(help: "The new user's login name (letters, digits, '.', '-', '_').") var user: String
+        @Option(help: "The current one-time code of the user named as <customer>: the customer's consent.") var code: String
         @Flag(help: "Read the password from the first line of standard input instead of generating one.")
         var passwordStdin = false
 
         func run() throws {
             let password = try CustomersText.password(fromStandardInput: passwordStdin)
             try CustomersText.reporting {
-                let ledger = try Ledger(dataDirectory: global.paths.data)
+                let ledger = try global.openLedger()
+                guard let credentials = try ledger.customers.credentials(named: customer) else { throw CustomerError.unknown(customer) }
                 let record = try PasswordRecord.make(password: password)
-                let (added, enrolment) = try ledger.customers.addUser(to: customer, name: user, passwordRecord: record.text)
+                let (added, enrolment) = try ledger.customers.addUser(to: credentials, name: user, passwordRecord: record.text, code: code)
                 print("User of customer \(customer):")
                 print(CustomersText.added(added, enrolment: enrolment, accounts: try ledger.customers.accounts(of: added),
                                           password: passwordStdin ? nil : password))
@@ -38,7 +44,8 @@ extension CustomersCommand {
             discussion: """
                 --second-signer-above "100000 RUB" (or 100000 RUB): payments in RUB above 100 000,00 need a second
                 signer; set one per currency. Once any is set, a payment in a currency without one always needs the
-                second signer (no exchange rate is assumed). --no-second-signer removes them all.
+                second signer (no exchange rate is assumed). --no-second-signer removes them all. A change takes the
+                current one-time code of the user named (--code): the customer's consent.
                 """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The customer (the name of any of its users).") var customer: String
@@ -47,23 +54,28 @@ extension CustomersCommand {
         var above: [String] = []
         @Flag(name: .customLong("no-second-signer"), help: "One user signs alone again, whatever the amount.")
         var none = false
+        @Option(help: "The current one-time code of the user named as <customer> (to change the policy).") var code: String?
         @Flag(help: "Print {customer, users, secondSignerAbove: [{amount, currency}]}.") var json = false
 
         func validate() throws {
             if none, !above.isEmpty { throw ValidationError("give --second-signer-above or --no-second-signer, not both") }
+            if (none || !above.isEmpty), code == nil {
+                throw ValidationError("changing when a second signer is needed takes the customer's one-time code: give --code CODE")
+            }
+            if !none, above.isEmpty, code != nil { throw ValidationError("--code goes with a change (--second-signer-above or --no-second-signer)") }
         }
 
         func run() throws {
             try CustomersText.reporting {
-                let ledger = try Ledger(dataDirectory: global.paths.data)
-                guard let found = try ledger.customers.customer(named: customer) else { throw CustomerError.unknown(customer) }
+                let ledger = try global.openLedger()
+                guard let credentials = try ledger.customers.credentials(named: customer) else { throw CustomerError.unknown(customer) }
+                let found = credentials.customer
                 if none {
-                    for currency in try ledger.customers.secondSigner(of: found).keys {
-                        try ledger.customers.setSecondSigner(of: found, above: nil, currency: currency)
-                    }
+                    let removed = try ledger.customers.secondSigner(of: found).keys.map { ($0, Decimal?.none) }
+                    try ledger.customers.setSecondSigner(Dictionary(uniqueKeysWithValues: removed), of: credentials, code: code ?? "")
                 } else if !above.isEmpty {
                     let (amount, currency) = try Self.threshold(above.joined(separator: " "))
-                    try ledger.customers.setSecondSigner(of: found, above: amount, currency: currency)
+                    try ledger.customers.setSecondSigner([currency: amount], of: credentials, code: code ?? "")
                 }
                 let report = CustomersText.PolicyReport(
                     customer: found, users: try ledger.customers.users(of: found).map(\.name),
@@ -96,7 +108,7 @@ extension CustomersCommand {
 
         func run() throws {
             try CustomersText.reporting {
-                let ledger = try Ledger(dataDirectory: global.paths.data)
+                let ledger = try global.openLedger()
                 guard let found = try ledger.customers.customer(named: customer) else { throw CustomerError.unknown(customer) }
                 let rows = try ledger.pendingSecondSignatures(of: found).map(CustomersText.PendingRow.init)
                 if json { JSONOutput.print(rows) } else { print(CustomersText.pendingTable(rows, customer: customer)) }
@@ -223,7 +235,7 @@ extension CustomersText {
         let report: RunReport
         do {
             // The host's clock (RBS_CLOCK in tests), which the code is checked against.
-            let ledger = try Ledger(dataDirectory: global.paths.data, clock: { HostClock.current.now })
+            let ledger = try global.openLedger()
             guard let credentials = try ledger.customers.credentials(named: user) else { throw CustomerError.unknown(user) }
             let outcome: Outcome
             if let reason {

@@ -47,7 +47,7 @@ struct CustomersCommand: ParsableCommand {
 
         func run() throws {
             try CustomersText.reporting {
-                let ledger = try Ledger(dataDirectory: global.paths.data, location: global.paths.database)
+                let ledger = try global.openLedger()
                 let customers = try ledger.customers.list()
                 var rows: [CustomersText.Row] = []
                 for customer in customers {
@@ -72,7 +72,7 @@ struct CustomersCommand: ParsableCommand {
 
         func run() throws {
             try CustomersText.reporting {
-                try Ledger(dataDirectory: global.paths.data, location: global.paths.database).customers.remove(name: name)
+                try global.openLedger().customers.remove(name: name)
                 print("removed \(name): login and signing key deleted, accounts blocked, journal entries kept")
             }
         }
@@ -87,7 +87,7 @@ struct CustomersCommand: ParsableCommand {
 
         func run() throws {
             try CustomersText.reporting {
-                print(try Ledger(dataDirectory: global.paths.data, location: global.paths.database).customers.code(for: name, at: HostClock.current.now))
+                print(try global.openLedger().customers.code(for: name, at: HostClock.current.now))
             }
         }
     }

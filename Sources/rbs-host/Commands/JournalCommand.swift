@@ -27,7 +27,7 @@ struct JournalCommand: ParsableCommand {
 
         func run() throws {
             do {
-                let ledger = try Ledger(dataDirectory: global.paths.data, location: global.paths.database)
+                let ledger = try global.openLedger()
                 if let entry {
                     print(try Show.render(entry, ledger: ledger, directory: try? BankDirectory.current(dataDirectory: global.paths.data), json: json,
                                           language: global.language, operation: Show.descriptors(global)))
@@ -67,7 +67,7 @@ struct JournalCommand: ParsableCommand {
 
         func run() throws {
             do {
-                print(try Self.render(entry, ledger: try Ledger(dataDirectory: global.paths.data, location: global.paths.database),
+                print(try Self.render(entry, ledger: try global.openLedger(),
                                       directory: try? BankDirectory.current(dataDirectory: global.paths.data), json: json,
                                       language: global.language, operation: Self.descriptors(global)))
             } catch {
@@ -104,7 +104,7 @@ struct JournalCommand: ParsableCommand {
 
         func run() throws {
             do {
-                let ledger = try Ledger(dataDirectory: global.paths.data, location: global.paths.database)
+                let ledger = try global.openLedger()
                 let written = try JournalQuery.receipt(entry, format: format, output: output, ledger: ledger,
                                                        directory: try? BankDirectory.current(dataDirectory: global.paths.data), toTerminal: isatty(1) == 1,
                                                        language: global.language, operation: Show.descriptors(global))
@@ -124,7 +124,7 @@ struct VerifyCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let ledger = try Ledger(dataDirectory: global.paths.data, location: global.paths.database)
+            let ledger = try global.openLedger()
             // The enrolled secret, when there is one, lets verify re-check the OCRA responses it answered.
             switch try ledger.journal.verify(authenticator: try? ledger.authenticator()) {
             case .ok(let count):

@@ -16,7 +16,7 @@ struct StatementCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let ledger = try Ledger(dataDirectory: global.paths.data, location: global.paths.database)
+            let ledger = try global.openLedger()
             let period = try StatementQuery.period(from: from, to: to)
             let statement = try ledger.statement(account: try StatementQuery.account(account, in: ledger), period: period)
             if json { JSONOutput.print(StatementText.json(statement)) } else { print(StatementText.render(statement, language: global.language)) }
