@@ -136,7 +136,9 @@ public enum Amount {
     /// when it is not a decimal in a known currency (the core refuses such a document before this is shown).
     /// Without `code`, the number alone (for a table with a currency column).
     public static func shown(_ value: String, currency: String, _ language: HostLanguage, code: Bool = true) -> String {
-        guard let decimal = Decimal(string: value, locale: Locale(identifier: "en_US_POSIX")),
+        // Only plain decimal text is shown as an amount: Foundation's reader would show "1.5abc" as 1.50, not as
+        // the text that is signed.
+        guard let decimal = DecimalText.parse(value),
               let known = Currency(code: currency), let money = try? Money(decimal, currency: known) else {
             return currency.isEmpty || !code ? value : "\(value) \(currency)"
         }

@@ -1,6 +1,7 @@
 import CRBSPlugin
 import Foundation
 import RBSExpressions
+import RBSMoney
 
 /// The worker protocol's messages. A frame is a little-endian `UInt32` length (of what follows), one kind byte and
 /// the payload, written with `WireWriter` and read with `WireReader`. The host sends requests and answers callbacks;
@@ -159,7 +160,8 @@ struct WireReader {
         case 2: return .int(try i64())
         case 3:
             let text = try string()
-            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+            // Exactly the plain decimal text the encoder writes: Foundation's reader would take "12abc" as 12.
+            guard let decimal = DecimalText.parse(text) else {
                 throw WireError(description: "'\(text)' is not a decimal")
             }
             return .decimal(decimal)

@@ -126,7 +126,7 @@ public enum DocumentPresentation {
         case .input where atom.inputType == .amount:
             return Amount.shown(value, currency: atom.currency ?? "RUB", language, code: false)
         case .input where atom.inputType == .number:
-            guard let decimal = Decimal(string: value, locale: Locale(identifier: "en_US_POSIX")) else { return value }
+            guard let decimal = DecimalText.parse(value) else { return value }
             return language == .ru ? decimal.description.replacingOccurrences(of: ".", with: ",") : decimal.description
         default:
             return CardNumberMask.masked(value)

@@ -1,6 +1,7 @@
 import Foundation
 import RBSCore
 import RBSLedger
+import RBSMoney
 
 extension REPL {
     /// `basket [show]`, `basket add [OP|NUMBER|@TEMPLATE [ID=VALUE ...]]`, `basket remove N`, `basket clear`,
@@ -42,21 +43,24 @@ extension REPL {
         func text(_ report: HostMessage.Report) -> String { console.text(.report(report)) }
         var table = Table(header: [text(.numberColumn), text(.operationColumn), text(.amountColumn), text(.payeeColumn),
                                    text(.payeeAccountColumn)])
-        var totals: [String: Decimal] = [:]
+        var totals: [String: (sum: Decimal, documents: Int)] = [:]
         for (index, draft) in basket.enumerated() {
             func value(_ role: DocumentFieldRole) -> String {
                 draft.fields.first { draft.presentation(of: $0.key).role == role && !$0.value.isEmpty }?.value ?? ""
             }
             let amount = value(.amount), currency = value(.currency)
-            if let decimal = Decimal(string: amount, locale: Locale(identifier: "en_US_POSIX")) { totals[currency, default: 0] += decimal }
+            if let decimal = DecimalText.parse(amount) {
+                totals[currency, default: (0, 0)].sum += decimal
+                totals[currency, default: (0, 0)].documents += 1
+            }
             table.rows.append([String(index + 1), draft.operation,
                                amount.isEmpty ? "" : Amount.shown(amount, currency: currency, console.language),
                                value(.payee), value(.payeeAccount)])
         }
         var lines = [table.render()]
-        for (currency, sum) in totals.sorted(by: { $0.key < $1.key }) {
-            lines.append("  \(console.text(.basketTotal(documents: basket.filter { $0["currency"] == currency }.count))): "
-                + Amount.shown("\(sum)", currency: currency, console.language))
+        for (currency, total) in totals.sorted(by: { $0.key < $1.key }) {
+            lines.append("  \(console.text(.basketTotal(documents: total.documents))): "
+                + Amount.shown("\(total.sum)", currency: currency, console.language))
         }
         return lines.joined(separator: "\n")
     }
