@@ -15,6 +15,7 @@ import os
 import select
 import shutil
 import socket
+import concurrent.futures
 import subprocess
 import sys
 import tempfile
@@ -330,44 +331,54 @@ def run_api(world, scenario):
 FRONT_ENDS = {"repl": run_repl, "cli": run_cli, "api": run_api}
 
 
+def check(options, scenario, front):
+    """Runs `scenario` through `front` in a world of its own: the problems found (none when it matches)."""
+    expected = scenario["expect"]
+    world = World(options.binary, options.plugins)
+    try:
+        outcome, atom = FRONT_ENDS[front](world, scenario)
+        journal = world.journal()
+        problems = []
+        if outcome != expected["outcome"]:
+            problems.append(f"outcome {outcome!r}, expected {expected['outcome']!r}")
+        if "atom" in expected and atom not in (None, expected["atom"]):
+            problems.append(f"atom {atom!r}, expected {expected['atom']!r}")
+        if journal != expected["journal"]:
+            problems.append(f"journal {journal}, expected {expected['journal']}")
+        if world.host(["verify"], check=False).returncode != 0:
+            problems.append("verify failed")
+    except (Failure, subprocess.TimeoutExpired, KeyError, ValueError) as error:
+        problems = [f"{type(error).__name__}: {error}"]
+    finally:
+        world.close()
+    return problems
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary")
     parser.add_argument("plugins")
     parser.add_argument("--corpus", default=os.path.join(HERE, "corpus.json"))
     parser.add_argument("--only")
+    parser.add_argument("--jobs", type=int, default=4, help="runs at once (each in a world of its own)")
     options = parser.parse_args()
     with open(options.corpus) as file:
         corpus = json.load(file)
+    runs = [(scenario, front) for scenario in corpus["scenarios"]
+            if not (options.only and options.only not in scenario["name"])
+            for front in scenario.get("frontEnds", list(FRONT_ENDS))]
+    # Each run has a world of its own (data folder, port), and most of a run's time is waiting for a REPL to fall
+    # quiet or a server to start: several at once (--jobs) take a fraction of the time, results in corpus order.
+    with concurrent.futures.ThreadPoolExecutor(options.jobs) as pool:
+        results = list(pool.map(lambda run: (run, check(options, *run)), runs))
     passed = failed = 0
-    for scenario in corpus["scenarios"]:
-        if options.only and options.only not in scenario["name"]:
-            continue
-        expected = scenario["expect"]
-        for front in scenario.get("frontEnds", list(FRONT_ENDS)):
-            world = World(options.binary, options.plugins)
-            try:
-                outcome, atom = FRONT_ENDS[front](world, scenario)
-                journal = world.journal()
-                problems = []
-                if outcome != expected["outcome"]:
-                    problems.append(f"outcome {outcome!r}, expected {expected['outcome']!r}")
-                if "atom" in expected and atom not in (None, expected["atom"]):
-                    problems.append(f"atom {atom!r}, expected {expected['atom']!r}")
-                if journal != expected["journal"]:
-                    problems.append(f"journal {journal}, expected {expected['journal']}")
-                if world.host(["verify"], check=False).returncode != 0:
-                    problems.append("verify failed")
-            except (Failure, subprocess.TimeoutExpired, KeyError, ValueError) as error:
-                problems = [f"{type(error).__name__}: {error}"]
-            finally:
-                world.close()
-            if problems:
-                failed += 1
-                print(f"FAIL {front:4} {scenario['name']}: " + "; ".join(problems), flush=True)
-            else:
-                passed += 1
-                print(f"ok   {front:4} {scenario['name']}", flush=True)
+    for (scenario, front), problems in results:
+        if problems:
+            failed += 1
+            print(f"FAIL {front:4} {scenario['name']}: " + "; ".join(problems), flush=True)
+        else:
+            passed += 1
+            print(f"ok   {front:4} {scenario['name']}", flush=True)
     print(f"parity: {passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 
