@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import HTTPTypes
+import NIOCore
 import RBSCore
 import RBSLedger
 
@@ -13,7 +15,40 @@ extension OnlineBank {
     }
 }
 
+extension OnlineBank {
+    /// The receipt of journal entry `sequence` (one of `customer`'s, taken by the bank) as a PDF in `language`: the
+    /// report `journal receipt` writes, by the same writer.
+    func receiptPDF(_ sequence: Int64, language: HostLanguage, for customer: Customer) async throws(Problem) -> Data {
+        _ = try await entry(sequence, of: customer)
+        let ledger = self.ledger, directory = runtime.locator.optional(BankDirectory.self), registry = runtime.registry
+        do {
+            return try await Self.blocking {
+                let report = try EntryReport(sequence: sequence, ledger: ledger, directory: directory, receipt: true, language: language,
+                                             operation: registry.listedDescriptor)
+                let format = ReceiptFormat.pdf
+                return try format.render(report)
+            }
+        } catch let error as ReceiptError {
+            switch error {
+            case .notPosted:
+                throw Problem("not-posted", "The entry has no receipt", status: 409, detail: error.description)
+            case .storage(let inner): throw Self.storageProblem("the receipt could not be made", inner)
+            case .noEntry, .unreadable, .font: throw Problem.internalError(error.description)
+            }
+        } catch {
+            throw Self.storageProblem("the receipt could not be made", error)
+        }
+    }
+}
+
 extension Routes {
+    /// A PDF answered as a file to keep (`Content-Disposition: attachment`), never cached.
+    static func pdf(_ bytes: Data, named name: String) -> Response {
+        Response(status: .ok,
+                 headers: [.contentType: "application/pdf", .contentDisposition: "attachment; filename=\"\(name)\"", .cacheControl: "no-store"],
+                 body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
     /// The words a history is asked with: `q` (payee, purpose or amount), `account` (one of the customer's, or
     /// a payee's account the documents name), `from`/`to` (``PeriodQuery``) and `status` (`posted` — taken by the
     /// bank, posted or acknowledged —, `rejected` or `awaiting-second-signature`).

@@ -58,10 +58,7 @@ extension Routes {
                 } catch {
                     throw Problem.internalError(error.description)
                 }
-                return Response(status: .ok,
-                                headers: [.contentType: "application/pdf", .contentDisposition: "attachment; filename=\"statement-\(number).pdf\"",
-                                          .cacheControl: "no-store"],
-                                body: .init(byteBuffer: ByteBuffer(bytes: pdf)))
+                return Routes.pdf(pdf, named: "statement-\(number).pdf")
             }
         }
     }

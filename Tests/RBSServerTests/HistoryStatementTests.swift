@@ -128,6 +128,24 @@ struct HistoryStatementTests {
         }
     }
 
+    @Test("an entry's receipt is a PDF to download in the customer's language; another customer's entry is not found")
+    func receiptPDF() async throws {
+        let bank = try TestBank()
+        try await bank.test { api in
+            let alice = try await api.login(bank.alice), bob = try await api.login(bank.bob)
+            let entry = try await Self.pay(bank, api, bank.alice, alice)
+            let answer = try await api.call(.get, "/api/v1/journal/\(entry)/receipt.pdf?lang=ru", token: alice)
+            #expect(answer.status == 200 && answer.contentType == "application/pdf", "\(answer.status) \(answer.text.prefix(300))")
+            #expect(answer.headers[.contentDisposition] == "attachment; filename=\"receipt-\(entry).pdf\"")
+            let file = bank.data.appendingPathComponent("receipt.pdf")
+            try Data(answer.body.readableBytesView).write(to: file)
+            let lines = try Self.pdftotext(file).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(lines.first == "Квитанция к записи журнала \(entry)", "\(lines)")
+            #expect(lines.contains { $0.hasPrefix("Получатель") && $0.hasSuffix("ООО Ромашка") }, "\(lines)")
+            #expect(try await api.call(.get, "/api/v1/journal/\(entry)/receipt.pdf", token: bob).status == 404)
+        }
+    }
+
     static func pdftotext(_ file: URL) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -135,10 +135,10 @@ def rows(driver, table):
         return []
 
 
-# The statement's PDF fetched as the download link would (the session's cookie), its bytes handed back in base64.
+# A PDF (the statement's, a receipt's) fetched as its download link would (the session's cookie), its bytes handed back in base64.
 FETCH_PDF = """
 const done = arguments[arguments.length - 1];
-fetch(document.getElementById("statement-pdf").href, { credentials: "same-origin" }).then(async (answer) => {
+fetch(document.getElementById(arguments[0]).href, { credentials: "same-origin" }).then(async (answer) => {
   const bytes = new Uint8Array(await answer.arrayBuffer());
   let text = "";
   for (const byte of bytes) text += String.fromCharCode(byte);
@@ -180,6 +180,11 @@ def history_and_statement(driver, wait, served):
     check("ООО Ромашка" in details and "1,500.50 RUB" in details and "Оплата по счёту 7" in details,
           f"the entry's details show the payee, amount and purpose: {details!r}")
     check(re.search(r"#/history/\d+$", driver.current_url) is not None, f"an entry has its own address: {driver.current_url}")
+    # The entry's receipt as a PDF, downloaded and read back.
+    sequence = driver.current_url.rsplit("/", 1)[-1]
+    receipt = read_pdf(served, driver.execute_async_script(FETCH_PDF, "entry-pdf"), "receipt.pdf")
+    check(receipt and receipt[0] == f"Receipt for journal entry {sequence}", f"the receipt PDF's heading: {receipt[:2]!r}")
+    check(any(line.startswith("Payee") and line.endswith("ООО Ромашка") for line in receipt), f"the receipt PDF names the payee: {receipt!r}")
 
     go_place(driver, wait, "statement")
     Select(driver.find_element(By.ID, "statement-account")).select_by_value(served.accounts[0])
@@ -190,14 +195,8 @@ def history_and_statement(driver, wait, served):
     closing = balance_of(driver, served)
     lines = rows(driver, "statement-lines")
     check(any("ООО Ромашка" in line and "-1,500.50 RUB" in line for line in lines), f"the statement lists the payment: {lines!r}")
-    answer = driver.execute_async_script(FETCH_PDF)
-    check(answer.get("status") == 200 and answer.get("type") == "application/pdf"
-          and "attachment" in (answer.get("disposition") or ""), f"the PDF is a download: {answer.get('status')} {answer.get('type')}")
-    pdf = os.path.join(served.data, "statement.pdf")
-    with open(pdf, "wb") as out:
-        out.write(base64.b64decode(answer.get("body") or ""))
-    text = plain(subprocess.run(["pdftotext", "-layout", pdf, "-"], capture_output=True, text=True, timeout=60).stdout)
-    pdf_lines = [line.strip() for line in text.splitlines() if line.strip()]
+    answer = driver.execute_async_script(FETCH_PDF, "statement-pdf")
+    pdf_lines = read_pdf(served, answer, "statement.pdf")
     check(pdf_lines and pdf_lines[0].startswith("Statement of account " + served.accounts[0]), f"the PDF's heading: {pdf_lines[:2]!r}")
     check("Opening balance: 150,000.00 RUB" in pdf_lines, f"the PDF has the opening balance: {pdf_lines!r}")
     check(f"Closing balance: {closing}" in pdf_lines, f"the PDF closes at the balance {closing}: {pdf_lines!r}")
@@ -266,6 +265,17 @@ def templates_flow(driver, wait, served):
     wait.until(lambda d: d.find_element(By.ID, "atom-destDesc").get_attribute("value") == "Аренда за ноябрь")
     driver.find_element(By.ID, "cancel").click()
     wait.until(EC.visibility_of_element_located((By.ID, "home")))
+
+
+def read_pdf(served, answer, name):
+    """A PDF fetched by FETCH_PDF, checked to be a download, as pdftotext reads its lines."""
+    check(answer.get("status") == 200 and answer.get("type") == "application/pdf"
+          and "attachment" in (answer.get("disposition") or ""), f"{name} is a download: {answer.get('status')} {answer.get('type')}")
+    pdf = os.path.join(served.data, name)
+    with open(pdf, "wb") as out:
+        out.write(base64.b64decode(answer.get("body") or ""))
+    text = plain(subprocess.run(["pdftotext", "-layout", pdf, "-"], capture_output=True, text=True, timeout=60).stdout)
+    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 def balance_of(driver, served):

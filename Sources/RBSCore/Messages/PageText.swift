@@ -32,7 +32,7 @@ public enum PageText: String, CaseIterable, Sendable {
     case searchLabel, searchHint, search, periodFrom, periodTo, allAccounts, anyStatus, purpose, details, found, noneFound
     case entryNumber, repeatPayment, backToHistory, valueDropped
     case statement, statementShow, statementOf, statementPostings, period, sinceOpening, untilNow, openingBalance
-    case closingBalance, totalDebit, totalCredit, counterparty, noPostings, downloadPdf
+    case closingBalance, totalDebit, totalCredit, counterparty, noPostings, downloadPdf, downloadReceipt
     // Templates: the customer's own.
     case templates, templatesIntro, noTemplates, templateName, templateNameHint, saveTemplate, saveTemplateTitle
     case templateSaved, templateRun, templateOf, rename, renameTo, saveName, delete, templateRenamed, templateDeleted
@@ -204,6 +204,7 @@ public enum PageText: String, CaseIterable, Sendable {
         case .counterparty: language.pick("Counterparty", "Контрагент")
         case .noPostings: HostMessage.noPostings.text(language)
         case .downloadPdf: language.pick("Download the PDF", "Скачать выписку (файл для печати)")
+        case .downloadReceipt: language.pick("Download the receipt (PDF)", "Скачать квитанцию (файл для печати)")
 
         case .templates: language.pick("Templates", "Шаблоны")
         case .templatesIntro: language.pick("Your saved forms: fill one in, check it and sign as usual.",

@@ -96,6 +96,14 @@ enum Routes {
                 return json(try await bank.presented(try await bank.journal(of: who, matching: filter), for: who, language: language(request)))
             }
         }
+        // The receipt of an entry the bank took, as a PDF to keep or share (the one `journal receipt` writes).
+        api.get("/journal/:entry/receipt.pdf") { request, context in
+            try await answer {
+                let who = try await customer(request, bank)
+                let sequence = try entry(context)
+                return pdf(try await bank.receiptPDF(sequence, language: language(request), for: who), named: "receipt-\(sequence).pdf")
+            }
+        }
         api.get("/journal/:entry") { request, context in
             try await answer {
                 let who = try await customer(request, bank)

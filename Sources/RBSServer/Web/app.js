@@ -408,6 +408,7 @@ async function showEntry(sequence) {
     $("entry-sections").replaceChildren();
     $("entry-error").textContent = error.message;
     $("entry-repeat").hidden = true;
+    $("entry-pdf").hidden = true;
     document.querySelector("#entry .template-save").hidden = true;
     $("entry-title").focus();
     return;
@@ -419,6 +420,7 @@ async function showEntry(sequence) {
     element("dl", { className: "lines" }, ...section.rows.flatMap((row) => [element("dt", { text: row.label }),
       element("dd", { className: "wide" + (/^[0-9a-f]{64}$/.test(row.value) ? " hash" : ""), text: row.value, "data-source": "value" })])))));
   $("entry-repeat").hidden = !line.operation;
+  showReceiptLink($("entry-pdf"), line.sequence, line.kind === "posted" || line.kind === "acknowledged");
   const saver = document.querySelector("#entry .template-save");
   saver.hidden = !line.operation;
   renderTemplateSaver(saver, () => ({ entry: line.sequence }));
@@ -435,6 +437,13 @@ $("entry-repeat").addEventListener("click", async () => {
     $("entry-error").textContent = error.message;
   }
 });
+
+/// The link to an entry's receipt as a PDF (only an entry the bank took has a receipt), in the page's language.
+function showReceiptLink(link, sequence, taken) {
+  link.hidden = !taken;
+  link.href = "/api/v1/journal/" + sequence + "/receipt.pdf" + apiQuery(new URLSearchParams({ lang: state.lang }));
+  link.setAttribute("download", "receipt-" + sequence + ".pdf");
+}
 
 // MARK: - Statement of an account for a period, and its PDF
 
@@ -1020,6 +1029,7 @@ async function showReceiptScreen(id) {
   $("receipt-lines").replaceChildren(...lines.flatMap(([term, value, className]) => [element("dt", { text: term }),
     element("dd", { className: (className || "") + " wide", text: value })]));
   renderTemplateSaver(document.querySelector("#receipt .template-save"), () => ({ entry: receipt.journal }));
+  showReceiptLink($("receipt-pdf"), receipt.journal, receipt.status === "posted" || receipt.status === "acknowledged");
   $("receipt-title").focus();
 }
 
