@@ -236,26 +236,35 @@ package final class OnlineBank: @unchecked Sendable {
         }
     }
 
-    func journal(of customer: Customer) async throws(Problem) -> [API.JournalLine] {
+    /// The customer's journal entries `filter` takes (all of them by default), oldest first.
+    func journal(of customer: Customer, matching filter: JournalFilter = JournalFilter()) async throws(Problem) -> [API.JournalLine] {
         let ledger = self.ledger
         do {
-            return try await Self.blocking {
-                try ledger.customers.journal(of: customer).map {
-                    API.JournalLine(sequence: $0.sequence, kind: $0.kind.rawValue, documentHash: $0.documentId,
-                                    recordedAt: Self.iso(milliseconds: $0.recordedAtMilliseconds), debit: $0.debit,
-                                    credit: $0.credit, amount: $0.amount, currency: $0.currency,
-                                    balanceAfter: $0.balanceAfter, reason: $0.reason, basket: $0.basketId)
-                }
-            }
+            return try await Self.blocking { try ledger.customers.journal(of: customer, matching: filter).map(Self.line) }
         } catch {
             throw Self.storageProblem("the journal could not be read", error)
         }
     }
 
+    /// One journal entry as the API lists it: the posting's keys, and the document's operation, payee and purpose.
+    static func line(_ entry: JournalEntry) -> API.JournalLine {
+        let document = try? CanonicalEncoding.decode(entry.document)
+        func field(_ key: String) -> String? { document?[key].flatMap { $0.isEmpty ? nil : $0 } }
+        return API.JournalLine(sequence: entry.sequence, kind: entry.kind.rawValue, documentHash: entry.documentId,
+                               recordedAt: iso(milliseconds: entry.recordedAtMilliseconds), debit: entry.debit,
+                               credit: entry.credit, amount: entry.amount ?? field("amount"), currency: entry.currency ?? field("currency"),
+                               balanceAfter: entry.balanceAfter, reason: entry.reason, basket: entry.basketId,
+                               operation: document?.operation, payee: field("name"), purpose: field("purpose"))
+    }
+
     // MARK: - Runs
 
     /// Opens a run of `operation` for `customer`, on the plugin's lane.
-    func open(_ operation: String, language: HostLanguage = .en, for customer: Customer) async throws(Problem) -> API.Run {
+    /// - Parameter prefill: a template's or a journal entry's values, committed as typed before the form is
+    ///   answered: the values the plugin's current version has no atom for are named in `dropped`, the ones it
+    ///   refuses now in `refused` (with why), and the form shows what was filled.
+    func open(_ operation: String, language: HostLanguage = .en, prefill: FormTemplate? = nil,
+              for customer: Customer) async throws(Problem) -> API.Run {
         await expireIdleRuns()
         guard let listing = runtime.registry.operations.first(where: { $0.id == operation }) else {
             throw Problem("unknown-operation", "No such operation", status: 404,
@@ -279,7 +288,20 @@ package final class OnlineBank: @unchecked Sendable {
             session.language = language
             run.session = session
             run.named(operation: session.operation.id, title: session.operation.descriptor.title)
-            return Self.describe(run, session)
+            var dropped: [String] = [], refused: [Problem.Issue] = []
+            if let prefill {
+                let (kept, gone) = prefill.split(for: session.operation.descriptor)
+                dropped = gone.map(\.id)
+                for value in kept {
+                    do throws(FormSessionError) { _ = try session.commit(value.id, text: value.value, reader: .script) } catch {
+                        refused.append(Problem.Issue(atom: value.id, message: session.describe(error)))
+                    }
+                }
+            }
+            var described = Self.describe(run, session)
+            described.dropped = dropped.isEmpty ? nil : dropped
+            described.refused = refused.isEmpty ? nil : refused
+            return described
         }
         guard runs.add(run, limit: runLimit) else {
             try? await onLane(run) { () throws(Problem) in run.session?.close(); run.session = nil }

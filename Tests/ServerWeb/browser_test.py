@@ -11,8 +11,10 @@ Then a walk of every screen (home, form, form with errors, review, receipt) in R
 390 px: each screenshot written to docs/screenshots/ (SCREENSHOTS=DIR elsewhere), no horizontal scrolling
 (`scrollWidth <= innerWidth`), axe-core (from axe-selenium-python) without a critical or serious violation, and on a
 Russian page no English word of the host's (plugins' own texts are marked data-source=plugin and left out)."""
+import base64
 import os
 import re
+import subprocess
 import sys
 import time
 
@@ -112,6 +114,176 @@ def balance(driver, served):
 
 def wait_balance(driver, wait, served, text):
     wait.until(lambda d: balance(d, served) == text)
+
+
+def go_place(driver, wait, place):
+    """From any screen: a place of the bank in the menu (behind the Menu button on a phone)."""
+    link = driver.find_element(By.CSS_SELECTOR, f"a[data-place='{place}']")
+    if not link.is_displayed():
+        driver.find_element(By.ID, "menu-toggle").click()
+        wait.until(EC.visibility_of(link))
+    link.click()
+    wait.until(EC.visibility_of_element_located((By.ID, place)))
+    wait.until(lambda d: d.execute_script("return document.activeElement && document.activeElement.id") != "main")
+
+
+def rows(driver, table):
+    """The visible rows' texts of a table ([] while it is being drawn again)."""
+    try:
+        return [plain(row.text) for row in driver.find_elements(By.CSS_SELECTOR, f"#{table} tbody tr") if row.is_displayed()]
+    except StaleElementReferenceException:
+        return []
+
+
+# A PDF (the statement's, a receipt's) fetched as its download link would (the session's cookie), its bytes handed back in base64.
+FETCH_PDF = """
+const done = arguments[arguments.length - 1];
+fetch(document.getElementById(arguments[0]).href, { credentials: "same-origin" }).then(async (answer) => {
+  const bytes = new Uint8Array(await answer.arrayBuffer());
+  let text = "";
+  for (const byte of bytes) text += String.fromCharCode(byte);
+  done({ status: answer.status, type: answer.headers.get("content-type"), disposition: answer.headers.get("content-disposition"),
+         body: btoa(text) });
+}).catch((error) => done({ error: String(error) }));
+"""
+
+
+def history_and_statement(driver, wait, served):
+    """The history searched by payee and by amount, filtered by outcome, one entry's details; the statement of the
+    account with its PDF downloaded and read back with pdftotext."""
+    go_place(driver, wait, "history")
+    check("#/history" in driver.current_url, f"the history has its own address: {driver.current_url}")
+    everything = rows(driver, "history-list")
+    check(len(everything) >= 3, f"the history lists the payments: {everything!r}")
+    driver.find_element(By.ID, "history-q").send_keys("1 500,50" + Keys.ENTER)
+    wait.until(lambda d: "q=1" in d.current_url)
+    wait.until(lambda d: len(rows(d, "history-list")) == 1)
+    found = rows(driver, "history-list")
+    check("1,500.50 RUB" in found[0] and "ООО Ромашка" in found[0] and "Оплата по счёту 7" in found[0],
+          f"the amount as typed finds the payment: {found!r}")
+    # A search is an address: a reload shows the same search.
+    driver.refresh()
+    wait.until(lambda d: len(rows(d, "history-list")) == 1)
+    check(driver.find_element(By.ID, "history-q").get_attribute("value") == "1 500,50", "a reloaded search keeps its words")
+    query = driver.find_element(By.ID, "history-q")
+    query.clear()
+    Select(driver.find_element(By.ID, "history-status")).select_by_value("rejected")
+    driver.find_element(By.CSS_SELECTOR, "#history-form button[type=submit]").click()
+    wait.until(lambda d: "status=rejected" in d.current_url)
+    wait.until(EC.text_to_be_present_in_element((By.ID, "history-found"), "Nothing found"))
+    check(not driver.find_element(By.ID, "history-list").is_displayed(), "no rejected payment is listed")
+    driver.back()
+    wait.until(lambda d: len(rows(d, "history-list")) == 1)
+    driver.find_element(By.CSS_SELECTOR, "#history-list tbody tr a.details-link").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "entry")))
+    details = plain(driver.find_element(By.ID, "entry-sections").text)
+    check("ООО Ромашка" in details and "1,500.50 RUB" in details and "Оплата по счёту 7" in details,
+          f"the entry's details show the payee, amount and purpose: {details!r}")
+    check(re.search(r"#/history/\d+$", driver.current_url) is not None, f"an entry has its own address: {driver.current_url}")
+    # The entry's receipt as a PDF, downloaded and read back.
+    sequence = driver.current_url.rsplit("/", 1)[-1]
+    receipt = read_pdf(served, driver.execute_async_script(FETCH_PDF, "entry-pdf"), "receipt.pdf")
+    check(receipt and receipt[0] == f"Receipt for journal entry {sequence}", f"the receipt PDF's heading: {receipt[:2]!r}")
+    check(any(line.startswith("Payee") and line.endswith("ООО Ромашка") for line in receipt), f"the receipt PDF names the payee: {receipt!r}")
+
+    go_place(driver, wait, "statement")
+    Select(driver.find_element(By.ID, "statement-account")).select_by_value(served.accounts[0])
+    driver.find_element(By.CSS_SELECTOR, "#statement-form button[type=submit]").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "statement-result")))
+    totals = plain(driver.find_element(By.ID, "statement-totals").text)
+    check("Opening balance 150,000.00 RUB" in totals, f"the statement opens at the opening balance: {totals!r}")
+    closing = balance_of(driver, served)
+    lines = rows(driver, "statement-lines")
+    check(any("ООО Ромашка" in line and "-1,500.50 RUB" in line for line in lines), f"the statement lists the payment: {lines!r}")
+    answer = driver.execute_async_script(FETCH_PDF, "statement-pdf")
+    pdf_lines = read_pdf(served, answer, "statement.pdf")
+    check(pdf_lines and pdf_lines[0].startswith("Statement of account " + served.accounts[0]), f"the PDF's heading: {pdf_lines[:2]!r}")
+    check("Opening balance: 150,000.00 RUB" in pdf_lines, f"the PDF has the opening balance: {pdf_lines!r}")
+    check(f"Closing balance: {closing}" in pdf_lines, f"the PDF closes at the balance {closing}: {pdf_lines!r}")
+    check(any(line.startswith("Counterparty") and "ООО Ромашка" in line for line in pdf_lines), "the PDF names the payee")
+    go_home(driver, wait)
+
+
+def templates_flow(driver, wait, served):
+    """A template saved from a filled form, found in the templates, renamed, run (the form opens filled in) and
+    signed; another saved from a receipt stays for the walk; one deleted."""
+    type_quick(driver, wait, served, "Аренда за ноябрь", "700")
+    driver.find_element(By.ID, "atom-amount").send_keys(Keys.TAB)
+    time.sleep(0.6)
+    name = driver.find_element(By.ID, "template-name-run")
+    name.send_keys("my rent" + Keys.ENTER)
+    wait.until(EC.text_to_be_present_in_element((By.ID, "template-name-run-error"), "cannot name a template"))
+    check(name.get_attribute("aria-invalid") == "true" and active_id(driver) == "template-name-run", "a refused name is marked and focused")
+    name.clear()
+    name.send_keys("Rent_monthly" + Keys.ENTER)
+    wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#run .template-save [role=status]"), "Template Rent_monthly saved"))
+    driver.find_element(By.ID, "cancel").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "home")))
+
+    go_place(driver, wait, "templates")
+    check("#/templates" in driver.current_url, f"the templates have their own address: {driver.current_url}")
+    items = [plain(item.text) for item in driver.find_elements(By.CSS_SELECTOR, "#templates-list > li")]
+    check(len(items) == 1 and items[0].startswith("Rent_monthly") and "Quick payment" in items[0], f"the template is listed: {items!r}")
+    driver.find_element(By.CSS_SELECTOR, "[data-template-rename='Rent_monthly']").click()
+    field = driver.switch_to.active_element
+    check(field.get_attribute("value") == "Rent_monthly", "the rename field has the focus and the old name")
+    field.clear()
+    field.send_keys("Аренда" + Keys.ENTER)
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-template='Аренда']"))
+    check(not driver.find_elements(By.CSS_SELECTOR, "[data-template='Rent_monthly']"), "the old name is gone")
+    check("Rent_monthly is now Аренда" in driver.find_element(By.ID, "notice").text, "the rename is said")
+    driver.find_element(By.CSS_SELECTOR, "[data-template-run='Аренда']").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "run")))
+    wait.until(lambda d: d.find_element(By.ID, "atom-destName").get_attribute("value") == "ООО Ромашка")
+    check(driver.find_element(By.ID, "atom-destDesc").get_attribute("value") == "Аренда за ноябрь", "the template's purpose is filled in")
+    check(driver.find_element(By.ID, "atom-amount").get_attribute("value") in ("700", "700.00"), "the template's amount is filled in")
+    to_review(driver, wait)
+    if driver.find_element(By.ID, "code").is_displayed():
+        driver.find_element(By.ID, "code").send_keys(fresh_code(served) + Keys.ENTER)
+    else:
+        driver.find_element(By.ID, "sign").click()  # the passkey registered earlier signs
+    wait.until(EC.visibility_of_element_located((By.ID, "receipt")))
+    receipt = plain(driver.find_element(By.ID, "receipt-lines").text)
+    check("posted" in receipt and "700.00 RUB" in receipt, f"the payment from the template is posted: {receipt!r}")
+    # Saved again from the receipt (the form the entry was signed from), and kept for the walk's screenshots.
+    driver.find_element(By.ID, "template-name-receipt").send_keys("Rent_again" + Keys.ENTER)
+    wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#receipt .template-save [role=status]"), "Template Rent_again saved"))
+    driver.find_element(By.ID, "done").click()
+    go_place(driver, wait, "templates")
+    driver.find_element(By.CSS_SELECTOR, "[data-template-delete='Аренда']").click()
+    wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-template='Аренда']"))
+    names = [item.get_attribute("data-template") for item in driver.find_elements(By.CSS_SELECTOR, "#templates-list > li")]
+    check(names == ["Rent_again"], f"one template deleted, the other kept: {names!r}")
+    # Repeat: the history's entry opens the same form again, filled in.
+    go_place(driver, wait, "history")
+    driver.find_element(By.ID, "history-q").send_keys("Аренда за ноябрь" + Keys.ENTER)
+    wait.until(lambda d: "q=" in d.current_url and len(rows(d, "history-list")) == 1)
+    driver.find_element(By.CSS_SELECTOR, "#history-list tbody tr a.details-link").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "entry-repeat")))
+    driver.find_element(By.ID, "entry-repeat").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "run")))
+    wait.until(lambda d: d.find_element(By.ID, "atom-destDesc").get_attribute("value") == "Аренда за ноябрь")
+    driver.find_element(By.ID, "cancel").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "home")))
+
+
+def read_pdf(served, answer, name):
+    """A PDF fetched by FETCH_PDF, checked to be a download, as pdftotext reads its lines."""
+    check(answer.get("status") == 200 and answer.get("type") == "application/pdf"
+          and "attachment" in (answer.get("disposition") or ""), f"{name} is a download: {answer.get('status')} {answer.get('type')}")
+    pdf = os.path.join(served.data, name)
+    with open(pdf, "wb") as out:
+        out.write(base64.b64decode(answer.get("body") or ""))
+    text = plain(subprocess.run(["pdftotext", "-layout", pdf, "-"], capture_output=True, text=True, timeout=60).stdout)
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def balance_of(driver, served):
+    """The closing balance the statement shows."""
+    for row in driver.find_elements(By.CSS_SELECTOR, "#statement-totals tr"):
+        if row.text.startswith("Closing balance"):
+            return plain(row.find_element(By.TAG_NAME, "td").text)
+    return ""
 
 
 def go_home(driver, wait):
@@ -229,6 +401,10 @@ def empty_form(driver, wait):
     wait.until(EC.visibility_of_element_located((By.ID, "error-summary")))
     links = driver.find_elements(By.CSS_SELECTOR, "#error-list a")
     check(len(links) >= 3, f"the summary lists the fields to fill: {[l.text for l in links]}")
+    for link in links:
+        field = link.get_attribute("href").split("#")[-1]
+        caption = driver.find_element(By.CSS_SELECTOR, f"label[for='{field}']").text
+        check(link.text.count(caption) == 1, f"the summary names {caption!r} once: {link.text!r}")
     check(active_id(driver).startswith("atom-"), f"the focus is on the first field to mend: {active_id(driver)}")
     links[-1].click()
     target = links[-1].get_attribute("href").split("#")[-1]
@@ -295,6 +471,9 @@ def basket_payments(driver, wait, served):
         to_review(driver, wait)
         driver.find_element(By.ID, "add-to-basket").click()
         wait.until(EC.visibility_of_element_located((By.ID, "basket")))
+    # A reload keeps the basket: its runs stay reviewed on the server, the tab remembers which.
+    driver.refresh()
+    wait.until(EC.visibility_of_element_located((By.ID, "basket")))
     rows = [plain(row.text) for row in driver.find_elements(By.CSS_SELECTOR, "#basket-items tbody tr")]
     check(len(rows) == 2 and "300.00 RUB" in rows[0] and "200.00 RUB" in rows[1] and all("ООО Ромашка" in r for r in rows),
           f"the basket lists both: {rows!r}")
@@ -359,7 +538,8 @@ def tax_payment(driver, wait, served):
 
 # MARK: - The walk: every screen, both languages, both widths
 
-ENGLISH_ALLOWED = {"RUB", "USD", "EUR", "TOTP", "OCRA", "BIC", "INN"}
+# SHA-256 and Ed25519 name the hash and the signature in an entry's details.
+ENGLISH_ALLOWED = {"RUB", "USD", "EUR", "TOTP", "OCRA", "BIC", "INN", "SHA", "Ed"}
 
 HOST_TEXT = """
 const skip = (node) => node.closest("[data-source], #lang-switch, .hash, code, [hidden], .visually-hidden");
@@ -434,6 +614,31 @@ def walk(driver, wait, served, shots, lang, width, amount):
     look(driver, axe, shots, lang, width, "receipt")
     driver.find_element(By.ID, "done").click()
     wait.until(EC.visibility_of_element_located((By.ID, "home")))
+    # The places of the bank: the history searched, one entry, the statement.
+    go_place(driver, wait, "history")
+    driver.find_element(By.ID, "history-q").send_keys("Ромашка" + Keys.ENTER)
+    wait.until(lambda d: "q=" in d.current_url and rows(d, "history-list"))
+    look(driver, axe, shots, lang, width, "history")
+    driver.find_element(By.CSS_SELECTOR, "#history-list tbody tr a.details-link").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "entry-sections")))
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#entry-sections dl"))
+    look(driver, axe, shots, lang, width, "entry")
+    go_place(driver, wait, "statement")
+    driver.find_element(By.CSS_SELECTOR, "#statement-form button[type=submit]").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "statement-result")))
+    look(driver, axe, shots, lang, width, "statement")
+    go_home(driver, wait)
+
+
+def walk_templates(driver, wait, shots, lang, width):
+    """The templates screen (one kept by templates_flow) in a language at a width."""
+    axe = Axe(driver)
+    driver.set_window_size(width, 844 if width < 800 else 1000)
+    switch_language(driver, wait, lang)
+    go_place(driver, wait, "templates")
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#templates-list > li"))
+    axe.inject()
+    look(driver, axe, shots, lang, width, "templates")
 
 
 def main():
@@ -458,6 +663,7 @@ def main():
 
         first_payment(driver, wait, served)
         basket_payments(driver, wait, served)
+        history_and_statement(driver, wait, served)
         # The walk signs with codes (before the passkey): journal entries 4–7, 11 + 12 + 13 + 14 = 50.00 RUB.
         for number, (lang, width) in enumerate([("ru", 390), ("ru", 1280), ("en", 390), ("en", 1280)]):
             walk(driver, wait, served, shots, lang, width, str(11 + number))
@@ -475,11 +681,22 @@ def main():
         duplicate_payment(driver, wait, served)
         tax_payment(driver, wait, served)
         empty_form(driver, wait)
+        # Templates last: the payment signed from one moves the balances the steps above expect.
+        templates_flow(driver, wait, served)
+        for lang, width in [("ru", 390), ("ru", 1280), ("en", 390), ("en", 1280)]:
+            walk_templates(driver, wait, shots, lang, width)
+        switch_language(driver, wait, "en")
 
         # Nothing the page did was refused by the content security policy, and no script failed.
         problems = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"
                     and not re.search(r"\b(401|404|409|422)\b", entry["message"])]
         check(not problems, f"the browser console has errors: {problems}")
+    except Exception:
+        # Where a step stopped: the address, the page's notice and console, and a screenshot beside the others.
+        driver.save_screenshot(os.path.join(shots, "failure.png"))
+        print("stopped at", driver.current_url, "notice:", driver.find_element(By.ID, "notice").text, flush=True)
+        print("console:", [entry["message"] for entry in driver.get_log("browser")][-10:], flush=True)
+        raise
     finally:
         driver.quit()
         log = served.stop()

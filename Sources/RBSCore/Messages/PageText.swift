@@ -28,6 +28,14 @@ public enum PageText: String, CaseIterable, Sendable {
     // Passkeys.
     case passkey, passkeyUnavailable, passkeyRegistered, passkeyOffer, passkeyRegister, passkeyRegisterNew
     case passkeyDone, passkeyNotSigned, passkeyNotCreated, passkeyCode, passkeyCodeFirst
+    // History (search and one entry's details) and the statement of an account.
+    case searchLabel, searchHint, search, periodFrom, periodTo, allAccounts, anyStatus, purpose, details, found, noneFound
+    case entryNumber, repeatPayment, backToHistory, valueDropped
+    case statement, statementShow, statementOf, statementPostings, period, sinceOpening, untilNow, openingBalance
+    case closingBalance, totalDebit, totalCredit, counterparty, noPostings, downloadPdf, downloadReceipt
+    // Templates: the customer's own.
+    case templates, templatesIntro, noTemplates, templateName, templateNameHint, saveTemplate, saveTemplateTitle
+    case templateSaved, templateRun, templateOf, rename, renameTo, saveName, delete, templateRenamed, templateDeleted
     // Errors the page itself meets.
     case serverAnswered, networkDown, updated
 
@@ -164,6 +172,59 @@ public enum PageText: String, CaseIterable, Sendable {
                                          "Ваш одноразовый код (без него ключ доступа не зарегистрировать)")
         case .passkeyCodeFirst: language.pick("Type your one-time code first: registering a passkey needs it.",
                                               "Сначала введите одноразовый код: без него ключ доступа не зарегистрировать.")
+
+        case .searchLabel: language.pick("Payee, purpose or amount", "Получатель, назначение или сумма")
+        case .searchHint: language.pick("Part of a name or of the purpose, or the whole amount (1 500,50).",
+                                        "Часть названия или назначения платежа либо сумма целиком (1 500,50).")
+        case .search: language.pick("Search", "Найти")
+        case .periodFrom: language.pick("From (day)", "С (дата)")
+        case .periodTo: language.pick("To (day)", "По (дата)")
+        case .allAccounts: language.pick("All accounts", "Все счета")
+        case .anyStatus: language.pick("Any outcome", "Любой результат")
+        case .purpose: HostMessage.purpose.text(language)
+        case .details: language.pick("Details", "Подробнее")
+        case .found: language.pick("Found: {count}", "Найдено: {count}")
+        case .noneFound: language.pick("Nothing found.", "Ничего не найдено.")
+        case .entryNumber: language.pick("Journal entry {entry}", "Запись журнала {entry}")
+        case .repeatPayment: language.pick("Repeat this payment", "Повторить платёж")
+        case .backToHistory: language.pick("Back to history", "Вернуться к истории")
+        case .valueDropped: language.pick("The form no longer has the field {field}: its earlier value was not used.",
+                                          "В форме больше нет поля {field}: прежнее значение не использовано.")
+        case .statement: language.pick("Statement", "Выписка")
+        case .statementShow: language.pick("Show the statement", "Показать выписку")
+        case .statementOf: language.pick("Account {account} ({title})", "Счёт {account} ({title})")
+        case .statementPostings: language.pick("Postings of the period", "Операции за период")
+        case .period: language.pick("Period", "Период")
+        case .sinceOpening: language.pick("the opening", "с открытия")
+        case .untilNow: language.pick("now", "по сей день")
+        case .openingBalance: language.pick("Opening balance", "Входящий остаток")
+        case .closingBalance: language.pick("Closing balance", "Исходящий остаток")
+        case .totalDebit: language.pick("Debits ({count})", "Списания ({count})")
+        case .totalCredit: language.pick("Credits ({count})", "Зачисления ({count})")
+        case .counterparty: language.pick("Counterparty", "Контрагент")
+        case .noPostings: HostMessage.noPostings.text(language)
+        case .downloadPdf: language.pick("Download the PDF", "Скачать выписку (файл для печати)")
+        case .downloadReceipt: language.pick("Download the receipt (PDF)", "Скачать квитанцию (файл для печати)")
+
+        case .templates: language.pick("Templates", "Шаблоны")
+        case .templatesIntro: language.pick("Your saved forms: fill one in, check it and sign as usual.",
+                                            "Ваши сохранённые формы: заполните по шаблону, проверьте и подпишите как обычно.")
+        case .noTemplates: language.pick("No templates yet: save one under a form or a receipt.",
+                                         "Шаблонов пока нет: сохраните шаблон под формой или квитанцией.")
+        case .templateName: language.pick("Template name", "Название шаблона")
+        case .templateNameHint: language.pick("Letters, digits, '.', '-' or '_', no spaces (Rent_office).",
+                                              "Буквы, цифры, «.», «-» или «_», без пробелов (Аренда_офиса).")
+        case .saveTemplate: language.pick("Save as template", "Сохранить как шаблон")
+        case .saveTemplateTitle: language.pick("Keep as a template", "Сохранить шаблон")
+        case .templateSaved: language.pick("Template {name} saved.", "Шаблон {name} сохранён.")
+        case .templateRun: language.pick("Fill in", "Заполнить")
+        case .templateOf: language.pick("{title}: {count} values", "{title}: значений — {count}")
+        case .rename: language.pick("Rename", "Переименовать")
+        case .renameTo: language.pick("New name for {name}", "Новое название для {name}")
+        case .saveName: language.pick("Save the name", "Сохранить название")
+        case .delete: language.pick("Delete", "Удалить")
+        case .templateRenamed: language.pick("Template {name} is now {newName}.", "Шаблон {name} переименован в {newName}.")
+        case .templateDeleted: language.pick("Template {name} deleted.", "Шаблон {name} удалён.")
 
         case .serverAnswered: language.pick("The server answered {status}.", "Сервер ответил {status}.")
         case .networkDown: language.pick("The bank cannot be reached; check the connection and try again.",

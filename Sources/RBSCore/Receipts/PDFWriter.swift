@@ -54,10 +54,13 @@ struct PDFWriter {
         y -= Self.lineHeight
     }
 
+    /// A line of text, wrapped to the page (a statement's heading names a long account title).
     private mutating func line(_ text: String, x: Double, size: Double, advance: Double) {
-        ensureRoom(advance)
-        self.text(text, x: x, size: size, gray: 0)
-        y -= advance
+        for part in wrap(text, width: Self.pageWidth - Self.margin - x, size: size) {
+            ensureRoom(advance)
+            self.text(part, x: x, size: size, gray: 0)
+            y -= advance
+        }
     }
 
     private mutating func ensureRoom(_ height: Double) {

@@ -7,7 +7,12 @@ public struct TemplateStore: Sendable {
     public let directory: URL
 
     public init(dataDirectory: URL) {
-        directory = dataDirectory.appendingPathComponent("templates")
+        self.init(directory: dataDirectory.appendingPathComponent("templates"))
+    }
+
+    /// The templates kept in `directory`.
+    init(directory: URL) {
+        self.directory = directory
     }
 
     /// Whether `name` can name a template: 1–64 letters, digits, '.', '-' or '_', not starting with '.'.
@@ -50,7 +55,7 @@ public struct TemplateStore: Sendable {
         return files.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.filter(Self.isValidName).sorted()
     }
 
-    private func url(_ name: String) -> URL { directory.appendingPathComponent(name + ".json") }
+    func url(_ name: String) -> URL { directory.appendingPathComponent(name + ".json") }
 }
 
 /// Why a template could not be saved or used.
@@ -61,6 +66,8 @@ public enum TemplateError: Error, Sendable, Hashable, CustomStringConvertible {
     case storage(String)
     /// No form was filled yet in this session.
     case nothingFilled
+    /// Another template already has this name (a customer's template is never replaced by a new one).
+    case exists(String)
 
     public var description: String {
         switch self {
@@ -72,6 +79,7 @@ public enum TemplateError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unreadable(let path, let detail): "the template \(path) cannot be read: \(detail)"
         case .storage(let detail): "templates: \(detail)"
         case .nothingFilled: "no form was filled yet: run an operation, then template save NAME keeps its values"
+        case .exists(let name): "there is already a template '\(name)': choose another name, or delete that one first"
         }
     }
 }

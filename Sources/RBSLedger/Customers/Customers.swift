@@ -192,6 +192,12 @@ public struct Customers: Sendable {
         }
     }
 
+    /// The customer's journal entries that `filter` takes (their history searched: payee, purpose or amount,
+    /// an account, a period, an outcome), oldest first.
+    public func journal(of customer: Customer, matching filter: JournalFilter) throws(CustomerError) -> [JournalEntry] {
+        try journal(of: customer).filter { filter.matches($0, document: try? CanonicalEncoding.decode($0.document)) }
+    }
+
     /// The customer's newest passkey, or nil when they registered none.
     public func passkey(of customer: Customer) throws(CustomerError) -> Passkey? {
         let row: SQLRow?

@@ -15,20 +15,30 @@ public struct JournalFilter: Sendable, Hashable {
     public var status: JournalEntry.Kind?
     /// Signed with this key (a customer's entries, for `serve`).
     public var keyId: String?
+    /// Any of these outcomes (`serve`'s history: "taken by the bank" is both `posted` and `acknowledged`).
+    public var kinds: Set<JournalEntry.Kind>?
+    /// What a person searches for: words of the payee's name or of the purpose (any case), or the amount
+    /// (``JournalSearch``).
+    public var text: JournalSearch?
 
     public init(operation: String? = nil, account: String? = nil, start: Date? = nil, end: Date? = nil,
-                status: JournalEntry.Kind? = nil, keyId: String? = nil) {
+                status: JournalEntry.Kind? = nil, keyId: String? = nil, kinds: Set<JournalEntry.Kind>? = nil,
+                text: JournalSearch? = nil) {
         self.operation = operation
         self.account = account
         self.start = start
         self.end = end
         self.status = status
         self.keyId = keyId
+        self.kinds = kinds
+        self.text = text
     }
 
     /// Whether `entry` (with its decoded document, `nil` when it does not parse) passes.
     public func matches(_ entry: JournalEntry, document: Document?) -> Bool {
         if let status, entry.kind != status { return false }
+        if let kinds, !kinds.contains(entry.kind) { return false }
+        if let text, !text.matches(entry, document: document) { return false }
         if let keyId, entry.keyId != keyId { return false }
         if let start, entry.recordedAtMilliseconds < Timestamp.milliseconds(start) { return false }
         if let end, entry.recordedAtMilliseconds >= Timestamp.milliseconds(end) { return false }

@@ -147,6 +147,31 @@ package enum API {
         package var atoms: [Atom]
         /// A signed run's receipt (a reloaded receipt page shows it again), else nil.
         package var receipt: Receipt? = nil
+        /// A run opened from a template or a journal entry: the atoms whose values the operation no longer has,
+        /// and the values it refuses now (each with why); absent when every value was filled in.
+        package var dropped: [String]? = nil
+        package var refused: [Problem.Issue]? = nil
+    }
+
+    /// One of the customer's templates (`GET /api/v1/templates`): a name, the operation, the values it fills in.
+    package struct Template: Encodable, Sendable {
+        package var name: String
+        package var operation: String
+        /// The operation's title (the plugin's), or its id when no loaded plugin offers it now.
+        package var title: String
+        package var values: [FormTemplate.Value]
+    }
+
+    /// `POST /api/v1/templates`: a name and where the values come from — an open run's form, or the form a
+    /// journal entry of the customer's was signed from.
+    package struct TemplateRequest: Decodable, Sendable {
+        package var name: String
+        package var run: String?
+        package var entry: Int64?
+    }
+
+    package struct RenameRequest: Decodable, Sendable {
+        package var name: String
     }
 
     /// One of the customer's open runs (`GET /api/v1/runs`): what a reloaded page resumes.
@@ -381,6 +406,10 @@ package enum API {
         package var reason: String?
         /// The basket the document was signed in, or absent.
         package var basket: String?
+        /// The document's operation ("pay.pp.quick"), its payee's name and its purpose, when it has them.
+        package var operation: String?
+        package var payee: String?
+        package var purpose: String?
         /// The entry as a person reads it, in the request's language (as a receipt's `title` and `sections`).
         package var title: String?
         package var sections: [Section]?

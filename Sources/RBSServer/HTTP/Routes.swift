@@ -87,12 +87,31 @@ enum Routes {
         api.get("/accounts") { request, _ in
             try await answer { json(try await bank.accounts(of: try await customer(request, bank))) }
         }
+        // The customer's history, searched (`q`: payee, purpose or amount) and filtered (`account`, `from`, `to`,
+        // `status`) by the core: every key optional, none given lists every entry.
         api.get("/journal") { request, _ in
             try await answer {
                 let who = try await customer(request, bank)
-                return json(try await bank.presented(try await bank.journal(of: who), for: who, language: language(request)))
+                let filter = try historyFilter(request)
+                return json(try await bank.presented(try await bank.journal(of: who, matching: filter), for: who, language: language(request)))
             }
         }
+        // The receipt of an entry the bank took, as a PDF to keep or share (the one `journal receipt` writes).
+        api.get("/journal/:entry/receipt.pdf") { request, context in
+            try await answer {
+                let who = try await customer(request, bank)
+                let sequence = try entry(context)
+                return pdf(try await bank.receiptPDF(sequence, language: language(request), for: who), named: "receipt-\(sequence).pdf")
+            }
+        }
+        api.get("/journal/:entry") { request, context in
+            try await answer {
+                let who = try await customer(request, bank)
+                return json(try await bank.presented(try await bank.entry(try entry(context), of: who), for: who, language: language(request)))
+            }
+        }
+        statementRoutes(api, bank: bank)
+        templateRoutes(api, bank: bank)
         api.get("/pending") { request, _ in
             try await answer { json(try await bank.pending(for: try await customer(request, bank))) }
         }

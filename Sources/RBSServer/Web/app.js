@@ -146,6 +146,7 @@ async function showBank(me) {
   $("who-name").textContent = me.customer;
   $("bank").hidden = false;
   showPasskey(me.passkey);
+  await restoreBasket().catch(() => {});
   await loadOperations();
   openEvents();
   await route();
@@ -168,6 +169,8 @@ $("login-form").addEventListener("submit", async (event) => {
 $("logout").addEventListener("click", async () => {
   try { await api("DELETE", "/session"); } catch (e) { /* already out */ }
   forgetRun();
+  state.basket = [];
+  keepBasket();
   history.replaceState(null, "", "#/");
   showLogin(t("loggedOut"));
 });
@@ -175,6 +178,12 @@ $("logout").addEventListener("click", async () => {
 // MARK: - Screens, each with its own address: #/ · #/run/ID · #/run/ID/field/ATOM · #/run/ID/review · #/run/ID/receipt
 
 function parseRoute() {
+  // The places of the bank: #/history?q=…, #/history/N (one entry), #/statement?account=…, #/templates.
+  const place = /^#\/(history|statement|templates)(?:\/(\d+))?(?:\?(.*))?$/.exec(location.hash);
+  if (place) {
+    const screen = place[1] === "history" && place[2] ? "entry" : place[1];
+    return { screen, entry: place[2] ? Number(place[2]) : null, query: new URLSearchParams(place[3] || "") };
+  }
   const match = /^#\/run\/([0-9a-f]{1,64})(?:\/(review|receipt|field\/([^/]+)))?$/.exec(location.hash);
   if (!match) return { screen: "home" };
   const screen = match[2] === "review" ? "review" : match[2] === "receipt" ? "receipt" : "run";
@@ -185,8 +194,15 @@ function parseRoute() {
 function go(hash) { if (location.hash !== hash) history.pushState(null, "", hash); return route(); }
 function redirect(hash) { history.replaceState(null, "", hash); route(); }
 
+const SCREENS = ["home", "run", "review", "receipt", "history", "entry", "statement", "templates"];
+
 function showScreen(id) {
-  for (const screen of ["home", "run", "review", "receipt"]) $(screen).hidden = screen !== id;
+  for (const screen of SCREENS) $(screen).hidden = screen !== id;
+  // The place on screen is marked in the menu (the entry's details belong to the history).
+  const place = id === "entry" ? "history" : id;
+  for (const link of document.querySelectorAll("[data-place]")) {
+    if (link.dataset.place === place) link.setAttribute("aria-current", "page"); else link.removeAttribute("aria-current");
+  }
   window.scrollTo(0, 0);
 }
 
@@ -205,6 +221,10 @@ async function routeNow() {
   const where = parseRoute();
   try {
     if (where.screen === "home") return await showHome();
+    if (where.screen === "history") return await showHistory(where.query);
+    if (where.screen === "entry") return await showEntry(where.entry);
+    if (where.screen === "statement") return await showStatement(where.query);
+    if (where.screen === "templates") return await showTemplates();
     if (where.screen === "receipt") return await showReceiptScreen(where.run);
     const run = await loadRun(where.run);
     if (!run) return;
@@ -302,17 +322,310 @@ async function loadJournal() {
     cell(t("time"), format.time(line.recordedAt)))));
 }
 
+// MARK: - History: the customer's journal searched by the server (payee, purpose, amount; account, period, outcome)
+
+/// A day typed in a date field (YYYY-MM-DD) as the instant its midnight is in the person's own time zone; `next`:
+/// the midnight after it (the day is included).
+function midnight(day, next) {
+  const [year, month, date] = day.split("-").map(Number);
+  return new Date(year, month - 1, date + (next ? 1 : 0)).toISOString();
+}
+
+/// `?key=value&…` for the API, each part percent-encoded (a space as %20: the server reads "+" as itself).
+function apiQuery(params) {
+  const parts = [...params.entries()].map(([key, value]) => encodeURIComponent(key) + "=" + encodeURIComponent(value));
+  return parts.length ? "?" + parts.join("&") : "";
+}
+
+/// The server's query for a period of days typed by the person.
+function periodQuery(query, from, to) {
+  if (from) query.set("from", midnight(from, false));
+  if (to) query.set("to", midnight(to, true));
+  return query;
+}
+
+/// Fills an account picker with the customer's accounts (the first option: `first`, or none).
+async function fillAccounts(select, first, chosen) {
+  const accounts = await api("GET", "/accounts");
+  const options = accounts.map((a) => element("option", { value: a.number, text: a.number + " — " + a.title }));
+  select.replaceChildren(...(first ? [element("option", { value: "", text: first })] : []), ...options);
+  select.value = chosen || (first ? "" : (accounts[0] || {}).number || "");
+  return accounts;
+}
+
+async function showHistory(query) {
+  showScreen("history");
+  $("history-error").textContent = "";
+  $("history-q").value = query.get("q") || "";
+  $("history-from").value = query.get("from") || "";
+  $("history-to").value = query.get("to") || "";
+  $("history-status").replaceChildren(...[["", t("anyStatus")], ["posted", t("posted")], ["rejected", t("rejected")],
+    ["awaiting-second-signature", t("awaiting")]].map(([value, text]) => element("option", { value, text })));
+  $("history-status").value = query.get("status") || "";
+  await fillAccounts($("history-account"), t("allAccounts"), query.get("account"));
+  const ask = new URLSearchParams();
+  for (const key of ["q", "account", "status"]) if (query.get(key)) ask.set(key, query.get(key));
+  periodQuery(ask, query.get("from"), query.get("to"));
+  let lines = [];
+  try {
+    lines = (await api("GET", "/journal" + apiQuery(ask))).reverse();
+  } catch (error) {
+    $("history-error").textContent = error.message;
+  }
+  $("history-found").textContent = lines.length ? t("found", { count: lines.length }) : t("noneFound");
+  $("history-list").hidden = lines.length === 0;
+  $("history-list").tBodies[0].replaceChildren(...lines.map((line) => element("tr", { "data-entry": line.sequence },
+    cell(t("time"), format.time(line.recordedAt)),
+    element("td", { "data-label": t("payee") }, element("span", { "data-source": "value", text: line.payee || "—" })),
+    element("td", { "data-label": t("purpose") }, element("span", { "data-source": "value", text: line.purpose || "" })),
+    cell(t("amount"), line.amount ? format.amount(line.amount, line.currency) : "", "num"),
+    cell(t("outcome"), statusWord(line.kind), line.kind === "rejected" ? "rejected" : line.kind === "posted" || line.kind === "acknowledged" ? "posted" : ""),
+    element("td", { "data-label": t("details") }, element("a", { href: "#/history/" + line.sequence, className: "details-link" },
+      element("span", { text: t("details") }), element("span", { className: "visually-hidden", text: " " + t("entryNumber", { entry: line.sequence }) }))))));
+  if (!$("main").contains(document.activeElement) || document.activeElement.offsetParent === null) $("history-title").focus();
+}
+
+$("history-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const query = new URLSearchParams();
+  for (const [key, id] of [["q", "history-q"], ["account", "history-account"], ["from", "history-from"], ["to", "history-to"], ["status", "history-status"]]) {
+    const value = $(id).value.trim();
+    if (value) query.set(key, value);
+  }
+  go("#/history" + (query.toString() ? "?" + query : ""));
+});
+
+/// One entry's details: the sections the server presents (the same as `journal show` and the receipts).
+async function showEntry(sequence) {
+  showScreen("entry");
+  $("entry-error").textContent = "";
+  state.entry = null;
+  let line;
+  try {
+    [line] = await api("GET", "/journal/" + sequence);
+  } catch (error) {
+    $("entry-title").textContent = t("entryNumber", { entry: sequence });
+    $("entry-sections").replaceChildren();
+    $("entry-error").textContent = error.message;
+    $("entry-repeat").hidden = true;
+    $("entry-pdf").hidden = true;
+    document.querySelector("#entry .template-save").hidden = true;
+    $("entry-title").focus();
+    return;
+  }
+  state.entry = line;
+  $("entry-title").textContent = line.title || t("entryNumber", { entry: sequence });
+  $("entry-sections").replaceChildren(...(line.sections || []).map((section) => element("section", { className: "entry-section" },
+    element("h2", { text: section.title }),
+    element("dl", { className: "lines" }, ...section.rows.flatMap((row) => [element("dt", { text: row.label }),
+      element("dd", { className: "wide" + (/^[0-9a-f]{64}$/.test(row.value) ? " hash" : ""), text: row.value, "data-source": "value" })])))));
+  $("entry-repeat").hidden = !line.operation;
+  showReceiptLink($("entry-pdf"), line.sequence, line.kind === "posted" || line.kind === "acknowledged");
+  const saver = document.querySelector("#entry .template-save");
+  saver.hidden = !line.operation;
+  renderTemplateSaver(saver, () => ({ entry: line.sequence }));
+  $("entry-title").focus();
+}
+
+$("entry-repeat").addEventListener("click", async () => {
+  if (!state.entry) return;
+  $("entry-error").textContent = "";
+  try {
+    const run = await api("POST", "/journal/" + state.entry.sequence + "/repeat");
+    openedRun(run);
+  } catch (error) {
+    $("entry-error").textContent = error.message;
+  }
+});
+
+/// The link to an entry's receipt as a PDF (only an entry the bank took has a receipt), in the page's language.
+function showReceiptLink(link, sequence, taken) {
+  link.hidden = !taken;
+  link.href = "/api/v1/journal/" + sequence + "/receipt.pdf" + apiQuery(new URLSearchParams({ lang: state.lang }));
+  link.setAttribute("download", "receipt-" + sequence + ".pdf");
+}
+
+// MARK: - Statement of an account for a period, and its PDF
+
+async function showStatement(query) {
+  showScreen("statement");
+  $("statement-error").textContent = "";
+  $("statement-from").value = query.get("from") || "";
+  $("statement-to").value = query.get("to") || "";
+  const accounts = await fillAccounts($("statement-account"), null, query.get("account"));
+  const account = query.get("account");
+  $("statement-result").hidden = true;
+  if (!account) {
+    if (!accounts.length) $("statement-error").textContent = t("noAccounts");
+    $("statement-title").focus();
+    return;
+  }
+  const ask = periodQuery(new URLSearchParams(), query.get("from"), query.get("to"));
+  let statement;
+  try {
+    statement = await api("GET", "/accounts/" + encodeURIComponent(account) + "/statement" + apiQuery(ask));
+  } catch (error) {
+    $("statement-error").textContent = error.message;
+    $("statement-title").focus();
+    return;
+  }
+  const money = (value) => format.amount(value, statement.currency);
+  $("statement-heading").textContent = t("statementOf", { account: statement.account, title: statement.title });
+  const day = (value) => value ? new Intl.DateTimeFormat(state.lang === "ru" ? "ru-RU" : "en-GB", { dateStyle: "medium" }).format(new Date(value + "T00:00")) : "";
+  $("statement-totals").tBodies[0].replaceChildren(...[
+    [t("period"), (query.get("from") ? day(query.get("from")) : t("sinceOpening")) + " – " + (query.get("to") ? day(query.get("to")) : t("untilNow")), ""],
+    [t("openingBalance"), money(statement.opening), "num"],
+    [t("totalDebit", { count: statement.totals.debits }), money(statement.totals.debit), "num"],
+    [t("totalCredit", { count: statement.totals.credits }), money(statement.totals.credit), "num"],
+    [t("closingBalance"), money(statement.closing), "num prominent"],
+  ].map(([label, value, className]) => element("tr", {}, element("th", { scope: "row", text: label }), element("td", { className, text: value }))));
+  $("statement-empty").hidden = statement.lines.length > 0;
+  $("statement-lines").hidden = statement.lines.length === 0;
+  $("statement-lines").tBodies[0].replaceChildren(...statement.lines.map((line) => element("tr", {},
+    cell(t("time"), format.time(line.postedAt)),
+    element("td", { "data-label": t("counterparty") }, element("span", { "data-source": "value",
+      text: [line.counterparty.name, line.counterparty.account].filter(Boolean).join(", ") })),
+    element("td", { "data-label": t("purpose") }, element("span", { "data-source": "value", text: line.purpose })),
+    cell(t("amount"), (line.direction === "credit" ? "+" : "") + money(line.amount), "num " + line.direction),
+    cell(t("balance"), money(line.balance), "num"))));
+  const pdf = new URLSearchParams(ask);
+  pdf.set("lang", state.lang);
+  try { pdf.set("tz", Intl.DateTimeFormat().resolvedOptions().timeZone || ""); } catch (e) { /* the server's zone */ }
+  $("statement-pdf").href = "/api/v1/accounts/" + encodeURIComponent(account) + "/statement.pdf" + apiQuery(pdf);
+  $("statement-pdf").setAttribute("download", "statement-" + account + ".pdf");
+  $("statement-result").hidden = false;
+  $("statement-heading").setAttribute("tabindex", "-1");
+  $("statement-heading").focus();
+}
+
+$("statement-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const query = new URLSearchParams();
+  for (const [key, id] of [["account", "statement-account"], ["from", "statement-from"], ["to", "statement-to"]]) {
+    const value = $(id).value.trim();
+    if (value) query.set(key, value);
+  }
+  go("#/statement?" + query);
+});
+
+// MARK: - Templates: the customer's own, saved from a form, a receipt or an entry; listed, renamed, deleted, run
+
+/// The "save as template" block under a form, a receipt or an entry: a name and a button; `source()` names what is
+/// kept (`{run}` an open form's values, `{entry}` the form a journal entry was signed from).
+function renderTemplateSaver(container, source) {
+  const id = "template-name-" + container.dataset.sourceKind;
+  const input = element("input", { id, name: "template-name", autocomplete: "off", maxlength: "64", spellcheck: "false",
+    "aria-describedby": id + "-hint " + id + "-error" });
+  const error = element("p", { className: "error", id: id + "-error", role: "alert" });
+  const done = element("p", { className: "posted", role: "status" });
+  const form = element("form", { novalidate: true },
+    element("div", { className: "field" }, element("label", { for: id, text: t("templateName") }), input,
+      element("p", { className: "hint", id: id + "-hint", text: t("templateNameHint") })),
+    element("button", { type: "submit", className: "secondary", text: t("saveTemplate") }));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    done.textContent = "";
+    const body = Object.assign({ name: input.value.trim() }, source());
+    try {
+      // The form's last typing reaches the server first: the template keeps what is on screen.
+      if (body.run) { await flushAll(); await queue; }
+      const saved = await api("POST", "/templates", body);
+      input.value = "";
+      input.setAttribute("aria-invalid", "false");
+      done.textContent = t("templateSaved", { name: saved.name });
+    } catch (problem) {
+      error.textContent = problem.message;
+      input.setAttribute("aria-invalid", "true");
+      input.focus();
+    }
+  });
+  container.replaceChildren(element("h2", { text: t("saveTemplateTitle") }), form, error, done);
+}
+
+async function showTemplates() {
+  showScreen("templates");
+  $("templates-error").textContent = "";
+  let list = [];
+  try { list = await api("GET", "/templates"); } catch (error) { $("templates-error").textContent = error.message; }
+  $("templates-empty").hidden = list.length > 0;
+  $("templates-list").replaceChildren(...list.map(templateItem));
+  if (!$("main").contains(document.activeElement) || document.activeElement.offsetParent === null) $("templates-title").focus();
+}
+
+/// One template: its name and operation, and its actions (each button names the template to a screen reader).
+function templateItem(template) {
+  const name = template.name;
+  const named = (key) => [element("span", { text: t(key) }), element("span", { className: "visually-hidden", text: " " + name, "data-source": "value" })];
+  const error = element("p", { className: "error", role: "alert" });
+  const run = element("button", { type: "button", "data-template-run": name }, ...named("templateRun"));
+  const rename = element("button", { type: "button", className: "secondary", "data-template-rename": name, "aria-expanded": "false" }, ...named("rename"));
+  const remove = element("button", { type: "button", className: "secondary", "data-template-delete": name }, ...named("delete"));
+  const id = "rename-" + name.replace(/[^A-Za-z0-9_-]/g, (c) => "_" + c.codePointAt(0));
+  const input = element("input", { id, value: name, autocomplete: "off", maxlength: "64", spellcheck: "false" });
+  const renameForm = element("form", { novalidate: true, hidden: true, className: "rename-form" },
+    element("label", { for: id, text: t("renameTo", { name }) }), input,
+    element("div", { className: "actions" }, element("button", { type: "submit", text: t("saveName") })));
+  run.addEventListener("click", async () => {
+    error.textContent = "";
+    try { openedRun(await api("POST", "/templates/" + encodeURIComponent(name) + "/run")); } catch (problem) { error.textContent = problem.message; }
+  });
+  rename.addEventListener("click", () => {
+    renameForm.hidden = !renameForm.hidden;
+    rename.setAttribute("aria-expanded", String(!renameForm.hidden));
+    if (!renameForm.hidden) { input.focus(); input.select(); }
+  });
+  renameForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    try {
+      const renamed = await api("PUT", "/templates/" + encodeURIComponent(name), { name: input.value.trim() });
+      say(t("templateRenamed", { name, newName: renamed.name }));
+      await showTemplates();
+      const button = document.querySelector(`[data-template-rename="${CSS.escape(renamed.name)}"]`);
+      if (button) button.focus();
+    } catch (problem) {
+      error.textContent = problem.message;
+      input.setAttribute("aria-invalid", "true");
+      input.focus();
+    }
+  });
+  remove.addEventListener("click", async () => {
+    error.textContent = "";
+    try {
+      await api("DELETE", "/templates/" + encodeURIComponent(name));
+      say(t("templateDeleted", { name }));
+      await showTemplates();
+      $("templates-title").focus();
+    } catch (problem) {
+      error.textContent = problem.message;
+    }
+  });
+  return element("li", { "data-template": name },
+    element("p", { className: "template-name", text: name, "data-source": "value" }),
+    element("p", { className: "template-operation" }, ...withPluginText(t("templateOf", { title: "\u0000", count: template.values.length }), template.title)),
+    element("div", { className: "actions" }, run, rename, remove), renameForm, error);
+}
+
 // MARK: - A run: the form
 
 async function openRun(operation) {
   closeMenu();
   try {
-    const run = await api("POST", "/runs", { operation });
-    renderForm(run);
-    go("#/run/" + run.id);
+    openedRun(await api("POST", "/runs", { operation }));
   } catch (error) {
     say(error.message);
   }
+}
+
+/// A run the server opened (empty, from a template, or repeating an entry): its form on screen, and what of a
+/// template or entry could not be filled in said above it.
+function openedRun(run) {
+  renderForm(run);
+  const notes = (run.dropped || []).map((atom) => t("valueDropped", { field: atom }))
+    .concat((run.refused || []).map((issue) => issue.message));
+  if (notes.length) say(notes.join(" "));
+  go("#/run/" + run.id);
 }
 
 function renderForm(run) {
@@ -336,6 +649,7 @@ function renderForm(run) {
     container.append(view);
     state.atoms.set(atom.id, { atom, view });
   }
+  renderTemplateSaver(document.querySelector("#run .template-save"), () => ({ run: state.run.id }));
 }
 
 function showFormScreen(field) {
@@ -518,7 +832,9 @@ function showSummary(extra) {
   for (const { atom, view } of state.atoms.values()) {
     const message = view.querySelector(".error").textContent;
     if (!view.hidden && message) {
-      const link = element("a", { href: "#" + controlId(atom), text: atom.caption + ": " + message });
+      // A message that names its field already ("required: Amount") is not prefixed with the caption again.
+      const text = atom.caption && !message.includes(atom.caption) ? atom.caption + ": " + message : message;
+      const link = element("a", { href: "#" + controlId(atom), text });
       link.addEventListener("click", (event) => {
         event.preventDefault();
         const control = view.querySelector("#" + CSS.escape(controlId(atom)));
@@ -712,6 +1028,8 @@ async function showReceiptScreen(id) {
   lines.push([t("documentHash"), receipt.documentHash, "hash"]);
   $("receipt-lines").replaceChildren(...lines.flatMap(([term, value, className]) => [element("dt", { text: term }),
     element("dd", { className: (className || "") + " wide", text: value })]));
+  renderTemplateSaver(document.querySelector("#receipt .template-save"), () => ({ entry: receipt.journal }));
+  showReceiptLink($("receipt-pdf"), receipt.journal, receipt.status === "posted" || receipt.status === "acknowledged");
   $("receipt-title").focus();
 }
 
@@ -722,10 +1040,27 @@ $("done").addEventListener("click", () => go("#/"));
 $("add-to-basket").addEventListener("click", () => {
   // The run stays reviewed on the server; the basket names it when it is made.
   state.basket.push({ run: state.run.id, title: state.run.title, review: state.review });
+  keepBasket();
   forgetRun();
   say(t("basketAdded", { count: state.basket.length }));
   go("#/").then(() => $("basket-title").focus());
 });
+
+/// The basket outlives a reload of the tab: its runs stay reviewed on the server, and the tab keeps which they are.
+function keepBasket() {
+  try { sessionStorage.setItem("rbs-basket", JSON.stringify(state.basket)); } catch (e) { /* storage off: kept in memory */ }
+}
+
+/// The basket of this tab before a reload, without the runs the server no longer holds reviewed (signed, cancelled,
+/// changed or expired meanwhile).
+async function restoreBasket() {
+  let saved = [];
+  try { saved = JSON.parse(sessionStorage.getItem("rbs-basket") || "[]"); } catch (e) { saved = []; }
+  if (!Array.isArray(saved) || !saved.length) return;
+  const reviewed = new Set((await api("GET", "/runs")).filter((run) => run.state === "review").map((run) => run.id));
+  state.basket = saved.filter((item) => item && reviewed.has(item.run) && item.review);
+  keepBasket();
+}
 
 function showBasket() {
   $("basket").hidden = state.basket.length === 0 && !$("basket-receipts").children.length;
@@ -787,6 +1122,7 @@ $("basket-sign-form").addEventListener("submit", async (event) => {
         + (receipt.reason ? ": " + receipt.reason : "") })]));
     const posted = answer.receipts.filter((r) => r.status === "posted").length;
     state.basket = [];
+    keepBasket();
     showBasket();
     say(t("basketSigned", { posted, count: answer.receipts.length }));
     await Promise.all([loadAccounts(), loadJournal()]);
@@ -800,6 +1136,7 @@ $("basket-sign-form").addEventListener("submit", async (event) => {
 $("basket-clear").addEventListener("click", async () => {
   const runs = state.basket.map((item) => item.run);
   state.basket = [];
+  keepBasket();
   $("basket-receipts").replaceChildren();
   showBasket();
   for (const run of runs) { try { await api("DELETE", "/runs/" + run); } catch (e) { /* already gone */ } }

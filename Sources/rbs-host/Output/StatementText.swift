@@ -15,61 +15,6 @@ enum StatementText {
         var closed: Bool
     }
 
-    /// `statement --json`.
-    struct StatementJSON: Encodable {
-        struct Totals: Encodable {
-            var debit: String
-            var credit: String
-            var debits: Int
-            var credits: Int
-        }
-
-        struct Counterparty: Encodable {
-            var account: String
-            var name: String
-        }
-
-        struct Line: Encodable {
-            var journal: Int64
-            var postedAt: String
-            var documentId: String
-            var operation: String
-            var direction: StatementLine.Direction
-            var counterparty: Counterparty
-            var purpose: String
-            var amount: String
-            var balance: String
-        }
-
-        var account: String
-        var title: String
-        var currency: String
-        /// ISO 8601 UTC; `null`: from the account's opening / up to now.
-        var from: String?
-        var to: String?
-        var opening: String
-        var closing: String
-        var totals: Totals
-        var lines: [Line]
-
-        private enum CodingKeys: String, CodingKey {
-            case account, title, currency, from, to, opening, closing, totals, lines
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(account, forKey: .account)
-            try c.encode(title, forKey: .title)
-            try c.encode(currency, forKey: .currency)
-            try c.encode(from, forKey: .from)
-            try c.encode(to, forKey: .to)
-            try c.encode(opening, forKey: .opening)
-            try c.encode(closing, forKey: .closing)
-            try c.encode(totals, forKey: .totals)
-            try c.encode(lines, forKey: .lines)
-        }
-    }
-
     static func json(_ overview: [AccountOverview]) -> [AccountJSON] {
         overview.map {
             AccountJSON(position: $0.position, number: $0.account.number, title: $0.account.title, currency: $0.account.currency,
@@ -78,24 +23,8 @@ enum StatementText {
         }
     }
 
-    static func json(_ statement: AccountStatement) -> StatementJSON {
-        let currency = statement.account.currency
-        let iso = ISO8601DateFormatter()
-        func text(_ value: Decimal) -> String { Amount.text(value, currency: currency) }
-        return StatementJSON(
-            account: statement.account.number, title: statement.account.title, currency: currency,
-            from: statement.period.start.map(iso.string(from:)), to: statement.period.end.map(iso.string(from:)),
-            opening: text(statement.opening), closing: text(statement.closing),
-            totals: .init(debit: text(statement.totalDebit), credit: text(statement.totalCredit),
-                          debits: statement.lines.filter { $0.direction == .debit }.count,
-                          credits: statement.lines.filter { $0.direction == .credit }.count),
-            lines: statement.lines.map { line in
-                .init(journal: line.sequence, postedAt: iso.string(from: date(line.postedAtMilliseconds)), documentId: line.documentId,
-                      operation: line.operation, direction: line.direction,
-                      counterparty: .init(account: line.counterpartyAccount, name: line.counterpartyName),
-                      purpose: line.purpose, amount: text(line.amount), balance: text(line.balanceAfter))
-            })
-    }
+    /// `statement --json`: the core's one JSON of a statement (also `serve`'s).
+    static func json(_ statement: AccountStatement) -> StatementFormat.JSON { StatementFormat.json(statement) }
 
     static func render(_ overview: [AccountOverview], language: HostLanguage = .en) -> String {
         func text(_ message: HostMessage) -> String { message.text(language) }
@@ -115,17 +44,8 @@ enum StatementText {
         func text(_ message: HostMessage) -> String { message.text(language) }
         let currency = statement.account.currency
         func money(_ value: Decimal) -> String { Amount.shown(value, currency: currency, language) }
-        let days = DateFormatter()
-        days.locale = Locale(identifier: "en_US_POSIX")
-        days.timeZone = timeZone
-        days.dateFormat = "dd.MM.yyyy"
-        let times = DateFormatter()
-        times.locale = days.locale
-        times.timeZone = timeZone
-        times.dateFormat = "dd.MM.yyyy HH:mm"
-        // The end is exclusive (the next midnight): the last day shown is the day before it.
-        let period = HostMessage.period(from: statement.period.start.map { days.string(from: $0) },
-                                        to: statement.period.end.map { days.string(from: $0.addingTimeInterval(-1)) })
+        let times = StatementFormat.timeFormatter(timeZone)
+        let period = StatementFormat.period(statement.period, timeZone: timeZone)
         var lines = [
             text(.statementOf(account: statement.account.number, title: statement.account.title, currency: currency)),
             text(period),
