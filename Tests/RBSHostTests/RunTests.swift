@@ -192,6 +192,23 @@ struct RunTests {
         #expect(try sandbox.journal().isEmpty)
     }
 
+    @Test("run's text names a refused field once, by the caption the person knows, in the language of --lang")
+    func refusalTextNamesTheCaption() throws {
+        let sandbox = try enrolled()
+        sandbox.step()
+        let sets = (Self.quick.dropLast() + ["amount=1,500"]).flatMap { ["--set", $0] }
+        let russian = try sandbox.host(["--lang", "ru", "run", "pay.pp.quick"] + sets + ["--code", try sandbox.code()])
+        #expect(russian.status == 1)
+        #expect(russian.stdout == """
+            не отправлено
+              ⚠ Сумма, ₽: 1,500 — неоднозначно: это 1500 (разделитель разрядов) или 1,5 (десятичный разделитель); введите 1500 или 1,5
+
+            """, "\(russian)")
+        let english = try sandbox.host(["run", "pay.pp.quick", "--set", "amount=10", "--code", try sandbox.code()])
+        #expect(english.stdout.split(separator: "\n").dropFirst().first == "  ⚠ required: Списать со счета", "\(english)")
+        #expect(try sandbox.journal().isEmpty)
+    }
+
     @Test("invalid: a budget payment with a bad period, then posted without the hidden fields once the type is 0")
     func taxHiddenFieldsLeftOut() throws {
         let sandbox = try enrolled()

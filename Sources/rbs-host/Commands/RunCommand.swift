@@ -39,6 +39,9 @@ struct RunReport: Encodable {
     /// The journal's kind of the outcome, for the word people read (``HostMessage/status(_:)``): a card block is
     /// `posted` in the JSON (its contract) and `accepted` on screen, as in `journal` and its receipt.
     var kind: JournalEntry.Kind?
+    /// The caption of each atom an error names, in the person's language: the text names fields as the person
+    /// knows them, the JSON by `atom` (its message unchanged).
+    var captions: [String: String] = [:]
 
     private enum CodingKeys: String, CodingKey { case status, journal, document, errors, posting }
 
@@ -186,7 +189,7 @@ struct RunOptions: ParsableArguments {
         let parsed = try assignments.map(Assignment.init(parsing:))
         let runtime = try global.makeRuntime()
         Listing.printFailures(runtime.registry)
-        let report = execute(source, runtime: runtime, assignments: parsed)
+        let report = execute(source, runtime: runtime, assignments: parsed, language: global.language)
         if case .challenge(let issued, let module) = report {
             if json {
                 JSONOutput.print(issued)
@@ -199,7 +202,7 @@ struct RunOptions: ParsableArguments {
         if json {
             JSONOutput.print(report)
         } else {
-            print(RunText.render(report))
+            print(RunText.render(report, language: global.language))
         }
         if report.status != .posted && report.status != .awaiting { throw ExitCode.failure }
     }
@@ -209,7 +212,7 @@ struct RunOptions: ParsableArguments {
         case challenge(ChallengeReport, SignModule)
     }
 
-    private func execute(_ source: Source, runtime: Runtime, assignments: [Assignment]) -> Execution {
+    private func execute(_ source: Source, runtime: Runtime, assignments: [Assignment], language: HostLanguage) -> Execution {
         func invalid(_ issues: [AtomIssue]) -> Execution {
             .run(RunReport(status: .invalid, journal: nil, document: nil, errors: issues))
         }
@@ -256,8 +259,14 @@ struct RunOptions: ParsableArguments {
         let session: FormSession
         do { session = try runtime.open(operation) } catch { return invalid([AtomIssue(atom: nil, message: error.description)]) }
         defer { session.close() }
+        session.language = language
+        func refused(_ issues: [AtomIssue]) -> Execution {
+            var report = RunReport(status: .invalid, journal: nil, document: nil, errors: issues)
+            for id in issues.compactMap(\.atom) { report.captions[id] = session.atom(id)?.caption }
+            return .run(report)
+        }
         var issues = RawArguments.refusedAssignments().map { AtomIssue(atom: $0.id, message: $0.message) }
-        guard issues.isEmpty else { return invalid(issues) }
+        guard issues.isEmpty else { return refused(issues) }
         var values = assignments
         if let filled {
             let (kept, dropped) = filled.form.split(for: session.operation.descriptor)
@@ -269,12 +278,12 @@ struct RunOptions: ParsableArguments {
                 issues.append(AtomIssue(atom: assignment.id, message: error.description))
             }
         }
-        guard issues.isEmpty else { return invalid(issues) }
+        guard issues.isEmpty else { return refused(issues) }
         let draft: DocumentDraft
         switch session.submit() {
         case .ready(let ready): draft = ready
-        case .needsAttention(let attention): return invalid(attention)
-        case .failed(let why): return invalid([AtomIssue(atom: nil, message: why)])
+        case .needsAttention(let attention): return refused(attention)
+        case .failed(let why): return refused([AtomIssue(atom: nil, message: why)])
         }
         do {
             let directory = runtime.locator.optional(BankDirectory.self)
@@ -344,7 +353,18 @@ enum RunText {
     }
 
 
-    /// A run's outcome for people, in `language` (the REPL's; `run` without --json speaks English).
+    /// `issue`'s message with its field named once, by the caption the person knows (as the REPL names it; the
+    /// atom's id is for --json): a message that starts with the id or the caption loses it, one that names the
+    /// caption inside ("required: Сумма") keeps its own words.
+    static func named(_ issue: AtomIssue, captions: [String: String]) -> String {
+        guard let id = issue.atom else { return issue.message }
+        let caption = captions[id].flatMap { $0.isEmpty ? nil : $0 } ?? id
+        var body = Substring(issue.message)
+        for prefix in ["\(id): ", "\(caption): "] where body.hasPrefix(prefix) { body = body.dropFirst(prefix.count) }
+        return body.contains(caption) ? String(body) : "\(caption): \(body)"
+    }
+
+    /// A run's outcome for people, in `language` (the REPL's, or `run`'s `--lang`).
     static func render(_ report: RunReport, language: HostLanguage = .en) -> String {
         var lines: [String] = []
         let entry = report.journal.map { HostMessage.journalEntry($0).text(language) } ?? ""
@@ -359,7 +379,7 @@ enum RunText {
             lines.append("  \(posting.debit) → \(posting.credit): \(Amount.shown(posting.amount, currency: posting.currency, language)); "
                 + "\(HostMessage.balanceNow.text(language)) \(Amount.shown(posting.balanceAfter, currency: posting.currency, language))")
         }
-        for issue in report.errors { lines.append("  ⚠ " + (issue.atom.map { "\($0): " } ?? "") + issue.message) }
+        for issue in report.errors { lines.append("  ⚠ " + named(issue, captions: report.captions)) }
         return lines.joined(separator: "\n")
     }
 }
