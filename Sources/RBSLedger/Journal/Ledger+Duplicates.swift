@@ -108,9 +108,7 @@ extension Ledger {
             guard let earlier = try? CanonicalEncoding.decode(entry.document) else { continue }
             // The signer the document names: for a payment a second signer approved, the first one.
             if let keyId, earlier.keyId != keyId { continue }
-            let same = earlier["name"] == document["name"] && earlier["purpose"] == document["purpose"]
-                && earlier["currency"] == document["currency"] && earlier["amount"].flatMap(DecimalText.parse) == amount
-            if same { return entry }
+            if Self.samePayment(document, earlier) { return entry }
         }
         return nil
     }
