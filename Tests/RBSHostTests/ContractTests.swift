@@ -9,7 +9,7 @@ struct ContractTests {
         ["id": "pay.pp.quick", "title": "Quick payment", "category": "Payments", "plugin": "ru.example.payments.quick",
          "pluginVersion": "1.0.0"],
         ["id": "pay.pp.tax", "title": "Budget payment", "category": "Payments", "plugin": "ru.example.payments.tax",
-         "pluginVersion": "1.0.0"],
+         "pluginVersion": "1.1.0"],
         ["id": "transfer.own", "title": "Transfer between own accounts", "category": "Transfers",
          "plugin": "ru.example.transfers", "pluginVersion": "1.0.0"],
     ]
