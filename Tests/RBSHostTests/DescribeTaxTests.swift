@@ -172,7 +172,7 @@ struct DescribeTaxTests {
     /// The single tax payment's real requisites (published by the Federal Tax Service since 2023): the treasury
     /// account 03… at the treasury office's BIC, whose single treasury account 40102… is the bank's account.
     static let singleTaxPayment = [
-        "srcAccount=\(Demo.current)", "type=1", "payerStatus=01", "kbk=18201061201010000510", "oktmo=45382000",
+        "srcAccount=\(Demo.current)", "type=1", "payerStatus=01", "payerInn=7707083893", "kbk=18201061201010000510", "oktmo=45382000",
         "basis=ТП", "period=ГД.00.2026", "destName=Казначейство России (ФНС России)", "destInn=7727406020",
         "destKpp=770801001", "destAccount=03100643000000018500", "destBic=017003983", "destDesc=Единый налоговый платёж",
         "amount=1 000,00",
