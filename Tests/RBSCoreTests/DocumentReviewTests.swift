@@ -68,6 +68,23 @@ struct DocumentReviewTests {
         "Дата документа-основания (109): 31.03.2026", "КПП получателя: 770801001",
     ]
 
+    /// pay.pp.tax sets fields 108 and 109 to "0" when a budget type is chosen, and the form checks 109's value at once
+    /// by its valid-if, which calls the plugin's own `isBasisDate`: in a worker that call reaches the plugin while
+    /// the worker still waits for the host's answer to its set_value.
+    @Test("a value a plugin sets is checked by its own function in the same worker: the run goes on", arguments: [false, true])
+    func pluginFunctionDuringSetValue(isolated: Bool) throws {
+        let runtime = try Self.runtime(isolated: isolated)
+        let session = try runtime.open("pay.pp.tax")
+        defer { session.close() }
+        _ = try session.commit("type", text: "1", reader: .script)
+        #expect(session.atom("docNumber")?.value == "0")
+        #expect(session.atom("docDate")?.value == "0")
+        #expect(session.atom("docDate")?.error == nil)
+        _ = try session.commit("docDate", text: "30.02.2026", reader: .person)
+        #expect(session.atom("docDate")?.error
+                == "Дата документа-основания — ДД.ММ.ГГГГ, существующая дата (31.03.2026), или 0, если документа нет")
+    }
+
     @Test("the review of each example: payee, account and bank first, labels not keys, enum titles, a grouped amount",
           arguments: [false, true])
     func examplesReview(isolated: Bool) throws {

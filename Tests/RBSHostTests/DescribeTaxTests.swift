@@ -211,9 +211,12 @@ struct DescribeTaxTests {
     @Test("OKTMO 8 or 11 digits; the payee's INN must be correct and 10–12 digits; KPP 9 digits")
     func codes() throws {
         let sandbox = try HostSandbox()
-        let oktmo = try sandbox.describe("pay.pp.tax", ["oktmo=123456789"])
+        // The check names the KBK too (0 is the single tax payment's OKTMO): it is judged once the KBK is there.
+        let oktmo = try sandbox.describe("pay.pp.tax", ["oktmo=123456789", "kbk=18210102010011000110"])
         #expect(oktmo["oktmo"].error == "ОКТМО — 8 или 11 цифр; 0 допустим только в платеже ЕНП (КБК 18201061201010000510)")
-        #expect(try sandbox.describe("pay.pp.tax", ["oktmo=12345678901"])["oktmo"].error == nil)
+        #expect(try sandbox.describe("pay.pp.tax", ["oktmo=12345678901", "kbk=18210102010011000110"])["oktmo"].error == nil)
+        #expect(try sandbox.describe("pay.pp.tax", ["oktmo=0", "kbk=18210102010011000110"])["oktmo"].error
+                == "ОКТМО — 8 или 11 цифр; 0 допустим только в платеже ЕНП (КБК 18201061201010000510)")
         let inn = try sandbox.describe("pay.pp.tax", ["destInn=7727406021"])
         #expect(inn["destInn"].error == "Неверные контрольные цифры ИНН получателя: бюджетному платежу нужен точный ИНН")
         #expect(try sandbox.describe("pay.pp.tax", ["destInn=123456789"])["destInn"].error?.hasPrefix("too short") == true)

@@ -41,7 +41,7 @@ struct PaymentQRHostTests {
         #expect(report.document?.fields == ["from": Demo.current, "name": "ООО Ромашка", "inn": "1234567894", "kpp": "",
                                             "account": Demo.external, "bic": Demo.bic, "purpose": "Оплата по счёту № 7",
                                             "amount": "1500.50", "currency": "RUB"])
-        #expect(process.stderr == "error: from the QR code, not a field of the form (check them yourself): BankName=ПАО Сбербанк; "
+        #expect(process.stderr == "from the QR code, not a field of the form (check them yourself): BankName=ПАО Сбербанк; "
                 + "CorrespAcc=30101810400000000225; Contract=77-1\n")
     }
 

@@ -141,7 +141,7 @@ struct RunCommand: ParsableCommand {
         }
         let prefill = PaymentQRPrefill(code)
         // What no atom takes is said, never dropped silently: the person reads it beside the report.
-        if let shown = HostMessage.paymentQRShownOnly(prefill.shownOnly, global.language) { Terminal.error(shown) }
+        if let shown = HostMessage.paymentQRShownOnly(prefill.shownOnly, global.language) { Terminal.note(shown) }
         try signing.perform(.paymentQR(prefill), global: global,
                             shownAs: qr != nil ? "run --qr TEXT" : "run --qr-image \(qrImage ?? "")")
     }
