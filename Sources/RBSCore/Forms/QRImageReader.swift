@@ -77,7 +77,8 @@ public enum QRImageError: Error, Sendable, Equatable, CustomStringConvertible {
                 + "give the code's text with --qr instead"
         case .noCode(let path): "\(path): no QR code found in the picture"
         case .severalCodes(let path): "\(path): the picture holds more than one code; crop it to the payment code"
-        case .undecodable(let path, let detail): "\(path): not a picture ZBar can read (\(detail))"
+        // ZBar's own words (ImageMagick's "no decode delegate …") mean nothing to a payer: kept in `detail` for logs.
+        case .undecodable(let path, _): "\(path): not a picture ZBar can read: send a photo or scan of the code (PNG, JPEG, GIF, BMP, TIFF)"
         case .notPayment(let path, let error): "\(path): \(error.description)"
         }
     }

@@ -157,7 +157,8 @@ extension HostMessage {
                 + "или передайте текст кода"
         case .noCode(let path): return "\(path): на картинке не найден QR-код"
         case .severalCodes(let path): return "\(path): на картинке больше одного кода; обрежьте её до платёжного"
-        case .undecodable(let path, let detail): return "\(path): ZBar не может прочитать эту картинку (\(detail))"
+        case .undecodable(let path, _):
+            return "\(path): ZBar не может прочитать эту картинку: пришлите фото или скан кода (PNG, JPEG, GIF, BMP, TIFF)"
         case .notPayment(let path, let error): return "\(path): " + describe(error, language)
         }
     }
