@@ -362,7 +362,8 @@ def tax_payment(driver, wait, served):
 
 # MARK: - The walk: every screen, both languages, both widths
 
-ENGLISH_ALLOWED = {"RUB", "USD", "EUR", "TOTP", "OCRA", "BIC", "INN"}
+# "QR" is how Russian writes it too ("QR-код", the payment QR code of ГОСТ Р 56042-2014).
+ENGLISH_ALLOWED = {"RUB", "USD", "EUR", "TOTP", "OCRA", "BIC", "INN", "QR"}
 
 HOST_TEXT = """
 const skip = (node) => node.closest("[data-source], #lang-switch, .hash, code, [hidden], .visually-hidden");

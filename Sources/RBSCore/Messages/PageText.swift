@@ -59,7 +59,7 @@ public enum PageText: String, CaseIterable, Sendable {
         case .qrHint: language.pick("The code on an invoice, a utility bill, a fine or a tax notice opens the payment filled in; you check every value before signing.",
                                     "Код на счёте, квитанции, штрафе или налоговом уведомлении откроет платёж заполненным; каждое значение вы проверите перед подписью.")
         case .qrPhoto: language.pick("A photo of the code", "Фото кода")
-        case .qrText: language.pick("Or the code's text (ST0001…)", "Или текст кода (ST0001…)")
+        case .qrText: language.pick("Or the code's text", "Или текст кода")
         case .qrOpen: language.pick("Open the payment", "Открыть платёж")
         case .qrEmpty: language.pick("Paste the code's text or choose a photo of it", "Вставьте текст кода или выберите его фото")
         case .qrShownOnly: language.pick("From the QR code, not fields of this form (check them yourself): {fields}",
