@@ -41,6 +41,9 @@ build:
 	@ldconfig -p | grep -q 'libxml2\.so ' || { echo "installing libxml2-dev (Debian): rbs-host's static Foundation links libxml2"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libxml2-dev >/dev/null; } || \
 		{ echo "make build: cannot install libxml2-dev (apt-get install libxml2-dev)"; exit 1; }
+	@command -v zbarimg >/dev/null || { echo "installing zbar-tools (Debian): rbs-host reads payment QR pictures with zbarimg (run --qr-image, POST /api/v1/qr)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zbar-tools >/dev/null; } || \
+		echo "make build: zbar-tools not installed; rbs-host runs without it, only QR pictures cannot be read (apt-get install zbar-tools)"
 	$(SWIFT) build --product rbs-host
 
 plugins: c-plugins swift-plugins rust-plugins sign-plugins
@@ -78,6 +81,7 @@ rust-plugins:
 # backtracer, which on a loaded machine can hang for many minutes with the child's pipes (as plugin check's children).
 # The REPL's screen tests render a pseudo-terminal through pyte (and drive it with pexpect): install what is missing.
 # Receipts: the PDF embeds DejaVu Sans (fonts-dejavu-core) and the tests render it with poppler (pdftotext, pdftoppm).
+# Payment QR codes: the tests draw pictures with qrencode, which rbs-host reads with zbarimg (zbar-tools, `make build`).
 test: plugins
 	@python3 -c 'import pexpect, pyte' 2>/dev/null || python3 -m pip install --quiet pexpect pyte \
 		|| { echo "make test: cannot install pexpect and pyte (python3 -m pip install pexpect pyte)"; exit 1; }
@@ -85,6 +89,9 @@ test: plugins
 		{ echo "installing poppler-utils and fonts-dejavu-core (Debian)"; apt-get update -qq && \
 		  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils fonts-dejavu-core >/dev/null; } || \
 		{ echo "make test: cannot install poppler-utils and fonts-dejavu-core (apt-get install poppler-utils fonts-dejavu-core)"; exit 1; }
+	@command -v qrencode >/dev/null || { echo "installing qrencode (Debian): the QR tests make their pictures with it"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qrencode >/dev/null; } || \
+		{ echo "make test: cannot install qrencode (apt-get install qrencode)"; exit 1; }
 	$(SWIFT) build --build-tests
 	Tests/Postgres/cluster.sh run $(MAKE) --no-print-directory test-suites
 

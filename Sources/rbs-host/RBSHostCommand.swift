@@ -13,7 +13,8 @@ struct RBSHostCommand: ParsableCommand {
         subcommands: [REPLCommand.self, ListCommand.self, PluginsCommand.self, DescribeCommand.self, RunCommand.self, RepeatCommand.self,
                       KeysCommand.self, InitCommand.self, JournalCommand.self, VerifyCommand.self, ScanCommand.self,
                       PluginCommand.self, TrustCommand.self, WorkerCommand.self, ServeCommand.self, CustomersCommand.self,
-                      DirectoryCommand.self, AccountsCommand.self, StatementCommand.self, BasketCommand.self, DatabaseCommand.self],
+                      DirectoryCommand.self, AccountsCommand.self, StatementCommand.self, BasketCommand.self, DatabaseCommand.self,
+                      RatesCommand.self],
         defaultSubcommand: REPLCommand.self)
 
     /// ArgumentParser's `main()`, with ``ExitGuard`` standing guard while the command runs: the exit status is the

@@ -51,7 +51,7 @@ struct DocumentReviewTests {
     ]
 
     static let tax: [(String, String)] = [
-        ("srcAccount", "1"), ("type", "2"), ("payerStatus", "01"), ("kbk", "18210102010011000110"), ("oktmo", "45382000"),
+        ("srcAccount", "1"), ("type", "2"), ("payerStatus", "01"), ("payerInn", "7707083893"), ("kbk", "18210102010011000110"), ("oktmo", "45382000"),
         ("basis", "ТП"), ("period", "МС.03.2026"), ("docDate", "31.03.2026"),
         ("destName", "УФК по г. Москве"), ("destInn", "7727406020"), ("destKpp", "770801001"),
         ("destAccount", "40702810638000000123"), ("destBic", "044525225"), ("destDesc", "Налог на доходы физических лиц"),
@@ -59,11 +59,30 @@ struct DocumentReviewTests {
     ]
 
     /// The tax payment's fields under the plugin's labels (the atoms' captions), the type as its title.
-    static func taxLabelled(date: String) -> [String] {
-        ["Вид платежа: Налоговый платёж", "Статус плательщика (101): 01", "КБК (104): 18210102010011000110",
-         "ОКТМО (105): 45382000", "Основание платежа (106): ТП",
-         "Налоговый период или код таможенного органа (107): МС.03.2026", "Дата документа-основания (109): \(date)",
-         "КПП получателя: 770801001"]
+    /// Fields 60 and 22 (the payer's INN, the УИН "0" by default), 108 "0" by default, 109 as written: a text field,
+    /// since "0" is its value when there is no document.
+    static let taxLabelled = [
+        "Вид платежа: Налоговый платёж", "Статус плательщика (101): 01", "ИНН плательщика (60): 7707083893", "УИН (22): 0",
+        "КБК (104): 18210102010011000110", "ОКТМО (105): 45382000", "Основание платежа (106): ТП",
+        "Налоговый период или код таможенного органа (107): МС.03.2026", "Номер документа-основания (108): 0",
+        "Дата документа-основания (109): 31.03.2026", "КПП получателя: 770801001",
+    ]
+
+    /// pay.pp.tax sets fields 108 and 109 to "0" when a budget type is chosen, and the form checks 109's value at once
+    /// by its valid-if, which calls the plugin's own `isBasisDate`: in a worker that call reaches the plugin while
+    /// the worker still waits for the host's answer to its set_value.
+    @Test("a value a plugin sets is checked by its own function in the same worker: the run goes on", arguments: [false, true])
+    func pluginFunctionDuringSetValue(isolated: Bool) throws {
+        let runtime = try Self.runtime(isolated: isolated)
+        let session = try runtime.open("pay.pp.tax")
+        defer { session.close() }
+        _ = try session.commit("type", text: "1", reader: .script)
+        #expect(session.atom("docNumber")?.value == "0")
+        #expect(session.atom("docDate")?.value == "0")
+        #expect(session.atom("docDate")?.error == nil)
+        _ = try session.commit("docDate", text: "30.02.2026", reader: .person)
+        #expect(session.atom("docDate")?.error
+                == "Дата документа-основания — ДД.ММ.ГГГГ, существующая дата (31.03.2026), или 0, если документа нет")
     }
 
     @Test("the review of each example: payee, account and bank first, labels not keys, enum titles, a grouped amount",
@@ -93,7 +112,7 @@ struct DocumentReviewTests {
             "Bank: ПАО Сбербанк, BIC 044525225",
             "From account: 40817810438000000001",
             "Purpose: Налог на доходы физических лиц",
-        ] + Self.taxLabelled(date: "2026-03-31"))
+        ] + Self.taxLabelled)
         let card = try Self.review(runtime, "card.block", [("cardNumber", "4111 1111 1111 1111"), ("reason", "1"), ("confirm", "да")])
         #expect(card == [
             "Card: 4111 11** **** 1111",
@@ -161,7 +180,7 @@ struct DocumentReviewTests {
             "Банк получателя: ПАО Сбербанк, БИК 044525225",
             "Счёт списания: 40817810438000000001",
             "Назначение платежа: Налог на доходы физических лиц",
-        ] + Self.taxLabelled(date: "31.03.2026"))
+        ] + Self.taxLabelled)
         #expect(try Self.review(runtime, "card.block", [("cardNumber", "4111 1111 1111 1111"), ("reason", "2"), ("confirm", "да")],
                                 in: .ru).prefix(1) == ["Карта: 4111 11** **** 1111"])
     }
@@ -220,9 +239,9 @@ struct DocumentReviewTests {
             .answerYesOrNo("x"), .accountNotHere(3, account: "1", offered: ["1) 1"]), .notAnOfferedAccount("x", offered: []),
             .operationRefused, .greeting(version: "0.1.0", operations: 4, plugins: 4, editor: "libedit"),
             .firstStart(directory: "/d"), .unknownCommand("x", suggestion: nil), .unknownCommand("x", suggestion: "run"),
-            .noSuchCommand("x"), .runNeedsOperation, .giveIDValue("x"), .nothingChanged, .verified(entries: 1),
+            .noSuchCommand("x"), .runNeedsOperation, .giveIDValue("x"), .qrUsage, .qrSource, .nothingChanged, .verified(entries: 1),
             .badEntry(2, reason: "x"), .unreconciled("x"), .helpHeaderCommand, .helpHeaderWhat, .helpInsideForm,
-        ] + ["list", "run", "template", "plugins", "reload", "accounts", "statement", "journal", "verify", "keys", "help", "quit"]
+        ] + ["list", "run", "qr", "template", "plugins", "reload", "accounts", "statement", "journal", "verify", "keys", "help", "quit"]
             .map { HostMessage.commandSummary($0) }
         for message in messages {
             let english = message.text(.en), russian = message.text(.ru)

@@ -103,7 +103,7 @@ struct EntryPresentationTests {
         #expect(html.contains("<html lang=\"ru\">") && html.contains("<tr><th>Причина блокировки</th><td>Украдена</td></tr>\n"))
     }
 
-    @Test("a tax payment in Russian: amounts grouped with a no-break space, the date as ДД.ММ.ГГГГ, the payment type's title, fields by the plugin's labels")
+    @Test("a tax payment in Russian: amounts grouped with a no-break space, the date as written, the payment type's title, fields 60, 22 and 108 by the plugin's labels")
     func taxPayment() throws {
         let runtime = try Self.signed("pay.pp.tax", DocumentReviewTests.tax)
         let shown = try Self.report(runtime, .ru, receipt: false)
@@ -114,7 +114,7 @@ struct EntryPresentationTests {
 
             Документ
               Операция:                                          Budget payment (pay.pp.tax)
-              Плагин:                                            ru.example.payments.tax 1.0.0
+              Плагин:                                            ru.example.payments.tax 1.1.0
               Составлен:                                         21.09.2026 14:13:20 UTC
               Плательщик:                                        review
               Сумма:                                             12\u{00A0}345,67 RUB
@@ -126,10 +126,13 @@ struct EntryPresentationTests {
               Назначение платежа:                                Налог на доходы физических лиц
               Вид платежа:                                       Налоговый платёж
               Статус плательщика (101):                          01
+              ИНН плательщика (60):                              7707083893
+              УИН (22):                                          0
               КБК (104):                                         18210102010011000110
               ОКТМО (105):                                       45382000
               Основание платежа (106):                           ТП
               Налоговый период или код таможенного органа (107): МС.03.2026
+              Номер документа-основания (108):                   0
               Дата документа-основания (109):                    31.03.2026
               КПП получателя:                                    770801001
 

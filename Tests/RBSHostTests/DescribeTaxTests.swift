@@ -8,7 +8,7 @@ struct DescribeTaxTests {
 
     /// Every always-visible required atom, filled with good values (the type is set by each test).
     static let common = [
-        "srcAccount=\(Demo.current)", "payerStatus=01", "kbk=18210102010011000110", "oktmo=45382000",
+        "srcAccount=\(Demo.current)", "payerStatus=01", "payerInn=7707083893", "kbk=18210102010011000110", "oktmo=45382000",
         "destName=УФК по г. Москве", "destInn=7727406020", "destKpp=770801001", "destAccount=\(Demo.external)",
         "destBic=\(Demo.bic)", "destDesc=налог", "amount=1000",
     ]
@@ -33,7 +33,7 @@ struct DescribeTaxTests {
         #expect(form.ready == false)
     }
 
-    @Test("types 1 and 2: fields 106–109 appear; basis and period are then required", arguments: ["1", "2"])
+    @Test("types 1 and 2: fields 106–109 appear; basis and period are then required, 108 and 109 start as 0", arguments: ["1", "2"])
     func budgetFieldsAppear(type: String) throws {
         let sandbox = try HostSandbox()
         let form = try sandbox.describe("pay.pp.tax", Self.common + ["type=\(type)"])
@@ -42,17 +42,19 @@ struct DescribeTaxTests {
         let text = try sandbox.host(["describe", "pay.pp.tax"] + (Self.common + ["type=\(type)"]).flatMap { ["--set", $0] })
         #expect(text.stdout.contains("basis: required: Основание платежа (106)"), "\(text.stdout)")
         #expect(text.stdout.contains("period: required: Налоговый период или код таможенного органа (107)"))
-        // 108 and 109 are optional.
+        // 108 and 109 are "0" until a document is named (107n: no field of a budget payment is left empty).
+        #expect(form["docNumber"].value == "0")
+        #expect(form["docDate"].value == "0")
         #expect(!text.stdout.contains("docNumber: required"))
         #expect(!text.stdout.contains("docDate: required"))
     }
 
-    static let periodError = "For a tax payment enter the period as МС.01.2026, КВ.02.2026, ПЛ.01.2026 or ГД.00.2026; for a customs payment the customs office code, 8 digits"
+    static let periodError = "Для налогового платежа период — МС.01.2026, КВ.02.2026, ПЛ.01.2026, ГД.00.2026 или 0; для таможенного — код таможенного органа из 8 цифр"
 
     @Test("period: КВ.02.2026 valid for type 1 only, 12345678 for type 2 only", arguments: [
         ("1", "КВ.02.2026", true), ("1", "МС.12.2026", true), ("1", "ГД.00.2025", true), ("1", "12345678", false),
         ("1", "МС.13.2026", false), ("1", "КВ.05.2026", false), ("2", "12345678", true), ("2", "КВ.02.2026", false),
-        ("2", "1234567", false),
+        ("2", "1234567", false), ("1", "0", true), ("2", "0", false),
     ])
     func period(type: String, period: String, valid: Bool) throws {
         let form = try HostSandbox().describe("pay.pp.tax", Self.common + ["type=\(type)", "basis=ТП", "period=\(period)"])
@@ -76,31 +78,101 @@ struct DescribeTaxTests {
         #expect(hidden.ready)
     }
 
-    @Test("basis must be one of order 107n's codes", arguments: [("ТП", true), ("ЗД", true), ("КВ", true), ("XX", false), ("тп", false)])
-    func basis(value: String, valid: Bool) throws {
-        let form = try HostSandbox().describe("pay.pp.tax", Self.common + ["type=1", "basis=\(value)", "period=КВ.02.2026"])
+    @Test("basis must be one of order 107n's codes, or 0 in a tax payment", arguments: [
+        ("1", "ТП", true), ("1", "ЗД", true), ("1", "КВ", true), ("1", "XX", false), ("1", "тп", false), ("1", "0", true),
+        ("2", "ДЕ", true), ("2", "0", false),
+    ])
+    func basis(type: String, value: String, valid: Bool) throws {
+        let period = type == "1" ? "КВ.02.2026" : "10702070"
+        let form = try HostSandbox().describe("pay.pp.tax", Self.common + ["type=\(type)", "basis=\(value)", "period=\(period)"])
         #expect((form["basis"].error == nil) == valid, "\(form["basis"])")
         #expect(form.ready == valid)
     }
 
-    @Test("basis is exactly 2 characters; docDate is a real date")
-    func basisLengthAndDate() throws {
+    static let docDateError = "Дата документа-основания — ДД.ММ.ГГГГ, существующая дата (31.03.2026), или 0, если документа нет"
+
+    @Test("basis is at most 2 characters; docDate is 0 or a date that exists, written ДД.ММ.ГГГГ", arguments: [
+        ("0", true), ("28.02.2026", true), ("29.02.2024", true), ("29.02.2026", false), ("31.04.2026", false),
+        ("13.13.2026", false), ("2026-02-28", false), ("1.02.2026", false), ("00", false),
+    ])
+    func basisLengthAndDate(date: String, valid: Bool) throws {
         let sandbox = try HostSandbox()
         let long = try sandbox.describe("pay.pp.tax", ["type=1", "basis=ТПТ"])
         #expect(long["basis"].error?.hasPrefix("too long") == true, "\(long["basis"])")
-        let date = try sandbox.describe("pay.pp.tax", ["type=1", "docDate=2026-13-45"])
-        #expect(date["docDate"].error == "2026-13-45: month 13 does not exist")
-        #expect(date["docDate"].value == nil)
-        let good = try sandbox.describe("pay.pp.tax", Self.common + ["type=1", "basis=ТП", "period=КВ.02.2026",
-                                                                      "docNumber=12", "docDate=2026-02-28"])
-        #expect(good["docDate"].value == "2026-02-28")
-        #expect(good.ready)
+        let form = try sandbox.describe("pay.pp.tax", Self.common + ["type=1", "basis=ТР", "period=0", "docNumber=12",
+                                                                      "docDate=\(date)"])
+        #expect(form["docDate"].value == date)
+        #expect(form["docDate"].error == (valid ? nil : Self.docDateError))
+        #expect(form.ready == valid)
+    }
+
+    @Test("the single tax payment by the rules of 2023: 0 in fields 105–109 is accepted and reaches the document")
+    func zerosOfTheSingleTaxPayment() throws {
+        let sandbox = try HostSandbox()
+        let zeros = Self.singleTaxPayment.filter { !$0.hasPrefix("basis=") && !$0.hasPrefix("period=") && !$0.hasPrefix("oktmo=") }
+            + ["oktmo=0", "basis=0", "period=0", "docNumber=0", "docDate=0"]
+        let form = try sandbox.describe("pay.pp.tax", zeros)
+        #expect(form.ready, "\(form.atoms.filter { $0.error != nil })")
+        for id in ["oktmo", "basis", "period", "docNumber", "docDate"] { #expect(form[id].value == "0", "\(id)") }
+        // OKTMO 0 belongs to the single tax payment alone.
+        let other = try sandbox.describe("pay.pp.tax", Self.common + ["type=1", "basis=ТП", "period=0", "oktmo=0"])
+        #expect(other["oktmo"].error == "ОКТМО — 8 или 11 цифр; 0 допустим только в платеже ЕНП (КБК 18201061201010000510)")
+    }
+
+    @Test("choosing the single tax payment fills its requisites and the zeros; the payer's own fields stay as typed")
+    func singleTaxPaymentChoice() throws {
+        let sandbox = try HostSandbox()
+        let form = try sandbox.describe("pay.pp.tax", ["srcAccount=\(Demo.current)", "payerStatus=13", "payerInn=500100732259",
+                                                       "requisites=enp", "amount=2500"])
+        let expected = [
+            "type": "1", "payerStatus": "13", "payerInn": "500100732259", "uin": "0", "kbk": "18201061201010000510",
+            "oktmo": "0", "basis": "0", "period": "0", "docNumber": "0", "docDate": "0",
+            "destName": "Казначейство России (ФНС России)", "destInn": "7727406020", "destKpp": "770801001",
+            "destAccount": "03100643000000018500", "destBic": "017003983", "destDesc": "Единый налоговый платёж",
+        ]
+        for (id, value) in expected { #expect(form[id].value == value, "\(id)") }
+        #expect(form["destBicInfo"].caption == "ОТДЕЛЕНИЕ ТУЛА БАНКА РОССИИ//УФК по Тульской области")
+        #expect(form.ready, "\(form.atoms.filter { $0.error != nil })")
+        // An empty status becomes 01, the single tax payment's status for organisations, entrepreneurs and persons.
+        #expect(try sandbox.describe("pay.pp.tax", ["requisites=enp"])["payerStatus"].value == "01")
+    }
+
+    static let payerInnError = "ИНН плательщика — 10 цифр у организации или 12 у физического лица с верными контрольными цифрами; 0 можно указать только физическому лицу без ИНН (статус 13 или 24) вместе с УИН"
+    static let uinError = "УИН — 20 или 25 цифр, последняя контрольная (проверьте номер по документу), или 0, если его нет; без ИНН плательщика (0 в поле 60) УИН обязателен"
+
+    @Test("the payer's INN (60): a correct INN, or 0 for a person (13, 24) who then gives an УИН (22) with its check digit", arguments: [
+        ("01", "7707083893", "0", true), ("01", "500100732259", "0", true), ("01", "7707083894", "0", false),
+        ("01", "0", "18209965235364459240", false), ("13", "0", "18209965235364459240", true),
+        ("24", "0", "3221100100000000000001236", true), ("13", "0", "0", false), ("13", "0", "18209965235364459241", false),
+        ("13", "500100732259", "18209965235364459240", true), ("13", "500100732259", "1820996523536445924", false),
+    ])
+    func payerInnAndUin(status: String, inn: String, uin: String, valid: Bool) throws {
+        let form = try HostSandbox().describe("pay.pp.tax", Self.common.filter { !$0.hasPrefix("payerStatus=") && !$0.hasPrefix("payerInn=") }
+                                              + ["type=0", "payerStatus=\(status)", "payerInn=\(inn)", "uin=\(uin)"])
+        #expect(form["payerInn"].value == inn)
+        #expect(form["uin"].value == uin)
+        let innValid = Self.payerInnAccepts(status: status, inn: inn)
+        #expect(form["payerInn"].error == (innValid ? nil : Self.payerInnError))
+        #expect((form["uin"].error == nil) == (valid || !innValid), "\(form["uin"])")
+        if form["uin"].error != nil { #expect(form["uin"].error == Self.uinError) }
+        #expect(form.ready == valid, "\(form.atoms.filter { $0.error != nil })")
+    }
+
+    static func payerInnAccepts(status: String, inn: String) -> Bool {
+        inn == "0" ? ["13", "24"].contains(status) : inn != "7707083894"
+    }
+
+    @Test("withdrawn payer statuses are refused in Russian; the УИН starts as 0", arguments: ["09", "10", "11", "12", "14", "00"])
+    func withdrawnStatus(status: String) throws {
+        let form = try HostSandbox().describe("pay.pp.tax", ["payerStatus=\(status)"])
+        #expect(form["payerStatus"].error == "Статусы 09–12 и 14 отменены с 11.02.2023 (приказ 199н): ИП, нотариус, адвокат, глава КФХ указывают 01; 00 — не статус")
+        #expect(form["uin"].value == "0")
     }
 
     /// The single tax payment's real requisites (published by the Federal Tax Service since 2023): the treasury
     /// account 03… at the treasury office's BIC, whose single treasury account 40102… is the bank's account.
     static let singleTaxPayment = [
-        "srcAccount=\(Demo.current)", "type=1", "payerStatus=01", "kbk=18201061201010000510", "oktmo=45382000",
+        "srcAccount=\(Demo.current)", "type=1", "payerStatus=01", "payerInn=7707083893", "kbk=18201061201010000510", "oktmo=45382000",
         "basis=ТП", "period=ГД.00.2026", "destName=Казначейство России (ФНС России)", "destInn=7727406020",
         "destKpp=770801001", "destAccount=03100643000000018500", "destBic=017003983", "destDesc=Единый налоговый платёж",
         "amount=1 000,00",
@@ -120,15 +192,17 @@ struct DescribeTaxTests {
         #expect(moscow.ready, "\(moscow.atoms.filter { $0.error != nil })")
         // A treasury account must be in rubles (digits 6–8 = 643).
         let wrong = try sandbox.describe("pay.pp.tax", ["destAccount=03100840000000017300", "destBic=004525988"])
-        #expect(wrong["destAccount"].error == "The account number does not match the BIC (control key): check both")
+        #expect(wrong["destAccount"].error == Self.destAccountError)
     }
+
+    static let destAccountError = "Номер счёта не сходится с БИК (контрольный ключ): проверьте оба; казначейский счёт начинается с 03 и в рублях (643 в 6–8 знаках)"
 
     @Test("a KPP may carry capital Latin letters in positions 5–6")
     func kppWithLetters() throws {
         let sandbox = try HostSandbox()
         #expect(try sandbox.describe("pay.pp.tax", ["destKpp=7736AB001"])["destKpp"].error == nil)
         #expect(try sandbox.describe("pay.pp.tax", ["destKpp=7736ab001"])["destKpp"].error
-                == "The KPP is 9 characters: 4 digits, 2 digits or capital Latin letters (A–Z), 3 digits")
+                == "КПП — 9 знаков: 4 цифры, 2 цифры или заглавные латинские буквы (A–Z), 3 цифры")
         #expect(try sandbox.describe("pay.pp.quick", ["destKpp=7736AB001"])["destKpp"].error == nil)
         #expect(try sandbox.describe("pay.pp.quick", ["destKpp=77o801001"])["destKpp"].error
                 == "The KPP is 9 characters: 4 digits, 2 digits or capital Latin letters (A–Z), 3 digits")
@@ -137,16 +211,19 @@ struct DescribeTaxTests {
     @Test("OKTMO 8 or 11 digits; the payee's INN must be correct and 10–12 digits; KPP 9 digits")
     func codes() throws {
         let sandbox = try HostSandbox()
-        let oktmo = try sandbox.describe("pay.pp.tax", ["oktmo=123456789"])
-        #expect(oktmo["oktmo"].error == "The OKTMO code is 8 or 11 digits")
-        #expect(try sandbox.describe("pay.pp.tax", ["oktmo=12345678901"])["oktmo"].error == nil)
+        // The check names the KBK too (0 is the single tax payment's OKTMO): it is judged once the KBK is there.
+        let oktmo = try sandbox.describe("pay.pp.tax", ["oktmo=123456789", "kbk=18210102010011000110"])
+        #expect(oktmo["oktmo"].error == "ОКТМО — 8 или 11 цифр; 0 допустим только в платеже ЕНП (КБК 18201061201010000510)")
+        #expect(try sandbox.describe("pay.pp.tax", ["oktmo=12345678901", "kbk=18210102010011000110"])["oktmo"].error == nil)
+        #expect(try sandbox.describe("pay.pp.tax", ["oktmo=0", "kbk=18210102010011000110"])["oktmo"].error
+                == "ОКТМО — 8 или 11 цифр; 0 допустим только в платеже ЕНП (КБК 18201061201010000510)")
         let inn = try sandbox.describe("pay.pp.tax", ["destInn=7727406021"])
-        #expect(inn["destInn"].error == "The INN's check digits are wrong: budget payments need the payee's correct INN")
+        #expect(inn["destInn"].error == "Неверные контрольные цифры ИНН получателя: бюджетному платежу нужен точный ИНН")
         #expect(try sandbox.describe("pay.pp.tax", ["destInn=123456789"])["destInn"].error?.hasPrefix("too short") == true)
         #expect(try sandbox.describe("pay.pp.tax", ["destKpp=77080100"])["destKpp"].error?.hasPrefix("too short") == true)
         #expect(try sandbox.describe("pay.pp.tax", ["payerStatus=1"])["payerStatus"].error?.hasPrefix("too short") == true)
         let unknown = try sandbox.describe("pay.pp.tax", ["destBic=123456789"])
-        #expect(unknown["destBic"].error == "Unknown BIC 123456789: check it against the payee's details")
+        #expect(unknown["destBic"].error == "БИК 123456789 нет в справочнике банков: сверьте его с реквизитами получателя")
         #expect(unknown["destBicInfo"].caption == "")
     }
 

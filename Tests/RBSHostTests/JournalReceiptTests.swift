@@ -149,7 +149,7 @@ struct JournalReceiptTests {
     func refusals() throws {
         let sandbox = try HostSandbox.withTwoPostings()
         let format = try sandbox.host(["journal", "receipt", "1", "--format", "docx"])
-        #expect(format.status == 1 && format.stderr == "error: --format 'docx' is not a receipt format: use pdf, html or text\n")
+        #expect(format.status == 1 && format.stderr == "error: --format 'docx' is not a receipt format: use pdf, html, text or qr\n")
         let missing = try sandbox.host(["journal", "receipt", "9", "--format", "text"])
         #expect(missing.status == 1 && missing.stdout.isEmpty)
         #expect(missing.stderr == "error: there is no journal entry 9: the journal has entries 1–2\n")

@@ -223,12 +223,14 @@ struct RunTests {
         for hidden in DescribeTaxTests.budgetFields { #expect(fields[hidden] == nil, "\(hidden) in the document") }
 
         let tax = try sandbox.run("pay.pp.tax", DescribeTaxTests.common + ["type=1", "basis=ТП", "period=КВ.02.2026",
-                                                                           "docDate=2026-02-28"])
+                                                                           "docDate=28.02.2026"])
         #expect(tax.report.status == "posted", "\(tax.report.errors)")
         #expect(tax.report.document?.fields["basis"] == "ТП")
         #expect(tax.report.document?.fields["period"] == "КВ.02.2026")
-        #expect(tax.report.document?.fields["docDate"] == "2026-02-28")
-        #expect(tax.report.document?.fields["docNumber"] == nil)
+        #expect(tax.report.document?.fields["docDate"] == "28.02.2026")
+        #expect(tax.report.document?.fields["docNumber"] == "0", "108 is 0 when no document is named")
+        #expect(tax.report.document?.fields["payerInn"] == "7707083893")
+        #expect(tax.report.document?.fields["uin"] == "0")
         #expect(tax.report.journal == 2)
         #expect(try sandbox.balances()[Demo.current] == Decimal("148000"))
     }

@@ -47,11 +47,9 @@ struct TypedValueTests {
             #expect(try await api.commit(tax, "type", "1", token).status == 200)
             let title = try await api.commit(tax, "type", "Налоговый платёж", token)
             #expect(Self.problem(title).1 == "invalid-value" && Self.problem(title).2 == "type")
-            #expect(try await api.commit(tax, "docDate", "2026-03-31", token).status == 200)
+            // Field 109 is text since it may be "0" (order 107n): the form, not the wire, checks its date.
             #expect(try await api.commit(tax, "docDate", "31.03.2026", token).status == 200)
-            #expect(Self.problem(try await api.commit(tax, "docDate", "31/03/2026", token))
-                    == (422, "invalid-value", "docDate", "'31/03/2026' is not a date: write ДД.ММ.ГГГГ (31.03.2025) or YYYY-MM-DD (2025-03-31)"))
-            #expect(Self.problem(try await api.commit(tax, "docDate", "2026-02-30", token)).1 == "invalid-value")
+            #expect(try await api.commit(tax, "docDate", "0", token).status == 200)
             #expect(Self.problem(try await api.commit(tax, "docDate", 20260331, token)).1 == "wrong-type")
             #expect(try await api.commit(tax, "docDate", NSNull(), token).status == 200)
         }

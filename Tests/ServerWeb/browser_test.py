@@ -523,8 +523,11 @@ def tax_payment(driver, wait, served):
     Select(driver.find_element(By.ID, "atom-type")).select_by_value("1")
     for atom in budget:
         wait.until(EC.visibility_of_element_located((By.ID, "atom-" + atom)))
-    # A date typed as people write it is sent as typed and accepted (not rewritten to ISO by the page).
+    # Field 109 offers "0" (no document, order 107n); a date typed as people write it over it is sent as typed and
+    # accepted (not rewritten to ISO by the page).
     date = driver.find_element(By.ID, "atom-docDate")
+    wait.until(lambda _: date.get_attribute("value") == "0")
+    date.send_keys(Keys.CONTROL, "a")
     date.send_keys("01.02.2025" + Keys.TAB)
     time.sleep(0.8)
     check(date.get_attribute("value") == "01.02.2025" and date.get_attribute("aria-invalid") == "false",
@@ -538,8 +541,9 @@ def tax_payment(driver, wait, served):
 
 # MARK: - The walk: every screen, both languages, both widths
 
-# SHA-256 and Ed25519 name the hash and the signature in an entry's details.
-ENGLISH_ALLOWED = {"RUB", "USD", "EUR", "TOTP", "OCRA", "BIC", "INN", "SHA", "Ed"}
+# SHA-256 and Ed25519 name the hash and the signature in an entry's details; "QR" is how Russian writes it too
+# ("QR-код", the payment QR code of ГОСТ Р 56042-2014).
+ENGLISH_ALLOWED = {"RUB", "USD", "EUR", "TOTP", "OCRA", "BIC", "INN", "SHA", "Ed", "QR"}
 
 HOST_TEXT = """
 const skip = (node) => node.closest("[data-source], #lang-switch, .hash, code, [hidden], .visually-hidden");

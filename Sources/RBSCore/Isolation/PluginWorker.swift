@@ -358,11 +358,19 @@ extension PluginWorker {
         // MARK: - Calling the host back
 
         /// Sends a callback and waits for the host's reply. A host that is gone ends the worker.
+        ///
+        /// While the host serves the callback it may call one of the plugin's functions: a value the plugin set is
+        /// checked at once by the form, and its valid-if may call one (`isBasisDate(docDate)`). The host's request
+        /// waits on its recursive lock for that answer, so it is served here, and the wait for the reply goes on.
         func callback(_ writer: WireWriter) -> WireReader? {
             guard WireIO.write(fd, writer.frame) else { exit(0) }
-            switch receiver.next() {
-            case .frame(let reply) where reply.kind == .reply: return reply
-            default: exit(0)
+            while true {
+                switch receiver.next() {
+                case .frame(let reply) where reply.kind == .reply: return reply
+                case .frame(var nested) where nested.kind == .call:
+                    guard let answer = try? handle(&nested), WireIO.write(fd, answer.frame) else { exit(0) }
+                default: exit(0)
+                }
             }
         }
 

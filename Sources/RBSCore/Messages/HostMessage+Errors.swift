@@ -118,6 +118,72 @@ extension HostMessage {
         case .tooLarge(let text): return "\(text): слишком много цифр (не больше 18)"
         }
     }
+
+    /// A payment QR code's text that is not one (ГОСТ Р 56042-2014).
+    public static func describe(_ error: PaymentQRError, _ language: HostLanguage) -> String {
+        guard language == .ru else { return error.description }
+        switch error {
+        case .notPaymentQR(let prefix):
+            return "это не платёжный QR-код: текст начинается с «\(prefix)», а не с ST0001 (ГОСТ Р 56042-2014)"
+        case .unknownEncoding(let digit):
+            return "неизвестная кодировка «\(digit)» после ST0001: 1 (windows-1251), 2 (UTF-8) или 3 (KOI8-R)"
+        case .notInEncoding(let encoding, let offset):
+            return "байт \(offset + 1) — не текст в \(encoding.name), которую объявляет заголовок кода (ST0001\(encoding.rawValue))"
+        case .noSeparator:
+            return "нет разделителя после ST0001 и цифры кодировки: следующий символ разделяет поля (обычно |)"
+        case .malformedField(let position, let text):
+            return "поле \(position) («\(text)») не в виде Имя=значение"
+        case .duplicateField(let key):
+            return "поле \(key) встречается дважды"
+        case .missingField(let key):
+            return "нет обязательного поля \(key) или оно пустое (обязательны: \(PaymentQR.requiredKeys.joined(separator: ", ")))"
+        case .invalidValue(let field, let value, let expected):
+            let what = switch expected {
+            case .digits(let counts, let orZero):
+                counts.map(String.init).joined(separator: " или ") + " цифр" + (orZero ? " (или 0)" : "")
+            case .kopecks: "сумма в копейках: только цифры, не больше 18"
+            }
+            return "\(field)=\(value): ожидается \(what)"
+        }
+    }
+
+    /// A picture that gave no payment QR code.
+    public static func describe(_ error: QRImageError, _ language: HostLanguage) -> String {
+        guard language == .ru else { return error.description }
+        switch error {
+        case .unreadable(let path): return "\(path): файла нет или его нельзя прочитать"
+        case .readerMissing(let program):
+            return "\(program) не установлен: для чтения QR-кодов с картинок нужен ZBar (Debian: apt-get install zbar-tools); "
+                + "или передайте текст кода"
+        case .noCode(let path): return "\(path): на картинке не найден QR-код"
+        case .severalCodes(let path): return "\(path): на картинке больше одного кода; обрежьте её до платёжного"
+        case .undecodable(let path, _):
+            return "\(path): ZBar не может прочитать эту картинку: пришлите фото или скан кода (PNG, JPEG, GIF, BMP, TIFF)"
+        case .notPayment(let path, let error): return "\(path): " + describe(error, language)
+        }
+    }
+
+    /// A document or template that cannot be written as a payment QR code.
+    public static func describe(_ error: PaymentQRWriteError, _ language: HostLanguage) -> String {
+        guard language == .ru else { return error.description }
+        switch error {
+        case .notAPayment:
+            return "это не платёж на счёт получателя: для платёжного QR-кода нужны наименование получателя, его счёт и БИК"
+        case .unknownBank(let bic):
+            return "БИК \(bic) нет в справочнике банков: для кода нужны наименование банка и его корреспондентский счёт"
+        case .notRubles(let currency): return "платёжный QR-код — для платежей в рублях, а не в \(currency)"
+        case .noSeparator: return "каждый знак-разделитель (| # ; ^ ~) встречается в каком-то значении"
+        case .invalid(let error): return "из значений платежа не получается верный код: " + describe(error, language)
+        }
+    }
+
+    /// The fields of a payment QR code no atom of the form takes: shown to the person, never dropped silently.
+    public static func paymentQRShownOnly(_ fields: [PaymentQR.Field], _ language: HostLanguage) -> String? {
+        guard !fields.isEmpty else { return nil }
+        let list = fields.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")
+        return language.pick("from the QR code, not a field of the form (check them yourself): ",
+                             "из QR-кода, в форме такого поля нет (сверьте сами): ") + list
+    }
 }
 
 extension HostMessage {

@@ -117,7 +117,7 @@ extension HostMessage {
                               "шаблон \(name) сохранён: \(operation), значений: \(values) — run @\(name) заполнит их")
             case .noTemplates: language.pick("No templates yet: fill a form, then template save NAME.",
                                              "Шаблонов пока нет: заполните форму, затем template save ИМЯ.")
-            case .templateUsage: language.pick("usage: template [save NAME]", "использование: template [save ИМЯ]")
+            case .templateUsage: language.pick("usage: template [save NAME | qr NAME]", "использование: template [save ИМЯ | qr ИМЯ]")
             case .fromTemplate(let name): language.pick("template \(name)", "шаблон \(name)")
             case .fromEntry(let sequence): language.pick("journal entry \(sequence)", "запись журнала \(sequence)")
             case .hasNoAtom(let source, let operation, let version):

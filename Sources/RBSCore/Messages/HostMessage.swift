@@ -45,7 +45,7 @@ public enum HostMessage: Sendable, Equatable {
 
     // The REPL's own commands.
     case greeting(version: String, operations: Int, plugins: Int, editor: String), firstStart(directory: String)
-    case unknownCommand(String, suggestion: String?), noSuchCommand(String), runNeedsOperation, giveIDValue(String)
+    case unknownCommand(String, suggestion: String?), noSuchCommand(String), runNeedsOperation, giveIDValue(String), qrUsage, qrSource
     case nothingChanged, verified(entries: Int), badEntry(Int64, reason: String), unreconciled(String)
     case helpHeaderCommand, helpHeaderWhat, helpInsideForm, commandSummary(String)
 
@@ -265,6 +265,10 @@ public enum HostMessage: Sendable, Equatable {
         case .giveIDValue(let argument):
             language.pick("'\(argument)': give values as ID=VALUE, e.g. destBic=044525225",
                           "«\(argument)»: значения задаются как ID=ЗНАЧЕНИЕ, например destBic=044525225")
+        case .qrUsage:
+            language.pick("usage: qr TEXT (a payment QR code's text, ST0001…) or qr --image FILE (a picture of one)",
+                          "использование: qr ТЕКСТ (текст платёжного QR-кода, ST0001…) или qr --image ФАЙЛ (его картинка)")
+        case .qrSource: language.pick("the QR code", "QR-код")
         case .nothingChanged: language.pick("nothing changed", "ничего не изменилось")
         case .verified(let entries):
             language.pick("ok \(entries) \(entries == 1 ? "entry" : "entries")", "ok: записей журнала — \(entries), все верны")
@@ -288,12 +292,14 @@ public enum HostMessage: Sendable, Equatable {
         case "list": language.pick("list the operations, numbered", "список операций с номерами")
         case "run": language.pick("open an operation's form; values given here (or a template's) prefill it",
                                   "открыть форму операции; значения, данные здесь (или из шаблона), заполняют её")
+        case "qr": language.pick("open the payment a QR code describes (its text, or --image FILE), prefilled; every value is checked and reviewed",
+                                 "открыть платёж по QR-коду (его текст или --image ФАЙЛ) заполненным; каждое значение проверяется и показывается перед подписью")
         case "repeat": language.pick("open the operation of journal entry N prefilled with the values entered then (ID=VALUE overrides)",
                                      "открыть операцию записи журнала N, заполненную введёнными тогда значениями (ID=VALUE заменяет)")
         case "basket": language.pick("collect filled forms and sign them together with one code: show, add, remove N, clear, sign",
                                      "собрать заполненные формы и подписать их вместе одним кодом: show, add, remove N, clear, sign")
-        case "template": language.pick("list the templates, or keep the form filled last as template NAME (run @NAME)",
-                                       "список шаблонов или сохранить последнюю заполненную форму как шаблон NAME (run @NAME)")
+        case "template": language.pick("list the templates, keep the form filled last as template NAME (run @NAME), or show a payment template as a QR code's text (qr NAME)",
+                                       "список шаблонов, сохранить последнюю заполненную форму как шаблон NAME (run @NAME) или показать платёжный шаблон текстом QR-кода (qr NAME)")
         case "plugins": language.pick("list the plugin files, loaded or failed, and why", "файлы плагинов: загружены или нет, и почему")
         case "reload": language.pick("pick up new, changed and removed plugins (or just plugin ID)",
                                      "подхватить новые, изменённые и удалённые плагины (или только плагин ID)")
@@ -301,8 +307,8 @@ public enum HostMessage: Sendable, Equatable {
                                        "счета: номер, название, остаток, заблокирован или закрыт")
         case "statement": language.pick("an account's statement: opening and closing balance, every posting",
                                         "выписка по счёту: входящий и исходящий остаток, все проводки")
-        case "journal": language.pick("list the journal's entries (filtered), show one in full, or write a posted entry's receipt (--format pdf|html|text --output FILE)",
-                                      "записи журнала (с отбором), одна запись целиком или квитанция проведённой записи (--format pdf|html|text --output FILE)")
+        case "journal": language.pick("list the journal's entries (filtered), show one in full, or write a posted entry's receipt (--format pdf|html|text|qr --output FILE)",
+                                      "записи журнала (с отбором), одна запись целиком или квитанция проведённой записи (--format pdf|html|text|qr --output FILE)")
         case "pending": language.pick("the customer's documents awaiting a second signature",
                                       "документы клиента, ожидающие второй подписи")
         case "approve": language.pick("sign awaiting entry N as USER, the second signer (asks for USER's one-time code)",

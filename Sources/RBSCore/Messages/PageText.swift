@@ -12,6 +12,8 @@ public enum PageText: String, CaseIterable, Sendable {
     // Operations, accounts, history.
     case operations, continueRun, accounts, account, accountTitle, balance, blocked, history, entry, outcome
     case debitCredit, amount, time, noEntries, noAccounts, home
+    // A payment QR code.
+    case qrPay, qrHint, qrPhoto, qrText, qrOpen, qrEmpty, qrShownOnly
     // The form.
     case continueToReview, cancel, cancelled, errorSummary, newField, removedField, required, notSaved, runGone
     case runExpiry
@@ -61,6 +63,15 @@ public enum PageText: String, CaseIterable, Sendable {
 
         case .operations: language.pick("Operations", "Операции")
         case .continueRun: language.pick("Continue: {title}", "Продолжить: {title}")
+        case .qrPay: language.pick("Pay by QR code", "Оплата по QR-коду")
+        case .qrHint: language.pick("The code on an invoice, a utility bill, a fine or a tax notice opens the payment filled in; you check every value before signing.",
+                                    "Код на счёте, квитанции, штрафе или налоговом уведомлении откроет платёж заполненным; каждое значение вы проверите перед подписью.")
+        case .qrPhoto: language.pick("A photo of the code", "Фото кода")
+        case .qrText: language.pick("Or the code's text", "Или текст кода")
+        case .qrOpen: language.pick("Open the payment", "Открыть платёж")
+        case .qrEmpty: language.pick("Paste the code's text or choose a photo of it", "Вставьте текст кода или выберите его фото")
+        case .qrShownOnly: language.pick("From the QR code, not fields of this form (check them yourself): {fields}",
+                                         "Из QR-кода, в форме таких полей нет (сверьте сами): {fields}")
         case .accounts: language.pick("Accounts", "Счета")
         case .account: language.pick("Account", "Счёт")
         case .accountTitle: language.pick("Title", "Название")

@@ -2,7 +2,7 @@ import Foundation
 
 /// What an expression may refer to: fields (each with a slot index into the values array and a type) and
 /// plugin functions. The built-in functions (`len`, `trim`, `upper`, `lower`, `isInn`, `isKpp`, `isBic`,
-/// `accountKeyOk`, `isIban`, `luhn`, `isCard`) are always available; a plugin function with the same name takes precedence.
+/// `accountKeyOk`, `isIban`, `luhn`, `isCard`, `isUin`) are always available; a plugin function with the same name takes precedence.
 public struct ExpressionScope: Sendable {
     struct Field: Sendable {
         var slot: Int

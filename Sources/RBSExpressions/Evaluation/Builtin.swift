@@ -2,7 +2,7 @@ import Foundation
 
 /// The functions every expression can call. A null string argument counts as "".
 enum Builtin: String, Sendable, CaseIterable {
-    case len, trim, upper, lower, isInn, isKpp, isBic, accountKeyOk, isIban, luhn, isCard
+    case len, trim, upper, lower, isInn, isKpp, isBic, accountKeyOk, isIban, luhn, isCard, isUin
 
     /// Parameter types (all strings).
     var parameters: [ValueType] {
@@ -13,7 +13,7 @@ enum Builtin: String, Sendable, CaseIterable {
         switch self {
         case .len: .int
         case .trim, .upper, .lower: .string
-        case .isInn, .isKpp, .isBic, .accountKeyOk, .isIban, .luhn, .isCard: .bool
+        case .isInn, .isKpp, .isBic, .accountKeyOk, .isIban, .luhn, .isCard, .isUin: .bool
         }
     }
 
@@ -32,6 +32,7 @@ enum Builtin: String, Sendable, CaseIterable {
         case .isIban: return .bool(Validators.isIban(s))
         case .luhn: return .bool(Validators.luhn(s))
         case .isCard: return .bool(Validators.isCard(s))
+        case .isUin: return .bool(Validators.isUin(s))
         }
     }
 

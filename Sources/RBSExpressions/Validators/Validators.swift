@@ -1,7 +1,7 @@
 import RBSMoney
 
 /// The identifier checks the expression language offers (`isInn`, `isKpp`, `isBic`, `accountKeyOk`, `isIban`,
-/// `luhn`, `isCard`). Each is the one implementation in `RBSMoney`; this is only the expression-facing name.
+/// `luhn`, `isCard`, `isUin`). Each is the one implementation in `RBSMoney`; this is only the expression-facing name.
 public enum Validators {
     /// Whether `text` is a valid INN: 10 or 12 digits with the right control digits.
     public static func isInn(_ text: String) -> Bool { INN.isValid(text) }
@@ -29,4 +29,7 @@ public enum Validators {
     /// Whether `text` is a card number of a known scheme, with its length and Luhn digit right (spaces between
     /// groups allowed).
     public static func isCard(_ text: String) -> Bool { CardNumber.isValid(text) }
+
+    /// Whether `text` is an УИН (field 22): 20 or 25 digits with the right check digit (see ``UIN``).
+    public static func isUin(_ text: String) -> Bool { UIN.isValid(text) }
 }

@@ -53,6 +53,9 @@ enum LedgerSchema {
         // address) and when its window began, raised by one atomic statement per attempt, so parallel attempts cannot
         // all pass the check and a restart does not forget a lock-out.
         Step(name: "v9-login-attempts", apply: loginAttempts),
+        // The bank's exchange rates (issue #34): each import of the Bank of Russia's daily rates with the bank's
+        // margin, never changed (a new import adds rows), so a conversion can name the rate it used by its time.
+        Step(name: "v11-rates", apply: exchangeRates),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -409,6 +412,24 @@ enum LedgerSchema {
                 PRIMARY KEY (number, key_id)
             );
             """, db.dialect))
+    }
+
+    private static func exchangeRates(_ db: any SQLTransaction) throws {
+        try db.executeScript(types("""
+            CREATE TABLE exchange_rates (
+                currency TEXT NOT NULL,
+                name TEXT NOT NULL,
+                rate_date TEXT NOT NULL,
+                official TEXT NOT NULL,
+                buy TEXT NOT NULL,
+                sell TEXT NOT NULL,
+                margin TEXT NOT NULL,
+                imported_ms INTEGER NOT NULL,
+                source TEXT NOT NULL,
+                PRIMARY KEY (currency, imported_ms)
+            );
+            """, db.dialect) + "\n" + appendOnly("exchange_rates", changed: "exchange rates are never changed: import new ones",
+                                                  deleted: "exchange rates are never deleted", in: db.dialect))
     }
 
     private static func loginAttempts(_ db: any SQLTransaction) throws {

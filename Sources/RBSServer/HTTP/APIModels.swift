@@ -197,6 +197,29 @@ package enum API {
         package var operation: String
     }
 
+    /// `POST /api/v1/qr`: a payment QR code as its text, or as a picture (base64 of a PNG or JPEG file).
+    package struct QRRequest: Decodable, Sendable {
+        package var text: String?
+        package var image: String?
+    }
+
+    /// What a payment QR code opens: the operation, the values to commit to its atoms in this order (each checked by
+    /// the form as it is committed), and the code's fields no atom takes, to show beside the form.
+    package struct QRPrefill: Encodable, Sendable {
+        package struct Value: Encodable, Sendable {
+            package var atom: String
+            package var value: String
+        }
+        package struct Field: Encodable, Sendable {
+            package var field: String
+            package var value: String
+        }
+        package var operation: String
+        package var encoding: String
+        package var values: [Value]
+        package var shownOnly: [Field]
+    }
+
     package struct CommitRequest: Decodable, Sendable {
         package var value: JSONValue
     }

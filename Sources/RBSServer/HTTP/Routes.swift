@@ -10,6 +10,8 @@ import RBSLedger
 enum Routes {
     static let cookie = "rbs_session"
     static let maxBody = 64 * 1024
+    /// `POST /api/v1/qr` may carry a phone's photo of a QR code (base64).
+    static let maxPicture = 12 * 1024 * 1024
 
     /// - Parameter tls: served over TLS: the cookie is `Secure` and every answer carries HSTS.
     /// - Parameter publicOrigin: the origin `--origin` named, from which state-changing requests are accepted too.
@@ -159,6 +161,13 @@ enum Routes {
                 return response
             }
         }
+        api.post("/qr") { request, _ in
+            try await answer {
+                _ = try await customer(request, bank)
+                let qr: API.QRRequest = try await body(request, upTo: maxPicture)
+                return json(try bank.paymentQR(qr, language: language(request)))
+            }
+        }
         api.get("/runs/:run") { request, context in
             try await answer {
                 json(try await bank.show(try parameter(context, "run"), language: language(request), for: try await customer(request, bank)))
@@ -263,13 +272,13 @@ enum Routes {
         return value
     }
 
-    /// The JSON body as `T`; every way it can be wrong is a 400 problem saying which. (Its content type was checked
-    /// before: ``SameOriginGuard``.)
-    static func body<T: Decodable>(_ request: Request) async throws(Problem) -> T {
+    /// The JSON body as `T`, read up to `limit` bytes; every way it can be wrong is a 400 problem saying which. (Its
+    /// content type was checked before: ``SameOriginGuard``.)
+    static func body<T: Decodable>(_ request: Request, upTo limit: Int = maxBody) async throws(Problem) -> T {
         var request = request
         let buffer: ByteBuffer
-        do { buffer = try await request.collectBody(upTo: maxBody) } catch {
-            throw Problem("too-large", "The request body is too large", status: 413, detail: "send at most \(maxBody / 1024) KB")
+        do { buffer = try await request.collectBody(upTo: limit) } catch {
+            throw Problem("too-large", "The request body is too large", status: 413, detail: "send at most \(limit / 1024) KB")
         }
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))

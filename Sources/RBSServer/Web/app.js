@@ -639,6 +639,7 @@ function renderForm(run) {
   $("run-title").dataset.source = "plugin";
   $("run-expiry").textContent = t("runExpiry", { minutes: state.runIdleMinutes });
   $("form-error").textContent = run.formError || "";
+  $("run-qr-note").hidden = true;
   $("error-summary").hidden = true;
   const container = $("atoms");
   container.replaceChildren();
@@ -772,13 +773,14 @@ async function flushAll() { await Promise.all([...state.pending.keys()].map(flus
 
 let queue = Promise.resolve();
 
-/// Commits one value as typed; commits go one after another, in the order they were made.
-function commit(id, value) {
+/// Commits one value as typed; commits go one after another, in the order they were made. A value that did not come
+/// from the person's typing (`prefilled`: a QR code's) is shown in its field as the server holds it.
+function commit(id, value, prefilled) {
   const run = state.run;
   queue = queue.then(async () => {
     if (!run || state.run !== run) return;
     try {
-      apply(await api("PUT", "/runs/" + run.id + "/atoms/" + encodeURIComponent(id), { value }), id);
+      apply(await api("PUT", "/runs/" + run.id + "/atoms/" + encodeURIComponent(id), { value }), prefilled ? null : id);
       // A changed value drops the review the server had built: a Forward to it submits again.
       state.reviewRun = null;
     } catch (error) {
@@ -1213,6 +1215,43 @@ $("passkey-register").addEventListener("click", async () => {
   } catch (error) {
     $("passkey-error").textContent = error.message;
   }
+});
+
+// MARK: - A payment QR code (ГОСТ Р 56042-2014): the server reads it (text, or a photo through ZBar) and says what
+// it opens; the values are committed like typed ones, so the form checks each and the review shows them all.
+
+async function openFromCode(body) {
+  $("qr-error").textContent = "";
+  try {
+    const code = await api("POST", "/qr", body);
+    const run = await api("POST", "/runs", { operation: code.operation });
+    renderForm(run);
+    await go("#/run/" + run.id);
+    for (const value of code.values) await commit(value.atom, value.value, true);
+    // The code's fields no field of the form takes are shown, never dropped.
+    const note = $("run-qr-note");
+    note.hidden = code.shownOnly.length === 0;
+    note.textContent = t("qrShownOnly", { fields: code.shownOnly.map((field) => field.field + "=" + field.value).join("; ") });
+  } catch (error) {
+    $("qr-error").textContent = error.message;
+  }
+}
+
+$("qr-picture").addEventListener("change", async () => {
+  const file = $("qr-picture").files[0];
+  $("qr-picture").value = "";
+  if (!file) return;
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  await openFromCode({ image: btoa(binary) });
+});
+
+$("qr-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const text = $("qr-text").value.trim();
+  if (!text) { $("qr-error").textContent = t("qrEmpty"); return; }
+  await openFromCode({ text });
 });
 
 // MARK: - Server-sent events: captions set later, reloads, shutdown

@@ -99,7 +99,7 @@ struct JournalCommand: ParsableCommand {
             discussion: "Without --output the receipt goes to standard output (a PDF only when it is not a terminal).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The entry's number.") var entry: Int64
-        @Option(help: ArgumentHelp("pdf (default), html or text.", valueName: "FORMAT")) var format: String = "pdf"
+        @Option(help: ArgumentHelp("pdf (default), html, text, or qr (the payment as a payment QR code's text, ГОСТ Р 56042-2014).", valueName: "FORMAT")) var format: String = "pdf"
         @Option(help: ArgumentHelp("Write the receipt to FILE.", valueName: "FILE")) var output: String?
 
         func run() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import RBSCore
 import RBSLedger
+import RBSMoney
 
 /// What `journal` was asked, as a person typed it, turned into the core's questions (filters, an entry, a receipt),
 /// and the answers' JSON: shared by the command line and the REPL.
@@ -10,13 +11,16 @@ enum JournalQuery {
         case status(String)
         case format(String)
         case pdfToTerminal
+        /// The entry cannot be written as a payment QR code: why, in the person's language.
+        case noPaymentCode(String)
         case cannotWrite(path: String, detail: String)
 
         var description: String {
             switch self {
             case .status(let text): "--status '\(text)' is not an outcome: use posted, rejected, acknowledged or awaiting-second-signature"
-            case .format(let text): "--format '\(text)' is not a receipt format: use pdf, html or text"
+            case .format(let text): "--format '\(text)' is not a receipt format: use pdf, html, text or qr"
             case .pdfToTerminal: "a PDF receipt is not for the terminal: give --output FILE (or --format text)"
+            case .noPaymentCode(let reason): reason
             case .cannotWrite(let path, let detail): "cannot write the receipt to \(path): \(detail)"
             }
         }
@@ -82,11 +86,25 @@ enum JournalQuery {
     static func receipt(_ sequence: Int64, format text: String, output: String?, ledger: Ledger, directory: BankDirectory?,
                         toTerminal: Bool, language: HostLanguage = .en,
                         operation: (String) -> OperationDescriptor? = { _ in nil }) throws -> String? {
-        guard let format = ReceiptFormat(rawValue: text.lowercased()) else { throw Problem.format(text) }
         let report = try EntryReport(sequence: sequence, ledger: ledger, directory: directory, receipt: true, language: language,
                                      operation: operation)
-        if output == nil, format == .pdf, toTerminal { throw Problem.pdfToTerminal }
-        let bytes = try format.render(report)
+        let bytes: Data
+        let shown: String
+        if text.lowercased() == "qr" {
+            // The payment as a payment QR code's text (ГОСТ Р 56042-2014), for another payer's app to fill.
+            let fields = Dictionary(report.document.fields.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+            do throws(PaymentQRWriteError) {
+                bytes = Data((try PaymentQR.written(document: fields, directory: directory).text + "\n").utf8)
+            } catch {
+                throw Problem.noPaymentCode(HostMessage.describe(error, language))
+            }
+            shown = "qr"
+        } else {
+            guard let format = ReceiptFormat(rawValue: text.lowercased()) else { throw Problem.format(text) }
+            if output == nil, format == .pdf, toTerminal { throw Problem.pdfToTerminal }
+            bytes = try format.render(report)
+            shown = format.rawValue
+        }
         guard let output else {
             FileHandle.standardOutput.write(bytes)
             return nil
@@ -97,6 +115,6 @@ enum JournalQuery {
             let reason = (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
             throw Problem.cannotWrite(path: output, detail: reason)
         }
-        return "receipt for journal entry \(sequence) (\(format.rawValue), \(bytes.count) bytes, document \(report.entry.documentId)) written to \(output)"
+        return "receipt for journal entry \(sequence) (\(shown), \(bytes.count) bytes, document \(report.entry.documentId)) written to \(output)"
     }
 }

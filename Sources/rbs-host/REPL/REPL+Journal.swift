@@ -4,7 +4,7 @@ import RBSLedger
 
 extension REPL {
     /// `journal [N] [--operation OP] [--account A] [--from DATE] [--to DATE] [--status S] [--json]`,
-    /// `journal show N [--json]`, `journal receipt N [--format pdf|html|text] [--output FILE]`.
+    /// `journal show N [--json]`, `journal receipt N [--format pdf|html|text|qr] [--output FILE]`.
     func journal(_ words: [String]) {
         do {
             let ledger = try runtime.ledger()
@@ -19,10 +19,10 @@ extension REPL {
                                                           language: language, operation: operation))
             case "receipt":
                 let arguments = try CommandArguments(Array(words.dropFirst()), command: "journal receipt", options: ["--format", "--output"])
-                let sequence = try entryNumber(arguments.positional, usage: "journal receipt N [--format pdf|html|text] [--output FILE]")
-                // In the REPL a receipt goes to a file, or (text) to the screen.
+                let sequence = try entryNumber(arguments.positional, usage: "journal receipt N [--format pdf|html|text|qr] [--output FILE]")
+                // In the REPL a receipt goes to a file, or (text, a QR code's text) to the screen.
                 let format = arguments.values["--format"] ?? (arguments.values["--output"] == nil ? "text" : "pdf")
-                if arguments.values["--output"] == nil, format.lowercased() != "text" {
+                if arguments.values["--output"] == nil, !["text", "qr"].contains(format.lowercased()) {
                     console.error("a \(format) receipt goes to a file: journal receipt \(sequence) --format \(format) --output FILE")
                     return
                 }

@@ -36,6 +36,10 @@ final class REPL: @unchecked Sendable {
         /// The completions of `word`, the last word of `line` (whose words are `words`, the command's first).
         var complete: (@Sendable (REPL, _ words: [String], _ line: String, _ word: String) -> [String])? = nil
 
+        /// Whether the command takes the rest of its line as typed, as its one argument, instead of words: a payment
+        /// QR code's text keeps its spaces and quotes (`ООО "Ромашка"`).
+        var takesLine = false
+
         /// Whether `word` (lower-cased) calls this command.
         func answers(_ word: String) -> Bool { word == name || aliases.contains(word) }
     }
@@ -56,7 +60,10 @@ final class REPL: @unchecked Sendable {
             let count = (try? repl.runtime.ledger().journal.entries().count) ?? 0
             return count > 0 ? (1...count).map(String.init).filter { $0.hasPrefix(word) } : []
         }),
-        Command(name: "template", aliases: ["templates"], usage: "template [save NAME]") { repl, arguments in
+        Command(name: "qr", usage: "qr TEXT | qr --image FILE", perform: { repl, arguments in
+            repl.paymentQR(arguments.first ?? ""); return true
+        }, takesLine: true),
+        Command(name: "template", aliases: ["templates"], usage: "template [save NAME | qr NAME]") { repl, arguments in
             repl.template(arguments); return true
         },
         Command(name: "basket", usage: "basket [show | add [OP|NUMBER|@TEMPLATE [ID=VALUE ...]] | remove N | clear | sign]",
@@ -131,6 +138,10 @@ final class REPL: @unchecked Sendable {
             console.error(console.text(.unknownCommand(command, suggestion: suggestion)))
             return true
         }
+        if entry.takesLine {
+            let rest = line.trimmingCharacters(in: .whitespaces).drop { !$0.isWhitespace }.trimmingCharacters(in: .whitespaces)
+            return entry.perform(self, [rest])
+        }
         return entry.perform(self, arguments)
     }
 
@@ -173,7 +184,7 @@ final class REPL: @unchecked Sendable {
     /// Opens operation `id` as a module, prefilled with `filled`'s values (those the plugin's current version no
     /// longer has named as dropped), then with the line's `ID=VALUE` arguments; with `collect`, the submitted draft
     /// goes to it instead of the sign step.
-    private func open(_ id: String, arguments: ArraySlice<String>, filled: (form: FormTemplate, source: String)? = nil,
+    func open(_ id: String, arguments: ArraySlice<String>, filled: (form: FormTemplate, source: String)? = nil,
                       collect: ((DocumentDraft) -> ModuleOutput)? = nil) {
         var prefill: [(id: String, value: String)] = []
         for argument in arguments {
