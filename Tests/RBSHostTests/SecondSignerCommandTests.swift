@@ -132,6 +132,10 @@ extension SecondSignerCommandTests {
         #expect(try sandbox.host(["customers", "policy", "anna"]).stdout.contains("Second signer: never (one user signs alone)"))
         let right = try sandbox.host(["customers", "policy", "anna", "--second-signer-above", "10 RUB", "--code", try customerCode(sandbox, "anna")])
         #expect(right.status == 0, "\(right)")
+        // A name in use is refused as such (not as a storage error), with the right code.
+        sandbox.step()
+        let taken = try sandbox.host(["customers", "add-user", "anna", "anna", "--code", try customerCode(sandbox, "anna")])
+        #expect(taken.status == 1 && taken.stderr == "error: a customer named 'anna' already exists (see `rbs-host customers list`)\n", "\(taken)")
         // The code is spent: the same one changes nothing more.
         let replayed = try sandbox.host(["customers", "add-user", "anna", "boris", "--code", try customerCode(sandbox, "anna")])
         #expect(replayed.status == 1 && replayed.stderr.contains("already used"), "\(replayed)")

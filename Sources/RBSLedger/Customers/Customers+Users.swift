@@ -22,26 +22,26 @@ extension Customers {
     func addUser(to customerName: String, name: String, passwordRecord: String) throws(CustomerError) -> (Customer, Enrolment) {
         guard Self.isValidName(name) else { throw .invalidName(name) }
         let now = Timestamp.milliseconds(clock())
+        let added: Result<(Customer, Enrolment), CustomerError>
         do {
-            return try database.write { db in
+            added = try database.write { db in
                 guard let holder = try db.value(Int64.self, "SELECT COALESCE(member_of, id) FROM customers WHERE name = ?", customerName) else {
-                    throw CustomerError.unknown(customerName)
+                    return .failure(.unknown(customerName))
                 }
                 return try Self.insertUser(name, passwordRecord: passwordRecord, holder: holder, now: now, in: db)
             }
-        } catch let error as CustomerError {
-            throw error
         } catch {
             throw .storage(error)
         }
+        return try added.get()
     }
 
     private static func insertUser(_ name: String, passwordRecord: String, holder: Int64, now: Int64,
-                                   in db: any SQLTransaction) throws -> (Customer, Enrolment) {
-        if try db.exists("SELECT 1 FROM customers WHERE name = ?", name) { throw CustomerError.exists(name) }
+                                   in db: any SQLTransaction) throws -> Result<(Customer, Enrolment), CustomerError> {
+        if try db.exists("SELECT 1 FROM customers WHERE name = ?", name) { return .failure(.exists(name)) }
         let login = try insertLogin(name: name, passwordRecord: passwordRecord, memberOf: holder, now: now, in: db)
-        return (Customer(id: login.id, name: name, keyId: login.enrolment.keyId, createdAtMilliseconds: now, memberOf: holder),
-                login.enrolment)
+        return .success((Customer(id: login.id, name: name, keyId: login.enrolment.keyId, createdAtMilliseconds: now, memberOf: holder),
+                         login.enrolment))
     }
 
     /// The users of `customer`'s customer (its first user first, then in the order they were added).
@@ -65,7 +65,7 @@ extension Customers {
                                 code: String) throws(CustomerError) {
         let rows = try Self.policyRows(thresholds)
         let holder = credentials.customer.holderId
-        try steppedUp(.changeSecondSigner, credentials, code: code) { db in try Self.write(rows, holder: holder, in: db) }
+        try steppedUp(.changeSecondSigner, credentials, code: code) { db in .success(try Self.write(rows, holder: holder, in: db)) }
     }
 
     /// Sets one currency's threshold without asking the customer (the tests' fixtures).

@@ -228,34 +228,29 @@ public struct Customers: Sendable {
     /// counted towards the lock) in the same transaction that stores the passkey — whatever front end asks.
     public func register(_ passkey: Passkey, for credentials: CustomerCredentials, code: String) throws(CustomerError) {
         let added = try steppedUp(.registerPasskey, credentials, code: code) { db in
-            try Self.insert(passkey, for: credentials.customer, in: db)
+            .success(try Self.insert(passkey, for: credentials.customer, in: db))
         }
         guard added else { throw .passkeyInUse }
     }
 
     /// Checks `code` of `credentials` (the step-up of `action`) and, when it is accepted, makes the change `body`
     /// in the same transaction. A refused code is committed all the same (its attempt counts towards the lock), and
-    /// nothing of the change is made.
+    /// nothing of the change is made; a change `body` refuses (`.failure`) makes nothing either (the code is spent).
     func steppedUp<T>(_ action: StepUpAction, _ credentials: CustomerCredentials, code: String,
-                      _ body: (any SQLTransaction) throws -> T) throws(CustomerError) -> T {
+                      _ body: (any SQLTransaction) throws -> Result<T, CustomerError>) throws(CustomerError) -> T {
         let verifier = codeVerifier(for: credentials)
-        let answer: Result<T, OneTimeCodeError>
+        let answer: Result<T, CustomerError>
         do {
-            answer = try database.write { db -> Result<T, OneTimeCodeError> in
+            answer = try database.write { db -> Result<T, CustomerError> in
                 if case .failure(let error) = try verifier.check(code, subject: nil, expectedSubject: nil, in: db) {
-                    return .failure(error)  // committed: the attempt counts
+                    return .failure(.stepUp(action, error))  // committed: the attempt counts
                 }
-                return .success(try body(db))
+                return try body(db)
             }
-        } catch let error as CustomerError {
-            throw error
         } catch {
             throw .storage(error)
         }
-        switch answer {
-        case .failure(let error): throw .stepUp(action, error)
-        case .success(let value): return value
-        }
+        return try answer.get()
     }
 
     /// Inserts the passkey row; false when its credential id is registered already.
