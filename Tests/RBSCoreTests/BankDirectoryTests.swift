@@ -64,6 +64,8 @@ struct BankDirectoryTests {
         """) == .invalidEntry(file: "x.xml", line: 2, element: "ParticipantInfo", reason: "NameP (the participant's name) is missing"))
         #expect(error("<ED807>\n</ED807>") == .invalidEntry(file: "x.xml", line: 1, element: "ED807", reason: "EDDate (the directory's date) is missing"))
         #expect(error("<ED806 EDDate=\"2026-09-01\"/>") == .notED807(file: "x.xml", root: "ED806"))
+        // Digits of another script are not a date (Character.isNumber takes them).
+        #expect(error("<ED807 EDDate=\"٢٠٢٦-٠٩-٠١\"></ED807>") == .invalidEntry(file: "x.xml", line: 1, element: "ED807", reason: "EDDate \"٢٠٢٦-٠٩-٠١\" is not a date YYYY-MM-DD"))
         #expect(error("<ED807 EDDate=\"2026-09-01\"></ED807>") == .empty(file: "x.xml"))
         guard case .malformed(let file, let line, _) = error("<ED807 EDDate=\"2026-09-01\">\n<BICDirectoryEntry BIC=\"044525225\"><ParticipantInfo NameP=\"x\"/>\n</ED807>") else {
             Issue.record("not well-formed XML was accepted"); return

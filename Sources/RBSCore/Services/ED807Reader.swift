@@ -68,8 +68,9 @@ final class ED807Reader: NSObject, XMLParserDelegate {
 
     private static func isDate(_ text: String) -> Bool {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        return parts.count == 3 && parts[0].count == 4 && parts[1].count == 2 && parts[2].count == 2
-            && parts.allSatisfy { $0.allSatisfy(\.isNumber) }
+        // ASCII digits only: `Character.isNumber` also takes other scripts' digits (and fractions such as ½).
+        return parts.count == 3 && parts[0].utf8.count == 4 && parts[1].utf8.count == 2 && parts[2].utf8.count == 2
+            && parts.allSatisfy { $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
     }
 
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
