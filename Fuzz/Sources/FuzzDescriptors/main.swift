@@ -48,7 +48,7 @@ private func stubDestroy(_: UnsafeMutableRawPointer?) {}
 private func stubValueChanged(_: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?, _: UnsafePointer<rbs_value_t>?,
                               _: Bool) -> rbs_status_t { 0 }
 private func stubAction(_: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?) -> rbs_status_t { 0 }
-private func stubBuild(_: UnsafeMutableRawPointer?, _: OpaquePointer?) -> rbs_status_t { 0 }
+private func stubBuild(_: UnsafeMutableRawPointer?, _: UnsafePointer<rbs_document_builder_t>?) -> rbs_status_t { 0 }
 
 /// The extension tables of the entry being read (a C function pointer cannot capture: `get_extension` reads these).
 nonisolated(unsafe) private var requirementsTable: UnsafeMutablePointer<rbs_requirements_extension_t>?
