@@ -14,6 +14,8 @@ binary=.build-fuzz/debug/$target
 mkdir -p ".build-fuzz/corpus/$target" ".build-fuzz/crashes/$target" .build-fuzz/logs
 log=.build-fuzz/logs/$target.log
 echo "fuzz: $target for ${seconds}s (log: $log)"
+# Leaks in code not ours (the toolchain's Foundation) are suppressed, each with its reason, in Fuzz/lsan.supp.
+LSAN_OPTIONS="suppressions=$(pwd)/Fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
 nice -n "${FUZZ_NICE:-15}" "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix=".build-fuzz/crashes/$target/" "$@" ".build-fuzz/corpus/$target" "Fuzz/corpus/$target" >"$log" 2>&1
 status=$?
