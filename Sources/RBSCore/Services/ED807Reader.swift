@@ -22,7 +22,9 @@ final class ED807Reader: NSObject, XMLParserDelegate {
     init(file: String) { self.file = file }
 
     func read(_ data: Data) throws(DirectoryError) {
-        let parser = XMLParser(data: Self.utf8(data))
+        let document = Self.utf8(data)
+        if let (line, reason) = Self.encodingProblem(document) { throw .malformed(file: file, line: line, reason: reason) }
+        let parser = XMLParser(data: document)
         self.parser = parser
         parser.delegate = self
         parser.shouldProcessNamespaces = false
@@ -50,6 +52,35 @@ final class ED807Reader: NSObject, XMLParserDelegate {
             converted.replaceSubrange(..<end.upperBound, with: fixed)
         }
         return Data(converted.utf8)
+    }
+
+    /// Why the document (after ``utf8(_:)``) is not one XMLParser should see, with its line: only UTF-8 reaches
+    /// libxml2. Any other encoding it would convert itself, and one of those conversions crashed the host (FuzzED807
+    /// found a document declared UTF-7 that makes libxml2 read through a NULL pointer inside `xmlParseChunk`); an
+    /// ED807 file is windows-1251 (converted above) or UTF-8 in any case. NUL bytes are refused too (XML has no
+    /// U+0000, and "<\0" is how libxml2 recognises UTF-16 without a byte order mark).
+    static func encodingProblem(_ document: Data) -> (line: Int, reason: String)? {
+        let bytes = [UInt8](document)
+        var line = 1, start = 0
+        for index in 0...bytes.count {
+            guard index == bytes.count || bytes[index] == 0x0A || bytes[index] == 0 else { continue }
+            if String(validating: bytes[start..<index], as: UTF8.self) == nil {
+                return (line, "it is not UTF-8 (a windows-1251 file says so in its XML declaration)")
+            }
+            if index < bytes.count, bytes[index] == 0 { return (line, "it holds a NUL byte (XML has no U+0000; UTF-16 is not an ED807 encoding)") }
+            line += 1
+            start = index + 1
+        }
+        var head = bytes.prefix(200)[...]
+        if head.starts(with: [0xEF, 0xBB, 0xBF]) { head = head.dropFirst(3) }
+        let text = String(decoding: head, as: UTF8.self)
+        guard text.hasPrefix("<?xml"), let end = text.range(of: "?>") else { return nil }
+        let declaration = text[..<end.lowerBound]
+        guard let key = declaration.range(of: "encoding") else { return nil }
+        let value = declaration[key.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
+            .prefix { $0 != "\"" && $0 != "'" && $0 != " " }
+        guard !["utf-8", "utf8"].contains(value.lowercased()) else { return nil }
+        return (1, "it declares encoding \"\(value)\"; an ED807 file is windows-1251 (as the Bank of Russia publishes it) or UTF-8")
     }
 
     private func fail(_ element: String, _ reason: String) {
