@@ -74,8 +74,10 @@ final class ED807Reader: NSObject, XMLParserDelegate {
         var head = bytes.prefix(200)[...]
         if head.starts(with: [0xEF, 0xBB, 0xBF]) { head = head.dropFirst(3) }
         let text = String(decoding: head, as: UTF8.self)
-        guard text.hasPrefix("<?xml"), let end = text.range(of: "?>") else { return nil }
-        let declaration = text[..<end.lowerBound]
+        guard text.hasPrefix("<?xml") else { return nil }
+        // Up to the first '>', or all of the head: libxml2 switches to the declared encoding as soon as it has read
+        // it, before it finds the declaration malformed (FuzzED807: `encoding="UTF-7"@>` crashed it just the same).
+        let declaration = text.prefix { $0 != ">" }
         guard let key = declaration.range(of: "encoding") else { return nil }
         let value = declaration[key.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
             .prefix { $0 != "\"" && $0 != "'" && $0 != " " }
