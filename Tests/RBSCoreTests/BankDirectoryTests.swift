@@ -59,6 +59,11 @@ struct BankDirectoryTests {
         // The second input FuzzED807 found: a declaration that ends badly (`@>`) is read up to its encoding all the same.
         #expect(error("<?xml version=\"1.0\" encoding=\"UTF-7\"@>\n<ED807 EDDate=\"2026-09-01\"/>")
                     == .malformed(file: "x.xml", line: 1, reason: "it declares encoding \"UTF-7\"; an ED807 file is windows-1251 (as the Bank of Russia publishes it) or UTF-8"))
+        // The third: FoundationXML crashes (strlen of NULL) on a processing instruction without data.
+        #expect(error("<?xml version=\"1.0\"?>\n<ED807 EDDate=\"2026-09-01\">\n<?xibm5347p1001998.?></ED807>")
+                    == .malformed(file: "x.xml", line: 3, reason: "it holds a processing instruction (<?…?>) after the XML declaration; ED807 has none"))
+        #expect(error("<?xibm5347p1001998.?>\n<ED807 EDDate=\"2026-09-01\"/>")
+                    == .malformed(file: "x.xml", line: 1, reason: "it holds a processing instruction (<?…?>) after the XML declaration; ED807 has none"))
         #expect(error("<?xml version='1.0' encoding='ISO-2022-JP'?>\n<ED807 EDDate=\"2026-09-01\"/>")
                     == .malformed(file: "x.xml", line: 1, reason: "it declares encoding \"ISO-2022-JP\"; an ED807 file is windows-1251 (as the Bank of Russia publishes it) or UTF-8"))
         // UTF-16 without a byte order mark ("<\0"), and bytes that are not UTF-8, with their line.

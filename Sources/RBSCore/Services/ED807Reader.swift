@@ -71,6 +71,19 @@ final class ED807Reader: NSObject, XMLParserDelegate {
             line += 1
             start = index + 1
         }
+        // A processing instruction other than the declaration: FoundationXML passes its data to strlen without a check
+        // and crashes on one without data (FuzzED807: `<?xibm5347p1001998.?>`). ED807 has none, so none is read.
+        let declarationAt = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        let isDeclaration = bytes.count > declarationAt + 5 && Array(bytes[declarationAt..<declarationAt + 5]) == Array("<?xml".utf8)
+            && [0x20, 0x09, 0x0D, 0x0A].contains(bytes[declarationAt + 5])
+        var lineOfMark = 1
+        for index in bytes.indices {
+            if bytes[index] == 0x0A { lineOfMark += 1 }
+            if index > 0, bytes[index] == UInt8(ascii: "?"), bytes[index - 1] == UInt8(ascii: "<"),
+               !(isDeclaration && index - 1 == declarationAt) {
+                return (lineOfMark, "it holds a processing instruction (<?…?>) after the XML declaration; ED807 has none")
+            }
+        }
         var head = bytes.prefix(200)[...]
         if head.starts(with: [0xEF, 0xBB, 0xBF]) { head = head.dropFirst(3) }
         let text = String(decoding: head, as: UTF8.self)
