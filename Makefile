@@ -23,7 +23,7 @@ DEV_DATA := $(DEV)/data
 DEMO_CUSTOMER := demo
 DEMO_PASSWORD := demo-password
 
-.PHONY: run serve web-test parity bench-serve build plugins c-plugins swift-plugins rust-plugins sign-plugins test test-suites bench bench-pg clean
+.PHONY: run serve web-test parity bench-serve build plugins c-plugins swift-plugins rust-plugins sign-plugins test test-suites bench bench-pg fuzz fuzz-build clean
 
 # The REPL runs with the development data folder, where the development key is trusted: the real trust path.
 run: build plugins
@@ -143,6 +143,22 @@ bench-pg:
 	$(SWIFT) build -c release --scratch-path .build-release --product rbs-bench
 	python3 Benchmarks/postgres_bench.py --write BENCHMARKS.md $(ARGS)
 
+# Fuzzing (libFuzzer + AddressSanitizer): each parser that reads untrusted bytes has a target (Fuzz/Sources), built in
+# its own folder (.build-fuzz; RBS_FUZZ=1 adds the targets to the package) so the debug build is never rebuilt for it.
+# `make fuzz` runs each for FUZZ_SECONDS (niced) on its seeds (Fuzz/corpus) and prints executions and coverage; a
+# crash fails it. Not part of `make test`: the crashes it found are regression tests in the suites.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= FuzzExpressions FuzzDescriptors FuzzWorkerWire FuzzPasskeyCBOR FuzzED807 FuzzCanonicalDocument
+FUZZ_FLAGS := --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address
+
+fuzz-build:
+	@for target in $(FUZZ_TARGETS); do RBS_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --product $$target 2>&1 | \
+		grep -v "Cannot export local symbol" || exit 1; done
+
+fuzz: fuzz-build
+	@failed=""; for target in $(FUZZ_TARGETS); do Fuzz/run.sh $$target $(FUZZ_SECONDS) || failed="$$failed $$target"; done; \
+		if [ -n "$$failed" ]; then echo "make fuzz: failed:$$failed (inputs in .build-fuzz/crashes/)"; exit 1; fi
+
 clean:
 	rm -f $(PLUGINS)/*.so
-	rm -rf .build .build-release Examples/swift/.build Examples/rust/card-block/target
+	rm -rf .build .build-release .build-fuzz Examples/swift/.build Examples/rust/card-block/target

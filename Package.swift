@@ -108,6 +108,27 @@ let package = Package(
     ]
 )
 
+// The libFuzzer targets (`make fuzz`; Fuzz/README in README.md's "Fuzzing"), one per parser that reads untrusted bytes.
+// They exist only when RBS_FUZZ is set, which `make fuzz` does for its own build folder (.build-fuzz, compiled with
+// -sanitize=fuzzer,address): the normal build and `swift build --build-tests` neither compile nor link them. Each is
+// an executable whose main hands the process to libFuzzer (FuzzSupport.runFuzzer), and reads internals of the parser's
+// module through @testable import (debug builds only, as the fuzz build is).
+if Context.environment["RBS_FUZZ"] != nil {
+    package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Sources/FuzzSupport"))
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzExpressions", ["RBSExpressions", "RBSMoney"]),
+        ("FuzzDescriptors", ["RBSCore", "RBSExpressions", "CRBSPlugin"]),
+        ("FuzzWorkerWire", ["RBSCore", "RBSLedger"]),
+        ("FuzzPasskeyCBOR", ["RBSLedger"]),
+        ("FuzzED807", ["RBSCore"]),
+        ("FuzzCanonicalDocument", ["RBSLedger"]),
+    ]
+    for target in fuzzTargets {
+        package.targets.append(.executableTarget(name: target.name, dependencies: ["FuzzSupport"] + target.dependencies,
+                                                 path: "Fuzz/Sources/\(target.name)"))
+    }
+}
+
 for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .swiftLanguageMode(.v6),

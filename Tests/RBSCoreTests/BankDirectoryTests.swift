@@ -46,6 +46,37 @@ struct BankDirectoryTests {
         #expect(directory.status(bic: "000000000") == .unknown)
     }
 
+    /// Found by FuzzED807: a document declared UTF-7 (this one, the sample fixture with its declaration and bytes
+    /// changed by the fuzzer) made libxml2 read through a NULL pointer in `xmlParseChunk`, killing the host at
+    /// `directory import`. Only UTF-8 (and windows-1251, converted first) reaches the XML parser now.
+    @Test("a document in an encoding other than UTF-8 or windows-1251 is refused before the XML parser sees it")
+    func foreignEncodingsRefused() throws {
+        let crash = try Data(contentsOf: Fixtures.root.appendingPathComponent("Tests/Fixtures/ed807/ED807-utf7-crash.xml"))
+        #expect(throws: DirectoryError.malformed(file: "ED807-utf7-crash.xml", line: 1,
+                                                 reason: "it declares encoding \"UTF-7\"; an ED807 file is windows-1251 (as the Bank of Russia publishes it) or UTF-8")) {
+            _ = try BankDirectory(ed807: crash, file: "ED807-utf7-crash.xml", source: "test")
+        }
+        // The second input FuzzED807 found: a declaration that ends badly (`@>`) is read up to its encoding all the same.
+        #expect(error("<?xml version=\"1.0\" encoding=\"UTF-7\"@>\n<ED807 EDDate=\"2026-09-01\"/>")
+                    == .malformed(file: "x.xml", line: 1, reason: "it declares encoding \"UTF-7\"; an ED807 file is windows-1251 (as the Bank of Russia publishes it) or UTF-8"))
+        // The third: FoundationXML crashes (strlen of NULL) on a processing instruction without data.
+        #expect(error("<?xml version=\"1.0\"?>\n<ED807 EDDate=\"2026-09-01\">\n<?xibm5347p1001998.?></ED807>")
+                    == .malformed(file: "x.xml", line: 3, reason: "it holds a processing instruction (<?…?>) after the XML declaration; ED807 has none"))
+        #expect(error("<?xibm5347p1001998.?>\n<ED807 EDDate=\"2026-09-01\"/>")
+                    == .malformed(file: "x.xml", line: 1, reason: "it holds a processing instruction (<?…?>) after the XML declaration; ED807 has none"))
+        #expect(error("<?xml version='1.0' encoding='ISO-2022-JP'?>\n<ED807 EDDate=\"2026-09-01\"/>")
+                    == .malformed(file: "x.xml", line: 1, reason: "it declares encoding \"ISO-2022-JP\"; an ED807 file is windows-1251 (as the Bank of Russia publishes it) or UTF-8"))
+        // UTF-16 without a byte order mark ("<\0"), and bytes that are not UTF-8, with their line.
+        #expect(error(String(decoding: Array("<ED807/>".utf16).flatMap { [UInt8($0), 0] }, as: UTF8.self))
+                    == .malformed(file: "x.xml", line: 1, reason: "it holds a NUL byte (XML has no U+0000; UTF-16 is not an ED807 encoding)"))
+        #expect(throws: DirectoryError.malformed(file: "x.xml", line: 2, reason: "it is not UTF-8 (a windows-1251 file says so in its XML declaration)")) {
+            _ = try BankDirectory(ed807: Data("<ED807 EDDate=\"2026-09-01\">\n<a b=\"".utf8) + Data([0xCF, 0xE0]) + Data("\"/></ED807>".utf8),
+                                  file: "x.xml", source: "test")
+        }
+        // What the reader does read is unchanged: the published windows-1251 file and the bundled UTF-8 extract.
+        #expect(try directory(Self.sample).bank(bic: "044525225") != nil)
+    }
+
     @Test("a bad entry stops the import with its file, line and element")
     func malformedEntry() {
         #expect(throws: DirectoryError.invalidEntry(file: "ED807-malformed.xml", line: 9, element: "Accounts",
@@ -64,6 +95,8 @@ struct BankDirectoryTests {
         """) == .invalidEntry(file: "x.xml", line: 2, element: "ParticipantInfo", reason: "NameP (the participant's name) is missing"))
         #expect(error("<ED807>\n</ED807>") == .invalidEntry(file: "x.xml", line: 1, element: "ED807", reason: "EDDate (the directory's date) is missing"))
         #expect(error("<ED806 EDDate=\"2026-09-01\"/>") == .notED807(file: "x.xml", root: "ED806"))
+        // Digits of another script are not a date (Character.isNumber takes them).
+        #expect(error("<ED807 EDDate=\"٢٠٢٦-٠٩-٠١\"></ED807>") == .invalidEntry(file: "x.xml", line: 1, element: "ED807", reason: "EDDate \"٢٠٢٦-٠٩-٠١\" is not a date YYYY-MM-DD"))
         #expect(error("<ED807 EDDate=\"2026-09-01\"></ED807>") == .empty(file: "x.xml"))
         guard case .malformed(let file, let line, _) = error("<ED807 EDDate=\"2026-09-01\">\n<BICDirectoryEntry BIC=\"044525225\"><ParticipantInfo NameP=\"x\"/>\n</ED807>") else {
             Issue.record("not well-formed XML was accepted"); return

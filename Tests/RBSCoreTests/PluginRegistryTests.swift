@@ -373,6 +373,24 @@ struct PluginCacheTests {
         }
     }
 
+    /// Found while writing the descriptors' fuzz target (Fuzz/Sources/FuzzDescriptors, the cache form): the inode was
+    /// read with `UInt64(_:)`, which traps on the negative number a damaged cache can hold, and written with
+    /// `Int(_:)`, which traps on an inode above Int64.max.
+    @Test("a cache's inode is kept as its bit pattern: one above Int64.max round-trips, a damaged one never traps")
+    func cacheInodeBitPattern() throws {
+        let fingerprint = PluginCache.Fingerprint(size: 1, modified: 2, changed: 3, inode: UInt64.max - 1, hash: "ab")
+        let cache = PluginCache(hostABI: ABIVersion.host.description, entries: [
+            "b.so": .init(fingerprint: fingerprint, result: .failed(.crashed(signal: 11))),
+        ], inService: [])
+        let bytes = PluginCacheCodec.encode(cache)
+        #expect(try PluginCacheCodec.decode(bytes).entries["b.so"]?.fingerprint == fingerprint)
+        // The inode's ten LEB128 bytes (UInt64.max - 1) changed to those of -1, as a damaged file may hold them.
+        var damaged = bytes
+        let at = try #require(damaged.firstRange(of: [0xFE] + Array(repeating: UInt8(0xFF), count: 8) + [0x01]))
+        damaged.replaceSubrange(at, with: Array(repeating: UInt8(0xFF), count: 9) + [0x01])
+        #expect(try PluginCacheCodec.decode(damaged).entries["b.so"]?.fingerprint.inode == UInt64.max)
+    }
+
     @Test("every truncation of a cache is malformed, and no changed byte makes the reader read outside the file's bytes")
     func truncatedAndDamagedCaches() throws {
         let folder = Fixtures.temporaryDirectory("cache-damage")

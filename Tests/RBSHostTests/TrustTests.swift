@@ -63,6 +63,23 @@ struct TrustTests {
         #expect(again.status != 0 && again.stderr.contains("already exists"))
     }
 
+    @Test("plugin sign reads the manifest in a sandboxed worker: a plugin that aborts when opened is refused, the signer survives")
+    func signOpensThePluginInAWorker() throws {
+        let world = try World()
+        let plugin = try CheckFixtures.build("abort_on_open", into: world.folder)
+        let result = try world.host(["plugin", "sign", plugin.path, "--key", world.key.path])
+        // Opened in the signing process, the constructor's abort() would end it (status 134, no message).
+        #expect(result.status == 1, "\(result)")
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 1 && lines[0].hasPrefix("error: cannot read the plugin's id and version: ")
+                    && lines[0].contains("killed by SIGABRT"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: plugin.path + ".sig"), "nothing is signed")
+        // A well-formed plugin still signs through the worker, naming its id and version.
+        let signed = try world.host(["plugin", "sign", world.plugin.path, "--key", world.key.path])
+        #expect(signed.status == 0, "\(signed)")
+        #expect(signed.stdout.hasPrefix("signed \(world.plugin.path) (ru.example.transfers 1.0.0)"), "\(signed.stdout)")
+    }
+
     @Test("unsigned: refused with a message naming the file and the fix")
     func unsigned() throws {
         let world = try World()

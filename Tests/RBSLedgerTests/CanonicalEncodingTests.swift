@@ -85,6 +85,17 @@ struct CanonicalEncodingTests {
         }
     }
 
+    /// Found while writing the fuzz target (Fuzz/Sources/FuzzCanonicalDocument): the count was added to the header's 8 lines, which
+    /// trapped on overflow for a count near Int.max — a crash on hostile bytes.
+    @Test("a field count as large as Int.max is refused with its line, not an overflow")
+    func hugeFieldCount() {
+        for count in [Int.max, Int.max - 7, Int.max - 8] {
+            #expect(throws: DocumentError.malformed(line: 13, reason: "expected \(count) field lines, found 4")) {
+                try CanonicalEncoding.decode(Data(Self.replacing("fields=4", "fields=\(count)").utf8))
+            }
+        }
+    }
+
     @Test("invalid UTF-8 is refused with its line")
     func invalidUTF8() {
         var bytes = Data(Self.golden.utf8)

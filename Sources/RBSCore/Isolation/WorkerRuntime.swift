@@ -37,7 +37,8 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
         weak var control: (any ModuleControl)?
     }
 
-    private init(pluginID: String, image: String, settings: IsolationSettings, locator: ServiceLocator) {
+    /// Internal (not private) for the worker-wire fuzz target, which serves callbacks on a runtime with no worker.
+    init(pluginID: String, image: String, settings: IsolationSettings, locator: ServiceLocator) {
         self.pluginID = pluginID
         self.image = image
         self.settings = settings
@@ -84,18 +85,8 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
             do {
                 switch frame.kind {
                 case .ready:
-                    let json = try frame.data()
-                    let manifest: PluginManifest
-                    do { manifest = try JSONDecoder().decode(PluginManifest.self, from: Data(json)) } catch {
-                        worker.terminate()
-                        return .failure(WireError(description: "sent a manifest that does not decode"))
-                    }
-                    let count = try frame.u32()
-                    guard count <= 4096 else { throw WireError(description: "\(count) services") }
-                    var services: [String] = []
-                    for _ in 0..<count { services.append(try frame.string()) }
-                    let warning = try frame.optionalString()
-                    return .success((worker, manifest, services, warning))
+                    let ready = try Self.readReady(&frame)
+                    return .success((worker, ready.manifest, ready.services, ready.warning))
                 case .startFailed:
                     let message = try frame.string()
                     worker.terminate()
@@ -108,6 +99,22 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
                 return .failure(WireError(description: "broke the protocol while starting (\(error))"))
             }
         }
+    }
+
+    /// What a worker's first frame (`ready`) says: the plugin's manifest (JSON), the services it registered and the
+    /// confinement warning, if any. The worker runs the plugin, so all of it is untrusted input: read with bounds.
+    static func readReady(_ frame: inout WireReader) throws(WireError) -> (manifest: PluginManifest, services: [String], warning: String?) {
+        let json = try frame.data()
+        let manifest: PluginManifest
+        do { manifest = try JSONDecoder().decode(PluginManifest.self, from: Data(json)) } catch {
+            throw WireError(description: "sent a manifest that does not decode")
+        }
+        let count = try frame.u32()
+        guard count <= 4096 else { throw WireError(description: "\(count) services") }
+        var services: [String] = []
+        for _ in 0..<count { services.append(try frame.string()) }
+        let warning = try frame.optionalString()
+        return (manifest, services, warning)
     }
 
     // MARK: - PluginRuntime
@@ -255,7 +262,8 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
 
     // MARK: - Serving the plugin's calls back into the host
 
-    private func serve(_ frame: inout WireReader) throws(WireError) -> WireWriter? {
+    /// Answers one callback frame from the worker (internal for the worker-wire fuzz target).
+    func serve(_ frame: inout WireReader) throws(WireError) -> WireWriter? {
         var reply = WireWriter(.reply)
         switch frame.kind {
         case .getValue:
@@ -408,18 +416,23 @@ final class WorkerModule: PluginModule {
         writer.u32(id)
         var reply = try send(writer, call: "build_document()")
         do {
-            let status = try reply.i32()
-            if status < 0 { return nil }
-            let count = try reply.u32()
-            guard count <= 4096 else { throw WireError(description: "\(count) fields") }
-            var fields: [(key: String, value: String)] = []
-            for _ in 0..<count { fields.append((try reply.string(), try reply.string())) }
-            return BuiltDocument(status: status, fields: fields, problem: try reply.optionalString())
+            return try Self.readBuiltDocument(&reply)
         } catch {
             worker.terminate()
             throw PluginFault(plugin: runtime.pluginID, operation: operation, call: "build_document()",
                               cause: "broke the protocol (\(error))")
         }
+    }
+
+    /// The reply to `build`: status (negative: no callback), the fields and the plugin's problem, if any.
+    static func readBuiltDocument(_ reply: inout WireReader) throws(WireError) -> BuiltDocument? {
+        let status = try reply.i32()
+        if status < 0 { return nil }
+        let count = try reply.u32()
+        guard count <= 4096 else { throw WireError(description: "\(count) fields") }
+        var fields: [(key: String, value: String)] = []
+        for _ in 0..<count { fields.append((try reply.string(), try reply.string())) }
+        return BuiltDocument(status: status, fields: fields, problem: try reply.optionalString())
     }
 
     func destroy() {

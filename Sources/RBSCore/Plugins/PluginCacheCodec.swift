@@ -20,7 +20,8 @@ enum PluginCacheCodec {
             out.int(Int(entry.fingerprint.size))
             out.int(Int(entry.fingerprint.modified))
             out.int(Int(entry.fingerprint.changed))
-            out.int(Int(entry.fingerprint.inode))
+            // An inode is a UInt64 (XFS and overlayfs give ones above Int64.max): written and read as its bit pattern.
+            out.int(Int(truncatingIfNeeded: entry.fingerprint.inode))
             out.string(entry.fingerprint.hash)
             switch entry.result {
             case .failed(let failure):
@@ -104,7 +105,8 @@ enum PluginCacheCodec {
         for _ in 0..<count {
             let path = try input.string()
             let fingerprint = PluginCache.Fingerprint(size: Int64(try input.int()), modified: Int64(try input.int()),
-                                                      changed: Int64(try input.int()), inode: UInt64(try input.int()),
+                                                      changed: Int64(try input.int()),
+                                                      inode: UInt64(truncatingIfNeeded: try input.int()),
                                                       hash: try input.string())
             let result: ScanResult
             switch try input.int() {

@@ -22,7 +22,9 @@ final class ED807Reader: NSObject, XMLParserDelegate {
     init(file: String) { self.file = file }
 
     func read(_ data: Data) throws(DirectoryError) {
-        let parser = XMLParser(data: Self.utf8(data))
+        let document = Self.utf8(data)
+        if let (line, reason) = Self.encodingProblem(document) { throw .malformed(file: file, line: line, reason: reason) }
+        let parser = XMLParser(data: document)
         self.parser = parser
         parser.delegate = self
         parser.shouldProcessNamespaces = false
@@ -52,6 +54,50 @@ final class ED807Reader: NSObject, XMLParserDelegate {
         return Data(converted.utf8)
     }
 
+    /// Why the document (after ``utf8(_:)``) is not one XMLParser should see, with its line: only UTF-8 reaches
+    /// libxml2. Any other encoding it would convert itself, and one of those conversions crashed the host (FuzzED807
+    /// found a document declared UTF-7 that makes libxml2 read through a NULL pointer inside `xmlParseChunk`); an
+    /// ED807 file is windows-1251 (converted above) or UTF-8 in any case. NUL bytes are refused too (XML has no
+    /// U+0000, and "<\0" is how libxml2 recognises UTF-16 without a byte order mark).
+    static func encodingProblem(_ document: Data) -> (line: Int, reason: String)? {
+        let bytes = [UInt8](document)
+        var line = 1, start = 0
+        for index in 0...bytes.count {
+            guard index == bytes.count || bytes[index] == 0x0A || bytes[index] == 0 else { continue }
+            if String(validating: bytes[start..<index], as: UTF8.self) == nil {
+                return (line, "it is not UTF-8 (a windows-1251 file says so in its XML declaration)")
+            }
+            if index < bytes.count, bytes[index] == 0 { return (line, "it holds a NUL byte (XML has no U+0000; UTF-16 is not an ED807 encoding)") }
+            line += 1
+            start = index + 1
+        }
+        // A processing instruction other than the declaration: FoundationXML passes its data to strlen without a check
+        // and crashes on one without data (FuzzED807: `<?xibm5347p1001998.?>`). ED807 has none, so none is read.
+        let declarationAt = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        let isDeclaration = bytes.count > declarationAt + 5 && Array(bytes[declarationAt..<declarationAt + 5]) == Array("<?xml".utf8)
+            && [0x20, 0x09, 0x0D, 0x0A].contains(bytes[declarationAt + 5])
+        var lineOfMark = 1
+        for index in bytes.indices {
+            if bytes[index] == 0x0A { lineOfMark += 1 }
+            if index > 0, bytes[index] == UInt8(ascii: "?"), bytes[index - 1] == UInt8(ascii: "<"),
+               !(isDeclaration && index - 1 == declarationAt) {
+                return (lineOfMark, "it holds a processing instruction (<?…?>) after the XML declaration; ED807 has none")
+            }
+        }
+        var head = bytes.prefix(200)[...]
+        if head.starts(with: [0xEF, 0xBB, 0xBF]) { head = head.dropFirst(3) }
+        let text = String(decoding: head, as: UTF8.self)
+        guard text.hasPrefix("<?xml") else { return nil }
+        // Up to the first '>', or all of the head: libxml2 switches to the declared encoding as soon as it has read
+        // it, before it finds the declaration malformed (FuzzED807: `encoding="UTF-7"@>` crashed it just the same).
+        let declaration = text.prefix { $0 != ">" }
+        guard let key = declaration.range(of: "encoding") else { return nil }
+        let value = declaration[key.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
+            .prefix { $0 != "\"" && $0 != "'" && $0 != " " }
+        guard !["utf-8", "utf8"].contains(value.lowercased()) else { return nil }
+        return (1, "it declares encoding \"\(value)\"; an ED807 file is windows-1251 (as the Bank of Russia publishes it) or UTF-8")
+    }
+
     private func fail(_ element: String, _ reason: String) {
         guard failure == nil else { return }
         failure = .invalidEntry(file: file, line: parser?.lineNumber ?? 0, element: element, reason: reason)
@@ -68,8 +114,9 @@ final class ED807Reader: NSObject, XMLParserDelegate {
 
     private static func isDate(_ text: String) -> Bool {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        return parts.count == 3 && parts[0].count == 4 && parts[1].count == 2 && parts[2].count == 2
-            && parts.allSatisfy { $0.allSatisfy(\.isNumber) }
+        // ASCII digits only: `Character.isNumber` also takes other scripts' digits (and fractions such as ½).
+        return parts.count == 3 && parts[0].utf8.count == 4 && parts[1].utf8.count == 2 && parts[2].utf8.count == 2
+            && parts.allSatisfy { $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
     }
 
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,

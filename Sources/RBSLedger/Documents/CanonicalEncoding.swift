@@ -110,9 +110,12 @@ public enum CanonicalEncoding {
         guard let count = Int(countText), String(count) == countText, count >= 0 else {
             throw .malformed(line: 8, reason: "fields count \"\(countText)\" is not a decimal number")
         }
-        guard lines.count == 8 + count else {
-            let line = lines.count < 8 + count ? lines.count + 1 : 8 + count + 1
-            throw .malformed(line: line, reason: "expected \(count) field lines, found \(lines.count - 8)")
+        // The header's 8 lines are all there (read above), so `found` is not negative; `count` is compared with it,
+        // never added to, as a count near Int.max would overflow.
+        let found = lines.count - 8
+        guard count == found else {
+            let line = count > found ? lines.count + 1 : 8 + count + 1
+            throw .malformed(line: line, reason: "expected \(count) field lines, found \(found)")
         }
         var fields: [DocumentField] = []
         var previousKey: String?

@@ -41,7 +41,7 @@ struct PluginKeygenCommand: ParsableCommand {
 struct PluginSignCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sign", abstract: "Sign a plugin: write FILE.sig with its SHA-256, id and version.",
-        discussion: "The plugin's manifest is read (it is loaded, never started) so the signature names its id and version.")
+        discussion: "The plugin's manifest is read by a sandboxed worker (the plugin's code never runs in this process, which holds the private key) so the signature names its id and version.")
 
     @Argument(help: "The plugin file (.so).") var file: String
     @Option(help: ArgumentHelp("The publisher key file (`rbs-host plugin keygen`).", valueName: "keyfile")) var key: String
@@ -49,7 +49,11 @@ struct PluginSignCommand: ParsableCommand {
     func run() throws {
         do {
             let publisher = try PublisherKey.load(from: key)
-            let signature = try PluginSigner.sign(pluginAt: file, key: publisher)
+            // The same worker every other command loads plugins in (with its default limits): a plugin's constructor
+            // or descriptor code never runs beside the publisher's private key.
+            let worker = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+            let signature = try PluginSigner.sign(pluginAt: file, key: publisher,
+                                                  isolation: IsolationSettings(mode: .plugin, workerExecutable: worker))
             print("signed \(file) (\(signature.pluginID) \(signature.version)) → \(file).sig with key \(signature.publicKey)")
         } catch {
             Terminal.error(error.description)
