@@ -18,6 +18,10 @@ enum Interrupts {
     static let pending = Atomic<Bool>(false)
     /// The thread blocked in ``LineEditor/read(prompt:)``, as an integer (0: no read in progress).
     static let readerThread = Atomic<UInt>(0)
+    /// Set while a forwarded copy of an interrupt is on its way to the reader thread: that copy only breaks the
+    /// reader's blocking call (EINTR) and is not a second interrupt (it could otherwise arrive after the first was
+    /// taken and end the next read as well).
+    static let forwarding = Atomic<Bool>(false)
     /// Write end (non-blocking) and read end of the self-pipe; -1 until installed.
     static let wakeWrite = Atomic<Int32>(-1)
     static let wakeRead = Atomic<Int32>(-1)
@@ -78,6 +82,7 @@ enum Interrupts {
         sigaddset(&set, SIGINT)
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
         clear()
+        forwarding.store(false, ordering: .sequentiallyConsistent)
         readerThread.store(currentThreadID(), ordering: .sequentiallyConsistent)
         setHandler(restart: false)
     }
@@ -107,14 +112,20 @@ enum Interrupts {
 /// The SIGINT handler: async-signal-safe work only (atomics, `write`, `pthread_self`, `pthread_kill`).
 private func interruptHandler(_ signal: Int32) {
     let savedErrno = errno
+    let reader = Interrupts.readerThread.load(ordering: .sequentiallyConsistent)
+    if reader != 0, reader == Interrupts.currentThreadID(),
+       Interrupts.forwarding.exchange(false, ordering: .sequentiallyConsistent) {
+        errno = savedErrno  // the forwarded copy: its work is the EINTR it causes
+        return
+    }
     Interrupts.pending.store(true, ordering: .sequentiallyConsistent)
     let fd = Interrupts.wakeWrite.load(ordering: .sequentiallyConsistent)
     if fd >= 0 {
         var byte: UInt8 = 3
         _ = write(fd, &byte, 1)
     }
-    let reader = Interrupts.readerThread.load(ordering: .sequentiallyConsistent)
     if reader != 0, reader != Interrupts.currentThreadID() {
+        Interrupts.forwarding.store(true, ordering: .sequentiallyConsistent)
         pthread_kill(Interrupts.threadFromID(reader), SIGINT)
     }
     errno = savedErrno

@@ -31,12 +31,15 @@ struct CheckValues {
 
     /// Values to try in turn until the atom's own checks (valid-if, the plugin's marks) accept one: the plausible
     /// value, then well-formed Russian banking identifiers (INN of 10 and 12 digits, BIC, a 20-digit account with a
-    /// right control key for that BIC, KPP, an OKTMO, a card number), every enum option, the other accounts.
+    /// right control key for that BIC, KPP, an OKTMO, a card number, "0"), every enum option, the other accounts.
     static func candidates(for atom: AtomDescriptor) -> [String] {
         var list = [plausible(for: atom)]
         switch atom.kind {
         case .input where atom.inputType == .digits || atom.inputType == .text:
-            list += ["7707083893", "500100732259", "044525225", "40702810938000000001", "770701001", "45000000", "4111111111111111"]
+            // "0": the value a budget payment's fields 22 and 106–109 take when there is nothing to say (order 107n);
+            // "01": a two-digit code written with its zero (the payer's status of field 101).
+            list += ["7707083893", "500100732259", "044525225", "40702810938000000001", "770701001", "45000000", "4111111111111111",
+                     "0", "01"]
         case .enumeration: list += atom.options.map(\.value)
         case .account: list += ["2", "3", "4"]
         default: break
