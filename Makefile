@@ -3,9 +3,6 @@
 #   make serve  builds the host and the example plugins, then serves them (rbs-host serve) with a demo customer
 #   make test   builds everything and runs the whole test suite
 SWIFT ?= swift
-# The debug build skips indexing-while-building (an editor's index, which no make target reads): a tenth or so of a
-# build from scratch, which CI pays on every clean clone. Every target builds with the same flags (others rebuild all).
-SWIFT_BUILD_FLAGS ?= --disable-index-store
 CC ?= cc
 CFLAGS ?= -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden
 INCLUDE := SDK/Sources/CRBSPlugin/include
@@ -47,7 +44,7 @@ build:
 	@command -v zbarimg >/dev/null || { echo "installing zbar-tools (Debian): rbs-host reads payment QR pictures with zbarimg (run --qr-image, POST /api/v1/qr)"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zbar-tools >/dev/null; } || \
 		echo "make build: zbar-tools not installed; rbs-host runs without it, only QR pictures cannot be read (apt-get install zbar-tools)"
-	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product rbs-host
+	$(SWIFT) build --product rbs-host
 
 plugins: c-plugins swift-plugins rust-plugins sign-plugins
 
@@ -95,7 +92,7 @@ test: plugins
 	@command -v qrencode >/dev/null || { echo "installing qrencode (Debian): the QR tests make their pictures with it"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qrencode >/dev/null; } || \
 		{ echo "make test: cannot install qrencode (apt-get install qrencode)"; exit 1; }
-	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --build-tests
+	$(SWIFT) build --build-tests
 	Tests/Postgres/cluster.sh run $(MAKE) --no-print-directory test-suites
 
 # The suites, inside Tests/Postgres/cluster.sh run: a throw-away PostgreSQL cluster whose address is in
