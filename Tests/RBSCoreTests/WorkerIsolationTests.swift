@@ -51,11 +51,15 @@ struct WorkerIsolationTests {
     /// The good plugin, compiled once for every case.
     static let goodPlugin: Result<URL, any Error> = Result {
         let built = Fixtures.temporaryDirectory("good-plugin").appendingPathComponent("good.so")
-        let (status, text) = Fixtures.run("/usr/bin/env", ["cc", "-std=c11", "-shared", "-fPIC", "-fvisibility=hidden",
-                                                         "-I", Fixtures.include.path, "-DPLUGIN_ID=\"test.good\"",
-                                                         "-DOPERATION_ID=\"good.op\"", "-o", built.path, source.path])
-        guard status == 0 else { throw CompileFailure(output: text) }
+        try compile(built, ["-DPLUGIN_ID=\"test.good\"", "-DOPERATION_ID=\"good.op\""])
         return built
+    }
+
+    /// Compiles the corpus plugin (`source`) with `defines` into `output`.
+    static func compile(_ output: URL, _ defines: [String]) throws {
+        let (status, text) = Fixtures.run("/usr/bin/env", ["cc", "-std=c11", "-shared", "-fPIC", "-fvisibility=hidden",
+                                                         "-I", Fixtures.include.path] + defines + ["-o", output.path, source.path])
+        guard status == 0 else { throw CompileFailure(output: text) }
     }
 
     struct CompileFailure: Error, CustomStringConvertible {
@@ -68,17 +72,11 @@ struct WorkerIsolationTests {
         try #require(FileManager.default.isExecutableFile(atPath: worker.path), "build rbs-host first (swift build)")
         let plugins = Fixtures.temporaryDirectory("faults")
         let data = Fixtures.temporaryDirectory("faults-data")
-        func compile(_ name: String, _ defines: [String]) throws {
-            let (status, text) = Fixtures.run("/usr/bin/env", ["cc", "-std=c11", "-shared", "-fPIC", "-fvisibility=hidden",
-                                                             "-I", Fixtures.include.path] + defines
-                                              + ["-o", plugins.appendingPathComponent(name).path, source.path])
-            try #require(status == 0, "\(text)")
-        }
         // The good plugin is the same in every case: compiled once, copied (55 cases of the fault matrix run one
         // after another, and a compile is most of a case's set-up).
         try FileManager.default.copyItem(at: try goodPlugin.get(), to: plugins.appendingPathComponent("good.so"))
         if let fault, let place {
-            try compile("fault.so", ["-DPLUGIN_ID=\"test.fault\"", "-DFAULT=\(fault.rawValue)", "-DWHERE=\(place.rawValue)",
+            try compile(plugins.appendingPathComponent("fault.so"), ["-DPLUGIN_ID=\"test.fault\"", "-DFAULT=\(fault.rawValue)", "-DWHERE=\(place.rawValue)",
                                      "-DDATA_DIR=\"\(data.path)\""])
         }
         try Ledger.create(dataDirectory: data, clock: { now }).ledger.close()  // the folder's first start

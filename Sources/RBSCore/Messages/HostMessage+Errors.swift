@@ -193,10 +193,7 @@ extension HostMessage {
         func name(_ id: String) -> String { caption(id).flatMap { $0.isEmpty ? nil : $0 } ?? id }
         switch error {
         case .invalid(let id, let message):
-            // A plugin's or a parser's message may start with the field's id already: the label replaces it.
-            var body = Substring(message)
-            for prefix in ["\(id): ", "\(name(id)): "] where body.hasPrefix(prefix) { body = body.dropFirst(prefix.count) }
-            return "\(name(id)): \(body)"
+            return "\(name(id)): \(fieldMessage(message, id: id, caption: name(id)))"
         case .mismatch(let id, let expected, let got):
             return language.pick("\(name(id)) takes \(expected), not \(got)", "«\(name(id))»: нужно \(expected), а не \(got)")
         case .hidden(let id):
@@ -207,6 +204,16 @@ extension HostMessage {
         case .closed: return language.pick(error.description, "форма закрыта")
         case .unknownAtom, .notAButton, .createFailed, .badPluginValue, .pluginFailed: return error.description
         }
+    }
+}
+
+extension HostMessage {
+    /// A message about field `id` without the name it may start with: a plugin's or a parser's message may begin
+    /// with the field's id or its caption already, and the front end names the field itself.
+    public static func fieldMessage(_ message: String, id: String, caption: String) -> Substring {
+        var body = Substring(message)
+        for prefix in ["\(id): ", "\(caption): "] where body.hasPrefix(prefix) { body = body.dropFirst(prefix.count) }
+        return body
     }
 }
 

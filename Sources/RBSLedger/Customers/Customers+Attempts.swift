@@ -44,9 +44,7 @@ extension Customers {
     /// Gives back the attempt ``beginAttempt(_:limit:window:now:)`` counted, when it was never judged.
     public func releaseAttempt(_ keys: [String]) throws(LedgerError) {
         try database.write { db in
-            for key in keys.sorted() {
-                try db.execute("UPDATE login_attempts SET attempts = attempts - 1 WHERE key = ? AND attempts > 0", key)
-            }
+            for key in keys.sorted() { try Self.giveBack(key, in: db) }
         }
     }
 
@@ -60,7 +58,7 @@ extension Customers {
                 if cleared.contains(key) {
                     try db.execute("DELETE FROM login_attempts WHERE key = ?", key)
                 } else {
-                    try db.execute("UPDATE login_attempts SET attempts = attempts - 1 WHERE key = ? AND attempts > 0", key)
+                    try Self.giveBack(key, in: db)
                 }
             }
         }
@@ -98,11 +96,14 @@ extension Customers {
         // locked), so parallel attempts that were turned away neither lengthen a lock-out nor use up the slots that
         // the attempts in flight give back when they succeed.
         if waitMs > 0 {
-            for key in keys.sorted() {
-                try db.execute("UPDATE login_attempts SET attempts = attempts - 1 WHERE key = ? AND attempts > 0", key)
-            }
+            for key in keys.sorted() { try giveBack(key, in: db) }
         }
         return seconds(waitMs)
+    }
+
+    /// Takes one attempt back from `key`'s count (never below zero).
+    private static func giveBack(_ key: String, in db: any SQLTransaction) throws {
+        try db.execute("UPDATE login_attempts SET attempts = attempts - 1 WHERE key = ? AND attempts > 0", key)
     }
 
     private static func seconds(_ milliseconds: Int64) -> Int? {

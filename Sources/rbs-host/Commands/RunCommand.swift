@@ -396,8 +396,7 @@ enum RunText {
     static func named(_ issue: AtomIssue, captions: [String: String]) -> String {
         guard let id = issue.atom else { return issue.message }
         let caption = captions[id].flatMap { $0.isEmpty ? nil : $0 } ?? id
-        var body = Substring(issue.message)
-        for prefix in ["\(id): ", "\(caption): "] where body.hasPrefix(prefix) { body = body.dropFirst(prefix.count) }
+        let body = HostMessage.fieldMessage(issue.message, id: id, caption: caption)
         return body.contains(caption) ? String(body) : "\(caption): \(body)"
     }
 
