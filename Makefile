@@ -23,7 +23,7 @@ DEV_DATA := $(DEV)/data
 DEMO_CUSTOMER := demo
 DEMO_PASSWORD := demo-password
 
-.PHONY: run serve web-test parity bench-serve build plugins c-plugins swift-plugins rust-plugins sign-plugins test test-suites bench bench-pg fuzz fuzz-build clean
+.PHONY: run serve web-test parity bench-serve build build-prerequisites plugins c-plugins swift-plugins rust-plugins sign-plugins test test-suites bench bench-pg fuzz fuzz-build clean
 
 # The REPL runs with the development data folder, where the development key is trusted: the real trust path.
 run: build plugins
@@ -37,14 +37,16 @@ serve: build plugins
 	RBS_HOME=$(DEV_DATA) $(HOST) serve $(ARGS)
 
 # rbs-host links the static Foundation, whose FoundationXML needs the system's libxml2 (libxml2-dev: libxml2.so).
-build:
+build: build-prerequisites
+	$(SWIFT) build --product rbs-host
+
+build-prerequisites:
 	@ldconfig -p | grep -q 'libxml2\.so ' || { echo "installing libxml2-dev (Debian): rbs-host's static Foundation links libxml2"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libxml2-dev >/dev/null; } || \
 		{ echo "make build: cannot install libxml2-dev (apt-get install libxml2-dev)"; exit 1; }
 	@command -v zbarimg >/dev/null || { echo "installing zbar-tools (Debian): rbs-host reads payment QR pictures with zbarimg (run --qr-image, POST /api/v1/qr)"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zbar-tools >/dev/null; } || \
 		echo "make build: zbar-tools not installed; rbs-host runs without it, only QR pictures cannot be read (apt-get install zbar-tools)"
-	$(SWIFT) build --product rbs-host
 
 plugins: c-plugins swift-plugins rust-plugins sign-plugins
 
@@ -79,27 +81,22 @@ rust-plugins:
 # processes occupy Swift's cooperative thread pool (as wide as the cores), which the HTTP server under test needs.
 # SWIFT_BACKTRACE=enable=no: a child the tests crash on purpose (the scan corpus) is not held open by Swift's
 # backtracer, which on a loaded machine can hang for many minutes with the child's pipes (as plugin check's children).
-# The REPL's screen tests render a pseudo-terminal through pyte (and drive it with pexpect): install what is missing.
-# Receipts: the PDF embeds DejaVu Sans (fonts-dejavu-core) and the tests render it with poppler (pdftotext, pdftoppm).
-# Payment QR codes: the tests draw pictures with qrencode, which rbs-host reads with zbarimg (zbar-tools, `make build`).
-test: plugins
-	@python3 -c 'import pexpect, pyte' 2>/dev/null || python3 -m pip install --quiet pexpect pyte \
-		|| { echo "make test: cannot install pexpect and pyte (python3 -m pip install pexpect pyte)"; exit 1; }
-	@{ command -v pdftoppm >/dev/null && command -v pdftotext >/dev/null && test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf; } || \
-		{ echo "installing poppler-utils and fonts-dejavu-core (Debian)"; apt-get update -qq && \
-		  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils fonts-dejavu-core >/dev/null; } || \
-		{ echo "make test: cannot install poppler-utils and fonts-dejavu-core (apt-get install poppler-utils fonts-dejavu-core)"; exit 1; }
-	@command -v qrencode >/dev/null || { echo "installing qrencode (Debian): the QR tests make their pictures with it"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qrencode >/dev/null; } || \
-		{ echo "make test: cannot install qrencode (apt-get install qrencode)"; exit 1; }
-	$(SWIFT) build --build-tests
+# The suites' own prerequisites (Scripts/test-prerequisites.sh: a browser, poppler, qrencode, Python modules) install
+# in the background while Swift compiles; the suites start once both are done, and not at all if either failed.
+test: build-prerequisites
+	@Scripts/test-prerequisites.sh > .build-test-prerequisites.log 2>&1 & installing=$$!; \
+		$(MAKE) --no-print-directory plugins && $(SWIFT) build --build-tests; built=$$?; \
+		wait $$installing; installed=$$?; cat .build-test-prerequisites.log; \
+		[ $$built -eq 0 ] || exit $$built; \
+		[ $$installed -eq 0 ] || { echo "make test: the test prerequisites are missing (above)"; exit 1; }
 	Tests/Postgres/cluster.sh run $(MAKE) --no-print-directory test-suites
 
 # The suites, inside Tests/Postgres/cluster.sh run: a throw-away PostgreSQL cluster whose address is in
 # RBS_TEST_POSTGRES (unset, with a SKIPPED line, where PostgreSQL cannot be installed). The ledger's suite runs twice:
 # on SQLite, then on PostgreSQL (RBS_TEST_LEDGER_ENGINE=postgres: every fixture's ledger in a fresh database).
-# The concurrent-hosts test runs 2 minutes here (its faults: 5 SIGKILLs and a PostgreSQL restart, each at its share of
+# The concurrent-hosts test runs 70 seconds here (its faults: 5 SIGKILLs and a PostgreSQL restart, each at its share of
 # the documents or of the time): enough documents to race on every balance; throughput is `make bench-pg`'s to measure.
+# Its failover case (30 s) runs the bank on a primary with a synchronous standby, crashes the primary and promotes.
 test-suites:
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --skip RBSServerTests
 	@if [ -n "$$RBS_TEST_POSTGRES" ]; then \
@@ -107,12 +104,16 @@ test-suites:
 		RBS_TEST_LEDGER_ENGINE=postgres SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --filter RBSLedgerTests; \
 	else echo "*** SKIPPED: RBSLedgerTests on PostgreSQL (no PostgreSQL server: RBS_TEST_POSTGRES is not set) ***"; fi
 	@if [ -n "$$RBS_TEST_POSTGRES" ]; then \
-		python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install --quiet cryptography; \
-		python3 Tests/Postgres/concurrent_hosts.py --documents 1500 --minimum 800 --seconds 120; \
-	else echo "*** SKIPPED: three serve hosts on one PostgreSQL (Tests/Postgres/concurrent_hosts.py): no PostgreSQL server ***"; fi
+		python3 Tests/Postgres/concurrent_hosts.py --documents 800 --minimum 450 --seconds 70 && \
+		python3 Tests/Postgres/concurrent_hosts.py --failover --documents 300 --minimum 100 --seconds 30; \
+	else echo "*** SKIPPED: three serve hosts on one PostgreSQL, and their failover (Tests/Postgres/concurrent_hosts.py): no PostgreSQL server ***"; fi
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --filter RBSServerTests
-	$(MAKE) parity
-	$(MAKE) web-test
+	@# The parity corpus spends most of its time waiting on the hosts it starts: it runs beside the web tests (each
+	@# serves its own hosts on its own ports and data folders), its output printed whole when it ends.
+	@$(MAKE) --no-print-directory parity > .build-parity.log 2>&1 & checking=$$!; \
+		$(MAKE) --no-print-directory web-test; web=$$?; \
+		wait $$checking; checked=$$?; echo "=== the parity corpus (make parity): exit $$checked"; cat .build-parity.log; \
+		[ $$web -eq 0 ] && [ $$checked -eq 0 ]
 
 # The parity corpus (Tests/Parity/corpus.json): every scenario through the piped REPL, the one-shot CLI and the HTTP
 # API, the same outcome and journal expected of each (the rules that protect money are the core's, not a front end's).

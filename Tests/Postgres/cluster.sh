@@ -10,6 +10,11 @@
 #   cluster.sh stop FOLDER       stop it (pg_ctl stop -m fast)
 #   cluster.sh restart FOLDER    stop and start it again on the same port (the outage tests)
 #   cluster.sh pause|resume FOLDER   stop only (leave it stopped) / start a stopped one again
+#   cluster.sh standby FOLDER STANDBY  make STANDBY a synchronous streaming standby of the running cluster in FOLDER
+#                                (pg_basebackup; the primary then acknowledges a COMMIT only once the standby has
+#                                it) and start it; prints its RBS_TEST_POSTGRES
+#   cluster.sh crash FOLDER      stop it as a crash would (pg_ctl stop -m immediate: no shutdown checkpoint)
+#   cluster.sh promote STANDBY   make the standby the primary (pg_ctl promote), waiting until it takes writes
 #
 # initdb and pg_ctl come from PATH, /usr/local/bin or /usr/lib/postgresql/*/bin; when missing, Debian's
 # postgresql package is installed. As root they run as the postgres user (PostgreSQL refuses to run as root).
@@ -81,7 +86,39 @@ stop_cluster() {
     local folder=$1 pg_ctl
     [ -f "$folder/data/PG_VERSION" ] || return 0
     pg_ctl=$(find_tool pg_ctl) || return 0
-    as_owner "$pg_ctl" -D "$folder/data" -m fast -w -t 60 stop >/dev/null 2>&1 || true
+    as_owner "$pg_ctl" -D "$folder/data" -m "${2:-fast}" -w -t 60 stop >/dev/null 2>&1 || true
+}
+
+# A synchronous standby of the running cluster in $1, in $2: a base backup streamed with its WAL, told to follow
+# the primary (-R: standby.signal and primary_conninfo), on a port and socket folder of its own; then the primary
+# waits for it at every COMMIT (synchronous_standby_names = '*').
+make_standby() {
+    local primary=$1 standby=$2 pg_ctl psql basebackup port
+    pg_ctl=$(find_tool pg_ctl); psql=$(find_tool psql)
+    basebackup=$(find_tool pg_basebackup) || { echo "cluster.sh: pg_basebackup is missing" >&2; return 1; }
+    mkdir -p "$standby"
+    chmod 700 "$standby"
+    if [ "$(id -u)" -eq 0 ]; then chown postgres: "$standby"; fi
+    as_owner "$basebackup" -h "$primary" -p "$(cat "$primary/port")" -U postgres -D "$standby/data" -R -X stream -c fast \
+        >"$standby/basebackup.log" 2>&1 || { cat "$standby/basebackup.log" >&2; return 1; }
+    free_port >"$standby/port"
+    port=$(cat "$standby/port")
+    cat >>"$standby/data/postgresql.conf" <<CONF
+port = $port
+unix_socket_directories = '$standby'
+CONF
+    touch "$standby/role"
+    as_owner "$pg_ctl" -D "$standby/data" -l "$standby/server.log" -w -t 60 start >/dev/null \
+        || { tail -20 "$standby/server.log" >&2; return 1; }
+    local waited=0
+    until [ "$(as_owner "$psql" -h "$primary" -p "$(cat "$primary/port")" -U postgres -d postgres -X -A -t \
+            -c "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")" = 1 ]; do
+        waited=$((waited + 1))
+        [ $waited -lt 300 ] || { echo "cluster.sh: the standby in $standby is not streaming after 30 s" >&2; return 1; }
+        sleep 0.1
+    done
+    as_owner "$psql" -h "$primary" -p "$(cat "$primary/port")" -U postgres -d postgres -X -q -v ON_ERROR_STOP=1 \
+        -c "ALTER SYSTEM SET synchronous_standby_names = '*'" -c "SELECT pg_reload_conf()" >/dev/null
 }
 
 command=${1:-}
@@ -95,6 +132,16 @@ case "$command" in
         ;;
     resume)
         start_cluster "$2"
+        ;;
+    standby)
+        make_standby "$2" "$3"
+        url_of "$3"
+        ;;
+    crash)
+        stop_cluster "$2" immediate
+        ;;
+    promote)
+        as_owner "$(find_tool pg_ctl)" -D "$2/data" -w -t 60 promote >/dev/null
         ;;
     restart)
         stop_cluster "$2"

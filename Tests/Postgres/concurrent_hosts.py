@@ -20,6 +20,10 @@ On purpose:
     retried with its request id on another host);
   - the PostgreSQL server itself is stopped and started again while the hosts are under load: they must answer with a
     clear message naming the server, then resume.
+With --failover (issue 30) the bank runs on a primary with a synchronous standby of its own (cluster.sh standby),
+the hosts are given both servers (postgres://…@PRIMARY,STANDBY/db?target_session_attrs=read-write), and instead of
+the restart the primary is killed as a crash would (pg_ctl stop -m immediate) mid-load and the standby promoted: the
+hosts must follow it, and every payment acknowledged before the crash must be on the standby, none doubled.
 Each fault happens when its share of --documents is acknowledged, or at that share of 80% of --seconds if sooner.
 Afterwards every acknowledged payment and basket document is in the journal once (at the journal entry its answer
 named; a basket's under its id), every journal entry answers a request, no document is journaled or posted twice,
@@ -30,7 +34,7 @@ What bounds the rate: every document is 8 or 9 HTTP requests to a host (open, on
 signing; a host calls a plugin one request at a time; every signing commits behind the ledger's one advisory lock;
 a login costs the host a password KDF (so: few customers, several workers each, kept-alive connections).
 
-Usage: python3 Tests/Postgres/concurrent_hosts.py [--documents 2400] [--minimum 2000] [--seconds 180]
+Usage: python3 Tests/Postgres/concurrent_hosts.py [--documents 2400] [--minimum 2000] [--seconds 180] [--failover]
                                                   [--host .build/debug/rbs-host]
 Exit 0 when every check holds; 1 with what failed; 77 (skipped) when RBS_TEST_POSTGRES is not set.
 """
@@ -588,6 +592,8 @@ def main():
     parser.add_argument("--basket-customers", type=int, default=3, help="customers signing baskets with TOTP codes")
     parser.add_argument("--basket-size", type=int, default=50)
     parser.add_argument("--host", default=os.path.join(ROOT, ".build", "debug", "rbs-host"))
+    parser.add_argument("--failover", action="store_true",
+                        help="a primary and a synchronous standby of the test's own; the primary crashes mid-run and the standby is promoted")
     options = parser.parse_args()
     begun = time.time()
     server = os.environ.get("RBS_TEST_POSTGRES")
@@ -595,9 +601,32 @@ def main():
     if not server or not cluster:
         print("SKIPPED: concurrent hosts on PostgreSQL — RBS_TEST_POSTGRES is not set (make test sets it)")
         return 77
+    pair = None
+    if options.failover:
+        # A pair of the test's own: the shared cluster stays up for the suites after this one.
+        pair = tempfile.mkdtemp(prefix="rbs-failover-")
+        os.chmod(pair, 0o755)
+        cluster, standby = os.path.join(pair, "primary"), os.path.join(pair, "standby")
+        subprocess.run([CLUSTER, "start", cluster], check=True, capture_output=True, text=True)
+        subprocess.run([CLUSTER, "standby", cluster, standby], check=True, capture_output=True, text=True)
+        ports = [open(os.path.join(folder, "port")).read().strip() for folder in (cluster, standby)]
+        both = ",".join(f"127.0.0.1:{port}" for port in ports)
+        server = f"postgres://rbs:rbs-test@{both}/postgres?target_session_attrs=read-write"
+    try:
+        return load(options, begun, server, cluster, pair)
+    finally:
+        if pair:
+            for folder in ("standby", "primary"):
+                subprocess.run([CLUSTER, "stop", os.path.join(pair, folder)], capture_output=True)
+            shutil.rmtree(pair, ignore_errors=True)
+
+
+def load(options, begun, server, cluster, pair):
+    """The run itself against `server` (the shared cluster's address, or the failover pair's both servers)."""
     name = "rbs_hosts_" + os.urandom(6).hex()
     psql(server, f"CREATE DATABASE {name}")
-    database = server.rsplit("/", 1)[0] + "/" + name  # the test server's address ends with /postgres
+    base, _, rest = server.partition("/postgres")  # the test server's address ends with /postgres[?parameters]
+    database = base + "/" + name + rest
     workdir = tempfile.mkdtemp(prefix="rbs-hosts-")
     os.chmod(workdir, 0o700)
     hosts = [Host(options.host, f"host{i}", database, workdir) for i in range(3)]
@@ -636,15 +665,28 @@ def main():
         deadline = started + options.seconds
         events = []
 
+        if pair:
+            plan = [(0.15, "kill"), (0.3, "kill"), (0.45, "failover"), (0.7, "kill")]
+        else:
+            plan = [(0.1, "kill"), (0.2, "kill"), (0.3, "kill"), (0.45, "outage"), (0.6, "kill"), (0.75, "kill")]
+
         def chaos():
             # SIGKILL a host several times (hosts 1 and 2 in turn) and stop the database once, each when that share
             # of the documents is acknowledged, or at that share of most of the time allowed, whichever comes first
             # (so every fault happens mid-run on a slow machine too).
-            plan = [(0.1, "kill"), (0.2, "kill"), (0.3, "kill"), (0.45, "outage"), (0.6, "kill"), (0.75, "kill")]
             for fraction, what in plan:
                 due = started + fraction * 0.8 * options.seconds
                 while run.documents < fraction * options.documents and time.time() < due:
                     time.sleep(0.1)
+                if what == "failover":
+                    run.outage_started_at = time.time()
+                    subprocess.run([CLUSTER, "crash", cluster], check=True)
+                    events.append(f"{time.time() - started:5.1f}s the primary crashed ({run.documents} documents acknowledged)")
+                    time.sleep(2)
+                    subprocess.run([CLUSTER, "promote", os.path.join(pair, "standby")], check=True)
+                    events.append(f"{time.time() - started:5.1f}s the standby promoted")
+                    run.outage_ended_at = time.time() + 1
+                    continue
                 if what == "outage":
                     run.outage_started_at = time.time()
                     subprocess.run([CLUSTER, "pause", cluster], check=True)
@@ -738,7 +780,7 @@ def main():
         if verify.returncode != 0:
             failures.append(f"rbs-host verify failed: {verify.stdout}{verify.stderr}")
         if not run.outage_messages:
-            failures.append("no host answered during the PostgreSQL outage with a message (expected 503 naming the server)")
+            failures.append(f"no host answered during the PostgreSQL {'failover' if pair else 'outage'} with a message (expected 503 naming the server)")
         elif not any("PostgreSQL at 127.0.0.1:" in message for message in run.outage_messages):
             failures.append(f"the outage answers do not name the server: {run.outage_messages[:3]}")
         if run.unclear:
@@ -746,11 +788,17 @@ def main():
         if run.resumed_after_outage == 0:
             failures.append("no host answered from the database (a payment acknowledged, or refused at review) after the PostgreSQL server came back")
         kills = sum(h.kills for h in hosts)
-        if kills < 5:
-            failures.append(f"only {kills} SIGKILLs happened (5 planned)")
+        planned = sum(1 for _, what in plan if what == "kill")
+        if kills < planned:
+            failures.append(f"only {kills} SIGKILLs happened ({planned} planned)")
+        if pair:
+            in_recovery = psql(database, "SELECT pg_is_in_recovery(), inet_server_port()")
+            if in_recovery[0][0] != "f" or in_recovery[0][1] != open(os.path.join(pair, "standby", "port")).read().strip():
+                failures.append(f"the ledger is not on the promoted standby after the failover: {in_recovery}")
         if run.documents < options.minimum:
             failures.append(f"only {run.documents} documents acknowledged in {elapsed:.0f} s; at least {options.minimum} expected")
-        if run.refused_funds + run.refused_at_review == 0:
+        # The failover run is short and about durability: its races may not reach a balance's limit.
+        if run.refused_funds + run.refused_at_review == 0 and not pair:
             failures.append("no payment was refused for insufficient funds: the overdraft races never reached a balance's limit")
         if run.duplicates == 0:
             failures.append("no payment was submitted twice (the duplicates on purpose did not happen)")
@@ -759,7 +807,7 @@ def main():
         # its retry was refused at review (the first attempt had spent the funds) or cut short by the end of the run.
         unanswered = sum(1 for key in requests if key not in run.acknowledged and key not in run.baskets)
         in_baskets = sum(len(receipts) for _, receipts in run.baskets.values())
-        print(f"concurrent hosts: {run.documents} documents acknowledged in {elapsed:.0f} s through 3 hosts "
+        print(f"concurrent hosts{' (failover)' if pair else ''}: {run.documents} documents acknowledged in {elapsed:.0f} s through 3 hosts "
               f"({run.documents / elapsed:.1f}/s): {len(run.acknowledged)} single payments (passkeys) and {in_baskets} in "
               f"{len(run.baskets)} signing baskets (TOTP); journal {len(journal)} entries, {posted} posted; "
               f"{unanswered} requests journaled whose answer the client never got")

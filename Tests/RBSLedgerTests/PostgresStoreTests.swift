@@ -55,6 +55,17 @@ struct PostgresTextTests {
         #expect(try LedgerLocation.resolve(flag: "sqlite", environment: ["RBS_DATABASE": "postgres://a@h/d"]) == .dataFolder)
     }
 
+    @Test("several servers (a primary and its standbys) in libpq's spelling, tried in order; read-write unless told")
+    func parsesServerLists() throws {
+        let pair = try PostgresAddress.parse("postgres://bank:pw@10.0.0.1:5432,[::1]:5433,db3/ledger?target_session_attrs=read-write")
+        #expect(pair.servers == [.init(host: "10.0.0.1", port: 5432), .init(host: "::1", port: 5433), .init(host: "db3", port: 5432)])
+        #expect(pair.server == "10.0.0.1:5432,[::1]:5433,db3:5432")
+        #expect(pair.description == "postgres://bank@10.0.0.1:5432,[::1]:5433,db3:5432/ledger")
+        #expect(pair.targetSession == .readWrite)
+        #expect(try PostgresAddress.parse("postgres://bank@h/ledger").targetSession == .readWrite)
+        #expect(try PostgresAddress.parse("postgres://bank@h1,h2/ledger?target_session_attrs=any").targetSession == .any)
+    }
+
     @Test("a bad address says what is wrong and where it came from, with the password hidden", arguments: [
         ("mysql://u:pw@h/d", "the scheme mysql:// is not postgres://"),
         ("localhost:5432/d", "it is not a URL"),
@@ -64,6 +75,9 @@ struct PostgresTextTests {
         ("postgres://u:pw@/d", "it names no host"),
         ("postgres://u:pw@h/d?connect_timeout=0", "connect_timeout=0 is not a whole number of seconds"),
         ("postgres://u:pw@h/d?sslmode=require", "the parameter sslmode is not known here"),
+        ("postgres://u:pw@h1,/d", "it names no host"),
+        ("postgres://u:pw@h1,h2:0/d", "the port \"0\" is not a number"),
+        ("postgres://u:pw@h1,h2/d?target_session_attrs=standby", "target_session_attrs=standby is not read-write or any"),
     ])
     func refusesBadAddresses(text: String, problem: String) {
         do {
@@ -91,6 +105,20 @@ struct PostgresTextTests {
         }
         #expect(Date().timeIntervalSince(started) < 5)
     }
+
+    @Test("no server of several answers: every server is named with its own reason")
+    func noServerOfSeveral() throws {
+        let first = try freeLoopbackPort(), second = try freeLoopbackPort()
+        let address = try PostgresAddress.parse("postgres://bank:secret-pw@127.0.0.1:\(first),127.0.0.1:\(second)/ledger?connect_timeout=2")
+        #expect {
+            _ = try Ledger.checkDatabase(dataDirectory: temporaryDirectory(), location: .postgres(address))
+        } throws: { error in
+            let text = String(describing: error)
+            return text.hasPrefix("cannot reach PostgreSQL at 127.0.0.1:\(first),127.0.0.1:\(second): no server takes writes: "
+                                  + "127.0.0.1:\(first): connection refused; 127.0.0.1:\(second): connection refused")
+                && !text.contains("secret-pw")
+        }
+    }
 }
 
 /// A loopback port that nothing listens on (bound and released at once).
@@ -114,6 +142,18 @@ func freeLoopbackPort() throws -> Int {
 @Suite("PostgreSQL: the store against a server", .enabled(if: TestDatabase.server != nil, TestDatabase.skipReason))
 struct PostgresStoreTests {
     static var server: PostgresAddress { TestDatabase.server! }
+
+    @Test("a server that is down is passed over for the next one of the address, and stays passed over")
+    func downServerPassedOver() throws {
+        let database = try TestDatabase()
+        var address = database.address
+        address.servers.insert(.init(host: "127.0.0.1", port: try freeLoopbackPort()), at: 0)
+        let folder = temporaryDirectory()
+        _ = try Ledger.migrateDatabase(dataDirectory: folder, location: .postgres(address))
+        let ledger = try Ledger(dataDirectory: folder, location: .postgres(address))
+        defer { try? ledger.close() }
+        #expect(try ledger.journal.verify() == .ok(0))
+    }
 
     @Test("a wrong password: the login is refused, naming the server and the user, without the password")
     func wrongPassword() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import RBSMoney
 import RBSExpressions
 
 /// A typed value for one atom: what a front end hands the form engine (``FormSession/commit(_:value:)``) after it
@@ -24,7 +25,7 @@ public enum AtomValue: Equatable, Sendable, CustomStringConvertible {
 
     /// The date in ISO 8601 form (`2025-03-31`).
     static func iso(year: Int, month: Int, day: Int) -> String {
-        String(format: "%04d-%02d-%02d", year, month, day)
+        CalendarDay.iso(year: year, month: month, day: day)
     }
 
     /// What kind of value this is, for messages.

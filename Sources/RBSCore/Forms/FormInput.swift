@@ -1,5 +1,6 @@
 import Foundation
 import RBSExpressions
+import RBSMoney
 
 /// Turns what a person or a script typed into a typed value for one atom — the front end's half of a commit
 /// (the REPL, `describe`/`run --set`, and any later client call it; ``FormSession`` itself only takes typed values).
@@ -126,20 +127,9 @@ public enum FormInput {
         return amount
     }
 
-    /// `ДД.ММ.ГГГГ` or `YYYY-MM-DD` → a date value (whether the day exists is checked by the form).
+    /// `ДД.ММ.ГГГГ` or `YYYY-MM-DD` → a date value (whether the day exists is checked by the form, in its words).
     static func date(_ text: String) -> AtomValue? {
-        let digits = { (part: Substring, count: Int) in part.count == count && part.allSatisfy { $0.isASCII && $0.isNumber } }
-        let dotted = text.split(separator: ".", omittingEmptySubsequences: false)
-        if dotted.count == 3, digits(dotted[0], 2), digits(dotted[1], 2), digits(dotted[2], 4),
-           let day = Int(dotted[0]), let month = Int(dotted[1]), let year = Int(dotted[2]) {
-            return .date(year: year, month: month, day: day)
-        }
-        let dashed = text.split(separator: "-", omittingEmptySubsequences: false)
-        if dashed.count == 3, digits(dashed[0], 4), digits(dashed[1], 2), digits(dashed[2], 2),
-           let year = Int(dashed[0]), let month = Int(dashed[1]), let day = Int(dashed[2]) {
-            return .date(year: year, month: month, day: day)
-        }
-        return nil
+        CalendarDay.fields(of: text, .either).map { .date(year: $0.year, month: $0.month, day: $0.day) }
     }
 }
 

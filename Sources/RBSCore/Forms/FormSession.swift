@@ -239,17 +239,15 @@ public final class FormSession {
                 }
                 return .decimal(amount)
             case (.date, .date(let year, let month, let day)):
-                guard year >= 1, year <= 9999, (1...12).contains(month) else {
-                    throw .invalid(id: atom.id, message: HostMessage.noSuchMonth(date: AtomValue.iso(year: year, month: month, day: day),
-                                                                   month: month).text(language))
+                do throws(CalendarDayError) {
+                    return .string(try CalendarDay(year: year, month: month, day: day).iso)
+                } catch {
+                    let text = AtomValue.iso(year: year, month: month, day: day)
+                    if case .noSuchDay = error {
+                        throw .invalid(id: atom.id, message: HostMessage.noSuchDay(date: text, day: day, month: month, year: year).text(language))
+                    }
+                    throw .invalid(id: atom.id, message: HostMessage.noSuchMonth(date: text, month: month).text(language))
                 }
-                let isLeap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-                let days = [31, isLeap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
-                guard (1...days).contains(day) else {
-                    throw .invalid(id: atom.id, message: HostMessage.noSuchDay(date: AtomValue.iso(year: year, month: month, day: day),
-                                                                 day: day, month: month, year: year).text(language))
-                }
-                return .string(AtomValue.iso(year: year, month: month, day: day))
             default:
                 throw mismatch()
             }

@@ -81,12 +81,10 @@ enum CValue {
             }
         case RBS_VALUE_DATE:
             return text().flatMap { string in
-                let parts = string.split(separator: "-", omittingEmptySubsequences: false)
-                guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-                      let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else {
+                guard let fields = CalendarDay.fields(of: string, .iso) else {
                     return .failure(.badPluginValue("DATE \"\(string)\" is not YYYY-MM-DD"))
                 }
-                return .success(.date(year: year, month: month, day: day))
+                return .success(.date(year: fields.year, month: fields.month, day: fields.day))
             }
         case RBS_VALUE_DECIMAL:
             return text().flatMap { string in

@@ -326,8 +326,7 @@ public enum HostMessage: Sendable, Equatable {
 
     /// An ISO date `YYYY-MM-DD` as Russian readers write it, `ДД.ММ.ГГГГ`; anything else unchanged.
     public static func date(iso: String) -> String {
-        let parts = iso.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2 else { return iso }
-        return "\(parts[2]).\(parts[1]).\(parts[0])"
+        guard let fields = CalendarDay.fields(of: iso, .iso) else { return iso }
+        return String(format: "%02d.%02d.%04d", fields.day, fields.month, fields.year)
     }
 }

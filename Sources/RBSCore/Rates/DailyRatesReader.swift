@@ -3,6 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import RBSLedger
+import RBSMoney
 
 /// The Bank of Russia's daily rates as it publishes them (`https://www.cbr.ru/scripts/XML_daily.asp`, windows-1251):
 /// `<ValCurs Date="ДД.ММ.ГГГГ">`, then a `<Valute>` per currency with NumCode, CharCode, Nominal, Name and Value
@@ -59,13 +60,12 @@ public struct DailyRates: Sendable, Equatable {
                     qualifiedName: String?, attributes: [String: String] = [:]) {
             switch elementName {
             case "ValCurs":
-                let parts = (attributes["Date"] ?? "").split(separator: ".")
-                guard parts.count == 3, parts[0].count == 2, parts[1].count == 2, parts[2].count == 4,
-                      parts.allSatisfy({ $0.allSatisfy(\.isNumber) }) else {
+                do throws(CalendarDayError) {
+                    date = try CalendarDay.parse(attributes["Date"] ?? "", .dotted).iso
+                } catch {
                     return fail(parser, .invalid(file: file, line: parser.lineNumber, currency: nil, element: "ValCurs",
-                                                 reason: "Date \"\(attributes["Date"] ?? "")\" is not ДД.ММ.ГГГГ"))
+                                                 reason: "Date \"\(attributes["Date"] ?? "")\" is \(error.reason)"))
                 }
-                date = "\(parts[2])-\(parts[1])-\(parts[0])"
             case "Valute":
                 guard date != nil else { return fail(parser, .notDailyRates(file: file)) }
                 fields = [:]

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import RBSMoney
 
 /// Reads an ED807 document (the Bank of Russia's BIC directory, UFEBS XML) into ``Bank`` entries.
 ///
@@ -112,11 +113,9 @@ final class ED807Reader: NSObject, XMLParserDelegate {
         text.utf8.count == count && text.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
     }
 
+    /// A day that exists, written YYYY-MM-DD (ASCII digits only: the money module's one day reader).
     private static func isDate(_ text: String) -> Bool {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        // ASCII digits only: `Character.isNumber` also takes other scripts' digits (and fractions such as ½).
-        return parts.count == 3 && parts[0].utf8.count == 4 && parts[1].utf8.count == 2 && parts[2].utf8.count == 2
-            && parts.allSatisfy { $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
+        (try? CalendarDay.parse(text, .iso)) != nil
     }
 
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,

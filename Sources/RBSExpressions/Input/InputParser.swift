@@ -70,22 +70,14 @@ public enum InputParser {
         return try parse(String(scalars), as: type, minLength: minLength, maxLength: maxLength, locale: locale)
     }
 
-    /// Checks `YYYY-MM-DD` and that the day exists in the (proleptic Gregorian) calendar.
+    /// Checks `YYYY-MM-DD` and that the day exists in the (proleptic Gregorian) calendar: the money module's one
+    /// reader of day text, in its wire shape.
     static func parseDate(_ text: String) throws(InputError) -> String {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else {
-            throw .invalidDate(text: text, reason: "not in the form YYYY-MM-DD")
+        do throws(CalendarDayError) {
+            return try CalendarDay.parse(text, .iso).iso
+        } catch {
+            throw .invalidDate(text: text, reason: error.reason)
         }
-        guard year >= 1 else { throw .invalidDate(text: text, reason: "year 0000 does not exist") }
-        guard (1...12).contains(month) else { throw .invalidDate(text: text, reason: "month \(month) does not exist") }
-        let isLeap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-        let days = [31, isLeap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
-        guard (1...days).contains(day) else {
-            throw .invalidDate(text: text, reason: "day \(day) does not exist in month \(month) of \(year)")
-        }
-        return text
     }
 }
 

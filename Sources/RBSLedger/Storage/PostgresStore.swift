@@ -43,6 +43,8 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     private let isClosed = Atomic<Bool>(false)
     private let logger = Logger(label: "rbs.ledger.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     private let nextId = Atomic<Int>(1)
+    /// The index of the server that took the last connection: tried first next time.
+    private let preferredServer = Atomic<Int>(0)
 
     /// Connects to `address` (checking that the server answers and takes the login) and keeps the connection.
     init(address: PostgresAddress) throws(LedgerError) {
@@ -290,10 +292,65 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
         for connection in idle.withLock({ idle in defer { idle.removeAll() }; return idle }) { discard(connection) }
     }
 
-    /// A new connection: logged in, with the statement timeout and an idle-in-transaction limit set.
+    /// A new connection to the first of the address's servers that takes it (the one that did last time first):
+    /// with `target_session_attrs=read-write`, a server that does not accept writes (a standby in recovery) is
+    /// passed over, so after a failover the promoted standby is found. With one server, its own failure is the
+    /// answer; with several, every server's reason.
     private func connect() throws -> PostgresConnection {
+        let servers = address.servers
+        guard servers.count > 1 || address.targetSession == .readWrite else { return try connect(to: servers[0]) }
+        let first = preferredServer.load(ordering: .relaxed) % servers.count
+        var reasons: [String] = []
+        var onlyFailure: (any Error)?
+        for offset in 0..<servers.count {
+            let index = (first + offset) % servers.count
+            let connection: PostgresConnection
+            do {
+                connection = try connect(to: servers[index])
+            } catch {
+                reasons.append("\(servers[index]): \(Self.reason(connecting: error))")
+                onlyFailure = error
+                continue
+            }
+            if address.targetSession == .readWrite {
+                let readOnly: Bool
+                do {
+                    readOnly = try run(connection, "SHOW transaction_read_only", []).first?.values.first.flatMap(String.init(sqlValue:)) == "on"
+                } catch {
+                    discard(connection)
+                    reasons.append("\(servers[index]): \(Self.reason(connecting: error))")
+                    onlyFailure = error
+                    continue
+                }
+                if readOnly {
+                    discard(connection)
+                    reasons.append("\(servers[index]): it takes no writes (a standby in recovery; target_session_attrs=read-write)")
+                    onlyFailure = PostgresFailure.unreachable(server: servers[index].description,
+                                                              detail: "it takes no writes (a standby in recovery)")
+                    continue
+                }
+            }
+            preferredServer.store(index, ordering: .relaxed)
+            return connection
+        }
+        if servers.count == 1, let onlyFailure { throw onlyFailure }
+        throw PostgresFailure.unreachable(server: address.server, detail: "no server takes writes: " + reasons.joined(separator: "; "))
+    }
+
+    /// What a failed connection attempt says, for the list of every server's reason.
+    private static func reason(connecting error: any Error) -> String {
+        switch error {
+        case PostgresFailure.unreachable(_, let detail), PostgresFailure.connectionLost(_, let detail): detail
+        case PostgresFailure.loginRefused(_, let user, let detail): "refused the login of \(user): \(detail)"
+        case PostgresFailure.noDatabase(_, let database): "has no database \"\(database)\""
+        default: String(describing: error)
+        }
+    }
+
+    /// A new connection to `server`: logged in, with the statement timeout and an idle-in-transaction limit set.
+    private func connect(to server: PostgresAddress.Server) throws -> PostgresConnection {
         var configuration = PostgresConnection.Configuration(
-            host: address.host, port: address.port, username: address.user, password: address.password,
+            host: server.host, port: server.port, username: address.user, password: address.password,
             database: address.database, tls: .disable)
         configuration.options.connectTimeout = .seconds(Int64(address.connectTimeout))
         configuration.options.additionalStartupParameters = [
@@ -367,6 +424,11 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                 // The server shutting down or killing this session: an outage, not a refusal.
                 if ["57P01", "57P02", "57P05"].contains(state) || state.hasPrefix("08") {
                     return PostgresFailure.connectionLost(server: address.server, detail: message)
+                }
+                // A write on a server that takes none (a standby; a primary demoted since the connection was made):
+                // this connection is of no use to a ledger host, the next one looks for the server that is primary now.
+                if state == "25006" {
+                    return PostgresFailure.connectionLost(server: address.server, detail: "the server takes no writes now (\(message))")
                 }
                 if state == "23505", error.serverInfo?[.constraintName] == "journal_unique_document" {
                     return PostgresRefusal(sqlState: state, message: "the document is already journaled")

@@ -1,8 +1,9 @@
 import Foundation
 import Hummingbird
 import RBSLedger
+import RBSMoney
 
-/// The `from` and `to` of a history or statement query: a day (`2026-11-25`, a whole UTC day, both ends
+/// The `from` and `to` of a history or statement query: a day (`2026-11-25` or `25.11.2026`, a whole UTC day, both ends
 /// included) or an instant (ISO 8601 with its offset: `from` included, `to` not), so a page can send the person's
 /// own midnights. A value that is neither, or a period that ends before it starts, is a 400 problem naming it.
 struct PeriodQuery {
@@ -32,15 +33,10 @@ struct PeriodQuery {
         if let date = instant.date(from: text) { return date }
         instant.formatOptions = [.withInternetDateTime]
         if let date = instant.date(from: text) { return date }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(secondsFromGMT: 0) ?? calendar.timeZone
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        if parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-           let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-           let date = calendar.date(from: DateComponents(year: year, month: month, day: day)),
-           calendar.dateComponents([.year, .month, .day], from: date) == DateComponents(year: year, month: month, day: day) {
-            return nextDay ? calendar.date(byAdding: .day, value: 1, to: date) : date
+        if let day = try? CalendarDay.parse(text, .either), let included = day.adding(days: nextDay ? 1 : 0),
+           let utc = TimeZone(secondsFromGMT: 0), let midnight = included.midnight(in: utc) {
+            return midnight
         }
-        throw problem("\(name)=\(text) is neither a day (YYYY-MM-DD) nor an instant (ISO 8601, e.g. 2026-11-25T00:00:00+03:00)")
+        throw problem("\(name)=\(text) is neither a day (YYYY-MM-DD or ДД.ММ.ГГГГ) nor an instant (ISO 8601, e.g. 2026-11-25T00:00:00+03:00)")
     }
 }

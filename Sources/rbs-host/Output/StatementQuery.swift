@@ -1,5 +1,6 @@
 import Foundation
 import RBSLedger
+import RBSMoney
 
 /// What `accounts` and `statement` were asked, as a person typed it (an account's list number or its number; days
 /// `ДД.ММ.ГГГГ` or `YYYY-MM-DD` in the host's time zone), turned into the core's typed questions.
@@ -56,21 +57,9 @@ enum StatementQuery {
     /// exist (31.02.2026) is refused, never moved to another.
     static func startOfDay(_ text: String, option: String, timeZone: TimeZone, daysLater: Int) throws(Problem) -> Date {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let digits = { (part: Substring, count: Int) in part.count == count && part.allSatisfy { $0.isASCII && $0.isNumber } }
-        var parts: (year: Int, month: Int, day: Int)?
-        let dotted = trimmed.split(separator: ".", omittingEmptySubsequences: false)
-        let dashed = trimmed.split(separator: "-", omittingEmptySubsequences: false)
-        if dotted.count == 3, digits(dotted[0], 2), digits(dotted[1], 2), digits(dotted[2], 4) {
-            parts = (Int(dotted[2])!, Int(dotted[1])!, Int(dotted[0])!)
-        } else if dashed.count == 3, digits(dashed[0], 4), digits(dashed[1], 2), digits(dashed[2], 2) {
-            parts = (Int(dashed[0])!, Int(dashed[1])!, Int(dashed[2])!)
+        guard let day = try? CalendarDay.parse(trimmed, .either).adding(days: daysLater), let midnight = day.midnight(in: timeZone) else {
+            throw .notADay(option: option, text: trimmed)
         }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        guard let parts, let day = calendar.date(from: DateComponents(year: parts.year, month: parts.month, day: parts.day)),
-              calendar.dateComponents([.year, .month, .day], from: day) == DateComponents(year: parts.year, month: parts.month, day: parts.day),
-              let result = calendar.date(byAdding: .day, value: daysLater, to: day)
-        else { throw .notADay(option: option, text: trimmed) }
-        return result
+        return midnight
     }
 }
