@@ -245,7 +245,7 @@ struct ExchangeTests {
         let english = DocumentPresentation.rows(document, operation: nil, directory: nil, language: .en).map { [$0.label, $0.value] }
         #expect(Array(english.prefix(4)) == [
             ["Debited", "10,000.00 RUB"], ["Credited", "106.50 USD"], ["Exchange rate", "1 USD = 93.893387 RUB"],
-            ["Rate as of", "2026-11-26 05:30:00 UTC"],
+            ["Rate as of", "26.11.2026 05:30:00 UTC"],
         ])
         #expect(!english.contains { ["creditCurrency", "ratePair", "rateTime", "rate", "creditAmount"].contains($0[0]) },
                 "every conversion field is shown once, under its caption: \(english)")

@@ -102,7 +102,7 @@ public enum DocumentPresentation {
             Row(label: HostMessage.credited.text(language), value: Amount.shown(credited, currency: currency, language),
                 field: Key.creditAmount, prominent: true),
             Row(label: HostMessage.exchangeRate.text(language), value: rateText, field: Key.rate, prominent: true),
-            Row(label: HostMessage.rateTime.text(language), value: Self.instant(time, language), field: Key.time, prominent: true),
+            Row(label: HostMessage.rateTime.text(language), value: Self.instant(time), field: Key.time, prominent: true),
         ]
     }
 
@@ -115,13 +115,10 @@ public enum DocumentPresentation {
         return text[..<dot] + (language == .ru ? "," : ".") + fraction
     }
 
-    /// An instant as the core writes it (`2026-11-26T04:00:00.000Z`) as a person reads it: `2026-11-26 04:00:00 UTC`,
-    /// `26.11.2026 04:00:00 UTC` in Russian; as written when it is not one.
-    static func instant(_ text: String, _ language: HostLanguage) -> String {
-        let parts = text.split(separator: "T")
-        guard parts.count == 2, parts[1].hasSuffix("Z"), parts[1].count >= 8 else { return text }
-        let date = String(parts[0]), clock = parts[1].prefix(8)
-        return (language == .ru ? HostMessage.date(iso: date) : date) + " \(clock) UTC"
+    /// An instant as the core writes it (`2026-11-26T05:30:00.000Z`) as every other time of a document is shown
+    /// (``EntryReport/time(_:)``: `26.11.2026 05:30:00 UTC`); as written when it is not one.
+    static func instant(_ text: String) -> String {
+        Timestamp.parse(text).map(EntryReport.time) ?? text
     }
 
     /// The host's caption for the amount's row: "Debited" for a conversion, whose credited amount follows.
