@@ -216,6 +216,19 @@ struct ExchangeTests {
         #expect(LedgerError.wouldBeRejected(refusal).description.contains(refusal.message))
     }
 
+    @Test("a basket of conversions is decided in order: the second sees the balances the first leaves, in both currencies")
+    func basketInOrder() throws {
+        let bank = try Bank()
+        let buy = try bank.transfer(amount: "100000.00")  // RUB 150 000.00 → 50 000.00; USD 2 500.00 → 3 565.03 (1 065.0377… down)
+        let again = try bank.transfer(amount: "100000.00")  // no longer covered
+        let back = try bank.transfer(from: Self.dollars, to: Self.rubles, amount: "3565.03", currency: "USD")  // the credit counts
+        let decisions = try bank.ledger.bank.validate(batch: [buy, again, back])
+        #expect(buy["creditAmount"] == "1065.03")
+        #expect(decisions[0] == nil && decisions[2] == nil)
+        #expect(decisions[1]?.code == .insufficientFunds)
+        #expect(try bank.ledger.bank.validate(back)?.code == .insufficientFunds, "alone, the USD account does not hold 3 565.03")
+    }
+
     @Test("rounding: the credited amount is rounded down to the credited currency's minor units (never half-up), cross rates to 6 decimals")
     func rounding() throws {
         let bank = try Bank()
