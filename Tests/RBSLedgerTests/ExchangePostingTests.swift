@@ -36,4 +36,30 @@ struct ExchangePostingTests {
         #expect(stale?.code == .exchangeRateStale)
         #expect(stale?.facts["maximumAge"] == "24 hours")
     }
+
+    @Test("a conversion awaiting the second signer is decided again at approval: after a newer import it is refused, nothing moves")
+    func secondSignerAfterNewRate() throws {
+        let c = try SecondSignerTests.Company(threshold: 1_000)
+        let usd = OfficialRate(currency: "USD", numericCode: "840", name: "Доллар США", nominal: 1, value: Decimal(string: "92.5058")!)
+        try c.f.ledger.importRates([usd], date: "2026-11-26", margin: Decimal(string: "0.015")!, source: "XML_daily.xml")
+        let dollars = try #require(try c.f.ledger.customers.accounts(of: c.ann.customer).first { $0.currency == "USD" }?.number)
+        c.f.clock.advance(30)
+        let document = try c.f.ledger.draft(operation: "transfer.own", plugin: "ru.example.transfers", pluginVersion: "1.0.0", fields: [
+            DocumentField("from", c.account), DocumentField("account", dollars), DocumentField("amount", "10000.00"),
+            DocumentField("currency", "RUB"), DocumentField("purpose", "Перевод между своими счетами"),
+        ], keyId: c.ann.customer.keyId)
+        #expect(document["creditAmount"] == "106.50")
+        guard case .awaiting = try c.f.ledger.signAndPost(document, code: try c.code(c.ann), as: c.ann) else {
+            Issue.record("not awaiting the second signer")
+            return
+        }
+        c.f.clock.advance(3600)
+        try c.f.ledger.importRates([usd], date: "2026-11-27", margin: Decimal(string: "0.02")!, source: "XML_daily.xml")
+        let before = try c.f.balance(c.account)
+        let outcome = try c.f.ledger.approve(entry: 1, code: try c.code(c.bob), as: c.bob)
+        guard case .rejected(_, _, let reason) = outcome else { Issue.record("approved at an old rate: \(outcome)"); return }
+        #expect(reason.code == .exchangeRateNotCurrent)
+        #expect(try c.f.balance(c.account) == before)
+        #expect(try c.f.ledger.journal.verify() == .ok(2))
+    }
 }
