@@ -180,7 +180,7 @@ struct ExchangeTests {
                                                publicKey: key)
         guard case .rejected(_, _, let reason) = rate else { Issue.record("posted a tampered rate"); return }
         #expect(reason.code == .exchangeRateNotCurrent)
-        #expect(reason.message == "the document's rate USD/RUB 90 of \(Self.importText) is not the bank's current rate USD/RUB 93.893387 of \(Self.importText): review the transfer again")
+        #expect(reason.message == "the document's rate USD/RUB 90.000000 of \(Self.importText) is not the bank's current rate USD/RUB 93.893387 of \(Self.importText): review the transfer again")
 
         let credited = try bank.ledger.bank.submit(signed: try bank.tampered(document, ["creditAmount": "106.51"]), publicKey: key)
         guard case .rejected(_, _, let mismatch) = credited else { Issue.record("posted a tampered amount"); return }

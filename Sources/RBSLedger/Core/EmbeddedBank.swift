@@ -381,20 +381,19 @@ public struct EmbeddedBank: Sendable {
         return .post(posting, DecimalText.padded(amountText, scale: scale, to: minorUnits), amountMinor, minorUnits)
     }
 
-    /// The conversion `document` asks for, checked against the bank's current rates as of now: the one rule of
-    /// ``Conversion``. A refusal names what is wrong: no rate, a rate older than ``Conversion/maximumRateAge``, a
-    /// rate (pair, value or time) that is not the bank's current one, a credited amount its rate does not give.
     /// What ``checkConversion(_:amount:from:to:in:)`` decides.
     private enum ConversionCheck {
         case converted(Conversion)
         case refused(Rejection)
     }
 
+    /// The conversion `document` asks for, checked against the bank's current rates as of now: the one rule of
+    /// ``Conversion``. A refusal names what is wrong: no rate, a rate older than ``Conversion/maximumRateAge``, a
+    /// rate (pair, value or time) that is not the bank's current one, a credited amount its rate does not give.
     private func checkConversion(_ document: Document, amount: Decimal, from: String, to: String,
                                  in db: any SQLTransaction) throws -> ConversionCheck {
-        let rates = Dictionary(try Ledger.currentRates(in: db).map { ($0.currency, $0) }, uniquingKeysWith: { $1 })
         let bank: Conversion
-        switch Conversion.quoted(amount: amount, from: from, to: to, rates: rates) {
+        switch Conversion.quoted(amount: amount, from: from, to: to, rates: try Ledger.currentRatesByCurrency(in: db)) {
         case .success(let quoted): bank = quoted
         case .failure(.noRate(let currency)): return .refused(.noExchangeRate(currency))
         case .failure(.unknownCurrency(let currency)): return .refused(.unknownCurrency(currency))
@@ -415,12 +414,13 @@ public struct EmbeddedBank: Sendable {
         guard signed.pair == bank.pair, signed.rate == bank.rate, signed.rateTimeMilliseconds == bank.rateTimeMilliseconds else {
             if let refusal = stale(signed) { return .refused(refusal) }
             return .refused(.exchangeRateNotCurrent(
-                document: "\(signed.pair) \(signed.rate)", documentTime: Timestamp.format(milliseconds: signed.rateTimeMilliseconds),
-                bank: "\(bank.pair) \(bank.rate)", bankTime: Timestamp.format(milliseconds: bank.rateTimeMilliseconds)))
+                document: "\(signed.pair) \(document[Conversion.Key.rate] ?? signed.rateText)",
+                documentTime: Timestamp.format(milliseconds: signed.rateTimeMilliseconds),
+                bank: "\(bank.pair) \(bank.rateText)", bankTime: Timestamp.format(milliseconds: bank.rateTimeMilliseconds)))
         }
         guard signed.creditAmount == bank.creditAmount, signed.creditCurrency == bank.creditCurrency else {
             return .refused(.conversionMismatch(document: "\(document[Conversion.Key.creditAmount] ?? "") \(signed.creditCurrency)",
-                                                expected: "\(bank.fields[0].value) \(bank.creditCurrency)"))
+                                                expected: "\(bank.creditText) \(bank.creditCurrency)"))
         }
         return .converted(bank)
     }
@@ -437,7 +437,7 @@ public struct EmbeddedBank: Sendable {
             guard let source = try db.value(String.self, "SELECT currency FROM accounts WHERE number = ?", from),
                   let target = try db.value(String.self, "SELECT currency FROM accounts WHERE number = ?", to),
                   source != target else { return fields }
-            let rates = Dictionary(try Ledger.currentRates(in: db).map { ($0.currency, $0) }, uniquingKeysWith: { $1 })
+            let rates = try Ledger.currentRatesByCurrency(in: db)
             guard case .success(let conversion) = Conversion.quoted(amount: amount, from: source, to: target, rates: rates) else {
                 return fields
             }
@@ -546,8 +546,8 @@ extension EmbeddedBank.BatchState {
         let debited = try add(-posting.amount, minor: minor.map { -$0 }, to: posting.debit, scale: scale)
         if let conversion = posting.conversion {
             let creditScale = Currency(code: conversion.creditCurrency)?.minorUnits ?? scale
-            let text = DecimalText.format(conversion.creditAmount, scale: creditScale) ?? conversion.creditAmount.description
-            _ = try add(conversion.creditAmount, minor: DecimalText.minorUnits(text, scale: creditScale), to: posting.credit, scale: creditScale)
+            _ = try add(conversion.creditAmount, minor: DecimalText.minorUnits(conversion.creditText, scale: creditScale),
+                        to: posting.credit, scale: creditScale)
         } else if posting.internalTransfer {
             _ = try add(posting.amount, minor: minor, to: posting.credit, scale: scale)
         }

@@ -49,13 +49,20 @@ public struct Conversion: Sendable, Hashable, Codable {
     /// `USD/RUB`.
     public var pair: String { "\(base)/\(quote)" }
 
+    /// The credited amount with its currency's minor units (`106.50`), as the document and the postings write it.
+    public var creditText: String {
+        DecimalText.format(creditAmount, scale: Currency(code: creditCurrency)?.minorUnits ?? 2) ?? creditAmount.description
+    }
+
+    /// The rate with ``ExchangeRate/decimals`` decimals (`93.893387`), as the document writes it.
+    public var rateText: String { DecimalText.format(rate, scale: ExchangeRate.decimals) ?? rate.description }
+
     /// The document fields that carry this conversion (``Key``), values as the core writes them.
     public var fields: [DocumentField] {
-        let creditScale = Currency(code: creditCurrency)?.minorUnits ?? 2
-        return [
-            DocumentField(Key.creditAmount, DecimalText.format(creditAmount, scale: creditScale) ?? creditAmount.description),
+        [
+            DocumentField(Key.creditAmount, creditText),
             DocumentField(Key.creditCurrency, creditCurrency),
-            DocumentField(Key.rate, DecimalText.format(rate, scale: ExchangeRate.decimals) ?? rate.description),
+            DocumentField(Key.rate, rateText),
             DocumentField(Key.pair, pair),
             DocumentField(Key.time, Timestamp.format(milliseconds: rateTimeMilliseconds)),
         ]

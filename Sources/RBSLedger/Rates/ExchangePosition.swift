@@ -24,8 +24,7 @@ enum ExchangePosition {
     /// entry `sequence`. The customers' balances are moved by the caller (``EmbeddedBank``'s batch state).
     static func post(_ conversion: Conversion, debit: String, amountText: String, credit: String, documentId: String,
                      sequence: Int64, time: Int64, in db: any SQLTransaction) throws {
-        let creditScale = Currency(code: conversion.creditCurrency)?.minorUnits ?? 2
-        let creditText = DecimalText.format(conversion.creditAmount, scale: creditScale) ?? conversion.creditAmount.description
+        let creditText = conversion.creditText
         let source = try move(conversion.debitCurrency, by: conversion.debitAmount, in: db)
         let target = try move(conversion.creditCurrency, by: -conversion.creditAmount, in: db)
         let insert = "INSERT INTO postings (document_id, debit, credit, amount, currency, time_ms, journal_seq) VALUES (?, ?, ?, ?, ?, ?, ?)"
@@ -39,7 +38,7 @@ enum ExchangePosition {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [.integer(sequence), .text(documentId), .text(amountText), .text(conversion.debitCurrency),
                              .text(creditText), .text(conversion.creditCurrency),
-                             .text(DecimalText.format(conversion.rate, scale: ExchangeRate.decimals) ?? conversion.rate.description),
+                             .text(conversion.rateText),
                              .text(conversion.pair), .integer(conversion.rateTimeMilliseconds)])
     }
 

@@ -47,6 +47,11 @@ extension Ledger {
         try database.read { db in try Self.currentRates(in: db) }
     }
 
+    /// ``currentRates(in:)`` by currency code: what ``Conversion/quoted(amount:from:to:rates:)`` reads.
+    static func currentRatesByCurrency(in db: any SQLTransaction) throws -> [String: ExchangeRate] {
+        Dictionary(try currentRates(in: db).map { ($0.currency, $0) }, uniquingKeysWith: { $1 })
+    }
+
     /// The bank's current rates read inside a transaction: what a conversion is checked against when it is posted.
     static func currentRates(in db: any SQLTransaction) throws -> [ExchangeRate] {
         try db.rows("""
