@@ -26,6 +26,8 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLOCK = "1780000000"  # RBS_CLOCK: the debug host's frozen clock, so every code is computable
 HOST_ACCOUNTS = ["40817810438000000001", "40817810738000000002"]
+HOST_USD = "40817840638000000004"
+ROOT = os.path.dirname(os.path.dirname(HERE))
 BLOCKED = "40817810038000000003"
 
 
@@ -50,18 +52,26 @@ class World:
             listed = json.loads(self.host(["customers", "list", "--json"]).stdout)
             self.accounts[name] = [a["number"] for a in next(c for c in listed if c["name"] == name)["accounts"]]
 
-    def host(self, arguments, stdin=None, check=True, timeout=120):
-        result = subprocess.run([self.binary] + arguments, input=stdin, capture_output=True, text=True, env=self.env,
-                                timeout=timeout)
+    def host(self, arguments, stdin=None, check=True, timeout=120, env=None):
+        result = subprocess.run([self.binary] + arguments, input=stdin, capture_output=True, text=True,
+                                env=dict(self.env, **(env or {})), timeout=timeout)
         if check and result.returncode != 0:
             raise Failure(f"rbs-host {' '.join(arguments)}: exit {result.returncode}: {result.stderr.strip()}")
         return result
 
     def roles(self, actor):
-        """{own1}, {own2}, {other1}, {blocked} for `actor`: the host's signer or a customer."""
+        """{own1}, {own2}, {usd1}, {other1}, {blocked} for `actor`: the host's signer or a customer."""
         own = HOST_ACCOUNTS if actor == "host" else self.accounts[actor]
         other = self.accounts["alice"] if actor == "host" else self.accounts["bob"]
-        return {"own1": own[0], "own2": own[1], "other1": other[0], "blocked": BLOCKED}
+        usd = HOST_USD if actor == "host" else self.accounts[actor][2]
+        return {"own1": own[0], "own2": own[1], "usd1": usd, "other1": other[0], "blocked": BLOCKED}
+
+    def import_rates(self, rates):
+        """The bank's rates of a scenario: `rbs-host rates import FILE --margin M`, `hoursAgo` hours before the clock
+        every front end then runs on."""
+        clock = str(int(CLOCK) - int(rates.get("hoursAgo", 0)) * 3600)
+        self.host(["rates", "import", os.path.join(ROOT, rates["file"]), "--margin", rates.get("margin", "1.5")],
+                  env={"RBS_CLOCK": clock})
 
     def code(self, actor, kind):
         if kind == "wrong":
@@ -336,6 +346,8 @@ def check(options, scenario, front):
     expected = scenario["expect"]
     world = World(options.binary, options.plugins)
     try:
+        if "rates" in scenario:
+            world.import_rates(scenario["rates"])
         outcome, atom = FRONT_ENDS[front](world, scenario)
         journal = world.journal()
         problems = []

@@ -37,17 +37,34 @@ struct DescribeTransferCardTests {
         #expect(form.ready == false)
     }
 
-    @Test("transfer.own: RUB → USD is a form error; choosing a RUB account clears it")
+    @Test("transfer.own: RUB → USD is no form error; `run` converts at the bank's imported rate, `journal show` and verify show both legs")
     func currencies() throws {
         let sandbox = try HostSandbox()
-        let form = try sandbox.describe("transfer.own", ["fromAccount=\(Demo.current)", "toAccount=\(Demo.usd)", "amount=10"])
-        #expect(form.formError == "The accounts are in different currencies (RUB and USD): choose accounts in one currency")
-        #expect(form.ready == false)
-        #expect(form.atoms.allSatisfy { $0.error == nil })
-        let fixed = try sandbox.describe("transfer.own", ["fromAccount=\(Demo.current)", "toAccount=\(Demo.usd)", "amount=10",
-                                                          "toAccount=\(Demo.savings)"])
-        #expect(fixed.formError == nil)
-        #expect(fixed.ready)
+        let form = try sandbox.describe("transfer.own", ["fromAccount=\(Demo.current)", "toAccount=\(Demo.usd)", "amount=10000"])
+        #expect(form.formError == nil)
+        #expect(form.ready)
+        try sandbox.initKeys()
+        let noRates = try sandbox.run("transfer.own", ["fromAccount=\(Demo.current)", "toAccount=\(Demo.usd)", "amount=10000.00"])
+        #expect(noRates.report.status != "posted")
+        #expect(noRates.report.errors.map(\.message) == ["the bank would refuse this document: the bank has no exchange rate for USD: "
+            + "import the day's rates first (rbs-host rates import FILE --margin PERCENT) — nothing was signed and no one-time code was used"])
+
+        let file = Repo.root.appendingPathComponent("Tests/Fixtures/rates/XML_daily.xml").path
+        let imported = try sandbox.host(["rates", "import", file, "--margin", "1.5"])
+        #expect(imported.status == 0, "\(imported)")
+        let (report, _) = try sandbox.run("transfer.own", ["fromAccount=\(Demo.current)", "toAccount=\(Demo.usd)", "amount=10000.00"])
+        #expect(report.status == "posted")
+        let fields = try #require(report.document?.fields)
+        #expect([fields["amount"], fields["currency"], fields["creditAmount"], fields["creditCurrency"], fields["rate"], fields["ratePair"]]
+                == ["10000.00", "RUB", "106.50", "USD", "93.893387", "USD/RUB"])
+        let show = try sandbox.host(["journal", "show", "1"])
+        let lines = show.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+        // Right after the operation's header rows, as the review showed them: the rate's time is the import's (the
+        // sandbox's clock then, one code step before the run).
+        let conversion = try #require(lines.firstIndex(of: "Debited: 10,000.00 RUB"), "\(show.stdout)")
+        #expect(Array(lines[conversion...].prefix(4)) == ["Debited: 10,000.00 RUB", "Credited: 106.50 USD",
+                                                          "Exchange rate: 1 USD = 93.893387 RUB", "Rate as of: 28.05.2026 20:27:10 UTC"])
+        #expect(try sandbox.host(["verify"]).status == 0)
     }
 
     @Test("transfer.own: an amount over the balance marks amount; the whole balance is fine")

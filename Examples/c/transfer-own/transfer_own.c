@@ -95,18 +95,12 @@ static void check(transfer_t *self) {
     snprintf(from_currency, sizeof from_currency, "%s", from.currency);
     snprintf(from_balance, sizeof from_balance, "%s", from.balance);
     if (self->to[0] != '\0') {
-        rbs_account_t to;
         if (strcmp(self->from, self->to) == 0) {
             host->set_error(host, self->module, NULL, "Choose two different accounts");
             return;
         }
-        if (self->accounts->find(self->accounts->context, self->to, &to) && strcmp(from_currency, to.currency) != 0) {
-            char message[160];
-            snprintf(message, sizeof message, "The accounts are in different currencies (%s and %s): choose accounts in one currency",
-                     from_currency, to.currency);
-            host->set_error(host, self->module, NULL, message);
-            return;
-        }
+        /* Accounts in two currencies are converted by the core at the bank's rate (the amount is in the debit
+         * account's currency); the review shows the credited amount, the rate and its time before signing. */
     }
     long long amount, balance;
     if (self->amount[0] != '\0' && to_minor(self->amount, &amount) && to_minor(from_balance, &balance) && amount > balance) {

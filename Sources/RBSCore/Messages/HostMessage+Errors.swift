@@ -47,6 +47,18 @@ extension HostMessage {
         case .notSignersAccount:
             return "счёт списания \(fact("account")) принадлежит другому лицу, и поручения списывать с него у подписанта нет"
         case .declined: return "второй подписант \(fact("user")) отклонил документ: \(fact("reason"))"
+        case .noExchangeRate:
+            return "у банка нет курса \(fact("currency")): сначала загрузите курсы дня (rbs-host rates import ФАЙЛ --margin ПРОЦЕНТ)"
+        case .exchangeRateStale:
+            let age = fact("maximumAge") == Conversion.maximumRateAgeText ? "24 часа" : fact("maximumAge")
+            return "курс \(fact("pair")) от \(fact("rateTime")) старше допустимого для обмена (\(age)): банку нужно загрузить курсы на сегодня"
+        case .exchangeRateNotCurrent:
+            return "курс в документе \(fact("document")) от \(fact("documentTime")) — не текущий курс банка \(fact("bank")) от \(fact("bankTime")): "
+                + "проверьте перевод заново"
+        case .conversionMismatch:
+            return "документ зачисляет \(fact("document")), а по его курсу сумма даёт \(fact("expected"))"
+        case .conversionTooSmall:
+            return "на \(fact("amount")) \(fact("currency")) по курсу банка не купить и наименьшей единицы \(fact("into"))"
         case .invisibleCharacter:
             return "поле «\(fact("field"))» содержит невидимый символ \(fact("character")) (\(fact("name"))) в позиции \(fact("position")): "
                 + "он может показать текст не таким, каким он будет подписан"

@@ -10,6 +10,8 @@ public enum HostMessage: Sendable, Equatable {
     // The review's captions (SignModule).
     case amount, currency, payee, payeeTaxID, payeeAccount, bank, bic, debitAccount, card, purpose, document, challenge
     case signedWith, signingMethod(SigningMethod), yes, no
+    // A conversion's rows (``DocumentPresentation``): the amount debited and credited, the rate and its time.
+    case debited, credited, exchangeRate, rateTime
     case basketTotal(documents: Int), basketId, basketEmpty, basketAdded(position: Int, count: Int), basketRemoved(Int, left: Int)
     case basketCleared(Int), basketNoSuchDocument(Int, count: Int), basketWouldRefuse(String), basketHeader(Int)
     case basketUsage, basketNothingFilled, basketAllRefused, basketCodePrompt, basketResponsePrompt(String)
@@ -71,6 +73,10 @@ public enum HostMessage: Sendable, Equatable {
         case .purpose: language.pick("Purpose", "Назначение платежа")
         case .document: language.pick("Document", "Документ")
         case .challenge: language.pick("Challenge", "Запрос")
+        case .debited: language.pick("Debited", "Списывается")
+        case .credited: language.pick("Credited", "Зачисляется")
+        case .exchangeRate: language.pick("Exchange rate", "Курс обмена")
+        case .rateTime: language.pick("Rate as of", "Курс на")
         case .signedWith: language.pick("Signed with", "Способ подписи")
         case .signingMethod(let method):
             switch method {

@@ -38,13 +38,17 @@ public enum DocumentPresentation {
         func field(_ role: DocumentFieldRole) -> (key: String, value: String)? {
             fields.first { presentation($0.key).role == role && !$0.value.isEmpty }
         }
+        let conversion = conversionRows(fields, language: language)
         if let amount = field(.amount) {
             let currency = field(.currency)
-            rows.append(Row(label: caption(.amount, language), value: Amount.shown(amount.value, currency: currency?.value ?? "", language),
-                            field: amount.key, prominent: true))
+            rows.append(Row(label: caption(.amount, language, converted: !conversion.isEmpty),
+                            value: Amount.shown(amount.value, currency: currency?.value ?? "", language), field: amount.key, prominent: true))
             shown.insert(amount.key)
             if let currency { shown.insert(currency.key) }
         }
+        rows += conversion
+        // The credited currency and the pair are shown in the rows above.
+        if !conversion.isEmpty { shown.formUnion(Conversion.Key.all) }
         for role in [DocumentFieldRole.payee, .payeeTaxID, .payeeAccount, .payeeBank, .debitAccount] {
             for (key, value) in fields where !value.isEmpty && !shown.contains(key) && presentation(key).role == role {
                 var text = CardNumberMask.masked(value)
@@ -81,6 +85,45 @@ public enum DocumentPresentation {
             operation.map { FieldPresentation.of(key, in: $0) }
                 ?? FieldPresentation(label: key, role: DocumentFieldRole.ofCoreKey(key) ?? .other, atom: nil)
         }, directory: directory, language: language)
+    }
+
+    /// A conversion's rows (``Conversion``: the core writes its fields into a transfer between own accounts in two
+    /// currencies), shown right after the amount debited, all prominent: the amount credited in its currency, the
+    /// rate as one unit of the pair's base ("1 USD = 94.388 RUB") and the rate's time. None when the fields are not
+    /// all there (a document that converts nothing).
+    static func conversionRows(_ fields: [(key: String, value: String)], language: HostLanguage) -> [Row] {
+        func value(_ key: String) -> String? { fields.first { $0.key == key && !$0.value.isEmpty }?.value }
+        typealias Key = Conversion.Key
+        guard let credited = value(Key.creditAmount), let currency = value(Key.creditCurrency), let rate = value(Key.rate),
+              let pair = value(Key.pair), let time = value(Key.time) else { return [] }
+        let sides = pair.split(separator: "/").map(String.init)
+        let rateText = sides.count == 2 ? "1 \(sides[0]) = \(Self.rate(rate, language)) \(sides[1])" : "\(pair) \(rate)"
+        return [
+            Row(label: HostMessage.credited.text(language), value: Amount.shown(credited, currency: currency, language),
+                field: Key.creditAmount, prominent: true),
+            Row(label: HostMessage.exchangeRate.text(language), value: rateText, field: Key.rate, prominent: true),
+            Row(label: HostMessage.rateTime.text(language), value: Self.instant(time), field: Key.time, prominent: true),
+        ]
+    }
+
+    /// A rate as signed (6 decimals) without the trailing zeros past the second, with the language's decimal
+    /// separator: `94.388000` → `94.388` (`94,388` in Russian). The same value: nothing is rounded.
+    static func rate(_ text: String, _ language: HostLanguage) -> String {
+        guard DecimalText.parse(text) != nil, let dot = text.firstIndex(of: ".") else { return text }
+        var fraction = text[text.index(after: dot)...]
+        while fraction.count > 2, fraction.last == "0" { fraction = fraction.dropLast() }
+        return text[..<dot] + (language == .ru ? "," : ".") + fraction
+    }
+
+    /// An instant as the core writes it (`2026-11-26T05:30:00.000Z`) as every other time of a document is shown
+    /// (``EntryReport/time(_:)``: `26.11.2026 05:30:00 UTC`); as written when it is not one.
+    static func instant(_ text: String) -> String {
+        Timestamp.parse(text).map(EntryReport.time) ?? text
+    }
+
+    /// The host's caption for the amount's row: "Debited" for a conversion, whose credited amount follows.
+    static func caption(_ role: DocumentFieldRole, _ language: HostLanguage, converted: Bool) -> String {
+        converted && role == .amount ? HostMessage.debited.text(language) : caption(role, language)
     }
 
     /// The host's caption for a role's row.

@@ -92,7 +92,8 @@ public final class BasketModule {
     public func documents(in language: HostLanguage) -> [ReviewedDocument] {
         drafts.enumerated().map { index, draft in
             ReviewedDocument(position: index + 1, operation: draft.operation,
-                             lines: SignModule.fieldLines(draft, directory: directory, language: language), refusal: refusals[index],
+                             lines: SignModule.fieldLines(draft, document: basket.documents[index], directory: directory,
+                                                          language: language), refusal: refusals[index],
                              duplicate: duplicates[index])
         }
     }

@@ -88,7 +88,7 @@ public final class SignModule {
     /// The review in `language`: the host's captions and formats in it (amounts grouped as its readers write them,
     /// dates as ДД.ММ.ГГГГ in Russian), the plugin's labels as the plugin wrote them.
     public func review(in language: HostLanguage) -> [Line] {
-        var lines = Self.fieldLines(draft, directory: directory, language: language)
+        var lines = Self.fieldLines(draft, document: document, directory: directory, language: language)
         lines.append(Line(caption: HostMessage.document.text(language), value: document.id, prominent: false))
         if let challenge {
             // With the amount and payee above: the challenge is derived from exactly this document.
@@ -101,8 +101,12 @@ public final class SignModule {
 
     /// The review's lines for the fields of `draft` (see ``review``): what a basket's review shows for each of its
     /// documents too. One presentation for every front end: ``DocumentPresentation``.
-    static func fieldLines(_ draft: DocumentDraft, directory: BankDirectory?, language: HostLanguage) -> [Line] {
-        DocumentPresentation.rows(draft.fields, presentation: draft.presentation(of:), directory: directory, language: language)
+    /// The fields the core added to the draft's (a conversion's rate and credited amount, ``Conversion``) are
+    /// taken from `document`, the one that is signed.
+    static func fieldLines(_ draft: DocumentDraft, document: Document, directory: BankDirectory?, language: HostLanguage) -> [Line] {
+        let added = document.fields.filter { field in Conversion.Key.all.contains(field.key) && !draft.fields.contains { $0.key == field.key } }
+        return DocumentPresentation.rows(draft.fields + added.map { (key: $0.key, value: $0.value) }, presentation: draft.presentation(of:),
+                                         directory: directory, language: language)
             .map { Line(caption: $0.label, value: $0.value, prominent: $0.prominent,
                         atom: $0.field.flatMap { draft.presentation(of: $0).atom?.id }) }
     }

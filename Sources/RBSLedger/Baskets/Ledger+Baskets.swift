@@ -129,6 +129,7 @@ extension Ledger {
         operation: String, plugin: String, pluginVersion: String, fields: [DocumentField], like earlier: Document
     ) throws(LedgerError) -> Document {
         let keyId = try identity().keyId
+        let fields = try bank.quoted(fields)  // as ``draft(operation:plugin:pluginVersion:fields:keyId:)``
         do {
             return try Document(
                 operation: operation, plugin: plugin, pluginVersion: pluginVersion, fields: fields,

@@ -54,8 +54,7 @@ public struct EmbeddedBank: Sendable {
                 case .reject(let rejection): decisions.append(rejection)
                 case .acknowledge: decisions.append(nil)
                 case .post(let posting, _, let minor, let scale):
-                    _ = try state.add(-posting.amount, minor: minor.map { -$0 }, to: posting.debit, scale: scale)
-                    if posting.internalTransfer { _ = try state.add(posting.amount, minor: minor, to: posting.credit, scale: scale) }
+                    _ = try state.move(posting, minor: minor, scale: scale)
                     decisions.append(nil)
                 case .awaitSecondSigner:
                     decisions.append(nil)  // never decided by `plan`
@@ -247,12 +246,16 @@ public struct EmbeddedBank: Sendable {
             record = entry(.rejected, rejection: rejection)
             outcome = .rejected(documentId: documentId, sequence: sequence, reason: rejection)
         case .post(let posting, let amountText, let amountMinor, let scale):
-            let (newDebit, newDebitText) = try state.add(-posting.amount, minor: amountMinor.map { -$0 }, to: posting.debit, scale: scale)
-            if posting.internalTransfer { _ = try state.add(posting.amount, minor: amountMinor, to: posting.credit, scale: scale) }
-            try db.execute(
-                "INSERT INTO postings (document_id, debit, credit, amount, currency, time_ms, journal_seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: [.text(documentId), .text(posting.debit), .text(posting.credit), .text(amountText),
-                            .text(posting.currency), .integer(now), .integer(sequence)])
+            let (newDebit, newDebitText) = try state.move(posting, minor: amountMinor, scale: scale)
+            if let conversion = posting.conversion {
+                try ExchangePosition.post(conversion, debit: posting.debit, amountText: amountText, credit: posting.credit,
+                                          documentId: documentId, sequence: sequence, time: now, in: db)
+            } else {
+                try db.execute(
+                    "INSERT INTO postings (document_id, debit, credit, amount, currency, time_ms, journal_seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    arguments: [.text(documentId), .text(posting.debit), .text(posting.credit), .text(amountText),
+                                .text(posting.currency), .integer(now), .integer(sequence)])
+            }
             record = entry(.posted, posting: posting, amount: amountText, balance: newDebitText)
             outcome = .posted(Receipt(documentId: documentId, posting: posting, debitBalance: newDebit, sequence: sequence))
         }
@@ -345,12 +348,22 @@ public struct EmbeddedBank: Sendable {
         }
         guard credit != from else { return .reject(.sameAccount(from)) }
         var internalTransfer = false
+        var conversion: Conversion?
         if let creditAccount = try account(credit, state: &state, in: db)?.account {
             guard !creditAccount.blocked else { return .reject(.blockedCredit(credit)) }
-            guard creditAccount.currency == currency else {
-                return .reject(.currencyMismatch(document: currency, account: credit, accountCurrency: creditAccount.currency))
+            if creditAccount.currency != currency {
+                // Between the bank's own accounts in two currencies: converted at the bank's current rate, which the
+                // signed document must carry exactly (``Conversion``).
+                switch try checkConversion(document, amount: amount, from: currency, to: creditAccount.currency, in: db) {
+                case .converted(let checked): conversion = checked
+                case .refused(let rejection): return .reject(rejection)
+                }
             }
             internalTransfer = true
+        }
+        // Conversion fields on a document that converts nothing would show a conversion that never happened.
+        if conversion == nil, let credited = document[Conversion.Key.creditAmount] ?? document[Conversion.Key.pair] {
+            return .reject(.conversionMismatch(document: credited, expected: "no conversion (both accounts are in \(currency))"))
         }
         let amountMinor = DecimalText.minorUnits(amountText, scale: minorUnits)
         let covered = if let balance = debitState.minor, let amountMinor, debitState.scale == minorUnits {
@@ -363,8 +376,74 @@ public struct EmbeddedBank: Sendable {
                 account: from, balance: DecimalText.format(debitState.balance, scale: minorUnits) ?? debitState.balance.description,
                 amount: DecimalText.padded(amountText, scale: scale, to: minorUnits), currency: currency))
         }
-        let posting = Posting(debit: from, credit: credit, amount: amount, currency: currency, internalTransfer: internalTransfer)
+        let posting = Posting(debit: from, credit: credit, amount: amount, currency: currency, internalTransfer: internalTransfer,
+                              conversion: conversion)
         return .post(posting, DecimalText.padded(amountText, scale: scale, to: minorUnits), amountMinor, minorUnits)
+    }
+
+    /// What ``checkConversion(_:amount:from:to:in:)`` decides.
+    private enum ConversionCheck {
+        case converted(Conversion)
+        case refused(Rejection)
+    }
+
+    /// The conversion `document` asks for, checked against the bank's current rates as of now: the one rule of
+    /// ``Conversion``. A refusal names what is wrong: no rate, a rate older than ``Conversion/maximumRateAge``, a
+    /// rate (pair, value or time) that is not the bank's current one, a credited amount its rate does not give.
+    private func checkConversion(_ document: Document, amount: Decimal, from: String, to: String,
+                                 in db: any SQLTransaction) throws -> ConversionCheck {
+        let bank: Conversion
+        switch Conversion.quoted(amount: amount, from: from, to: to, rates: try Ledger.currentRatesByCurrency(in: db)) {
+        case .success(let quoted): bank = quoted
+        case .failure(.noRate(let currency)): return .refused(.noExchangeRate(currency))
+        case .failure(.unknownCurrency(let currency)): return .refused(.unknownCurrency(currency))
+        case .failure(.tooSmall):
+            return .refused(.conversionTooSmall(amount: document["amount"] ?? amount.description, currency: from, into: to))
+        }
+        let now = Timestamp.milliseconds(clock())
+        func stale(_ conversion: Conversion) -> Rejection? {
+            guard now - conversion.rateTimeMilliseconds > Conversion.maximumRateAge else { return nil }
+            return .exchangeRateStale(pair: conversion.pair, rateTime: Timestamp.format(milliseconds: conversion.rateTimeMilliseconds),
+                                      maximumAge: Conversion.maximumRateAgeText)
+        }
+        if let refusal = stale(bank) { return .refused(refusal) }
+        guard let signed = Conversion(document: document) else {
+            let missing = Conversion.Key.all.first { document[$0] == nil } ?? Conversion.Key.rate
+            return .refused(.missing(missing, "a conversion from \(from) to \(to) carries the bank's rate, its time and the credited amount"))
+        }
+        guard signed.pair == bank.pair, signed.rate == bank.rate, signed.rateTimeMilliseconds == bank.rateTimeMilliseconds else {
+            if let refusal = stale(signed) { return .refused(refusal) }
+            return .refused(.exchangeRateNotCurrent(
+                document: "\(signed.pair) \(document[Conversion.Key.rate] ?? signed.rateText)",
+                documentTime: Timestamp.format(milliseconds: signed.rateTimeMilliseconds),
+                bank: "\(bank.pair) \(bank.rateText)", bankTime: Timestamp.format(milliseconds: bank.rateTimeMilliseconds)))
+        }
+        guard signed.creditAmount == bank.creditAmount, signed.creditCurrency == bank.creditCurrency else {
+            return .refused(.conversionMismatch(document: "\(document[Conversion.Key.creditAmount] ?? "") \(signed.creditCurrency)",
+                                                expected: "\(bank.creditText) \(bank.creditCurrency)"))
+        }
+        return .converted(bank)
+    }
+
+    /// `fields` of a document about to be drafted, with the bank's conversion (``Conversion/fields``) when they
+    /// move money between two of the bank's accounts in different currencies and the bank has a rate for both:
+    /// what the review shows and the person signs. Fields of those keys given by anyone else are replaced. Without a
+    /// rate the fields are returned as they are, and the core's check (``validate(_:)``) says why it would refuse.
+    public func quoted(_ fields: [DocumentField]) throws(LedgerError) -> [DocumentField] {
+        func value(_ key: String) -> String? { fields.first { $0.key == key }?.value }
+        guard let amount = value("amount").flatMap(DecimalText.parse), amount > 0, let from = value("from"),
+              let to = value("account"), from != to else { return fields }
+        return try database.read { db in
+            guard let source = try db.value(String.self, "SELECT currency FROM accounts WHERE number = ?", from),
+                  let target = try db.value(String.self, "SELECT currency FROM accounts WHERE number = ?", to),
+                  source != target else { return fields }
+            let rates = try Ledger.currentRatesByCurrency(in: db)
+            guard case .success(let conversion) = Conversion.quoted(amount: amount, from: source, to: target, rates: rates) else {
+                return fields
+            }
+            let keys = Set(Conversion.Key.all)
+            return fields.filter { !keys.contains($0.key) } + conversion.fields
+        }
     }
 
     /// Stores the public key under its id the first time it signs; a different key under the same id is refused.
@@ -398,9 +477,13 @@ public struct EmbeddedBank: Sendable {
             }
             // The credit account was our own exactly when it is one of the accounts.
             let internalTransfer = try db.value(Bool.self, "SELECT 1 FROM accounts WHERE number = ?", credit) != nil
+            // A conversion's legs are in `exchanges`; its document says the same (it was checked when posted).
+            let converted = try db.value(Bool.self, "SELECT 1 FROM exchanges WHERE journal_seq = ?", entry.sequence) != nil
+            let conversion = converted ? (try? CanonicalEncoding.decode(entry.document)).flatMap(Conversion.init(document:)) : nil
             return .posted(Receipt(
                 documentId: entry.documentId,
-                posting: Posting(debit: debit, credit: credit, amount: amount, currency: currency, internalTransfer: internalTransfer),
+                posting: Posting(debit: debit, credit: credit, amount: amount, currency: currency, internalTransfer: internalTransfer,
+                                 conversion: conversion),
                 debitBalance: balance, sequence: entry.sequence))
         }
     }
@@ -453,6 +536,22 @@ extension EmbeddedBank.BatchState {
         let policy = try Customers.secondSignerPolicy(keyId: keyId, in: db)
         policies[keyId] = .some(policy)
         return policy
+    }
+
+    /// Moves `posting`'s money between the in-memory balances: its amount (`minor` in minor units, when known, with
+    /// `scale` decimals) off the debit account, and onto the credit account when it is one of the bank's — its
+    /// conversion's credited amount in its own currency for a conversion. Returns the debit account's balance
+    /// (``add(_:minor:to:scale:)``).
+    mutating func move(_ posting: Posting, minor: Int64?, scale: Int) throws -> (Decimal, String) {
+        let debited = try add(-posting.amount, minor: minor.map { -$0 }, to: posting.debit, scale: scale)
+        if let conversion = posting.conversion {
+            let creditScale = Currency(code: conversion.creditCurrency)?.minorUnits ?? scale
+            _ = try add(conversion.creditAmount, minor: DecimalText.minorUnits(conversion.creditText, scale: creditScale),
+                        to: posting.credit, scale: creditScale)
+        } else if posting.internalTransfer {
+            _ = try add(posting.amount, minor: minor, to: posting.credit, scale: scale)
+        }
+        return debited
     }
 
     /// Adds `delta` (`minor` in minor units, when known) to the in-memory balance of a read account, marks it to

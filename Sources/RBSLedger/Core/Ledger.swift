@@ -72,6 +72,9 @@ public final class Ledger: Sendable {
     public func draft(
         operation: String, plugin: String, pluginVersion: String, fields: [DocumentField], keyId: String
     ) throws(LedgerError) -> Document {
+        // A transfer between own accounts in two currencies carries the bank's conversion (``Conversion``): drafted
+        // here, so every front end reviews and signs the same rate.
+        let fields = try bank.quoted(fields)
         do {
             return try Document(
                 operation: operation, plugin: plugin, pluginVersion: pluginVersion, fields: fields,

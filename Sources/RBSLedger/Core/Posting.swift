@@ -8,4 +8,7 @@ public struct Posting: Sendable, Hashable, Codable {
     public let currency: String
     /// Whether the credit account is one of the customer's own (otherwise the money left to another bank).
     public let internalTransfer: Bool
+    /// For a transfer between own accounts in different currencies: the conversion (the credit account receives
+    /// its credited amount, in its currency; `amount` and `currency` are what the debit account pays).
+    public var conversion: Conversion? = nil
 }

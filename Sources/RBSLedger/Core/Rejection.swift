@@ -19,6 +19,17 @@ public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
         case invisibleCharacter = "invisible_character"
         /// The second signer declined the document (maker–checker).
         case declined = "declined_by_second_signer"
+        /// A conversion between currencies, and the bank has no rate of one of them (none imported).
+        case noExchangeRate = "no_exchange_rate"
+        /// A conversion at a rate older than ``Conversion/maximumRateAge``.
+        case exchangeRateStale = "exchange_rate_stale"
+        /// A conversion whose rate (its pair, value or time) is not the bank's current rate: changed after the
+        /// review, or written by someone else than the core.
+        case exchangeRateNotCurrent = "exchange_rate_not_current"
+        /// A conversion whose credited amount or currency is not what the debited amount buys at its rate.
+        case conversionMismatch = "conversion_mismatch"
+        /// The debited amount buys less than one minor unit of the credited currency.
+        case conversionTooSmall = "conversion_too_small"
     }
 
     public let code: Code
@@ -95,6 +106,36 @@ public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
         Rejection(code: .invisibleCharacter,
                   message: "field \"\(field)\" contains \(found), which can make the text read differently from what is signed",
                   facts: ["field": field, "character": found.code, "name": found.name, "position": String(found.position)])
+    }
+
+    static func noExchangeRate(_ currency: String) -> Rejection {
+        Rejection(code: .noExchangeRate,
+                  message: "the bank has no exchange rate for \(currency): import the day's rates first (rbs-host rates import FILE --margin PERCENT)",
+                  facts: ["currency": currency])
+    }
+
+    static func exchangeRateStale(pair: String, rateTime: String, maximumAge: String) -> Rejection {
+        Rejection(code: .exchangeRateStale,
+                  message: "the \(pair) rate of \(rateTime) is older than the maximum age of \(maximumAge) for a conversion: the bank must import today's rates",
+                  facts: ["pair": pair, "rateTime": rateTime, "maximumAge": maximumAge])
+    }
+
+    static func exchangeRateNotCurrent(document: String, documentTime: String, bank: String, bankTime: String) -> Rejection {
+        Rejection(code: .exchangeRateNotCurrent,
+                  message: "the document's rate \(document) of \(documentTime) is not the bank's current rate \(bank) of \(bankTime): review the transfer again",
+                  facts: ["document": document, "documentTime": documentTime, "bank": bank, "bankTime": bankTime])
+    }
+
+    static func conversionMismatch(document: String, expected: String) -> Rejection {
+        Rejection(code: .conversionMismatch,
+                  message: "the document credits \(document), but its amount buys \(expected) at its rate",
+                  facts: ["document": document, "expected": expected])
+    }
+
+    static func conversionTooSmall(amount: String, currency: String, into: String) -> Rejection {
+        Rejection(code: .conversionTooSmall,
+                  message: "\(amount) \(currency) buys less than the smallest unit of \(into) at the bank's rate",
+                  facts: ["amount": amount, "currency": currency, "into": into])
     }
 
     static func declined(by user: String, reason: String) -> Rejection {

@@ -116,7 +116,7 @@ public struct Journal: Sendable {
     /// opened it with) minus what it paid plus
     /// what it received.
     func reconcile() throws(LedgerError) -> String? {
-        let (postings, posted, accounts) = try database.read { db in
+        let (postings, posted, accounts, exchanges, positions) = try database.read { db in
             (try db.rows("""
                 SELECT p.id, p.document_id, p.debit, p.credit, p.amount, p.currency, p.journal_seq,
                        j.kind AS j_kind, j.document_id AS j_document, j.debit AS j_debit, j.credit AS j_credit,
@@ -124,16 +124,33 @@ public struct Journal: Sendable {
                 FROM postings p LEFT JOIN journal j ON j.seq = p.journal_seq ORDER BY p.id
                 """),
              try db.rows("""
-                SELECT j.seq, (SELECT count(*) FROM postings p WHERE p.journal_seq = j.seq) AS n
-                FROM journal j WHERE j.kind = 'posted' AND (SELECT count(*) FROM postings p WHERE p.journal_seq = j.seq) != 1
+                SELECT j.seq, (SELECT count(*) FROM postings p WHERE p.journal_seq = j.seq) AS n,
+                       (SELECT count(*) FROM exchanges e WHERE e.journal_seq = j.seq) AS legs
+                FROM journal j WHERE j.kind = 'posted' AND (SELECT count(*) FROM postings p WHERE p.journal_seq = j.seq)
+                    != 1 + (SELECT count(*) FROM exchanges e WHERE e.journal_seq = j.seq)
                 """),
-             try db.rows("SELECT number, currency, balance, opening FROM accounts ORDER BY position"))
+             try db.rows("SELECT number, currency, balance, opening FROM accounts ORDER BY position"),
+             try db.rows("SELECT journal_seq, credit_amount, credit_currency FROM exchanges"),
+             try db.rows("SELECT currency, number, balance FROM exchange_positions ORDER BY currency"))
         }
         // A row of the wrong shape (a damaged file) is reported as such, naming the column.
         func column<T: SQLColumn>(_ row: SQLRow, _ name: String) throws(LedgerError) -> T {
             do { return try row.decode(T.self, forColumn: name) } catch {
                 throw .corruptDatabase(path: database.place, detail: "a posting or account cannot be read: \(error.description)")
             }
+        }
+        // A conversion's entry has two postings, through the bank's positions (``ExchangePosition``): the debit
+        // account pays the entry's amount to its currency's position, the credited currency's position pays the
+        // credit account what `exchanges` says was credited.
+        var converted: [Int64: [String?]] = [:]
+        for row in exchanges {
+            let sequence: Int64 = try column(row, "journal_seq")
+            converted[sequence] = [try column(row, "credit_amount"), try column(row, "credit_currency")]
+        }
+        var positionNumbers: [String: String] = [:]
+        for row in positions {
+            let currency: String = try column(row, "currency")
+            positionNumbers[currency] = try column(row, "number")
         }
         var movement: [String: Decimal] = [:]
         for row in postings {
@@ -144,7 +161,16 @@ public struct Journal: Sendable {
             guard (try column(row, "j_kind") as String?) == JournalEntry.Kind.posted.rawValue else {
                 return "posting \(id) names journal entry \(sequence), which is not a posted entry: the posting has no journal entry"
             }
-            guard fields == journaled else {
+            if let credited = converted[sequence] {
+                let currencies = [journaled[4], credited[1]]
+                let legs: [[String?]] = [
+                    [journaled[0], journaled[1], currencies[0].flatMap { positionNumbers[$0] }, journaled[3], journaled[4]],
+                    [journaled[0], currencies[1].flatMap { positionNumbers[$0] }, journaled[2], credited[0], credited[1]],
+                ]
+                guard legs.contains(fields) else {
+                    return "posting \(id) (\(fields.map { $0 ?? "NULL" }.joined(separator: " "))) is neither leg of the conversion of journal entry \(sequence)"
+                }
+            } else if fields != journaled {
                 return "posting \(id) (\(fields.map { $0 ?? "NULL" }.joined(separator: " "))) differs from its journal entry \(sequence)"
             }
             guard let debit = fields[1], let credit = fields[2], let amount = fields[3].flatMap(DecimalText.parse) else {
@@ -156,7 +182,16 @@ public struct Journal: Sendable {
         if let row = posted.first {
             let sequence: Int64 = try column(row, "seq")
             let count: Int64 = try column(row, "n")
-            return "journal entry \(sequence) is posted but has \(count) postings (it should have exactly one)"
+            let legs: Int64 = try column(row, "legs")
+            return "journal entry \(sequence) is posted but has \(count) postings (it should have exactly \(legs == 0 ? "one" : "two, the legs of its conversion"))"
+        }
+        for row in positions {
+            let currency: String = try column(row, "currency")
+            let number: String = try column(row, "number")
+            let text: String = try column(row, "balance")
+            guard let balance = DecimalText.parse(text), balance == movement[number] ?? 0 else {
+                return "the bank's \(currency) position \(number) holds \(text) \(currency), but its postings give \(movement[number] ?? 0) \(currency)"
+            }
         }
         for row in accounts {
             let number: String = try column(row, "number")

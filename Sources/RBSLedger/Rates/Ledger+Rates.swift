@@ -44,27 +44,35 @@ extension Ledger {
 
     /// The bank's current rate of each currency (the newest import's), by currency code.
     public func rates() throws(LedgerError) -> [ExchangeRate] {
-        try database.read { db in
-            try db.rows("""
-                SELECT r.currency, r.name, r.rate_date, r.official, r.buy, r.sell, r.margin, r.imported_ms, r.source
-                FROM exchange_rates r
-                WHERE r.imported_ms = (SELECT MAX(imported_ms) FROM exchange_rates n WHERE n.currency = r.currency)
-                ORDER BY r.currency
-                """).map { row in
-                func decimal(_ column: String) throws -> Decimal {
-                    let text: String = try row.decode(forColumn: column)
-                    guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
-                        throw RatesStorageError(column: column, text: text)
-                    }
-                    return value
+        try database.read { db in try Self.currentRates(in: db) }
+    }
+
+    /// ``currentRates(in:)`` by currency code: what ``Conversion/quoted(amount:from:to:rates:)`` reads.
+    static func currentRatesByCurrency(in db: any SQLTransaction) throws -> [String: ExchangeRate] {
+        Dictionary(try currentRates(in: db).map { ($0.currency, $0) }, uniquingKeysWith: { $1 })
+    }
+
+    /// The bank's current rates read inside a transaction: what a conversion is checked against when it is posted.
+    static func currentRates(in db: any SQLTransaction) throws -> [ExchangeRate] {
+        try db.rows("""
+            SELECT r.currency, r.name, r.rate_date, r.official, r.buy, r.sell, r.margin, r.imported_ms, r.source
+            FROM exchange_rates r
+            WHERE r.imported_ms = (SELECT MAX(imported_ms) FROM exchange_rates n WHERE n.currency = r.currency)
+            ORDER BY r.currency
+            """).map { row in
+            func decimal(_ column: String) throws -> Decimal {
+                let text: String = try row.decode(forColumn: column)
+                guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                    throw RatesStorageError(column: column, text: text)
                 }
-                let milliseconds: Int64 = try row.decode(forColumn: "imported_ms")
-                return ExchangeRate(currency: try row.decode(forColumn: "currency"), name: try row.decode(forColumn: "name"),
-                                    date: try row.decode(forColumn: "rate_date"), official: try decimal("official"),
-                                    buy: try decimal("buy"), sell: try decimal("sell"), margin: try decimal("margin"),
-                                    importedAt: Date(timeIntervalSince1970: Double(milliseconds) / 1000),
-                                    source: try row.decode(forColumn: "source"))
+                return value
             }
+            let milliseconds: Int64 = try row.decode(forColumn: "imported_ms")
+            return ExchangeRate(currency: try row.decode(forColumn: "currency"), name: try row.decode(forColumn: "name"),
+                                date: try row.decode(forColumn: "rate_date"), official: try decimal("official"),
+                                buy: try decimal("buy"), sell: try decimal("sell"), margin: try decimal("margin"),
+                                importedAt: Date(timeIntervalSince1970: Double(milliseconds) / 1000),
+                                source: try row.decode(forColumn: "source"))
         }
     }
 }

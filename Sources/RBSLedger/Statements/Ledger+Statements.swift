@@ -92,8 +92,12 @@ extension Ledger {
                 throw .storage(.unreadableEntry(sequence: sequence, detail: "its document does not parse: \(error.description)"))
             }
             moved += signed
-            let counterparty = direction == .debit ? credit : debit
-            let name = direction == .debit ? (document["name"] ?? holders[credit] ?? "") : (holders[debit] ?? "")
+            var counterparty = direction == .debit ? credit : debit
+            // A conversion's leg runs through the bank's position: the person's counterparty is their other account.
+            if Conversion(document: document) != nil, let other = direction == .debit ? document["account"] : document["from"] {
+                counterparty = other
+            }
+            let name = direction == .debit ? (document["name"] ?? holders[counterparty] ?? "") : (holders[counterparty] ?? "")
             lines.append(StatementLine(
                 sequence: sequence, postedAtMilliseconds: time, documentId: try column(row, "document_id"), operation: document.operation,
                 direction: direction, counterpartyAccount: counterparty, counterpartyName: name,

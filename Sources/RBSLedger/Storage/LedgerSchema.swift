@@ -56,6 +56,9 @@ enum LedgerSchema {
         // The bank's exchange rates (issue #34): each import of the Bank of Russia's daily rates with the bank's
         // margin, never changed (a new import adds rows), so a conversion can name the rate it used by its time.
         Step(name: "v11-rates", apply: exchangeRates),
+        // Exchange between own accounts (issue #34): the bank's position in each currency a conversion passes through
+        // (so each currency's postings balance) and each conversion's two legs, rate and rate time, by journal entry.
+        Step(name: "v13-exchange", apply: exchanges),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -430,6 +433,28 @@ enum LedgerSchema {
             );
             """, db.dialect) + "\n" + appendOnly("exchange_rates", changed: "exchange rates are never changed: import new ones",
                                                   deleted: "exchange rates are never deleted", in: db.dialect))
+    }
+
+    private static func exchanges(_ db: any SQLTransaction) throws {
+        try db.executeScript(types("""
+            CREATE TABLE exchange_positions (
+                currency TEXT PRIMARY KEY NOT NULL,
+                number TEXT NOT NULL UNIQUE,
+                balance TEXT NOT NULL
+            );
+            CREATE TABLE exchanges (
+                journal_seq INTEGER PRIMARY KEY NOT NULL,
+                document_id TEXT NOT NULL,
+                debit_amount TEXT NOT NULL,
+                debit_currency TEXT NOT NULL,
+                credit_amount TEXT NOT NULL,
+                credit_currency TEXT NOT NULL,
+                rate TEXT NOT NULL,
+                pair TEXT NOT NULL,
+                rate_ms INTEGER NOT NULL
+            );
+            """, db.dialect) + "\n" + appendOnly("exchanges", changed: "conversions are append-only: they cannot be changed",
+                                                  deleted: "conversions are append-only: they cannot be deleted", in: db.dialect))
     }
 
     private static func loginAttempts(_ db: any SQLTransaction) throws {

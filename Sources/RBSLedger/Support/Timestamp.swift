@@ -28,7 +28,7 @@ public enum Timestamp {
     }
 
     /// The milliseconds of text in exactly the form `format` writes, or `nil`.
-    static func parse(_ text: String) -> Int64? {
+    public static func parse(_ text: String) -> Int64? {
         let b = Array(text.utf8)
         guard b.count == 24, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T"),
               b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"), b[19] == UInt8(ascii: "."), b[23] == UInt8(ascii: "Z")

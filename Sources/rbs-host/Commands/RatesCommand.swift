@@ -58,7 +58,7 @@ struct RatesCommand: ParsableCommand {
                 }
                 guard let data = FileManager.default.contents(atPath: file) else { throw DailyRatesError.unreadable(file: file) }
                 let day = try DailyRates.read(data, file: file)
-                let ledger = try Ledger(dataDirectory: global.paths.data, location: global.paths.database)
+                let ledger = try global.openLedger()  // on the host's clock: a conversion's rate age counts from it
                 defer { try? ledger.close() }
                 let kept = try ledger.importRates(day.rates, date: day.date, margin: percent / 100,
                                                   source: URL(fileURLWithPath: file).lastPathComponent)
@@ -82,7 +82,7 @@ struct RatesCommand: ParsableCommand {
 
         func run() throws {
             do {
-                let ledger = try Ledger(dataDirectory: global.paths.data, location: global.paths.database)
+                let ledger = try global.openLedger()  // on the host's clock: a conversion's rate age counts from it
                 defer { try? ledger.close() }
                 let rates = try ledger.rates()
                 if json { JSONOutput.print(rates.map(RateJSON.init)) } else {

@@ -412,8 +412,13 @@ enum RunText {
         case .awaiting: lines.append(Terminal.yellow(HostMessage.awaitingSecondSignature.text(language)) + entry)
         }
         if let posting = report.posting {
-            lines.append("  \(posting.debit) → \(posting.credit): \(Amount.shown(posting.amount, currency: posting.currency, language)); "
-                + "\(HostMessage.balanceNow.text(language)) \(Amount.shown(posting.balanceAfter, currency: posting.currency, language))")
+            // A conversion: what the credit account received, in its currency (the signed document's, as reviewed).
+            let fields = report.document?.fields ?? [:]
+            let credited = fields[Conversion.Key.creditAmount].flatMap { amount in
+                fields[Conversion.Key.creditCurrency].map { " → " + Amount.shown(amount, currency: $0, language) }
+            } ?? ""
+            lines.append("  \(posting.debit) → \(posting.credit): \(Amount.shown(posting.amount, currency: posting.currency, language))"
+                + "\(credited); \(HostMessage.balanceNow.text(language)) \(Amount.shown(posting.balanceAfter, currency: posting.currency, language))")
         }
         for issue in report.errors { lines.append("  ⚠ " + named(issue, captions: report.captions)) }
         return lines.joined(separator: "\n")
