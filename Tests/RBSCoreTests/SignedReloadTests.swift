@@ -110,6 +110,62 @@ struct SignedReloadTests {
     }
 }
 
+/// A signed lower version is refused on reload unless the operator allows that plugin's downgrade by name.
+@Suite(.serialized)
+struct DowngradeTests {
+    /// A host serving signed version 1.1.0, with signed 1.0.0 built beside it.
+    static func serving() throws -> (host: SignedReloadTests.Host, older: (plugin: URL, signature: URL)) {
+        let host = try SignedReloadTests.Host()
+        let current = try host.build("1.1.0")
+        try host.copy(current.plugin, as: "versioned.so")
+        try host.copy(current.signature, as: "versioned.so.sig")
+        host.runtime.loadPlugins()
+        #expect(host.runtime.registry.records.map(\.version) == ["1.1.0"])
+        let older = try host.build("1.0.0")
+        try host.copy(older.plugin, as: "versioned.so")
+        try host.copy(older.signature, as: "versioned.so.sig")
+        return (host, older)
+    }
+
+    @Test("a signed lower version is refused on reload, saying both versions; the version in service stays listed")
+    func downgradeRefused() throws {
+        let (host, _) = try Self.serving()
+        let reports = host.runtime.reload()
+        let path = host.folder.appendingPathComponent("versioned.so").path
+        #expect(reports.map(\.description) == [
+            "\(path): is version 1.0.0 of test.versioned, lower than version 1.1.0 in service: a downgrade is refused — to roll back on purpose, allow it by name (`reload --allow-downgrade test.versioned` in the REPL, `rbs-host plugin allow-downgrade test.versioned` for the next start or reload), else put a version 1.1.0 or later in its place — version 1.1.0 stays in service",
+        ])
+        // What `plugins` lists: the file with the version in service, not the refused one.
+        #expect(host.runtime.registry.records.map(\.version) == ["1.1.0"])
+        #expect(host.runtime.registry.records.map(\.status) != [.failed])
+        #expect(host.runtime.reload().map(\.change) == [.failed], "refused again at the next reload, until allowed")
+    }
+
+    @Test("allowed by name, the downgrade happens once; a permission left in the data folder is taken at the next reload")
+    func downgradeAllowed() throws {
+        let (host, _) = try Self.serving()
+        host.runtime.registry.allowDowngrade("test.versioned")
+        #expect(host.runtime.reload().first?.description.hasPrefix("reloaded test.versioned 1.1.0 → 1.0.0") == true)
+        #expect(host.runtime.registry.records.map(\.version) == ["1.0.0"])
+        #expect(host.runtime.registry.locked { host.runtime.registry.allowedDowngrades }.isEmpty, "used up")
+
+        let (other, _) = try Self.serving()
+        try Runtime.allowDowngrade("test.versioned", dataDirectory: other.data)
+        #expect(other.runtime.reload().first?.description.hasPrefix("reloaded test.versioned 1.1.0 → 1.0.0") == true)
+        #expect(!FileManager.default.fileExists(atPath: other.data.appendingPathComponent(Runtime.allowedDowngradesFile).path))
+    }
+
+    @Test("versions are ordered by their numbers, a pre-release below its release, build metadata ignored")
+    func versionOrder() {
+        #expect(SemanticVersion.isLower("1.0.0", than: "1.1.0"))
+        #expect(SemanticVersion.isLower("1.9.0", than: "1.10.0"))
+        #expect(SemanticVersion.isLower("1.1.0-rc.1", than: "1.1.0"))
+        #expect(SemanticVersion.isLower("1.1.0-rc.2", than: "1.1.0-rc.10"))
+        #expect(!SemanticVersion.isLower("1.1.0", than: "1.1.0+build.5"))
+        #expect(!SemanticVersion.isLower("2.0.0", than: "1.99.99"))
+    }
+}
+
 final class Reports: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: [ReloadReport] = []
