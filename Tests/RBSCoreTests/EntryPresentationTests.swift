@@ -77,7 +77,7 @@ struct EntryPresentationTests {
               Корреспондентский счёт:  30101810400000000225
 
             Документ
-              Операция:                Block a card (card.block)
+              Операция:                Блокировка карты (card.block)
               Плагин:                  ru.example.cards 1.0.0
               Составлен:               21.09.2026 14:13:20 UTC
               Плательщик:              review

@@ -46,6 +46,20 @@ public final class FormSession {
 
     private var descriptor: OperationDescriptor { operation.descriptor }
 
+    /// The value of atom `id`'s option whose title, in any language the plugin writes it (declared or translated),
+    /// is `wanted` (lowercased) or the only one that starts with it; nil when none or several.
+    func optionValue(titledInAnyLanguage wanted: String, atom id: String) -> String? {
+        let declaredAtom = declared.descriptor.atoms.first { $0.id == id }
+        var titles = declaredAtom?.options.map { (value: $0.value, title: $0.title.lowercased()) } ?? []
+        for texts in declared.descriptor.texts.values {
+            titles += (texts.options[id] ?? [:]).map { (value: $0.key, title: $0.value.lowercased()) }
+        }
+        let exact = Set(titles.filter { $0.title == wanted }.map(\.value))
+        if exact.count == 1 { return exact.first }
+        let starting = Set(titles.filter { $0.title.hasPrefix(wanted) }.map(\.value))
+        return exact.isEmpty && starting.count == 1 ? starting.first : nil
+    }
+
     /// Opens a run: creates the plugin's instance and computes the initial visibility.
     public init(operation: RegisteredOperation, locator: ServiceLocator) throws(FormSessionError) {
         // In the default language until the front end sets the person's: the same texts every front end starts from.
