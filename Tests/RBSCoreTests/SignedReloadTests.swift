@@ -40,6 +40,17 @@ struct SignedReloadTests {
             try Data(contentsOf: source).write(to: target)
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: target.path)
         }
+
+        /// A host serving signed `version` of the test plugin as versioned.so.
+        static func serving(_ version: String) throws -> Host {
+            let host = try Host()
+            let built = try host.build(version)
+            try host.copy(built.plugin, as: "versioned.so")
+            try host.copy(built.signature, as: "versioned.so.sig")
+            host.runtime.loadPlugins()
+            #expect(host.runtime.registry.records.map(\.version) == [version])
+            return host
+        }
     }
 
     /// Waits up to two seconds for a report that satisfies `done`.
@@ -49,12 +60,7 @@ struct SignedReloadTests {
 
     @Test("a .sig that arrives after its .so is picked up by the watcher: refused first, then reloaded")
     func signatureAfterPlugin() async throws {
-        let host = try Host()
-        let first = try host.build("1.0.0")
-        try host.copy(first.plugin, as: "versioned.so")
-        try host.copy(first.signature, as: "versioned.so.sig")
-        host.runtime.loadPlugins()
-        #expect(host.runtime.registry.records.map(\.version) == ["1.0.0"])
+        let host = try Host.serving("1.0.0")
         let seen = Reports()
         let watcher = try host.runtime.watch { seen.add($0) }
         defer { watcher.stop() }
@@ -75,11 +81,7 @@ struct SignedReloadTests {
 
     @Test("a .sig that arrives before its .so: the .so is loaded when it arrives")
     func signatureBeforePlugin() async throws {
-        let host = try Host()
-        let first = try host.build("1.0.0")
-        try host.copy(first.plugin, as: "versioned.so")
-        try host.copy(first.signature, as: "versioned.so.sig")
-        host.runtime.loadPlugins()
+        let host = try Host.serving("1.0.0")
         let seen = Reports()
         let watcher = try host.runtime.watch { seen.add($0) }
         defer { watcher.stop() }
@@ -115,12 +117,7 @@ struct SignedReloadTests {
 struct DowngradeTests {
     /// A host serving signed version 1.1.0, with signed 1.0.0 built beside it.
     static func serving() throws -> (host: SignedReloadTests.Host, older: (plugin: URL, signature: URL)) {
-        let host = try SignedReloadTests.Host()
-        let current = try host.build("1.1.0")
-        try host.copy(current.plugin, as: "versioned.so")
-        try host.copy(current.signature, as: "versioned.so.sig")
-        host.runtime.loadPlugins()
-        #expect(host.runtime.registry.records.map(\.version) == ["1.1.0"])
+        let host = try SignedReloadTests.Host.serving("1.1.0")
         let older = try host.build("1.0.0")
         try host.copy(older.plugin, as: "versioned.so")
         try host.copy(older.signature, as: "versioned.so.sig")
