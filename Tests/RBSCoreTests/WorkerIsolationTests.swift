@@ -311,6 +311,37 @@ struct WorkerIsolationTests {
         host.registry.unloadAll()
     }
 
+    @Test("a crash report names the cause in the worker's own words: its last lines on standard error")
+    func crashReportHasLastWords() throws {
+        let plugins = Fixtures.temporaryDirectory("last-words")
+        let (status, text) = Fixtures.run("/usr/bin/env", ["cc", "-std=c11", "-shared", "-fPIC", "-I", Fixtures.include.path,
+                                                          "-DFAULT=17", "-DWHERE=1", "-o",
+                                                          plugins.appendingPathComponent("panic.so").path, Self.source.path])
+        try #require(status == 0, "\(text)")
+        let host = Runtime(paths: HostPaths(plugins: plugins.path, data: Fixtures.temporaryDirectory("last-words-data")),
+                           accounts: StaticAccounts(DemoAccounts.list), log: StandardErrorLog(minimum: .error),
+                           isolation: Self.settings(deadline: .seconds(10)))
+        host.loadPlugins()
+        #expect { _ = try host.open("fault.op") } throws: { error in
+            "\(error)".contains("killed by SIGABRT")
+                && "\(error)".contains("; its last words on standard error: fault: reading the tariff table / thread '<unnamed>' panicked at src/lib.rs:294:5: / the tariff table is corrupt at row 7")
+                && !"\(error)".contains("RUST_BACKTRACE")
+        }
+        host.registry.unloadAll()
+    }
+
+    @Test("a worker's or checking child's last words: a Rust panic's place and message without its hint, a Swift fatalError's file and line")
+    func lastWordsSummary() {
+        #expect(StderrTail.summary([
+            "thread '<unnamed>' panicked at src/lib.rs:294:5:", "attempt to divide by zero",
+            "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace", "",
+        ]) == "thread '<unnamed>' panicked at src/lib.rs:294:5: / attempt to divide by zero")
+        #expect(StderrTail.summary(["PayQuick/PayPPQuickOperation.swift:77: Fatal error: no BIC directory"])
+                == "PayQuick/PayPPQuickOperation.swift:77: Fatal error: no BIC directory")
+        #expect(StderrTail.summary(["one", "two", "three", "four", "five\u{1B}[0m"]) == "two / three / four / five[0m")
+        #expect(StderrTail.summary(["", "  "]) == nil)
+    }
+
     @Test("DATA/isolation.conf pins a plugin to a mode; a malformed line is refused with its place")
     func pins() throws {
         let data = Fixtures.temporaryDirectory("pins")
