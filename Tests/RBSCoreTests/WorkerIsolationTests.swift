@@ -292,19 +292,25 @@ struct WorkerIsolationTests {
         #expect(Self.zombies() == 0)
     }
 
-    @Test("a worker over its CPU-time limit is killed and the limit is named")
-    func cpuLimit() throws {
-        let plugins = Fixtures.temporaryDirectory("cpu")
+    /// A host whose one plugin, the fault corpus plugin, has fault `fault` in create(), isolated as `settings` say.
+    static func faultInCreate(_ fault: Int, named name: String, settings: IsolationSettings) throws -> Runtime {
+        let plugins = Fixtures.temporaryDirectory(name)
         let (status, text) = Fixtures.run("/usr/bin/env", ["cc", "-std=c11", "-shared", "-fPIC", "-I", Fixtures.include.path,
-                                                          "-DFAULT=4", "-DWHERE=1", "-o",
-                                                          plugins.appendingPathComponent("loop.so").path, Self.source.path])
+                                                          "-DFAULT=\(fault)", "-DWHERE=1", "-o",
+                                                          plugins.appendingPathComponent("fault.so").path, source.path])
         try #require(status == 0, "\(text)")
-        var settings = Self.settings(deadline: .seconds(30))
-        settings.limits = PluginWorker.Limits(cpuSeconds: 1)
-        let host = Runtime(paths: HostPaths(plugins: plugins.path, data: Fixtures.temporaryDirectory("cpu-data")),
+        let host = Runtime(paths: HostPaths(plugins: plugins.path, data: Fixtures.temporaryDirectory("\(name)-data")),
                            accounts: StaticAccounts(DemoAccounts.list), log: StandardErrorLog(minimum: .error),
                            isolation: settings)
         host.loadPlugins()
+        return host
+    }
+
+    @Test("a worker over its CPU-time limit is killed and the limit is named")
+    func cpuLimit() throws {
+        var settings = Self.settings(deadline: .seconds(30))
+        settings.limits = PluginWorker.Limits(cpuSeconds: 1)
+        let host = try Self.faultInCreate(4, named: "cpu", settings: settings)
         #expect { _ = try host.open("fault.op") } throws: { error in
             "\(error)".contains("killed by SIGXCPU: it exceeded its CPU time limit of 1 s")
         }
@@ -313,15 +319,7 @@ struct WorkerIsolationTests {
 
     @Test("a crash report names the cause in the worker's own words: its last lines on standard error")
     func crashReportHasLastWords() throws {
-        let plugins = Fixtures.temporaryDirectory("last-words")
-        let (status, text) = Fixtures.run("/usr/bin/env", ["cc", "-std=c11", "-shared", "-fPIC", "-I", Fixtures.include.path,
-                                                          "-DFAULT=17", "-DWHERE=1", "-o",
-                                                          plugins.appendingPathComponent("panic.so").path, Self.source.path])
-        try #require(status == 0, "\(text)")
-        let host = Runtime(paths: HostPaths(plugins: plugins.path, data: Fixtures.temporaryDirectory("last-words-data")),
-                           accounts: StaticAccounts(DemoAccounts.list), log: StandardErrorLog(minimum: .error),
-                           isolation: Self.settings(deadline: .seconds(10)))
-        host.loadPlugins()
+        let host = try Self.faultInCreate(17, named: "last-words", settings: Self.settings(deadline: .seconds(10)))
         #expect { _ = try host.open("fault.op") } throws: { error in
             "\(error)".contains("killed by SIGABRT")
                 && "\(error)".contains("; its last words on standard error: fault: reading the tariff table / thread '<unnamed>' panicked at src/lib.rs:294:5: / the tariff table is corrupt at row 7")
