@@ -185,7 +185,8 @@ ru.wait("cancelled", r"^отменено: ничего не подписано �
 
 # 7. In Russian still: the payment signed, the journal and the entry in full, the code, a template, its values shown
 # as Russian writes them, the duplicate question, the basket, the operations: every word of the host's in Russian
-# (the plugins' own titles, "Transfers", "Quick payment", are the plugins' words). A fresh data folder: entry 1.
+# and every word of the example plugins' too (they give their texts in Russian and English, rbs.texts/1). A fresh data
+# folder: entry 1.
 ru.line("quit")
 ru.pump(0.5)
 fresh = tempfile.mkdtemp(prefix="rbs-screen-ru-")
@@ -250,7 +251,8 @@ ru.expect("no English word of the host's under Russian",
               "Amount", "Enter submits", "error:", "cancelled", "try again", "(amount", "Warning", "Sign it again", "saved",
               "journal entry", "Journal entry", "Status", "Payer", "Recorded", "posted", "TIME", "STATUS", "OPERATION",
               "TITLE", "PAYEE", "SIGNED WITH", "not bound", "[no]", "(blocked)", "заблокирован) (заблокирован",
-              "Transfers › Transfer between own accounts › Sign"]))
+              "Transfers › Transfer between own accounts › Sign", "Transfer between own accounts", "Quick payment",
+              "Budget payment", "Block a card", "Transfers", "Payments"]))
 ru.line("quit")
 ru.pump(0.5)
 print("ok")
