@@ -106,7 +106,27 @@ public final class Runtime: @unchecked Sendable {
     /// Picks up new, changed and removed plugin files (all, or the one plugin `only` names).
     @discardableResult
     public func reload(only: String? = nil) -> [ReloadReport] {
-        registry.rescan(paths.plugins, only: only)
+        takeAllowedDowngrades()
+        return registry.rescan(paths.plugins, only: only)
+    }
+
+    /// The file in the data folder where `rbs-host plugin allow-downgrade ID` leaves an operator's permission for a
+    /// running host (the REPL, `serve`) to take at its next reload: one plugin id a line.
+    public static let allowedDowngradesFile = "allowed-downgrades"
+
+    /// Adds a permission for the next downgrade of plugin `id` to the data folder's file, for a host that reloads.
+    public static func allowDowngrade(_ id: String, dataDirectory: URL) throws {
+        let file = dataDirectory.appendingPathComponent(allowedDowngradesFile)
+        let old = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        try (old + id + "\n").write(to: file, atomically: true, encoding: .utf8)
+    }
+
+    /// Moves the permissions left in the data folder into the registry (each used up by the downgrade it allows).
+    private func takeAllowedDowngrades() {
+        let file = paths.data.appendingPathComponent(Self.allowedDowngradesFile)
+        guard let text = try? String(contentsOf: file, encoding: .utf8) else { return }
+        try? FileManager.default.removeItem(at: file)
+        for id in text.split(whereSeparator: \.isNewline) where !id.isEmpty { registry.allowDowngrade(String(id)) }
     }
 
     /// Loads every plugin in the plugin folder.

@@ -21,15 +21,15 @@ extension OnlineBank {
         }
     }
 
-    private func json(_ name: String, _ template: FormTemplate) -> API.Template {
+    private func json(_ name: String, _ template: FormTemplate, language: HostLanguage = .en) -> API.Template {
         API.Template(name: name, operation: template.operation,
-                     title: runtime.registry.operation(id: template.operation)?.descriptor.title ?? template.operation,
+                     title: runtime.registry.listedDescriptor(template.operation)?.localized(language).title ?? template.operation,
                      values: template.values)
     }
 
-    func templates(of customer: Customer) throws(Problem) -> [API.Template] {
+    func templates(of customer: Customer, language: HostLanguage = .en) throws(Problem) -> [API.Template] {
         do throws(TemplateError) {
-            return try templateStore(customer).all().map { json($0.name, $0.template) }
+            return try templateStore(customer).all().map { json($0.name, $0.template, language: language) }
         } catch {
             throw Self.problem(error)
         }
@@ -114,7 +114,7 @@ extension Routes {
 
     static func templateRoutes(_ api: RouterGroup<APIContext>, bank: OnlineBank) {
         api.get("/templates") { request, _ in
-            try await answer { json(try bank.templates(of: try await customer(request, bank))) }
+            try await answer { json(try bank.templates(of: try await customer(request, bank), language: language(request))) }
         }
         api.post("/templates") { request, _ in
             try await answer {

@@ -215,8 +215,9 @@ package final class OnlineBank: @unchecked Sendable {
 
     // MARK: - What a customer sees
 
-    func operations() -> [API.Operation] {
-        runtime.registry.operations.map {
+    /// The operations in service, titled in `language` where their plugins translate them (`rbs.texts/1`).
+    func operations(language: HostLanguage = .en) -> [API.Operation] {
+        runtime.registry.operations.map { $0.localized(language) }.map {
             API.Operation(id: $0.id, title: $0.descriptor.title, category: $0.descriptor.category, plugin: $0.pluginID,
                           pluginVersion: $0.pluginVersion, unavailable: $0.unavailable)
         }

@@ -111,9 +111,9 @@ struct ABICompatibilityTests {
         let errors = Dictionary(uniqueKeysWithValues: runtime.registry.records.map {
             (URL(fileURLWithPath: $0.path).deletingPathExtension().lastPathComponent, $0.error ?? "")
         })
-        #expect(errors["abi"]?.contains("requires rbs.abi/1.3, which this host (ABI 1.1) does not offer; it was built against ABI 1.3") == true,
+        #expect(errors["abi"]?.contains("requires rbs.abi/1.3, which this host (ABI 1.2) does not offer; it was built against ABI 1.3") == true,
                 "\(errors)")
-        #expect(errors["service"]?.contains("requires rbs.sbp/1, which this host (ABI 1.1) does not offer") == true, "\(errors)")
+        #expect(errors["service"]?.contains("requires rbs.sbp/1, which this host (ABI 1.2) does not offer") == true, "\(errors)")
         #expect(errors["malformed"]?.contains("requires rbs.abi/one") == true, "\(errors)")
         #expect(runtime.registry.records.allSatisfy { $0.status == .failed })
     }

@@ -34,6 +34,7 @@ struct DocumentReviewTests {
                        in language: HostLanguage = .en) throws -> [String] {
         let session = try runtime.open(operation)
         defer { session.close() }
+        session.language = language
         for (id, text) in values { _ = try session.commit(id, text: text, reader: .person) }
         guard case .ready(let draft) = session.submit() else {
             Issue.record("\(operation) did not submit: \(session.attention())")
@@ -66,6 +67,14 @@ struct DocumentReviewTests {
         "КБК (104): 18210102010011000110", "ОКТМО (105): 45382000", "Основание платежа (106): ТП",
         "Налоговый период или код таможенного органа (107): МС.03.2026", "Номер документа-основания (108): 0",
         "Дата документа-основания (109): 31.03.2026", "КПП получателя: 770801001",
+    ]
+
+    /// The same fields under the plugin's English labels (its `rbs.texts/1` captions and option titles).
+    static let taxLabelledInEnglish = [
+        "Payment type: Tax payment", "Payer's status (101): 01", "Payer's INN (60): 7707083893", "UIN (22): 0",
+        "Budget classification code (104): 18210102010011000110", "OKTMO (105): 45382000", "Payment basis (106): ТП",
+        "Tax period or customs office code (107): МС.03.2026", "Basis document number (108): 0",
+        "Basis document date (109): 31.03.2026", "Payee's KPP: 770801001",
     ]
 
     /// pay.pp.tax sets fields 108 and 109 to "0" when a budget type is chosen, and the form checks 109's value at once
@@ -112,13 +121,13 @@ struct DocumentReviewTests {
             "Bank: ПАО Сбербанк, BIC 044525225",
             "From account: 40817810438000000001",
             "Purpose: Налог на доходы физических лиц",
-        ] + Self.taxLabelled)
+        ] + Self.taxLabelledInEnglish)
         let card = try Self.review(runtime, "card.block", [("cardNumber", "4111 1111 1111 1111"), ("reason", "1"), ("confirm", "да")])
         #expect(card == [
             "Card: 4111 11** **** 1111",
-            "Последние цифры карты: 1111",
-            "Причина блокировки: Утеряна",
-            "Действие: block",
+            "Last digits of the card: 1111",
+            "Reason for blocking: Lost",
+            "Action: block",
         ], "\(card)")
     }
 

@@ -34,7 +34,7 @@ struct EntryPresentationTests {
 
     private func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
 
-    @Test("a card block: journal show in English, the receipt in Russian — labels, the reason's title, the masked card, the payer, `accepted`")
+    @Test("a card block: journal show in English, the receipt in Russian — labels in each language (rbs.texts/1), the reason's title, the masked card, the payer, `accepted`")
     func cardBlock() throws {
         let runtime = try Self.signed("card.block", [("cardNumber", "4111 1111 1111 1111"), ("reason", "2"), ("confirm", "да")])
         let shown = try Self.report(runtime, .en, receipt: false)
@@ -49,9 +49,9 @@ struct EntryPresentationTests {
               Created:                 21.09.2026 14:13:20 UTC
               Payer:                   review
               Card:                    4111 11** **** 1111
-              Последние цифры карты:   1111
-              Причина блокировки:      Украдена
-              Действие:                block
+              Last digits of the card: 1111
+              Reason for blocking:     Stolen
+              Action:                  block
 
             Outcome
               Status:                  accepted
@@ -77,7 +77,7 @@ struct EntryPresentationTests {
               Корреспондентский счёт:  30101810400000000225
 
             Документ
-              Операция:                Block a card (card.block)
+              Операция:                Блокировка карты (card.block)
               Плагин:                  ru.example.cards 1.0.0
               Составлен:               21.09.2026 14:13:20 UTC
               Плательщик:              review
@@ -113,7 +113,7 @@ struct EntryPresentationTests {
             ================
 
             Документ
-              Операция:                                          Budget payment (pay.pp.tax)
+              Операция:                                          Платёж в бюджет (pay.pp.tax)
               Плагин:                                            ru.example.payments.tax 1.1.0
               Составлен:                                         21.09.2026 14:13:20 UTC
               Плательщик:                                        review

@@ -292,23 +292,52 @@ struct WorkerIsolationTests {
         #expect(Self.zombies() == 0)
     }
 
-    @Test("a worker over its CPU-time limit is killed and the limit is named")
-    func cpuLimit() throws {
-        let plugins = Fixtures.temporaryDirectory("cpu")
+    /// A host whose one plugin, the fault corpus plugin, has fault `fault` in create(), isolated as `settings` say.
+    static func faultInCreate(_ fault: Int, named name: String, settings: IsolationSettings) throws -> Runtime {
+        let plugins = Fixtures.temporaryDirectory(name)
         let (status, text) = Fixtures.run("/usr/bin/env", ["cc", "-std=c11", "-shared", "-fPIC", "-I", Fixtures.include.path,
-                                                          "-DFAULT=4", "-DWHERE=1", "-o",
-                                                          plugins.appendingPathComponent("loop.so").path, Self.source.path])
+                                                          "-DFAULT=\(fault)", "-DWHERE=1", "-o",
+                                                          plugins.appendingPathComponent("fault.so").path, source.path])
         try #require(status == 0, "\(text)")
-        var settings = Self.settings(deadline: .seconds(30))
-        settings.limits = PluginWorker.Limits(cpuSeconds: 1)
-        let host = Runtime(paths: HostPaths(plugins: plugins.path, data: Fixtures.temporaryDirectory("cpu-data")),
+        let host = Runtime(paths: HostPaths(plugins: plugins.path, data: Fixtures.temporaryDirectory("\(name)-data")),
                            accounts: StaticAccounts(DemoAccounts.list), log: StandardErrorLog(minimum: .error),
                            isolation: settings)
         host.loadPlugins()
+        return host
+    }
+
+    @Test("a worker over its CPU-time limit is killed and the limit is named")
+    func cpuLimit() throws {
+        var settings = Self.settings(deadline: .seconds(30))
+        settings.limits = PluginWorker.Limits(cpuSeconds: 1)
+        let host = try Self.faultInCreate(4, named: "cpu", settings: settings)
         #expect { _ = try host.open("fault.op") } throws: { error in
             "\(error)".contains("killed by SIGXCPU: it exceeded its CPU time limit of 1 s")
         }
         host.registry.unloadAll()
+    }
+
+    @Test("a crash report names the cause in the worker's own words: its last lines on standard error")
+    func crashReportHasLastWords() throws {
+        let host = try Self.faultInCreate(17, named: "last-words", settings: Self.settings(deadline: .seconds(10)))
+        #expect { _ = try host.open("fault.op") } throws: { error in
+            "\(error)".contains("killed by SIGABRT")
+                && "\(error)".contains("; its last words on standard error: fault: reading the tariff table / thread '<unnamed>' panicked at src/lib.rs:294:5: / the tariff table is corrupt at row 7")
+                && !"\(error)".contains("RUST_BACKTRACE")
+        }
+        host.registry.unloadAll()
+    }
+
+    @Test("a worker's or checking child's last words: a Rust panic's place and message without its hint, a Swift fatalError's file and line")
+    func lastWordsSummary() {
+        #expect(StderrTail.summary([
+            "thread '<unnamed>' panicked at src/lib.rs:294:5:", "attempt to divide by zero",
+            "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace", "",
+        ]) == "thread '<unnamed>' panicked at src/lib.rs:294:5: / attempt to divide by zero")
+        #expect(StderrTail.summary(["PayQuick/PayPPQuickOperation.swift:77: Fatal error: no BIC directory"])
+                == "PayQuick/PayPPQuickOperation.swift:77: Fatal error: no BIC directory")
+        #expect(StderrTail.summary(["one", "two", "three", "four", "five\u{1B}[0m"]) == "two / three / four / five[0m")
+        #expect(StderrTail.summary(["", "  "]) == nil)
     }
 
     @Test("DATA/isolation.conf pins a plugin to a mode; a malformed line is refused with its place")

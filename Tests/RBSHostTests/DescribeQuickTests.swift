@@ -54,8 +54,8 @@ struct DescribeQuickTests {
         #expect(form.atoms.allSatisfy { $0.value == nil && $0.error == nil })
         // Only the INN note is hidden at first (an empty INN counts as correct).
         #expect(form.atoms.filter { !$0.visible }.map(\.id) == ["destInnError"])
-        #expect(form["destBicInfo"].caption == "Введите БИК, банк будет определен автоматически")
-        #expect(form["destName"].caption == "ФИО или полное наименование получателя")
+        #expect(form["destBicInfo"].caption == "Enter the BIC: the bank is found automatically")
+        #expect(form["destName"].caption == "Payee's full name or organisation name")
     }
 
     @Test("formError is always a key of describe --json (null when the form has none), like every atom's error")
@@ -94,7 +94,7 @@ struct DescribeQuickTests {
     func knownBic() throws {
         let sandbox = try HostSandbox()
         let form = try sandbox.describe("pay.pp.quick", ["destBic=044525225"])
-        #expect(form["destBic"] == AtomJSON(id: "destBic", kind: "input", caption: "БИК", visible: true, value: "044525225", error: nil))
+        #expect(form["destBic"] == AtomJSON(id: "destBic", kind: "input", caption: "BIC", visible: true, value: "044525225", error: nil))
         #expect(form["destBicInfo"].caption == "ПАО Сбербанк")
         #expect(form["destBicInfo"].visible)
         let spb = try sandbox.describe("pay.pp.quick", ["destBic=044030653"])

@@ -40,8 +40,8 @@ struct DescribeTaxTests {
         #expect(Self.budgetFields.allSatisfy { form[$0].visible })
         #expect(form.ready == false)
         let text = try sandbox.host(["describe", "pay.pp.tax"] + (Self.common + ["type=\(type)"]).flatMap { ["--set", $0] })
-        #expect(text.stdout.contains("basis: required: Основание платежа (106)"), "\(text.stdout)")
-        #expect(text.stdout.contains("period: required: Налоговый период или код таможенного органа (107)"))
+        #expect(text.stdout.contains("basis: required: Payment basis (106)"), "\(text.stdout)")
+        #expect(text.stdout.contains("period: required: Tax period or customs office code (107)"))
         // 108 and 109 are "0" until a document is named (107n: no field of a budget payment is left empty).
         #expect(form["docNumber"].value == "0")
         #expect(form["docDate"].value == "0")
@@ -240,7 +240,7 @@ struct DescribeTaxTests {
     func typeRefused() throws {
         let form = try HostSandbox().describe("pay.pp.tax", ["type=4"])
         #expect(form["type"].value == nil)
-        #expect(form["type"].error == "'4' is not one of the options — type the option's value or its title: 0 (Обычный), 1 (Налоговый платёж), 2 (Таможенный платёж)")
+        #expect(form["type"].error == "'4' is not one of the options — type the option's value or its title: 0 (Ordinary), 1 (Tax payment), 2 (Customs payment)")
     }
 
     @Test("an amount of zero is refused")

@@ -4,7 +4,7 @@ import Testing
 /// Text a person can trust through the CLI (issue 31, item 4): the form refuses invisible characters, as the core does.
 @Suite("describe and run: invisible characters in text")
 struct InvisibleTextCommandTests {
-    static let message = "\"ФИО или полное наименование получателя\" contains an invisible right-to-left override (U+202E) at position 4: it can make the text read differently from what is signed — type it without it"
+    static let message = "\"Payee's full name or organisation name\" contains an invisible right-to-left override (U+202E) at position 4: it can make the text read differently from what is signed — type it without it"
 
     @Test("describe names the character on the payee's atom; run refuses, journals nothing, spends no code")
     func refused() throws {

@@ -126,7 +126,7 @@ struct REPLTests {
             return (result.out, result.err)
         }
         let russianReview = [
-            "Transfers › Transfer between own accounts › Подпись",
+            "Переводы › Перевод между своими счетами › Подпись",
             "  Сумма: 1\u{00A0}500,00 RUB",
             "  Счёт получателя: 40817810738000000002",
             "  Счёт списания: 40817810438000000001",
@@ -149,7 +149,7 @@ struct REPLTests {
         }
         let (out, err) = try run(["--lang", "en"], ["LANG": "ru_RU.UTF-8"])
         #expect(out.contains("  Amount: 1,500.00 RUB\n  Payee's account: 40817810738000000002\n  From account: 40817810438000000001\n"), "\(out)")
-        #expect(err.contains("error: Зачислить на счёт: account 3 (40817810038000000003) cannot be chosen here — choose one of: 2) 40817810738000000002, 4) 40817840638000000004"), "\(err)")
+        #expect(err.contains("error: Credit account: account 3 (40817810038000000003) cannot be chosen here — choose one of: 2) 40817810738000000002, 4) 40817840638000000004"), "\(err)")
         #expect(out.contains("Signing cancelled: back to the form, values kept."), "\(out)")
         #expect(!out.contains("Сумма:") && !err.contains("ошибка"), "\(out)\n\(err)")
     }

@@ -165,10 +165,10 @@ struct RunTests {
         #expect(report.posting == nil)
         #expect(report.errors == [
             .init(atom: "destInn", message: "The INN's check digits are wrong: see the note under the field"),
-            .init(atom: "destAccount", message: "required: Счет получателя"),
-            .init(atom: "destBic", message: "required: БИК"),
-            .init(atom: "destDesc", message: "required: Назначение платежа"),
-            .init(atom: "amount", message: "required: Сумма, ₽"),
+            .init(atom: "destAccount", message: "required: Payee's account"),
+            .init(atom: "destBic", message: "required: BIC"),
+            .init(atom: "destDesc", message: "required: Purpose of payment"),
+            .init(atom: "amount", message: "required: Amount, ₽"),
         ])
         #expect(try sandbox.journal().isEmpty)
         #expect(try sandbox.host(["verify"]).stdout == "ok 0 entries\n")
@@ -205,7 +205,7 @@ struct RunTests {
 
             """, "\(russian)")
         let english = try sandbox.host(["run", "pay.pp.quick", "--set", "amount=10", "--code", try sandbox.code()])
-        #expect(english.stdout.split(separator: "\n").dropFirst().first == "  ⚠ required: Списать со счета", "\(english)")
+        #expect(english.stdout.split(separator: "\n").dropFirst().first == "  ⚠ required: Debit account", "\(english)")
         #expect(try sandbox.journal().isEmpty)
     }
 

@@ -20,7 +20,7 @@ struct InvisibleTextServerTests {
             #expect(refused.object["type"] as? String == "urn:rbs-host:problem:invalid-value")
             #expect(refused.object["atom"] as? String == "destName")
             #expect(refused.object["detail"] as? String
-                == "\"ФИО или полное наименование получателя\" contains an invisible right-to-left override (U+202E) at position 4: it can make the text read differently from what is signed — type it without it")
+                == "\"Payee's full name or organisation name\" contains an invisible right-to-left override (U+202E) at position 4: it can make the text read differently from what is signed — type it without it")
             // The value was not taken: the form still needs a payee.
             let submit = try await api.call(.post, "/api/v1/runs/\(run)/submit", token: token)
             #expect(submit.status == 422)

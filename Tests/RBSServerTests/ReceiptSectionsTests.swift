@@ -30,7 +30,7 @@ struct ReceiptSectionsTests {
                 == ["Банк", "Документ", "Исполнение", "Подпись"])
             let receipt = rows(signed.object)
             for row in ["Статус: принято", "Плательщик: \(bank.alice.name)", "Карта: 4111 11** **** 1111",
-                        "Причина блокировки: Украдена", "Операция: Block a card (card.block)"] {
+                        "Причина блокировки: Украдена", "Операция: Блокировка карты (card.block)"] {
                 #expect(receipt.contains(row), "\(row) in \(receipt)")
             }
             #expect(!receipt.contains { $0.contains("4111111111111111") || $0.contains("stolen") })
@@ -42,7 +42,7 @@ struct ReceiptSectionsTests {
             let entry = try #require(journal.array.first)
             #expect(entry["kind"] as? String == "acknowledged")
             #expect(entry["title"] as? String == "Journal entry 1")
-            #expect(rows(entry).contains("Status: accepted") && rows(entry).contains("Причина блокировки: Украдена"), "\(rows(entry))")
+            #expect(rows(entry).contains("Status: accepted") && rows(entry).contains("Reason for blocking: Stolen"), "\(rows(entry))")
         }
     }
 

@@ -189,8 +189,42 @@ static const rbs_document_labels_extension_t document_labels_extension = {
     .labels = document_labels,
 };
 
+/* rbs.texts/1 (ABI 1.2): the texts above in Russian and in English, so each person reads the form, the review, the
+ * journal and the receipt in their own language. A text a language leaves out keeps the descriptor's; a host older
+ * than ABI 1.2 never asks and shows the descriptor's texts. */
+#define TEXT(what, target, text) { what, "transfer.own", target, NULL, text }
+static const rbs_translated_text_t russian[] = {
+    TEXT(RBS_TEXT_OPERATION_TITLE, NULL, "Перевод между своими счетами"),
+    TEXT(RBS_TEXT_OPERATION_CATEGORY, NULL, "Переводы"),
+    TEXT(RBS_TEXT_ATOM_HINT, "fromAccount", "Счёт, с которого уходят деньги. Заблокированные счета не предлагаются."),
+    TEXT(RBS_TEXT_ATOM_HINT, "toAccount", "Счёт, на который приходят деньги: любой ваш счёт, кроме счёта списания."),
+    TEXT(RBS_TEXT_ATOM_HINT, "amount", "В валюте счетов, например 1 500,00."),
+    TEXT(RBS_TEXT_ATOM_ERROR, "amount", "Введите сумму больше нуля"),
+};
+static const rbs_translated_text_t english[] = {
+    TEXT(RBS_TEXT_ATOM_CAPTION, "fromAccount", "Debit account"),
+    TEXT(RBS_TEXT_ATOM_CAPTION, "toAccount", "Credit account"),
+    TEXT(RBS_TEXT_ATOM_CAPTION, "amount", "Amount"),
+    TEXT(RBS_TEXT_ATOM_CAPTION, "btnTransfer", "Transfer"),
+    TEXT(RBS_TEXT_DOCUMENT_LABEL, "currency", "Currency"),
+    TEXT(RBS_TEXT_DOCUMENT_LABEL, "purpose", "Purpose"),
+};
+#undef TEXT
+
+static const rbs_language_texts_t languages[] = {
+    { .language = "ru", .count = sizeof russian / sizeof russian[0], .texts = russian },
+    { .language = "en", .count = sizeof english / sizeof english[0], .texts = english },
+};
+
+static const rbs_texts_extension_t texts_extension = {
+    .language_count = sizeof languages / sizeof languages[0],
+    .languages = languages,
+};
+
 static const void *transfer_get_extension(const char *id) {
-    return strcmp(id, RBS_EXT_DOCUMENT_LABELS) == 0 ? &document_labels_extension : NULL;
+    if (strcmp(id, RBS_EXT_DOCUMENT_LABELS) == 0) return &document_labels_extension;
+    if (strcmp(id, RBS_EXT_TEXTS) == 0) return &texts_extension;
+    return NULL;
 }
 
 static const rbs_plugin_entry_t entry = {

@@ -36,11 +36,15 @@ public protocol OperationDefinition: Operation {
     /// Labels and roles of the document's fields for the host's review (`rbs.document-labels/1`). Without them the
     /// host shows a field under the caption of the atom whose id is its key, else under the key.
     static var documentLabels: [DocumentFieldLabel] { get }
+    /// The operation's texts in other languages (`rbs.texts/1`), one ``Translation`` per language. Without them the
+    /// host shows the texts declared here to every person, whatever their language.
+    static var translations: [Translation] { get }
 }
 
 extension OperationDefinition {
     public static var functions: [ExportedFunction] { [] }
     public static var documentLabels: [DocumentFieldLabel] { [] }
+    public static var translations: [Translation] { [] }
 }
 
 /// A banking operation: a list of atoms (one line each; reorder by moving a line) and what happens when values

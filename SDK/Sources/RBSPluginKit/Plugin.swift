@@ -27,6 +27,8 @@ public enum Plugin {
     private static let requirements = Mutex(Shared<UnsafeRawPointer?>(value: nil))
     /// The `rbs.document-labels/1` table, when an operation labels its document's fields.
     private static let documentLabels = Mutex(Shared<UnsafeRawPointer?>(value: nil))
+    /// The `rbs.texts/1` table, when an operation translates its texts.
+    private static let texts = Mutex(Shared<UnsafeRawPointer?>(value: nil))
 
     /// The plugin's entry (`const rbs_plugin_entry_t *`), built on the first call.
     /// - Parameter requires: what the plugin cannot work without (rbs/ext/requirements.h): `"rbs.abi/1.1"`, or a host
@@ -88,6 +90,7 @@ public enum Plugin {
             table.initialize(to: rbs_document_labels_extension_t(count: UInt32(labels.count), labels: UnsafePointer(array)))
             documentLabels.withLock { $0.value = UnsafeRawPointer(table) }
         }
+        buildTexts(operations)
         let plugin = UnsafeMutablePointer<rbs_plugin_descriptor_t>.allocate(capacity: 1)
         plugin.initialize(to: rbs_plugin_descriptor_t(
             id: keep(id), name: keep(name), version: keep(version), vendor: keep(vendor),
@@ -99,6 +102,34 @@ public enum Plugin {
                                        patch: UInt32(RBS_ABI_PATCH)),
             descriptor: UnsafePointer(plugin), init: nil, deinit: nil, get_extension: getExtension))
         return UnsafeRawPointer(entry)
+    }
+
+    /// The `rbs.texts/1` table: every operation's translations, grouped by language in the order first listed.
+    private static func buildTexts(_ operations: [any OperationDefinition.Type]) {
+        var languages: [String] = []
+        var byLanguage: [String: [rbs_translated_text_t]] = [:]
+        for type in operations {
+            for translation in type.translations {
+                if byLanguage[translation.language] == nil { languages.append(translation.language) }
+                byLanguage[translation.language, default: []] += translation.entries.map {
+                    rbs_translated_text_t(what: $0.what, operation_id: keep(type.id), target: $0.target.map(keep),
+                               option: $0.option.map(keep), text: keep($0.text))
+                }
+            }
+        }
+        guard !languages.isEmpty else { return }
+        let table = UnsafeMutablePointer<rbs_language_texts_t>.allocate(capacity: languages.count)
+        for (index, language) in languages.enumerated() {
+            let entries = byLanguage[language] ?? []
+            let array = UnsafeMutablePointer<rbs_translated_text_t>.allocate(capacity: max(entries.count, 1))
+            for (entry, text) in entries.enumerated() { array[entry] = text }
+            table[index] = rbs_language_texts_t(language: keep(language), count: UInt32(entries.count),
+                                                texts: entries.isEmpty ? nil : UnsafePointer(array))
+        }
+        let extensionTable = UnsafeMutablePointer<rbs_texts_extension_t>.allocate(capacity: 1)
+        extensionTable.initialize(to: rbs_texts_extension_t(language_count: UInt32(languages.count),
+                                                            languages: UnsafePointer(table)))
+        texts.withLock { $0.value = UnsafeRawPointer(extensionTable) }
     }
 
     private static func describe(_ atom: Atom) -> rbs_atom_descriptor_t {
@@ -124,11 +155,12 @@ public enum Plugin {
     // MARK: - Callbacks
 
     /// `get_extension`: the requirements table for "rbs.requirements/1", the labels for "rbs.document-labels/1",
-    /// NULL for anything else. [plugin-thread]
+    /// the translations for "rbs.texts/1", NULL for anything else. [plugin-thread]
     private static let getExtension: @convention(c) (UnsafePointer<CChar>?) -> UnsafeRawPointer? = { id in
         guard let id else { return nil }
         if strcmp(id, RBS_EXT_REQUIREMENTS) == 0 { return requirements.withLock { Shared(value: $0.value) }.value }
         if strcmp(id, RBS_EXT_DOCUMENT_LABELS) == 0 { return documentLabels.withLock { Shared(value: $0.value) }.value }
+        if strcmp(id, RBS_EXT_TEXTS) == 0 { return texts.withLock { Shared(value: $0.value) }.value }
         return nil
     }
 

@@ -97,7 +97,7 @@ public struct PluginCheckSupervisor: Sendable {
                              reason: "hung: no answer within \(Int(self.timeout)) s\(doing) — the child was killed; a callback must not block (a loop, a wait, a lock)")
             case .ended(let termination):
                 let doing = step.map { " while \($0)" } ?? ""
-                let said = child.lastErrorLine.map { " (last words: \($0))" } ?? ""
+                let said = child.lastWords.map { " (last words: \($0))" } ?? ""
                 guard let current, !finished.contains(current.index) else {
                     return .failedToStart("the checking child ended without finishing: \(termination)\(said)")
                 }

@@ -4,7 +4,7 @@ import RBSExpressions
 /// An operation's expressions, compiled once when its plugin loads: the form's slots (one per atom, in order) with
 /// their show-if and valid-if, each account picker's filter, and the plugin functions bound through libffi.
 public struct CompiledOperation: @unchecked Sendable {
-    public let descriptor: OperationDescriptor
+    public private(set) var descriptor: OperationDescriptor
     /// One slot per atom, same order as `descriptor.atoms`.
     public let slots: [FormSlot]
     /// Account-picker filters by atom index, compiled over `AccountFilter.fields` followed by the form's atoms.
@@ -129,4 +129,14 @@ enum AccountFilter {
     ]
 
     static func field(named name: String) -> Int? { fields.firstIndex { $0.name == name } }
+}
+
+extension CompiledOperation {
+    /// The same compiled operation described by `descriptor` (its texts in another language: ids and expressions
+    /// are the same, so nothing is compiled again).
+    func with(descriptor: OperationDescriptor) -> CompiledOperation {
+        var copy = self
+        copy.descriptor = descriptor
+        return copy
+    }
 }

@@ -85,6 +85,11 @@ public enum FormInput {
             if let exact = options.first(where: { $0.title.lowercased() == wanted }) { return .option(value: exact.value) }
             let matches = options.filter { $0.title.lowercased().hasPrefix(wanted) }
             if matches.count == 1 { return .option(value: matches[0].value) }
+            // A title as the plugin writes it in another language (`rbs.texts/1`): a template, a script or a person
+            // used to the other language still chooses the same option.
+            if matches.isEmpty, let value = session.optionValue(titledInAnyLanguage: wanted, atom: atom.id) {
+                return .option(value: value)
+            }
             if matches.count > 1 {
                 throw refuse(HostMessage.startsMoreThanOne(trimmed, titles: matches.map(\.title)).text(session.language))
             }

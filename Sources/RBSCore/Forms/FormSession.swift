@@ -8,7 +8,13 @@ import RBSMoney
 /// and error marks. Created when the person opens the operation; `close()` (or the last reference going away) frees
 /// the plugin's instance — the module dies with its screen.
 public final class FormSession {
-    public let operation: RegisteredOperation
+    /// The operation as a reader of ``language`` sees it (its plugin's `rbs.texts/1` translations applied).
+    public private(set) var operation: RegisteredOperation
+    /// The operation as its plugin declares it, before any translation.
+    private let declared: RegisteredOperation
+    /// The atoms whose caption the plugin set at run time (host->set_caption): shown as the plugin set them, whatever
+    /// the language.
+    private var captionsSetByPlugin = Set<Int>()
     private let locator: ServiceLocator
     private var model: FormModel
     private var captions: [String]
@@ -24,18 +30,43 @@ public final class FormSession {
     /// ready, and every front end says why from ``attention()``.
     public private(set) var fault: String?
     /// The language of the messages this run makes for people (refused values, what a submit needs); the front
-    /// end sets it. Machine output keeps its keys whatever it is.
-    public var language: HostLanguage = .en
+    /// end sets it, and the texts of the plugin (title, captions, hints, option titles, labels) follow it when the
+    /// plugin translates them (`rbs.texts/1`). Machine output keeps its keys whatever it is.
+    public var language: HostLanguage = .en {
+        didSet {
+            guard language != oldValue else { return }
+            operation = declared.localized(language)
+            for (index, atom) in operation.descriptor.atoms.enumerated() where !captionsSetByPlugin.contains(index) {
+                captions[index] = atom.caption
+            }
+        }
+    }
     /// Called once the module has ended and its instance is freed (the registry retires unused old versions).
     var onClose: (() -> Void)?
 
     private var descriptor: OperationDescriptor { operation.descriptor }
 
+    /// The value of atom `id`'s option whose title, in any language the plugin writes it (declared or translated),
+    /// is `wanted` (lowercased) or the only one that starts with it; nil when none or several.
+    func optionValue(titledInAnyLanguage wanted: String, atom id: String) -> String? {
+        let declaredAtom = declared.descriptor.atoms.first { $0.id == id }
+        var titles = declaredAtom?.options.map { (value: $0.value, title: $0.title.lowercased()) } ?? []
+        for texts in declared.descriptor.texts.values {
+            titles += (texts.options[id] ?? [:]).map { (value: $0.key, title: $0.value.lowercased()) }
+        }
+        let exact = Set(titles.filter { $0.title == wanted }.map(\.value))
+        if exact.count == 1 { return exact.first }
+        let starting = Set(titles.filter { $0.title.hasPrefix(wanted) }.map(\.value))
+        return exact.isEmpty && starting.count == 1 ? starting.first : nil
+    }
+
     /// Opens a run: creates the plugin's instance and computes the initial visibility.
     public init(operation: RegisteredOperation, locator: ServiceLocator) throws(FormSessionError) {
-        self.operation = operation
+        // In the default language until the front end sets the person's: the same texts every front end starts from.
+        self.operation = operation.localized(.en)
+        self.declared = operation
         self.locator = locator
-        let atoms = operation.descriptor.atoms
+        let atoms = self.operation.descriptor.atoms
         let initial: [ExprValue] = atoms.map { $0.kind == .toggle ? .bool(false) : .null }
         do { model = try FormModel(slots: operation.compiled.slots, values: initial) } catch {
             throw .pluginFailed("\(operation.id): \(error)")
@@ -529,6 +560,7 @@ extension FormSession: ModuleControl {
             operation.plugin.hostTable.log(.warning, "set_caption(\(id)) refused: the caption is not valid UTF-8")
             return false
         }
+        captionsSetByPlugin.insert(index)
         if captions[index] != text {
             captions[index] = text
             pending?.captions.append(index)

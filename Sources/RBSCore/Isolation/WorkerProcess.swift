@@ -38,16 +38,20 @@ final class WorkerProcess: @unchecked Sendable {
     private let receiver: WireReceiver
     /// What to add to a fault's cause (the limits it ran under).
     private let limits: PluginWorker.Limits
+    /// The worker's standard error and output: passed through to the host's standard error, its last lines kept
+    /// for the fault report (a Rust panic's message, a Swift fatalError's with its file and line).
+    private let stderrTail: StderrTail
 
     /// What a request's caller does with a callback the worker makes meanwhile: the reply to send, or nil for
     /// callbacks that take none (log).
     typealias CallbackServer = (inout WireReader) throws(WireError) -> WireWriter?
 
-    private init(pid: pid_t, fd: Int32, reportFD: Int32, limits: PluginWorker.Limits) {
+    private init(pid: pid_t, fd: Int32, reportFD: Int32, limits: PluginWorker.Limits, stderrTail: StderrTail) {
         self.pid = pid
         self.fd = fd
         self.reportFD = reportFD
         self.limits = limits
+        self.stderrTail = stderrTail
         receiver = WireReceiver(fd: fd)
     }
 
@@ -136,11 +140,21 @@ final class WorkerProcess: @unchecked Sendable {
             close(fd)
             return moved
         }
+        var errors: [Int32] = [0, 0]
+        guard rbs_pipe_cloexec(&errors) == 0 else {
+            close(pair[0])
+            close(pair[1])
+            close(pipe[0])
+            close(pipe[1])
+            return failure("pipe")
+        }
         let child = high(pair[1])
         let report = high(pipe[1])
+        let errorsWrite = high(errors[1])
         defer {
             close(child)
             close(report)
+            close(errorsWrite)
         }
         _ = fcntl(pipe[0], F_SETFL, fcntl(pipe[0], F_GETFL) | O_NONBLOCK)
         var actions = posix_spawn_file_actions_t()
@@ -149,7 +163,8 @@ final class WorkerProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, child, PluginWorker.channel)
         posix_spawn_file_actions_adddup2(&actions, report, PluginWorker.report)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, 2, 1)
+        posix_spawn_file_actions_adddup2(&actions, errorsWrite, 2)
+        posix_spawn_file_actions_adddup2(&actions, errorsWrite, 1)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -172,9 +187,11 @@ final class WorkerProcess: @unchecked Sendable {
         guard result == 0 else {
             close(pair[0])
             close(pipe[0])
+            close(errors[0])
             return .failure(WireError(description: "cannot start \(executable): \(String(cString: strerror(result)))"))
         }
-        return .success(WorkerProcess(pid: pid, fd: pair[0], reportFD: pipe[0], limits: limits))
+        return .success(WorkerProcess(pid: pid, fd: pair[0], reportFD: pipe[0], limits: limits,
+                                      stderrTail: StderrTail(reading: errors[0])))
     }
 
     // MARK: - The end
@@ -195,8 +212,14 @@ final class WorkerProcess: @unchecked Sendable {
         record(Self.killAndReap(pid))
     }
 
-    /// How the process ended, in words.
+    /// How the process ended, in words, with the last lines it wrote to standard error (the cause in its own words).
     private func describeEnd() -> String {
+        let end = describeStatus()
+        guard let words = stderrTail.lastWords() else { return end }
+        return "\(end); its last words on standard error: \(words)"
+    }
+
+    private func describeStatus() -> String {
         if let brokenProtocol { return brokenProtocol }
         if closedChannel { return "closed its channel to the host and was killed" }
         if (status & 0x7f) == 0 { return "exited with status \((status >> 8) & 0xff)" }
@@ -415,5 +438,78 @@ final class WorkerSpawner: @unchecked Sendable {
 
     private final class ResultBox<T>: @unchecked Sendable {
         var value: T?
+    }
+}
+
+/// Reads a worker's standard error on a thread of its own until the worker's end closes it: each byte passes through
+/// to the host's standard error as before, and the last lines are kept, so a fault report can say what the plugin
+/// said as it died ("panicked at src/lib.rs:294:5: …", "Fatal error: … at File.swift:12").
+final class StderrTail: @unchecked Sendable {
+    /// The most lines kept, and the most characters of each.
+    static let keptLines = 4
+    static let lineLimit = 300
+
+    private let lock = NSLock()
+    private var lines: [String] = []
+    private var partial: [UInt8] = []
+    private var ended = false
+
+    init(reading fd: Int32) {
+        let thread = Thread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(fd, &buffer, buffer.count)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                _ = buffer.withUnsafeBytes { FileDescriptor.writeAll(STDERR_FILENO, UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+                take(buffer[..<count])
+            }
+            close(fd)
+            lock.withLock {
+                if !partial.isEmpty { keep(partial) }
+                partial = []
+                ended = true
+            }
+        }
+        thread.name = "rbs-worker-stderr"
+        thread.start()
+    }
+
+    private func take(_ bytes: ArraySlice<UInt8>) {
+        lock.withLock {
+            for byte in bytes {
+                if byte == UInt8(ascii: "\n") {
+                    keep(partial)
+                    partial = []
+                } else if partial.count < Self.lineLimit * 4 {
+                    partial.append(byte)
+                }
+            }
+        }
+    }
+
+    /// Keeps one line (under the lock): not an empty one, nor Rust's hint about RUST_BACKTRACE, which says nothing
+    /// of the cause.
+    private func keep(_ bytes: [UInt8]) {
+        lines.append(String(decoding: bytes, as: UTF8.self))
+        if lines.count > Self.keptLines * 4 { lines.removeFirst(lines.count - Self.keptLines * 4) }
+    }
+
+    /// The last lines, joined with " / ", or nil when the worker wrote none. Waits a moment for the pipe's end (the
+    /// worker is reaped first, so its last write is in the pipe).
+    func lastWords() -> String? {
+        for _ in 0..<50 where !lock.withLock({ ended }) { usleep(2_000) }
+        return Self.summary(lock.withLock { lines + (partial.isEmpty ? [] : [String(decoding: partial, as: UTF8.self)]) })
+    }
+
+    /// The last ``keptLines`` of `lines` that say something of the cause, each without control characters and at
+    /// most ``lineLimit`` characters, joined with " / "; nil when none does. Blank lines and Rust's hint about
+    /// RUST_BACKTRACE say nothing of it.
+    static func summary(_ lines: [String]) -> String? {
+        let speaking = lines.map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("note: run with `RUST_BACKTRACE") }
+            .suffix(keptLines)
+            .map { String($0.unicodeScalars.filter { $0.properties.generalCategory != .control }.prefix(lineLimit)) }
+        return speaking.isEmpty ? nil : speaking.joined(separator: " / ")
     }
 }

@@ -109,6 +109,11 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
         do { manifest = try JSONDecoder().decode(PluginManifest.self, from: Data(json)) } catch {
             throw WireError(description: "sent a manifest that does not decode")
         }
+        // The worker read the translations from the plugin's table and checked them; a worker runs the plugin, so
+        // what it sends is checked again before a person reads it.
+        do { try TranslationRules.validate(manifest.operations) } catch {
+            throw WireError(description: "sent a manifest with texts the host refuses: \(error)")
+        }
         let count = try frame.u32()
         guard count <= 4096 else { throw WireError(description: "\(count) services") }
         var services: [String] = []

@@ -162,13 +162,12 @@ final class ChildLineReader {
         reap(until: deadline)
     }
 
-    /// The last non-empty line the child wrote to standard error, shortened (with `keepStandardError`).
-    var lastErrorLine: String? {
+    /// The last lines the child wrote to standard error that say something of the cause (a Rust panic's place and
+    /// message, not its RUST_BACKTRACE hint), shortened and joined (with `keepStandardError`); see ``StderrTail``.
+    var lastWords: String? {
         drainErrors()
         let text = String(decoding: tail, as: UTF8.self)
-        guard let line = text.split(separator: "\n").last(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty })
-        else { return nil }
-        return String(line.prefix(200))
+        return StderrTail.summary(text.split(separator: "\n").map(String.init))
     }
 
     private func reap(until deadline: ContinuousClock.Instant) -> Termination? {

@@ -64,6 +64,7 @@ struct DescriptorReader {
             }
         }
         try readDocumentLabels(entry, into: &operations)
+        try readTexts(entry, into: &operations)
         return PluginManifest(id: id, name: name, version: version, vendor: vendor, description: description,
                               abi: abi, operations: operations)
     }
@@ -121,6 +122,104 @@ struct DescriptorReader {
             }
             operations[slot].documentLabels.append(DocumentLabel(key: key, label: label, role: fixed ?? role, atom: atom))
         }
+    }
+
+    /// Reads the plugin's `rbs.texts/1` (if it offers it) into its operations' ``OperationDescriptor/texts``, then
+    /// checks them all (``TranslationRules``): each entry names a known kind, operation, atom, option or key, at most
+    /// once per language, and each text is short, visible and free of control characters.
+    static func readTexts(_ entry: UnsafePointer<rbs_plugin_entry_t>,
+                          into operations: inout [OperationDescriptor]) throws(PluginProblem) {
+        guard let getExtension = entry.pointee.get_extension,
+              let raw = getExtension(RBS_EXT_TEXTS) else { return }
+        let table = raw.assumingMemoryBound(to: rbs_texts_extension_t.self).pointee
+        let location = "extension \(RBS_EXT_TEXTS)"
+        let languageCount = Int(table.language_count)
+        guard languageCount <= TranslationRules.maxLanguages else {
+            throw .descriptor(location: location, issue: "language_count \(languageCount) is more than \(TranslationRules.maxLanguages)")
+        }
+        guard languageCount > 0 else { return }
+        guard let languages = table.languages else {
+            throw .descriptor(location: location, issue: "languages is NULL but language_count is \(languageCount)")
+        }
+        var seenLanguages = Set<String>()
+        for languageIndex in 0..<languageCount {
+            let entry = languages[languageIndex]
+            let language = try text(entry.language, "language", at: "\(location) language #\(languageIndex + 1)")
+            guard TranslationRules.isLanguageTag(language) else {
+                throw .descriptor(location: "\(location) language #\(languageIndex + 1)", issue: "language '\(language)' is not an ISO 639-1 code in lowercase (ru, en)")
+            }
+            guard seenLanguages.insert(language).inserted else {
+                throw .descriptor(location: location, issue: "language '\(language)' appears twice")
+            }
+            let count = Int(entry.count)
+            let here = "\(location) language '\(language)'"
+            guard count <= TranslationRules.maxTexts else {
+                throw .descriptor(location: here, issue: "count \(count) is more than \(TranslationRules.maxTexts)")
+            }
+            guard count > 0 else { continue }
+            guard let texts = entry.texts else {
+                throw .descriptor(location: here, issue: "texts is NULL but count is \(count)")
+            }
+            var translated: [String: OperationTexts] = [:]
+            for index in 0..<count {
+                let raw = texts[index]
+                let at = "\(here) entry #\(index + 1)"
+                let operationID = try text(raw.operation_id, "operation_id", at: at)
+                guard operations.contains(where: { $0.id == operationID }) else {
+                    throw .descriptor(location: at, issue: "operation_id '\(operationID)' is not an operation of this plugin")
+                }
+                let target = try optionalText(raw.target, "target", at: at)
+                let option = try optionalText(raw.option, "option", at: at)
+                // Its length, control and invisible characters are checked by TranslationRules below, once for all.
+                let value = try text(raw.text, "text", at: at)
+                var slot = translated[operationID] ?? OperationTexts()
+                func needs(_ field: String, _ present: Bool) throws(PluginProblem) {
+                    if !present { throw .descriptor(location: at, issue: "\(field) is NULL") }
+                }
+                func refuses(_ field: String, _ present: Bool) throws(PluginProblem) {
+                    if present { throw .descriptor(location: at, issue: "\(field) is set, but this kind of text takes none") }
+                }
+                func once<Key: Hashable>(_ dictionary: inout [Key: String], _ key: Key, _ what: String) throws(PluginProblem) {
+                    guard dictionary[key] == nil else { throw .descriptor(location: at, issue: "\(what) is translated twice") }
+                    dictionary[key] = value
+                }
+                switch raw.what {
+                case UInt32(RBS_TEXT_OPERATION_TITLE), UInt32(RBS_TEXT_OPERATION_CATEGORY):
+                    try refuses("target", target != nil)
+                    try refuses("option", option != nil)
+                    let isTitle = raw.what == UInt32(RBS_TEXT_OPERATION_TITLE)
+                    guard (isTitle ? slot.title : slot.category) == nil else {
+                        throw .descriptor(location: at, issue: "the \(isTitle ? "title" : "category") of '\(operationID)' is translated twice")
+                    }
+                    if isTitle { slot.title = value } else { slot.category = value }
+                case UInt32(RBS_TEXT_ATOM_CAPTION), UInt32(RBS_TEXT_ATOM_HINT), UInt32(RBS_TEXT_ATOM_ERROR),
+                     UInt32(RBS_TEXT_DOCUMENT_LABEL):
+                    try needs("target", target != nil)
+                    try refuses("option", option != nil)
+                    let target = target ?? ""
+                    switch raw.what {
+                    case UInt32(RBS_TEXT_ATOM_CAPTION): try once(&slot.captions, target, "the caption of '\(target)'")
+                    case UInt32(RBS_TEXT_ATOM_HINT): try once(&slot.hints, target, "the hint of '\(target)'")
+                    case UInt32(RBS_TEXT_ATOM_ERROR): try once(&slot.errors, target, "the error text of '\(target)'")
+                    default: try once(&slot.labels, target, "the label of '\(target)'")
+                    }
+                case UInt32(RBS_TEXT_OPTION_TITLE):
+                    try needs("target", target != nil)
+                    try needs("option", option != nil)
+                    var titles = slot.options[target ?? ""] ?? [:]
+                    try once(&titles, option ?? "", "the title of option '\(option ?? "")' of '\(target ?? "")'")
+                    slot.options[target ?? ""] = titles
+                default:
+                    throw .descriptor(location: at, issue: "unknown kind of text \(raw.what) (known: 1 RBS_TEXT_OPERATION_TITLE … 7 RBS_TEXT_DOCUMENT_LABEL)")
+                }
+                translated[operationID] = slot
+            }
+            for (operationID, slot) in translated {
+                guard let index = operations.firstIndex(where: { $0.id == operationID }) else { continue }
+                operations[index].texts[language] = slot
+            }
+        }
+        try TranslationRules.validate(operations)
     }
 
     /// The host refuses another major; any minor of its own major loads (`rbs_version_is_compatible`, rbs/version.h):

@@ -12,4 +12,7 @@ public struct OperationDescriptor: Codable, Hashable, Sendable {
     /// What the document's fields mean to a person (`rbs.document-labels/1`), by key in the plugin's order; empty
     /// when the plugin does not offer the extension.
     public var documentLabels: [DocumentLabel] = []
+    /// The plugin's translations of this operation's texts (`rbs.texts/1`), by ISO 639-1 language code; empty when
+    /// the plugin does not offer the extension (its texts are then in one language). See ``localized(_:)``.
+    public var texts: [String: OperationTexts] = [:]
 }

@@ -4,7 +4,7 @@ import Foundation
 /// then unsigned LEB128 integers and length-prefixed UTF-8 strings. Anything malformed makes the whole cache
 /// unreadable, and the host simply scans again.
 enum PluginCacheCodec {
-    static let magic = Array("RBSCACHE5\n".utf8)
+    static let magic = Array("RBSCACHE6\n".utf8)
 
     struct Malformed: Error {}
 
@@ -85,6 +85,9 @@ enum PluginCacheCodec {
                 out.int(Int(label.role.rawValue))
                 out.optional(label.atom)
             }
+            // Translations are few and read only when a person reads that language: kept as JSON (empty: none).
+            out.string(operation.texts.isEmpty ? ""
+                       : (try? JSONEncoder().encode(operation.texts)).map { String(decoding: $0, as: UTF8.self) } ?? "")
         }
     }
 
@@ -175,9 +178,17 @@ enum PluginCacheCodec {
                 }
                 labels.append(DocumentLabel(key: key, label: label, role: role, atom: try input.optional()))
             }
+            let json = try input.string()
+            var texts: [String: OperationTexts] = [:]
+            if !json.isEmpty {
+                guard let decoded = try? JSONDecoder().decode([String: OperationTexts].self, from: Data(json.utf8)) else {
+                    throw Malformed()
+                }
+                texts = decoded
+            }
             operations.append(OperationDescriptor(id: operationID, title: title, category: category, atoms: atoms,
                                                   functions: functions, observesValues: callbacks & 1 != 0,
-                                                  hasAction: callbacks & 2 != 0, documentLabels: labels))
+                                                  hasAction: callbacks & 2 != 0, documentLabels: labels, texts: texts))
         }
         return PluginManifest(id: id, name: name, version: version, vendor: vendor, description: description,
                               abi: abi, operations: operations)

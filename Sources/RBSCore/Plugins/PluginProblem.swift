@@ -33,6 +33,8 @@ public enum PluginProblem: Error, CustomStringConvertible, Sendable, Hashable, C
     case workerFailed(String)
     /// The trust policy refused the file.
     case untrusted(TrustRefusal)
+    /// The file holds a lower version of a plugin in service, and the operator did not allow that downgrade.
+    case downgrade(id: String, from: String, to: String)
 
     public var description: String {
         switch self {
@@ -63,6 +65,8 @@ public enum PluginProblem: Error, CustomStringConvertible, Sendable, Hashable, C
         case .workerFailed(let why): "the plugin's worker \(why)"
         case .scanFailed(let failure): failure.description
         case .untrusted(let refusal): refusal.description
+        case .downgrade(let id, let from, let to):
+            "is version \(to) of \(id), lower than version \(from) in service: a downgrade is refused — to roll back on purpose, allow it by name (`reload --allow-downgrade \(id)` in the REPL, `rbs-host plugin allow-downgrade \(id)` for the next start or reload), else put a version \(from) or later in its place"
         }
     }
 }

@@ -277,6 +277,14 @@ extension PluginRegistry {
                 ReloadReport(change: .failed, path: path, pluginID: old?.manifest.id, oldVersion: old?.manifest.version,
                              milliseconds: Self.milliseconds(began.duration(to: .now)), error: error.description)
             }
+            // A lower version of the plugin in service is refused unless the operator allowed it by name; the
+            // version in service stays.
+            if let manifest = found.manifest,
+               let refusal = downgradeRefusal(manifest, replacing: locked({ byPath[path]?.manifest })) {
+                if case .opened(let image) = found { image.stop(locator: locator) }
+                reports.append(failed(PluginLoadError(path: path, problem: refusal), old: locked { byPath[path] }))
+                continue
+            }
             // A manifest (cached or scanned) whose file has no loaded version: admitted and put in service under one
             // hold of the lock, as a warm start lists every plugin. A loaded old version takes the way below.
             if case .listed(let manifest, let services) = found, contested.isEmpty || contested[path] == nil {

@@ -47,6 +47,9 @@ public final class PluginRegistry: @unchecked Sendable {
     var folderError: PluginRecord?
     /// Versions replaced or removed while modules still ran on them.
     var retired: [PluginImage] = []
+    /// The plugin ids whose next lower version the operator allowed by name (``allowDowngrade(_:)``); each is used up
+    /// by the downgrade it allows.
+    var allowedDowngrades: Set<String> = []
     /// The plugins being loaded now, with the thread loading each.
     private var loading: [String: ObjectIdentifier] = [:]
 
@@ -288,5 +291,44 @@ extension PluginRegistry: ServiceProvider {
     public func provide(serviceID id: String) {
         guard let path = locked({ serviceOwners[id].flatMap { byPath[$0]?.image == nil ? $0 : nil } }) else { return }
         _ = ensureLoaded(path)
+    }
+}
+
+extension PluginRegistry {
+    /// Lets the next reload replace plugin `id` by a lower version (a rollback the operator asks for by name): once,
+    /// for the next downgrade of that id.
+    public func allowDowngrade(_ id: String) {
+        locked { _ = allowedDowngrades.insert(id) }
+    }
+
+    /// Why `manifest` may not replace `old` at `path`: a lower version of the same plugin that was not allowed by
+    /// name, or nil. An allowed downgrade uses its permission up.
+    func downgradeRefusal(_ manifest: PluginManifest, replacing old: PluginManifest?) -> PluginProblem? {
+        guard let old, old.id == manifest.id,
+              SemanticVersion.isLower(manifest.version, than: old.version) else { return nil }
+        return locked {
+            if allowedDowngrades.remove(manifest.id) != nil { return nil }
+            return .downgrade(id: manifest.id, from: old.version, to: manifest.version)
+        }
+    }
+}
+
+/// Orders plugin versions ("1.2.0", "1.2.0-rc.1") as semantic versioning does for what a downgrade is: by the
+/// numbers, then a pre-release below its release; build metadata (`+…`) does not count.
+enum SemanticVersion {
+    static func isLower(_ version: String, than other: String) -> Bool {
+        func parts(_ text: String) -> (numbers: [Int], preRelease: String?) {
+            let withoutBuild = text.split(separator: "+", maxSplits: 1).first.map(String.init) ?? text
+            let pieces = withoutBuild.split(separator: "-", maxSplits: 1).map(String.init)
+            let numbers = (pieces.first ?? "").split(separator: ".").map { Int($0) ?? 0 }
+            return (numbers, pieces.count > 1 ? pieces[1] : nil)
+        }
+        let (left, right) = (parts(version), parts(other))
+        if left.numbers != right.numbers { return left.numbers.lexicographicallyPrecedes(right.numbers) }
+        switch (left.preRelease, right.preRelease) {
+        case (nil, _): return false
+        case (_?, nil): return true
+        case (let a?, let b?): return a.compare(b, options: .numeric) == .orderedAscending
+        }
     }
 }

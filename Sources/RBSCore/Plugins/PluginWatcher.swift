@@ -95,7 +95,9 @@ public final class PluginWatcher: @unchecked Sendable {
         close(wakeWrite)
     }
 
-    /// Whether any event in the buffer names a `*.so` file (not a hidden temporary one).
+    /// Whether any event in the buffer names a `*.so` file or its signature `*.so.sig` (not a hidden temporary one):
+    /// a signature that arrives after its plugin (`cp x.so x.so.sig DIR`, or a `.sig` copied later) makes the
+    /// rescan verify the plugin again, which the trust policy refused while the signature was missing or stale.
     static func concernsPlugins(_ events: ArraySlice<UInt8>) -> Bool {
         var offset = events.startIndex
         let header = MemoryLayout<inotify_event>.size
@@ -106,7 +108,7 @@ public final class PluginWatcher: @unchecked Sendable {
             let nameStart = offset + header
             let nameEnd = min(nameStart + Int(length), events.endIndex)
             let name = String(decoding: events[nameStart..<nameEnd].prefix { $0 != 0 }, as: UTF8.self)
-            if name.hasSuffix(".so"), !name.hasPrefix(".") { return true }
+            if name.hasSuffix(".so") || name.hasSuffix(".so.sig"), !name.hasPrefix(".") { return true }
             offset = nameEnd
         }
         return false

@@ -75,6 +75,7 @@ public enum DocumentPresentation {
     /// (`operation`), else by the contract roles of its keys (a plugin's own key then under the key itself).
     public static func rows(_ document: Document, operation: OperationDescriptor?, directory: BankDirectory?,
                             language: HostLanguage) -> [Row] {
+        let operation = operation?.localized(language)
         // A signed document keeps its fields in canonical (sorted) order: shown in the plugin's order when it is known
         // (its labels, then its atoms), as the review showed them; keys it does not name after them, as signed.
         let order = (operation?.documentLabels.map(\.key) ?? []) + (operation?.atoms.map(\.id) ?? [])

@@ -78,7 +78,7 @@ public struct EntryReport: Sendable, Hashable {
                 Row(label: text(.correspondentAccount), value: DemoBank.correspondentAccount),
             ]))
         }
-        let descriptor = operation(document.operation)
+        let descriptor = operation(document.operation)?.localized(language)
         sections.append(Section(title: text(.documentSection),
                                 rows: Self.documentRows(document, operation: descriptor, payer: payer(document.keyId) ?? Self.payer(keyId: document.keyId, ledger: ledger),
                                                         directory: directory, language: language)))

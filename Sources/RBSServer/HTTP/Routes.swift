@@ -83,7 +83,7 @@ enum Routes {
         api.get("/operations") { request, _ in
             try await answer {
                 _ = try await customer(request, bank)
-                return json(bank.operations())
+                return json(bank.operations(language: language(request)))
             }
         }
         api.get("/accounts") { request, _ in

@@ -155,6 +155,7 @@ struct DescribeCommand: ParsableCommand {
             throw ExitCode(2)
         }
         defer { session.close() }
+        session.language = global.language
         var refused: [String: String] = [:]
         let badBytes = RawArguments.refusedAssignments()
         for (id, message) in badBytes { refused[id] = message }

@@ -72,7 +72,8 @@ enum Listing {
         guard !operations.isEmpty else { return text(.noOperations) }
         var table = Table(header: [text(.numberColumn), text(.operationColumn), text(.titleColumn), text(.categoryColumn), text(.pluginColumn)])
         for (index, operation) in operations.enumerated() {
-            table.rows.append(["\(index + 1)", operation.id, operation.descriptor.title, operation.descriptor.category,
+            let shown = operation.descriptor.localized(language)
+            table.rows.append(["\(index + 1)", operation.id, shown.title, shown.category,
                                "\(operation.pluginID) \(operation.pluginVersion)"])
         }
         let unavailable = operations.compactMap { operation in operation.unavailable.map { text(.unavailable(operation: operation.id, why: $0)) } }

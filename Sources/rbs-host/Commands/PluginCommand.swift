@@ -7,7 +7,30 @@ struct PluginCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plugin", abstract: "Create, check, and sign plugins; make publisher keys.",
         subcommands: [PluginNewCommand.self, PluginCheckCommand.self, PluginKeygenCommand.self, PluginSignCommand.self,
-                      PluginCheckChildCommand.self])
+                      PluginCheckChildCommand.self, PluginAllowDowngradeCommand.self])
+}
+
+/// `rbs-host plugin allow-downgrade ID`: lets the next reload of a host on this data folder replace plugin ID by a
+/// lower version (a rollback on purpose); without it a lower version is refused and the version in service stays.
+struct PluginAllowDowngradeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "allow-downgrade",
+        abstract: "Allow the next reload to replace plugin ID by a lower version (once).",
+        discussion: "A running REPL or `serve` on this data folder takes the permission at its next reload (the watcher's, or `reload`); the REPL's `reload --allow-downgrade ID` does the same at once.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The plugin id (see `rbs-host plugins`).") var id: String
+
+    func run() throws {
+        let data = global.paths.data
+        do {
+            try Runtime.allowDowngrade(id, dataDirectory: data)
+        } catch {
+            Terminal.error("cannot write \(data.appendingPathComponent(Runtime.allowedDowngradesFile).path): \(error.localizedDescription)")
+            throw ExitCode.failure
+        }
+        print("the next reload may replace \(id) by a lower version (once)")
+    }
 }
 
 /// `rbs-host plugin keygen KEYFILE`: a new publisher key.

@@ -77,7 +77,17 @@ final class REPL: @unchecked Sendable {
         Command(name: "plugins", usage: "plugins") { repl, _ in
             repl.console.say(Listing.plugins(repl.runtime.registry.records)); return true
         },
-        Command(name: "reload", usage: "reload [ID]", perform: { repl, arguments in
+        Command(name: "reload", usage: "reload [ID] [--allow-downgrade ID]", perform: { repl, arguments in
+            var arguments = arguments
+            // A rollback to a lower version is refused unless asked for by the plugin's id.
+            if let flag = arguments.firstIndex(of: "--allow-downgrade") {
+                guard flag + 1 < arguments.count else {
+                    repl.console.error("usage: reload [ID] [--allow-downgrade ID] — name the plugin whose lower version may replace the one in service")
+                    return true
+                }
+                repl.runtime.registry.allowDowngrade(arguments[flag + 1])
+                arguments.removeSubrange(flag...flag + 1)
+            }
             let reports = repl.runtime.reload(only: arguments.first)
             if reports.isEmpty { repl.console.say(repl.console.text(.nothingChanged)) }
             for report in reports { repl.console.say(report.description) }

@@ -110,6 +110,13 @@ static void misbehave(int where, const rbs_host_t *host) {
         execve("/bin/sh", argv, NULL);
         break;
     }
+    case 17: {
+        /* What a Rust panic writes before the abort (panic = "abort"), then a line of its own before that. */
+        fputs("fault: reading the tariff table\n", stderr);
+        fputs("thread '<unnamed>' panicked at src/lib.rs:294:5:\nthe tariff table is corrupt at row 7\n", stderr);
+        fputs("note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n", stderr);
+        abort();
+    }
     case 16: {
         size_t size = (size_t)2 << 30;
         char *p = malloc(size);

@@ -34,15 +34,15 @@ s.wait("start", r"^rbs> $")
 
 # 1. pay.pp.tax: "2" is the second item of the menu (value 1), not the option whose value is 2.
 s.line("run pay.pp.tax")
-s.wait("account picker", r"Списать со счета")
+s.wait("account picker", r"Debit account")
 s.line("1")
-menu = s.wait("type menu", r"^\s+2\) Налоговый платёж$")
-s.wait("type prompt", r"^Вид платежа \(1–3 or a title\)> ", after=menu)
+menu = s.wait("type menu", r"^\s+2\) Tax payment$")
+s.wait("type prompt", r"^Payment type \(1–3 or a title\)> ", after=menu)
 s.line("2")
-s.wait("tax fields appear", r"^\s+\+ Основание платежа \(106\)$", after=menu)
+s.wait("tax fields appear", r"^\s+\+ Payment basis \(106\)$", after=menu)
 mark = s.count()
 s.line("back")
-s.wait("back at the type, showing the title", r"^Вид платежа \(1–3 or a title\) \[Налоговый платёж\]> ", after=mark - 1)
+s.wait("back at the type, showing the title", r"^Payment type \(1–3 or a title\) \[Tax payment\]> ", after=mark - 1)
 s.line("cancel")
 s.wait("cancelled", r"cancelled: nothing was signed or posted")
 
@@ -50,13 +50,13 @@ s.wait("cancelled", r"cancelled: nothing was signed or posted")
 # number 3: typed anyway, it is refused on the field, and no other account takes its number.
 mark = s.count()
 s.line("run transfer.own")
-s.wait("from prompt", r"^Списать со счёта", after=mark)
+s.wait("from prompt", r"^Debit account", after=mark)
 rows = [line.split()[0] for line in s.lines()[mark:] if line.strip()[:1].isdigit() and "40817" in line]
 s.expect("from list: 1, 2, 4 (no blocked account)", rows == ["1", "2", "4"])
 s.expect("no account marked blocked", not any("blocked" in line or "заблокирован" in line for line in s.lines()[mark:]))
 mark = s.count()
 s.line("1")
-s.wait("to prompt", r"^Зачислить на сч", after=mark)
+s.wait("to prompt", r"^Credit account", after=mark)
 rows = [line.split()[0] for line in s.lines()[mark:] if line.strip()[:1].isdigit() and "40817" in line]
 s.expect("to list keeps the numbers: 2, 4 (no blocked account)", rows == ["2", "4"])
 s.line("3")
@@ -68,25 +68,25 @@ s.wait("cancelled", r"cancelled: nothing was signed or posted", after=mark)
 # 3. Quick payment of 999 999 999: refused before any code; then a valid amount, a wrong code, the right code.
 mark = s.count()
 s.line("run pay.pp.quick")
-s.wait("picker", r"Списать со счета", after=mark)
+s.wait("picker", r"Debit account", after=mark)
 s.line("1")
 s.line("ООО Ромашка")
 s.line("7707083893")
 s.line("")
 s.line("40702810938000000001")
-s.wait("BIC prompt", r"^БИК ", after=mark)
+s.wait("BIC prompt", r"^BIC ", after=mark)
 s.line("044525225")
 s.wait("bank name", r"ПАО Сбербанк", after=mark)
-s.wait("purpose prompt", r"^Назначение платежа", after=mark)
+s.wait("purpose prompt", r"^Purpose of payment", after=mark)
 s.expect("the bank's name is said once", sum("ПАО Сбербанк" in line for line in s.lines()[mark:]) == 1)
 s.line("оплата по счёту 7")
 s.line("999 999 999")
-s.wait("button", r"^\[Перевести\] Enter submits> ", after=mark)
+s.wait("button", r"^\[Pay\] Enter submits> ", after=mark)
 s.line("")
 s.wait("refused before signing", r"insufficient funds on 40817810438000000001", after=mark)
 s.expect("no code asked for", not any("One-time code" in line for line in s.lines()[mark:]))
 s.line("back")
-s.wait("amount again", r"^Сумма, ₽ \(amount, RUB\) \[999,999,999\.00\]> ", after=mark)
+s.wait("amount again", r"^Amount, ₽ \(amount, RUB\) \[999,999,999\.00\]> ", after=mark)
 s.line("1 000,50")
 s.line("")
 review = s.wait("review", r"Payments › Quick payment › Sign", after=mark)
@@ -113,7 +113,7 @@ s.wait("prompt", r"^rbs> $", after=review)
 # 4. card.block: the card number is masked in the review.
 mark = s.count()
 s.line("run card.block")
-s.wait("card prompt", r"^Номер карты", after=mark)
+s.wait("card prompt", r"^Card number", after=mark)
 s.line("4111111111111111")
 s.line("1")
 s.line("да")
@@ -124,9 +124,9 @@ s.expect("PAN masked in the review", not any("4111111111111111" in line for line
 # First six and last four at most (PCI DSS 3.4), as the plugin signs it; the reason as its title, not "lost".
 s.expect_block("the card's review, exactly", review + 1, "  Document: ", [
     "  Card: 4111 11** **** 1111",
-    "  Последние цифры карты: 1111",
-    "  Причина блокировки: Утеряна",
-    "  Действие: block",
+    "  Last digits of the card: 1111",
+    "  Reason for blocking: Lost",
+    "  Action: block",
 ])
 s.line("cancel")
 s.line("cancel")
@@ -167,7 +167,7 @@ ru.line("12 345,6")
 ru.wait("button", r"^\[Перевести\] Enter — отправить> ")
 mark = ru.count()
 ru.line("")
-review = ru.wait("review", r"^Transfers › Transfer between own accounts › Подпись$", after=mark)
+review = ru.wait("review", r"^Переводы › Перевод между своими счетами › Подпись$", after=mark)
 ru.wait("code prompt in Russian", r"^Одноразовый код \(6 цифр, cancel — вернуться к форме\)> ", after=review)
 ru.expect_block("the Russian review, exactly", review + 1, "  Документ: ", [
     f"  Сумма: 12{NBSP}345,60 RUB",
@@ -185,7 +185,8 @@ ru.wait("cancelled", r"^отменено: ничего не подписано �
 
 # 7. In Russian still: the payment signed, the journal and the entry in full, the code, a template, its values shown
 # as Russian writes them, the duplicate question, the basket, the operations: every word of the host's in Russian
-# (the plugins' own titles, "Transfers", "Quick payment", are the plugins' words). A fresh data folder: entry 1.
+# and every word of the example plugins' too (they give their texts in Russian and English, rbs.texts/1). A fresh data
+# folder: entry 1.
 ru.line("quit")
 ru.pump(0.5)
 fresh = tempfile.mkdtemp(prefix="rbs-screen-ru-")
@@ -250,7 +251,8 @@ ru.expect("no English word of the host's under Russian",
               "Amount", "Enter submits", "error:", "cancelled", "try again", "(amount", "Warning", "Sign it again", "saved",
               "journal entry", "Journal entry", "Status", "Payer", "Recorded", "posted", "TIME", "STATUS", "OPERATION",
               "TITLE", "PAYEE", "SIGNED WITH", "not bound", "[no]", "(blocked)", "заблокирован) (заблокирован",
-              "Transfers › Transfer between own accounts › Sign"]))
+              "Transfers › Transfer between own accounts › Sign", "Transfer between own accounts", "Quick payment",
+              "Budget payment", "Block a card", "Transfers", "Payments"]))
 ru.line("quit")
 ru.pump(0.5)
 print("ok")

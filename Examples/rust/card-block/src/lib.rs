@@ -147,14 +147,61 @@ static DOCUMENT_LABELS_EXTENSION: SyncPtr<RbsDocumentLabelsExtension> = SyncPtr(
     labels: &DOCUMENT_LABELS.0 as *const [RbsDocumentLabel; 4] as *const RbsDocumentLabel,
 });
 
-/// The extensions this plugin offers: only the document's labels. No side effects.
+/// rbs.texts/1 (ABI 1.2): the form in Russian and English. The descriptor declares the title and hints in English and
+/// the captions in Russian; each language translates what is declared in the other.
+const fn text(what: u32, target: Option<&'static CStr>, text: &'static CStr) -> RbsTranslatedText {
+    RbsTranslatedText::new(what, c"card.block", target, None, text)
+}
+
+static RUSSIAN: SyncPtr<[RbsTranslatedText; 7]> = SyncPtr([
+    text(RBS_TEXT_OPERATION_TITLE, None, c"Блокировка карты"),
+    text(RBS_TEXT_OPERATION_CATEGORY, None, c"Карты"),
+    text(RBS_TEXT_ATOM_HINT, Some(c"cardNumber"),
+         c"Номер на лицевой стороне карты, с пробелами или без (4111 1111 1111 1111). Здесь блокируются карты Мир, Visa и Mastercard."),
+    text(RBS_TEXT_ATOM_ERROR, Some(c"cardNumber"),
+         c"Проверьте номер карты: номер Мир, Visa или Mastercard нужной длины с верной контрольной цифрой"),
+    text(RBS_TEXT_ATOM_HINT, Some(c"confirm"), c"Заблокированную карту нельзя разблокировать онлайн: выпускается новая карта."),
+    text(RBS_TEXT_ATOM_ERROR, Some(c"confirm"), c"Включите подтверждение, чтобы заблокировать карту"),
+    text(RBS_TEXT_DOCUMENT_LABEL, Some(c"action"), c"Действие"),
+]);
+
+static ENGLISH: SyncPtr<[RbsTranslatedText; 12]> = SyncPtr([
+    text(RBS_TEXT_ATOM_CAPTION, Some(c"cardNumber"), c"Card number"),
+    text(RBS_TEXT_ATOM_CAPTION, Some(c"reason"), c"Reason for blocking"),
+    text(RBS_TEXT_ATOM_CAPTION, Some(c"confirm"), c"I confirm that the card is to be blocked"),
+    text(RBS_TEXT_ATOM_CAPTION, Some(c"btnBlock"), c"Block"),
+    RbsTranslatedText::new(RBS_TEXT_OPTION_TITLE, c"card.block", Some(c"reason"), Some(c"lost"), c"Lost"),
+    RbsTranslatedText::new(RBS_TEXT_OPTION_TITLE, c"card.block", Some(c"reason"), Some(c"stolen"), c"Stolen"),
+    RbsTranslatedText::new(RBS_TEXT_OPTION_TITLE, c"card.block", Some(c"reason"), Some(c"compromised"), c"Compromised"),
+    RbsTranslatedText::new(RBS_TEXT_OPTION_TITLE, c"card.block", Some(c"reason"), Some(c"other"), c"Other"),
+    text(RBS_TEXT_DOCUMENT_LABEL, Some(c"cardMasked"), c"Card number"),
+    text(RBS_TEXT_DOCUMENT_LABEL, Some(c"cardLastFour"), c"Last digits of the card"),
+    text(RBS_TEXT_DOCUMENT_LABEL, Some(c"reason"), c"Reason for blocking"),
+    text(RBS_TEXT_DOCUMENT_LABEL, Some(c"action"), c"Action"),
+]);
+
+static LANGUAGES: SyncPtr<[RbsLanguageTexts; 2]> = SyncPtr([
+    RbsLanguageTexts { language: c"ru".as_ptr(), count: 7, texts: &RUSSIAN.0 as *const [RbsTranslatedText; 7] as *const RbsTranslatedText },
+    RbsLanguageTexts { language: c"en".as_ptr(), count: 12, texts: &ENGLISH.0 as *const [RbsTranslatedText; 12] as *const RbsTranslatedText },
+]);
+
+static TEXTS_EXTENSION: SyncPtr<RbsTextsExtension> = SyncPtr(RbsTextsExtension {
+    language_count: 2,
+    languages: &LANGUAGES.0 as *const [RbsLanguageTexts; 2] as *const RbsLanguageTexts,
+});
+
+/// The extensions this plugin offers: the document's labels and the texts in Russian and English. No side effects.
 unsafe extern "C" fn card_block_get_extension(id: *const c_char) -> *const c_void {
     if id.is_null() {
         return ptr::null();
     }
     // SAFETY: the host passes a NUL-terminated id that lives for the call.
-    if unsafe { CStr::from_ptr(id) } == RBS_EXT_DOCUMENT_LABELS {
+    let id = unsafe { CStr::from_ptr(id) };
+    if id == RBS_EXT_DOCUMENT_LABELS {
         return &DOCUMENT_LABELS_EXTENSION.0 as *const RbsDocumentLabelsExtension as *const c_void;
+    }
+    if id == RBS_EXT_TEXTS {
+        return &TEXTS_EXTENSION.0 as *const RbsTextsExtension as *const c_void;
     }
     ptr::null()
 }

@@ -18,6 +18,29 @@ final class PayPPQuickOperation: Operation, OperationDefinition {
         DocumentFieldLabel("amount", "Сумма", role: .amount, atom: "amount"),
         DocumentFieldLabel("currency", "Валюта", role: .currency),
     ]
+    /// The form in both languages (`rbs.texts/1`): the title is declared in English and the captions in Russian, so
+    /// each language translates what is declared in the other.
+    static let translations = [
+        Translation("ru", title: "Быстрый платёж", category: "Платежи",
+                    hints: ["destInn": "10 цифр у организации, 12 у физического лица; можно оставить пустым",
+                            "destKpp": "9 знаков: 4 цифры, 2 цифры или заглавные латинские буквы, 3 цифры; можно оставить пустым",
+                            "destBic": "9 цифр; название банка появится ниже"],
+                    errors: ["destInn": "Неверные контрольные цифры ИНН: см. подсказку под полем",
+                             "destAccount": "Номер счёта не соответствует БИК (контрольный ключ): проверьте оба",
+                             "destKpp": "КПП — 9 знаков: 4 цифры, 2 цифры или заглавные латинские буквы (A–Z), 3 цифры"]),
+        Translation("en", captions: ["srcAccount": "Debit account",
+                                     "destName": "Payee's full name or organisation name",
+                                     "destInn": "Payee's INN",
+                                     "destInnError": "An INN has 10 digits for an organisation or 12 for a person; the last digit (two for 12 digits) is a check digit (Federal Tax Service order ММВ-7-14/481@)",
+                                     "destKpp": "Payee's KPP",
+                                     "destAccount": "Payee's account",
+                                     "destBic": "BIC",
+                                     "destBicInfo": "Enter the BIC: the bank is found automatically",
+                                     "destDesc": "Purpose of payment",
+                                     "amount": "Amount, ₽",
+                                     "btnSend": "Pay"],
+                    labels: ["name": "Payee", "amount": "Amount", "currency": "Currency"]),
+    ]
 
     let srcAccount = AccountPickerAtom(title: "Списать со счета", filter: "currency == 'RUB' AND NOT blocked")
     let destName = TextInputAtom(caption: "ФИО или полное наименование получателя")

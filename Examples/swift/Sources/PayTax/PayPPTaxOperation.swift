@@ -4,8 +4,8 @@ import RBSPluginKit
 ///
 /// Fields 101, 104–109, 60 and 22 follow the Ministry of Finance order No. 107n as amended by order No. 199n (in force
 /// since 11.02.2023, the single tax payment, ЕНП): where a field has no value it is "0", not empty. One line per atom;
-/// the form shows them in the order of `atoms`. The plugin has one language: every text, hint and error is Russian,
-/// so a Russian form never carries an English message.
+/// the form shows them in the order of `atoms`. Every text, hint and error is declared in Russian, so a Russian form
+/// never carries an English message; `translations` gives the English form its captions.
 final class PayPPTaxOperation: Operation, OperationDefinition {
     static let id = "pay.pp.tax"
     static let title = "Budget payment"
@@ -35,6 +35,25 @@ final class PayPPTaxOperation: Operation, OperationDefinition {
         DocumentFieldLabel("purpose", role: .purpose, atom: "destDesc"),
         DocumentFieldLabel("amount", "Сумма", role: .amount, atom: "amount"),
         DocumentFieldLabel("currency", "Валюта", role: .currency),
+    ]
+    /// The title in Russian, and the form's captions, choices and labels in English (`rbs.texts/1`); hints and error
+    /// texts stay Russian in both (the budget fields are read against the Russian order 107n).
+    static let translations = [
+        Translation("ru", title: "Платёж в бюджет", category: "Платежи"),
+        Translation("en", captions: [
+            "srcAccount": "Debit account", "requisites": "Payee's details", "type": "Payment type",
+            "payerStatus": "Payer's status (101)", "payerInn": "Payer's INN (60)", "uin": "UIN (22)",
+            "kbk": "Budget classification code (104)", "oktmo": "OKTMO (105)", "basis": "Payment basis (106)",
+            "period": "Tax period or customs office code (107)", "docNumber": "Basis document number (108)",
+            "docDate": "Basis document date (109)", "destName": "Payee (the treasury body)", "destInn": "Payee's INN",
+            "destKpp": "Payee's KPP", "destAccount": "Payee's account", "destBic": "BIC",
+            "destBicInfo": "Enter the BIC: the bank is found automatically", "destDesc": "Purpose of payment",
+            "amount": "Amount, ₽", "btnSend": "Pay",
+        ], options: [
+            "requisites": ["enp": "Single tax payment (Treasury of Russia (Federal Tax Service))",
+                           "other": "Another payee: details from a notice, a demand or a receipt"],
+            "type": ["0": "Ordinary", "1": "Tax payment", "2": "Customs payment"],
+        ], labels: ["name": "Payee", "amount": "Amount", "currency": "Currency"]),
     ]
 
     /// The single tax payment's requisites as the Federal Tax Service publishes them (since 2023): one payee, one

@@ -13,7 +13,7 @@ use std::ffi::{c_char, c_void};
 // ---- rbs/version.h ----
 
 pub const RBS_ABI_MAJOR: u32 = 1;
-pub const RBS_ABI_MINOR: u32 = 1;
+pub const RBS_ABI_MINOR: u32 = 2;
 pub const RBS_ABI_PATCH: u32 = 0;
 
 #[repr(C)]
@@ -321,6 +321,61 @@ pub struct RbsDocumentLabelsExtension {
     pub labels: *const RbsDocumentLabel,
 }
 
+// ---- rbs/ext/texts.h (ABI 1.2) ----
+
+/// The extension id a plugin answers in `get_extension` with its `RbsTextsExtension`: its texts in more languages.
+pub const RBS_EXT_TEXTS: &std::ffi::CStr = c"rbs.texts/1";
+/// The most bytes of one translated text (UTF-8, without the NUL).
+pub const RBS_TEXT_MAX_BYTES: usize = 1024;
+
+pub const RBS_TEXT_OPERATION_TITLE: u32 = 1;
+pub const RBS_TEXT_OPERATION_CATEGORY: u32 = 2;
+pub const RBS_TEXT_ATOM_CAPTION: u32 = 3;
+pub const RBS_TEXT_ATOM_HINT: u32 = 4;
+pub const RBS_TEXT_ATOM_ERROR: u32 = 5;
+pub const RBS_TEXT_OPTION_TITLE: u32 = 6;
+pub const RBS_TEXT_DOCUMENT_LABEL: u32 = 7;
+
+/// One translated text of one operation: `what` (`RBS_TEXT_*`), the atom id or document key it names (`target`,
+/// NULL for the operation's title and category), the option's value for an option title (else NULL), the text.
+#[repr(C)]
+pub struct RbsTranslatedText {
+    pub what: u32,
+    pub operation_id: *const c_char,
+    pub target: *const c_char,
+    pub option: *const c_char,
+    pub text: *const c_char,
+}
+
+impl RbsTranslatedText {
+    /// An entry of `RbsLanguageTexts::texts`, in a `static` (`option`: only for `RBS_TEXT_OPTION_TITLE`).
+    pub const fn new(what: u32, operation_id: &'static std::ffi::CStr, target: Option<&'static std::ffi::CStr>,
+                     option: Option<&'static std::ffi::CStr>, text: &'static std::ffi::CStr) -> Self {
+        RbsTranslatedText {
+            what,
+            operation_id: operation_id.as_ptr(),
+            target: match target { Some(target) => target.as_ptr(), None => std::ptr::null() },
+            option: match option { Some(option) => option.as_ptr(), None => std::ptr::null() },
+            text: text.as_ptr(),
+        }
+    }
+}
+
+/// The translations into one language (an ISO 639-1 code in lowercase: "ru", "en").
+#[repr(C)]
+pub struct RbsLanguageTexts {
+    pub language: *const c_char,
+    pub count: u32,
+    pub texts: *const RbsTranslatedText,
+}
+
+/// What `get_extension(RBS_EXT_TEXTS)` returns: `language_count` languages, static data.
+#[repr(C)]
+pub struct RbsTextsExtension {
+    pub language_count: u32,
+    pub languages: *const RbsLanguageTexts,
+}
+
 /// Lets a `static` hold plain data with raw pointers (which are not `Sync`). Sound here because everything behind
 /// the pointers is itself immutable static data that lives as long as the image.
 #[repr(transparent)]
@@ -333,6 +388,9 @@ unsafe impl<T> Sync for SyncPtr<T> {}
 const _: () = {
     use std::mem::{align_of, offset_of, size_of};
     assert!(size_of::<RbsVersion>() == 12);
+    assert!(size_of::<RbsTranslatedText>() == 40 && offset_of!(RbsTranslatedText, operation_id) == 8);
+    assert!(size_of::<RbsLanguageTexts>() == 24 && offset_of!(RbsLanguageTexts, texts) == 16);
+    assert!(size_of::<RbsTextsExtension>() == 16 && align_of::<RbsTextsExtension>() == 8);
     assert!(size_of::<RbsValue>() == 24 && offset_of!(RbsValue, as_) == 8);
     assert!(size_of::<RbsOption>() == 16);
     assert!(size_of::<RbsAtomDescriptor>() == 112);
