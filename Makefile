@@ -82,12 +82,19 @@ rust-plugins:
 # SWIFT_BACKTRACE=enable=no: a child the tests crash on purpose (the scan corpus) is not held open by Swift's
 # backtracer, which on a loaded machine can hang for many minutes with the child's pipes (as plugin check's children).
 # The suites' own prerequisites (Scripts/test-prerequisites.sh: a browser, poppler, qrencode, Python modules) install
-# in the background while Swift compiles; the suites start once both are done, and not at all if either failed.
+# in the background while Swift compiles, and the example plugins (their own packages) build beside the host and its
+# tests (the host's build leaves cores idle while it plans and links); the plugins are signed once the host is built.
+# The suites start once all is done, and not at all if anything failed.
 test: build-prerequisites
 	@Scripts/test-prerequisites.sh > .build-test-prerequisites.log 2>&1 & installing=$$!; \
-		$(MAKE) --no-print-directory plugins && $(SWIFT) build --build-tests; built=$$?; \
+		$(MAKE) --no-print-directory c-plugins swift-plugins rust-plugins > .build-example-plugins.log 2>&1 & examples=$$!; \
+		$(SWIFT) build --build-tests; built=$$?; \
+		wait $$examples; examples=$$?; cat .build-example-plugins.log; \
+		[ $$examples -ne 0 ] || [ $$built -ne 0 ] || $(MAKE) --no-print-directory sign-plugins; signed=$$?; \
 		wait $$installing; installed=$$?; cat .build-test-prerequisites.log; \
 		[ $$built -eq 0 ] || exit $$built; \
+		[ $$examples -eq 0 ] || { echo "make test: the example plugins did not build (above)"; exit 1; }; \
+		[ $$signed -eq 0 ] || exit $$signed; \
 		[ $$installed -eq 0 ] || { echo "make test: the test prerequisites are missing (above)"; exit 1; }
 	Tests/Postgres/cluster.sh run $(MAKE) --no-print-directory test-suites
 
