@@ -47,6 +47,11 @@ extension HostMessage {
         case .notSignersAccount:
             return "счёт списания \(fact("account")) принадлежит другому лицу, и поручения списывать с него у подписанта нет"
         case .declined: return "второй подписант \(fact("user")) отклонил документ: \(fact("reason"))"
+        case .unknownCard: return "карта \(fact("card")) банком не выпускалась"
+        case .notSignersCard: return "карта \(fact("card")) принадлежит другому клиенту: заблокировать или разблокировать её может только её владелец"
+        case .cardAlreadyBlocked: return "карта \(fact("card")) уже заблокирована"
+        case .cardNotBlocked: return "карта \(fact("card")) не заблокирована: разблокировать нечего"
+        case .unknownCardAction: return "действие с картой должно быть «block» или «unblock», а не «\(fact("action"))»"
         case .invisibleCharacter:
             return "поле «\(fact("field"))» содержит невидимый символ \(fact("character")) (\(fact("name"))) в позиции \(fact("position")): "
                 + "он может показать текст не таким, каким он будет подписан"
