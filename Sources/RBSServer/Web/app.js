@@ -178,8 +178,8 @@ $("logout").addEventListener("click", async () => {
 // MARK: - Screens, each with its own address: #/ · #/run/ID · #/run/ID/field/ATOM · #/run/ID/review · #/run/ID/receipt
 
 function parseRoute() {
-  // The places of the bank: #/history?q=…, #/history/N (one entry), #/statement?account=…, #/templates.
-  const place = /^#\/(history|statement|templates)(?:\/(\d+))?(?:\?(.*))?$/.exec(location.hash);
+  // The places of the bank: #/history?q=…, #/history/N (one entry), #/statement?account=…, #/templates, #/cards.
+  const place = /^#\/(history|statement|templates|cards)(?:\/(\d+))?(?:\?(.*))?$/.exec(location.hash);
   if (place) {
     const screen = place[1] === "history" && place[2] ? "entry" : place[1];
     return { screen, entry: place[2] ? Number(place[2]) : null, query: new URLSearchParams(place[3] || "") };
@@ -194,7 +194,7 @@ function parseRoute() {
 function go(hash) { if (location.hash !== hash) history.pushState(null, "", hash); return route(); }
 function redirect(hash) { history.replaceState(null, "", hash); route(); }
 
-const SCREENS = ["home", "run", "review", "receipt", "history", "entry", "statement", "templates"];
+const SCREENS = ["home", "run", "review", "receipt", "history", "entry", "statement", "templates", "cards"];
 
 function showScreen(id) {
   for (const screen of SCREENS) $(screen).hidden = screen !== id;
@@ -225,6 +225,7 @@ async function routeNow() {
     if (where.screen === "entry") return await showEntry(where.entry);
     if (where.screen === "statement") return await showStatement(where.query);
     if (where.screen === "templates") return await showTemplates();
+    if (where.screen === "cards") return await showCards();
     if (where.screen === "receipt") return await showReceiptScreen(where.run);
     const run = await loadRun(where.run);
     if (!run) return;
@@ -605,6 +606,49 @@ function templateItem(template) {
     element("p", { className: "template-name", text: name, "data-source": "value" }),
     element("p", { className: "template-operation" }, ...withPluginText(t("templateOf", { title: "\u0000", count: template.values.length }), template.title)),
     element("div", { className: "actions" }, run, rename, remove), renameForm, error);
+}
+
+// MARK: - Cards: the customer's own, with their states (the core decides whose card may be blocked)
+
+async function showCards() {
+  showScreen("cards");
+  $("cards-error").textContent = "";
+  let list = [];
+  try { list = await api("GET", "/cards"); } catch (error) { $("cards-error").textContent = error.message; }
+  $("cards-empty").hidden = list.length > 0;
+  $("cards-list").replaceChildren(...list.map(cardItem));
+  if (!$("main").contains(document.activeElement) || document.activeElement.offsetParent === null) $("cards-title").focus();
+}
+
+const CARD_REASONS = { lost: "cardReasonLost", stolen: "cardReasonStolen", compromised: "cardReasonCompromised", other: "cardReasonOther" };
+
+/// One card: its masked number, its account and state, and the one action its state allows — a run of card.block or
+/// card.unblock with the card filled in, checked and signed on the usual screens.
+function cardItem(card) {
+  const blocked = card.state === "blocked";
+  const error = element("p", { className: "error", role: "alert" });
+  const reason = card.blockReason ? t(CARD_REASONS[card.blockReason] || "cardReasonOther") : t("cardReasonOther");
+  const state = blocked
+    ? (card.changedAtMilliseconds ? t("cardBlockedWhy", { time: format.time(new Date(card.changedAtMilliseconds).toISOString()), reason }) : t("cardBlocked"))
+    : t("cardActive");
+  const action = element("button", { type: "button", className: blocked ? "secondary" : "", "data-card-action": card.masked },
+    element("span", { text: t(blocked ? "unblockCard" : "blockCard") }),
+    element("span", { className: "visually-hidden", text: " " + card.masked, "data-source": "value" }));
+  action.addEventListener("click", async () => {
+    error.textContent = "";
+    try {
+      const run = await api("POST", "/runs", { operation: blocked ? "card.unblock" : "card.block" });
+      await api("PUT", "/runs/" + run.id + "/atoms/cardNumber", { value: card.masked });
+      openedRun(await api("GET", "/runs/" + run.id));
+    } catch (problem) {
+      error.textContent = problem.message;
+    }
+  });
+  return element("li", { "data-card": card.masked, "data-state": card.state },
+    element("p", { className: "template-name card-number", text: card.masked, "data-source": "value" }),
+    element("p", { className: "template-operation" }, element("span", { text: t("cardOn", { account: card.account }) })),
+    element("p", { className: blocked ? "card-state blocked" : "card-state", text: state }),
+    element("div", { className: "actions" }, action), error);
 }
 
 // MARK: - A run: the form
