@@ -126,6 +126,13 @@ public enum FormInput {
         return amount
     }
 
+    /// A day as a person types it, `ДД.ММ.ГГГГ` or `YYYY-MM-DD` (the date atoms' reading): its year, month and day
+    /// (whether that day exists is the caller's to check), or nil.
+    public static func day(_ text: String) -> (year: Int, month: Int, day: Int)? {
+        guard case .date(let year, let month, let day)? = date(text) else { return nil }
+        return (year, month, day)
+    }
+
     /// `ДД.ММ.ГГГГ` or `YYYY-MM-DD` → a date value (whether the day exists is checked by the form).
     static func date(_ text: String) -> AtomValue? {
         let digits = { (part: Substring, count: Int) in part.count == count && part.allSatisfy { $0.isASCII && $0.isNumber } }

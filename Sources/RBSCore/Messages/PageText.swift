@@ -32,7 +32,7 @@ public enum PageText: String, CaseIterable, Sendable {
     case passkeyDone, passkeyNotSigned, passkeyNotCreated, passkeyCode, passkeyCodeFirst
     // History (search and one entry's details) and the statement of an account.
     case searchLabel, searchHint, search, periodFrom, periodTo, allAccounts, anyStatus, purpose, details, found, noneFound
-    case entryNumber, repeatPayment, backToHistory, valueDropped
+    case entryNumber, repeatPayment, backToHistory, valueDropped, searchFilters, dateFormat, dateFormatHint
     case statement, statementShow, statementOf, statementPostings, period, sinceOpening, untilNow, openingBalance
     case closingBalance, totalDebit, totalCredit, counterparty, noPostings, downloadPdf, downloadReceipt
     // Templates: the customer's own.
@@ -240,6 +240,10 @@ public enum PageText: String, CaseIterable, Sendable {
         case .templateRenamed: language.pick("Template {name} is now {newName}.", "Шаблон {name} переименован в {newName}.")
         case .templateDeleted: language.pick("Template {name} deleted.", "Шаблон {name} удалён.")
 
+        case .searchFilters: language.pick("Search and filters", "Поиск и фильтры")
+        case .dateFormat: language.pick("DD.MM.YYYY", "ДД.ММ.ГГГГ")
+        case .dateFormatHint: language.pick("Days as DD.MM.YYYY (25.11.2026); both days are included.",
+                                            "Даты — ДД.ММ.ГГГГ (25.11.2026); оба дня включаются.")
         case .cards: language.pick("Cards", "Карты")
         case .cardsIntro: language.pick("Your cards and their states. Blocking or unblocking a card is a document you check and sign as usual.",
                                         "Ваши карты и их состояние. Блокировка и разблокировка карты — документ: проверьте и подпишите его как обычно.")

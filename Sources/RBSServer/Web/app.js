@@ -62,6 +62,7 @@ async function loadWords(lang) {
   document.documentElement.lang = state.lang;
   document.title = t("pageTitle");
   for (const node of document.querySelectorAll("[data-text]")) node.textContent = t(node.dataset.text);
+  for (const node of document.querySelectorAll("[data-placeholder]")) node.placeholder = t(node.dataset.placeholder);
   const other = $("lang-switch");
   other.textContent = t("otherLanguageName");
   other.lang = t("otherLanguage");
@@ -274,6 +275,15 @@ document.addEventListener("keydown", (event) => {
   if (event.key === "Escape" && $("ops-nav").classList.contains("open")) { closeMenu(); $("menu-toggle").focus(); }
 });
 
+// The place already on screen chosen again from the menu: no hashchange comes, so the menu is closed and the place
+// shown afresh here (else the open menu would stay over it on a phone).
+$("ops-nav").addEventListener("click", (event) => {
+  const link = event.target.closest("a[data-place]");
+  if (!link || link.getAttribute("href") !== location.hash) return;
+  event.preventDefault();
+  route();
+});
+
 async function showHome() {
   showScreen("home");
   showBasket();
@@ -325,23 +335,20 @@ async function loadJournal() {
 
 // MARK: - History: the customer's journal searched by the server (payee, purpose, amount; account, period, outcome)
 
-/// A day typed in a date field (YYYY-MM-DD) as the instant its midnight is in the person's own time zone; `next`:
-/// the midnight after it (the day is included).
-function midnight(day, next) {
-  const [year, month, date] = day.split("-").map(Number);
-  return new Date(year, month - 1, date + (next ? 1 : 0)).toISOString();
-}
-
 /// `?key=value&…` for the API, each part percent-encoded (a space as %20: the server reads "+" as itself).
 function apiQuery(params) {
   const parts = [...params.entries()].map(([key, value]) => encodeURIComponent(key) + "=" + encodeURIComponent(value));
   return parts.length ? "?" + parts.join("&") : "";
 }
 
-/// The server's query for a period of days typed by the person.
+/// The server's query for a period of days as the person typed them (ДД.ММ.ГГГГ, or YYYY-MM-DD): the core's date
+/// parser reads them on the server, each a whole day in the person's own time zone (`tz`).
 function periodQuery(query, from, to) {
-  if (from) query.set("from", midnight(from, false));
-  if (to) query.set("to", midnight(to, true));
+  if (from) query.set("from", from);
+  if (to) query.set("to", to);
+  if (from || to) {
+    try { query.set("tz", Intl.DateTimeFormat().resolvedOptions().timeZone || ""); } catch (e) { /* the server's UTC days */ }
+  }
   return query;
 }
 
@@ -356,6 +363,8 @@ async function fillAccounts(select, first, chosen) {
 
 async function showHistory(query) {
   showScreen("history");
+  // The search and filters take a phone's whole screen: folded there (the list first), open from 800 px.
+  $("history-filters").open = window.matchMedia("(min-width: 800px)").matches;
   $("history-error").textContent = "";
   $("history-q").value = query.get("q") || "";
   $("history-from").value = query.get("from") || "";
@@ -472,7 +481,12 @@ async function showStatement(query) {
   }
   const money = (value) => format.amount(value, statement.currency);
   $("statement-heading").textContent = t("statementOf", { account: statement.account, title: statement.title });
-  const day = (value) => value ? new Intl.DateTimeFormat(state.lang === "ru" ? "ru-RU" : "en-GB", { dateStyle: "medium" }).format(new Date(value + "T00:00")) : "";
+  // A day as typed (ДД.ММ.ГГГГ or YYYY-MM-DD; the server read it already) written as the language writes days.
+  const day = (value) => {
+    const dotted = /^(\d{2})\.(\d{2})\.(\d{4})$/.exec(value || "");
+    const date = new Date((dotted ? dotted[3] + "-" + dotted[2] + "-" + dotted[1] : value) + "T00:00");
+    return Number.isNaN(date.getTime()) ? value || "" : new Intl.DateTimeFormat(state.lang === "ru" ? "ru-RU" : "en-GB", { dateStyle: "medium" }).format(date);
+  };
   $("statement-totals").tBodies[0].replaceChildren(...[
     [t("period"), (query.get("from") ? day(query.get("from")) : t("sinceOpening")) + " – " + (query.get("to") ? day(query.get("to")) : t("untilNow")), ""],
     [t("openingBalance"), money(statement.opening), "num"],

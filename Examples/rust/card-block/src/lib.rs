@@ -146,57 +146,39 @@ static DESCRIPTOR: SyncPtr<RbsPluginDescriptor> = SyncPtr(RbsPluginDescriptor {
         as *const RbsOperationDescriptor,
 });
 
-/// rbs.document-labels/1 (ABI 1.1): the review shows the masked card as the card, the reason as its option's title.
+/// One document label of `operation`: the field `key`, its label (NULL: the atom's caption), role and atom.
+const fn label(
+    operation: &'static CStr,
+    key: &'static CStr,
+    label: Option<&'static CStr>,
+    role: u32,
+    atom: Option<&'static CStr>,
+) -> RbsDocumentLabel {
+    RbsDocumentLabel {
+        operation_id: operation.as_ptr(),
+        key: key.as_ptr(),
+        label: match label {
+            Some(text) => text.as_ptr(),
+            None => ptr::null(),
+        },
+        role,
+        atom_id: match atom {
+            Some(id) => id.as_ptr(),
+            None => ptr::null(),
+        },
+    }
+}
+
+/// rbs.document-labels/1 (ABI 1.1): the review shows the masked card as the card, the reason as its option's title
+/// ("Причина блокировки": the atom's caption), for a block and an unblock alike.
 static DOCUMENT_LABELS: SyncPtr<[RbsDocumentLabel; 7]> = SyncPtr([
-    RbsDocumentLabel {
-        operation_id: c"card.block".as_ptr(),
-        key: c"cardMasked".as_ptr(),
-        label: c"Номер карты".as_ptr(),
-        role: RBS_FIELD_ROLE_CARD_NUMBER,
-        atom_id: c"cardNumber".as_ptr(),
-    },
-    RbsDocumentLabel {
-        operation_id: c"card.block".as_ptr(),
-        key: c"cardLastFour".as_ptr(),
-        label: c"Последние цифры карты".as_ptr(),
-        role: RBS_FIELD_ROLE_OTHER,
-        atom_id: ptr::null(),
-    },
-    RbsDocumentLabel {
-        operation_id: c"card.block".as_ptr(),
-        key: c"reason".as_ptr(),
-        label: ptr::null(), // the atom's caption: "Причина блокировки"
-        role: RBS_FIELD_ROLE_OTHER,
-        atom_id: c"reason".as_ptr(),
-    },
-    RbsDocumentLabel {
-        operation_id: c"card.block".as_ptr(),
-        key: c"action".as_ptr(),
-        label: c"Действие".as_ptr(),
-        role: RBS_FIELD_ROLE_OTHER,
-        atom_id: ptr::null(),
-    },
-    RbsDocumentLabel {
-        operation_id: c"card.unblock".as_ptr(),
-        key: c"cardMasked".as_ptr(),
-        label: c"Номер карты".as_ptr(),
-        role: RBS_FIELD_ROLE_CARD_NUMBER,
-        atom_id: c"cardNumber".as_ptr(),
-    },
-    RbsDocumentLabel {
-        operation_id: c"card.unblock".as_ptr(),
-        key: c"cardLastFour".as_ptr(),
-        label: c"Последние цифры карты".as_ptr(),
-        role: RBS_FIELD_ROLE_OTHER,
-        atom_id: ptr::null(),
-    },
-    RbsDocumentLabel {
-        operation_id: c"card.unblock".as_ptr(),
-        key: c"action".as_ptr(),
-        label: c"Действие".as_ptr(),
-        role: RBS_FIELD_ROLE_OTHER,
-        atom_id: ptr::null(),
-    },
+    label(c"card.block", c"cardMasked", Some(c"Номер карты"), RBS_FIELD_ROLE_CARD_NUMBER, Some(c"cardNumber")),
+    label(c"card.block", c"cardLastFour", Some(c"Последние цифры карты"), RBS_FIELD_ROLE_OTHER, None),
+    label(c"card.block", c"reason", None, RBS_FIELD_ROLE_OTHER, Some(c"reason")),
+    label(c"card.block", c"action", Some(c"Действие"), RBS_FIELD_ROLE_OTHER, None),
+    label(c"card.unblock", c"cardMasked", Some(c"Номер карты"), RBS_FIELD_ROLE_CARD_NUMBER, Some(c"cardNumber")),
+    label(c"card.unblock", c"cardLastFour", Some(c"Последние цифры карты"), RBS_FIELD_ROLE_OTHER, None),
+    label(c"card.unblock", c"action", Some(c"Действие"), RBS_FIELD_ROLE_OTHER, None),
 ]);
 
 static DOCUMENT_LABELS_EXTENSION: SyncPtr<RbsDocumentLabelsExtension> = SyncPtr(RbsDocumentLabelsExtension {
