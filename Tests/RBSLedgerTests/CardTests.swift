@@ -141,6 +141,19 @@ struct CardTests {
         #expect(try w.f.ledger.bank.validate(try w.document(card: id, action: "freeze", by: w.eve))?.code == .unknownCardAction)
     }
 
+    @Test("a payment that names a card (its masked source) is decided as a payment, not as a card's block")
+    func paymentNamingACard() throws {
+        let w = try World()
+        let document = try w.f.ledger.draft(operation: "card.to.account", plugin: "ru.example.cards", pluginVersion: "1.1.0", fields: [
+            DocumentField("from", "40817810438000000001"), DocumentField("account", "40702810900000012345"),
+            DocumentField("amount", "10.00"), DocumentField("currency", "RUB"), DocumentField("cardMasked", "4111 11** **** 1111"),
+        ])
+        guard case .posted = try w.f.ledger.signAndPost(document, code: w.f.nextCode()) else {
+            Issue.record("a payment naming a card was not posted"); return
+        }
+        #expect(try w.f.ledger.cards(of: try w.f.ledger.hostParty()).allSatisfy { !$0.blocked })
+    }
+
     @Test("in one batch a block then an unblock of the same card: the second sees the first")
     func batchSeesEarlierChange() throws {
         let w = try World()

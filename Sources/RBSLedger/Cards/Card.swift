@@ -4,9 +4,9 @@ import Foundation
 /// account of no customer) the host's own signer's, as accounts are. The ledger keeps it masked (the first six and
 /// last four digits, PCI DSS 3.4), never the full number; a holder's cards have different masked numbers.
 ///
-/// Its state changes only through a signed document the core decides (``EmbeddedBank``): a document whose
-/// `cardMasked` names the card and whose `action` is ``Action/block`` or ``Action/unblock``, signed by the card's
-/// own party. Every change is journaled; ``changedBySequence`` names the entry of the latest one.
+/// Its state changes only through a signed document the core decides (``EmbeddedBank``): a document with no amount
+/// whose `cardMasked` names the card and whose `action` is ``Action/block`` or ``Action/unblock``, signed by the
+/// card's own party. Every change is journaled; ``changedBySequence`` names the entry of the latest one.
 public struct Card: Sendable, Hashable, Encodable {
     /// What a signed document may do to a card (the document's `action` field).
     public enum Action: String, Sendable, Hashable, Codable, CaseIterable {
@@ -86,5 +86,6 @@ public enum CardError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The same error when it says the same (``LedgerError`` has no equality of its own; tests compare them).
     public static func == (lhs: CardError, rhs: CardError) -> Bool { lhs.description == rhs.description }
 }

@@ -337,8 +337,12 @@ public struct EmbeddedBank: Sendable {
 
     /// Decides what a document does, reading the accounts it names; changes nothing.
     private func plan(_ document: Document, state: inout BatchState, in db: any SQLTransaction) throws -> Plan {
-        if let card = document["cardMasked"] { return try cardPlan(document, card: card, state: &state, in: db) }
-        guard let amountText = document["amount"] else { return .acknowledge }
+        guard let amountText = document["amount"] else {
+            // A document that moves no money and names a card by its masked number is about that card; a payment
+            // that mentions a card (a card-to-account transfer's masked source) is decided as a payment below.
+            if let card = document["cardMasked"] { return try cardPlan(document, card: card, state: &state, in: db) }
+            return .acknowledge
+        }
         guard let from = document["from"] else { return .reject(.missing("from", "the debit account")) }
         guard let credit = document["account"] else { return .reject(.missing("account", "the payee's account")) }
         guard let currency = document["currency"] else { return .reject(.missing("currency", "the currency of the amount")) }
