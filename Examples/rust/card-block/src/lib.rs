@@ -104,13 +104,20 @@ static FUNCTIONS: SyncPtr<[RbsFunctionDescriptor; 1]> = SyncPtr([RbsFunctionDesc
     flags: 0, // no instance pointer: a pure function of its argument
 }]);
 
-static OPERATIONS: SyncPtr<[RbsOperationDescriptor; 2]> = SyncPtr([
+/// One of the plugin's operations over `atom_count` atoms at `atoms`: the same function, callbacks and instance
+/// for both (the instance knows from its operation's id whether it blocks or unblocks).
+const fn operation(
+    id: &'static CStr,
+    title: &'static CStr,
+    atoms: *const RbsAtomDescriptor,
+    atom_count: u32,
+) -> RbsOperationDescriptor {
     RbsOperationDescriptor {
-        id: c"card.block".as_ptr(),
-        title: c"Block a card".as_ptr(),
+        id: id.as_ptr(),
+        title: title.as_ptr(),
         category: c"Cards".as_ptr(),
-        atom_count: 5,
-        atoms: &ATOMS.0 as *const [RbsAtomDescriptor; 5] as *const RbsAtomDescriptor,
+        atom_count,
+        atoms,
         function_count: 1,
         functions: &FUNCTIONS.0 as *const [RbsFunctionDescriptor; 1] as *const RbsFunctionDescriptor,
         create: Some(card_block_create),
@@ -118,21 +125,17 @@ static OPERATIONS: SyncPtr<[RbsOperationDescriptor; 2]> = SyncPtr([
         value_changed: Some(card_block_value_changed),
         action: None, // the only button submits
         build_document: Some(card_block_build_document),
-    },
-    RbsOperationDescriptor {
-        id: c"card.unblock".as_ptr(),
-        title: c"Unblock a card".as_ptr(),
-        category: c"Cards".as_ptr(),
-        atom_count: 4,
-        atoms: &UNBLOCK_ATOMS.0 as *const [RbsAtomDescriptor; 4] as *const RbsAtomDescriptor,
-        function_count: 1,
-        functions: &FUNCTIONS.0 as *const [RbsFunctionDescriptor; 1] as *const RbsFunctionDescriptor,
-        create: Some(card_block_create),
-        destroy: Some(card_block_destroy),
-        value_changed: Some(card_block_value_changed),
-        action: None,
-        build_document: Some(card_block_build_document),
-    },
+    }
+}
+
+static OPERATIONS: SyncPtr<[RbsOperationDescriptor; 2]> = SyncPtr([
+    operation(c"card.block", c"Block a card", &ATOMS.0 as *const [RbsAtomDescriptor; 5] as *const RbsAtomDescriptor, 5),
+    operation(
+        c"card.unblock",
+        c"Unblock a card",
+        &UNBLOCK_ATOMS.0 as *const [RbsAtomDescriptor; 4] as *const RbsAtomDescriptor,
+        4,
+    ),
 ]);
 
 static DESCRIPTOR: SyncPtr<RbsPluginDescriptor> = SyncPtr(RbsPluginDescriptor {
