@@ -33,6 +33,10 @@ run: build plugins
 serve: build plugins
 	@RBS_HOME=$(DEV_DATA) $(HOST) customers list | grep -q '^$(DEMO_CUSTOMER) ' || \
 		echo '$(DEMO_PASSWORD)' | RBS_HOME=$(DEV_DATA) $(HOST) customers add $(DEMO_CUSTOMER) --password-stdin
+	@# The demo customer's cards (test numbers): a Visa and a Mir, issued once.
+	@RBS_HOME=$(DEV_DATA) $(HOST) customers cards $(DEMO_CUSTOMER) | grep -q '4111 11' || \
+		{ RBS_HOME=$(DEV_DATA) $(HOST) customers add-card $(DEMO_CUSTOMER) --number 4111111111111111 && \
+		  RBS_HOME=$(DEV_DATA) $(HOST) customers add-card $(DEMO_CUSTOMER) --number 2200000000000004; }
 	@echo "open http://localhost:8080 and log in as $(DEMO_CUSTOMER) / $(DEMO_PASSWORD); one-time code: RBS_HOME=$(DEV_DATA) $(HOST) customers code $(DEMO_CUSTOMER)"
 	RBS_HOME=$(DEV_DATA) $(HOST) serve $(ARGS)
 

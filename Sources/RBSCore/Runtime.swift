@@ -56,6 +56,7 @@ public final class Runtime: @unchecked Sendable {
         if accounts == nil {
             locator.register(LedgerAccounts { [unowned self] in (try self.ledger(), self.party) }, as: (any AccountsService).self)
         }
+        locator.register(LedgerCards { [unowned self] in (try self.ledger(), self.party) }, as: (any CardsService).self)
     }
 
     /// The imported bank directory; when it cannot be read, the bundled extract, with a warning saying why.

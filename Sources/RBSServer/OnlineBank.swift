@@ -74,6 +74,7 @@ package final class OnlineBank: @unchecked Sendable {
         events = EventHub(keepAlive: limits.eventKeepAlive)
         // Plugins and pickers see the accounts of the customer whose call is running, never the host's demo ones.
         runtime.locator.register(CustomerAccounts(), as: (any AccountsService).self)
+        runtime.locator.register(CustomerCards(), as: (any CardsService).self)
     }
 
     var openRuns: Int { runs.count }
@@ -234,6 +235,16 @@ package final class OnlineBank: @unchecked Sendable {
             }
         } catch {
             throw Self.storageProblem("the accounts could not be read", error)
+        }
+    }
+
+    /// The customer's cards (those of the customer the user acts for), masked, oldest first.
+    func cards(of customer: Customer) async throws(Problem) -> [Card] {
+        let ledger = self.ledger
+        do {
+            return try await Self.blocking { try ledger.cards(of: .customer(customer.holderId)) }
+        } catch {
+            throw Self.storageProblem("the cards could not be read", error)
         }
     }
 
@@ -599,7 +610,8 @@ package final class OnlineBank: @unchecked Sendable {
 
     private func scope(_ customer: Customer) -> CustomerScope {
         let ledger = self.ledger
-        return CustomerScope(customer: customer) { try ledger.customers.accounts(of: customer) }
+        return CustomerScope(customer: customer, load: { try ledger.customers.accounts(of: customer) },
+                             cards: { customer in try ledger.cards(of: .customer(customer.holderId)) })
     }
 
     /// Runs `body` on the run's plugin lane for the run's customer.

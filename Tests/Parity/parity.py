@@ -29,6 +29,8 @@ HOST_ACCOUNTS = ["40817810438000000001", "40817810738000000002"]
 HOST_USD = "40817840638000000004"
 ROOT = os.path.dirname(os.path.dirname(HERE))
 BLOCKED = "40817810038000000003"
+# The cards the bank issues each customer (the host's signer holds the seed's demo cards): number, masked.
+CARDS = {"alice": ("4276 3800 0000 0005", "4276 38** **** 0005"), "bob": ("2202 2000 0000 0008", "2202 20** **** 0008")}
 
 
 class Failure(Exception):
@@ -51,6 +53,7 @@ class World:
             self.host(["customers", "add", name, "--password-stdin"], stdin=f"{name}-password\n")
             listed = json.loads(self.host(["customers", "list", "--json"]).stdout)
             self.accounts[name] = [a["number"] for a in next(c for c in listed if c["name"] == name)["accounts"]]
+            self.host(["customers", "add-card", name, "--number", CARDS[name][0]])
 
     def host(self, arguments, stdin=None, check=True, timeout=120, env=None):
         result = subprocess.run([self.binary] + arguments, input=stdin, capture_output=True, text=True,
@@ -60,11 +63,12 @@ class World:
         return result
 
     def roles(self, actor):
-        """{own1}, {own2}, {usd1}, {other1}, {blocked} for `actor`: the host's signer or a customer."""
+        """{own1}, {own2}, {usd1}, {other1}, {othercard}, {blocked} for `actor`: the host's signer or a customer."""
         own = HOST_ACCOUNTS if actor == "host" else self.accounts[actor]
-        other = self.accounts["alice"] if actor == "host" else self.accounts["bob"]
+        other = "alice" if actor == "host" else "bob"
         usd = HOST_USD if actor == "host" else self.accounts[actor][2]
-        return {"own1": own[0], "own2": own[1], "usd1": usd, "other1": other[0], "blocked": BLOCKED}
+        return {"own1": own[0], "own2": own[1], "usd1": usd, "other1": self.accounts[other][0],
+                "othercard": CARDS[other][1], "blocked": BLOCKED}
 
     def import_rates(self, rates):
         """The bank's rates of a scenario: `rbs-host rates import FILE --margin M`, `hoursAgo` hours before the clock
@@ -316,7 +320,8 @@ def run_api(world, scenario):
                 if status != 200:
                     outcome = problem_outcome(status, answer)
                     return outcome if outcome[0] != "invalid-value" or outcome[1] else ("invalid-value", atom)
-                errors = [a for a in answer.get("atoms", []) if a.get("id") == atom and a.get("error")]
+                # A commit answers with the atoms it changed (`changed`); a whole form answers `atoms`.
+                errors = [a for a in answer.get("changed", answer.get("atoms", [])) if a.get("id") == atom and a.get("error")]
                 if errors:
                     return "invalid-value", atom
             status, review = server.call("POST", f"/api/v1/runs/{run['id']}/submit", None, token)

@@ -45,7 +45,7 @@ struct EntryPresentationTests {
 
             Document
               Operation:               Block a card (card.block)
-              Plugin:                  ru.example.cards 1.0.0
+              Plugin:                  ru.example.cards 1.1.0
               Created:                 21.09.2026 14:13:20 UTC
               Payer:                   review
               Card:                    4111 11** **** 1111
@@ -78,7 +78,7 @@ struct EntryPresentationTests {
 
             Документ
               Операция:                Блокировка карты (card.block)
-              Плагин:                  ru.example.cards 1.0.0
+              Плагин:                  ru.example.cards 1.1.0
               Составлен:               21.09.2026 14:13:20 UTC
               Плательщик:              review
               Карта:                   4111 11** **** 1111

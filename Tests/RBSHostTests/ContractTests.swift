@@ -5,7 +5,8 @@ import Testing
 @Suite("Command-line contract")
 struct ContractTests {
     static let operations: [[String: String]] = [
-        ["id": "card.block", "title": "Block a card", "category": "Cards", "plugin": "ru.example.cards", "pluginVersion": "1.0.0"],
+        ["id": "card.block", "title": "Block a card", "category": "Cards", "plugin": "ru.example.cards", "pluginVersion": "1.1.0"],
+        ["id": "card.unblock", "title": "Unblock a card", "category": "Cards", "plugin": "ru.example.cards", "pluginVersion": "1.1.0"],
         ["id": "pay.pp.quick", "title": "Quick payment", "category": "Payments", "plugin": "ru.example.payments.quick",
          "pluginVersion": "1.0.0"],
         ["id": "pay.pp.tax", "title": "Budget payment", "category": "Payments", "plugin": "ru.example.payments.tax",
@@ -14,14 +15,14 @@ struct ContractTests {
          "plugin": "ru.example.transfers", "pluginVersion": "1.0.0"],
     ]
 
-    @Test("list --json: exactly {id, title, category, plugin, pluginVersion} for each of the four operations")
+    @Test("list --json: exactly {id, title, category, plugin, pluginVersion} for each of the five operations")
     func listJSON() throws {
         let sandbox = try HostSandbox()
         let result = try sandbox.host(["list", "--json"])
         #expect(result.status == 0, "\(result)")
         #expect(result.stderr.isEmpty)
         let array = try #require(try jsonObject(result.stdout) as? [[String: Any]])
-        #expect(array.count == 4)
+        #expect(array.count == 5)
         for item in array {
             #expect(keys(item) == ["id", "title", "category", "plugin", "pluginVersion"])
         }
@@ -41,8 +42,9 @@ struct ContractTests {
             #expect(item["status"] as? String == "listed")
             #expect(item["error"] is NSNull)
             #expect(item["abi"] as? String == "1.2.0")
-            // pay.pp.tax is 1.1.0 since the single tax payment's fields 60 and 22 (issue #34).
-            #expect(item["version"] as? String == (item["id"] as? String == "ru.example.payments.tax" ? "1.1.0" : "1.0.0"))
+            // pay.pp.tax is 1.1.0 since the single tax payment's fields 60 and 22 (issue #34); the cards plugin since
+            // card.unblock and the signer's own cards (issue #29).
+            #expect(item["version"] as? String == (["ru.example.payments.tax", "ru.example.cards"].contains(item["id"] as? String) ? "1.1.0" : "1.0.0"))
         }
         let byFile = Dictionary(uniqueKeysWithValues: array.map {
             (URL(fileURLWithPath: $0["path"] as? String ?? "").lastPathComponent, $0["id"] as? String ?? "")
@@ -72,7 +74,7 @@ struct ContractTests {
         let flag = try sandbox.host(["list", "--json", "--plugins", onlyCards.path])
         #expect(flag.status == 0, "\(flag)")
         let flagIds = try #require(try jsonObject(flag.stdout) as? [[String: Any]]).compactMap { $0["id"] as? String }
-        #expect(flagIds == ["card.block"])
+        #expect(flagIds == ["card.block", "card.unblock"])
 
         let env = try sandbox.host(["list", "--json"], environment: ["RBS_PLUGINS": onlyTransfers.path])
         #expect(env.status == 0, "\(env)")
@@ -134,7 +136,7 @@ struct ContractTests {
         let list = try sandbox.host(["list", "--json"])
         #expect(list.status == 0, "\(list)")
         let ids = try #require(try jsonObject(list.stdout) as? [[String: Any]]).compactMap { $0["id"] as? String }
-        #expect(ids == ["card.block", "pay.pp.quick"])
+        #expect(ids == ["card.block", "card.unblock", "pay.pp.quick"])
         // One line per broken plugin on standard error, naming it; standard output stays clean JSON.
         #expect(list.stderrLines.count == 3, "\(list.stderr)")
         for name in ["garbage.so", "truncated.so", "empty.so"] {

@@ -96,18 +96,33 @@ struct DescribeTransferCardTests {
         #expect(try HostSandbox().describe("transfer.own", assignments).ready == false)
     }
 
-    @Test("card.block: Luhn, the card scheme and its length; the spaced form is accepted", arguments: [
-        ("4111111111111111", true), ("5500000000000004", true), ("2200000000000004", true),
-        ("4111 1111 1111 1111", true), ("4222222222222", true), ("2221 0000 0000 0009", true),
-        ("4111111111111112", false), ("3530111333300000", false), ("6011111111111117", false),
-        ("411111111111116", false), ("4111  1111 1111 1111", false), ("4111-1111-1111-1111", false),
+    @Test("card.block: Luhn, the card scheme and its length; the spaced and the masked form are accepted; a valid number not of the signer's cards is named as such", arguments: [
+        ("4111111111111111", "own"), ("2200000000000004", "own"), ("4111 1111 1111 1111", "own"), ("4111 11** **** 1111", "own"),
+        ("5500000000000004", "5500 00** **** 0004"), ("4222222222222", "4222 22** *222 2"), ("2221 0000 0000 0009", "2221 00** **** 0009"),
+        ("4111111111111112", "bad"), ("3530111333300000", "bad"), ("6011111111111117", "bad"),
+        ("411111111111116", "bad"), ("4111  1111 1111 1111", "bad"), ("4111-1111-1111-1111", "bad"), ("4111 11** **1* 1111", "bad"),
     ])
-    func luhn(card: String, valid: Bool) throws {
+    func luhn(card: String, verdict: String) throws {
         let form = try HostSandbox().describe("card.block", ["cardNumber=\(card)", "reason=lost", "confirm=yes"])
         #expect(form["cardNumber"].value == card)
-        #expect(form["cardNumber"].error == (valid ? nil
-            : "Check the card number: a Mir, Visa or Mastercard number of the right length with a correct check digit"))
-        #expect(form.ready == valid)
+        switch verdict {
+        case "own": #expect(form["cardNumber"].error == nil)
+        case "bad":
+            #expect(form["cardNumber"].error
+                    == "Check the card number: a Mir, Visa or Mastercard number of the right length with a correct check digit")
+        default:
+            #expect(form["cardNumber"].error == "\(verdict) is not one of your cards: yours are 4111 11** **** 1111, 2200 00** **** 0004")
+        }
+        #expect(form.ready == (verdict == "own"))
+    }
+
+    @Test("card.block lists the signer's cards; card.unblock refuses an active card before anything is signed")
+    func ownCards() throws {
+        let sandbox = try HostSandbox()
+        let form = try sandbox.describe("card.unblock", ["cardNumber=4111 11** **** 1111", "confirm=yes"])
+        #expect(form["yourCards"].caption == "Ваши карты: 4111 11** **** 1111 (активна), 2200 00** **** 0004 (активна)")
+        #expect(form["cardNumber"].error == "4111 11** **** 1111 is not blocked: there is nothing to unblock")
+        #expect(!form.ready)
     }
 
     @Test("card.block: 13 to 23 characters (digits in groups)")

@@ -21,7 +21,7 @@ struct PresentationTests {
         #expect(try sandbox.journal().map(\.kind) == ["acknowledged"], "journal --json keeps its kind")
 
         sandbox.step()
-        let run = try sandbox.run("card.block", ["cardNumber=4111111111111111", "reason=lost", "confirm=yes"])
+        let run = try sandbox.run("card.block", ["cardNumber=2200000000000004", "reason=lost", "confirm=yes"])
         #expect(run.report.status == "posted", "run --json's contract")
     }
 

@@ -50,6 +50,12 @@ struct HistoryStatementTests {
             #expect(try await found("?account=40702810638000000999").isEmpty)
             #expect(try await found("?from=2027-01-15&to=2027-01-15") == [rent, bill], "the clock's day, both ends included")
             #expect(try await found("?from=2027-01-16").isEmpty)
+            // A day as a person types it, read by the date atoms' parser (the web page's text fields send it so).
+            #expect(try await found("?from=15.01.2027&to=15.01.2027") == [rent, bill], "ДД.ММ.ГГГГ, both ends included")
+            #expect(try await found("?from=16.01.2027&tz=UTC").isEmpty)
+            let badZone = try await api.call(.get, "/api/v1/journal?from=15.01.2027&tz=Mars/Olympus", token: alice)
+            #expect(badZone.status == 400 && badZone.object["detail"] as? String == "tz=Mars/Olympus is not a time zone (an IANA name such as Europe/Moscow)",
+                    "\(badZone.text)")
             #expect(try await found("?to=2027-01-14T23:59:59Z").isEmpty)
 
             let badStatus = try await api.call(.get, "/api/v1/journal?status=lost", token: alice)

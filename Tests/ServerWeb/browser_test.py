@@ -188,7 +188,11 @@ def history_and_statement(driver, wait, served):
 
     go_place(driver, wait, "statement")
     Select(driver.find_element(By.ID, "statement-account")).select_by_value(served.accounts[0])
+    # A day typed as a person writes it (no mm/dd/yyyy picker): read on the server by the core's date parser.
+    check(driver.find_element(By.ID, "statement-from").get_attribute("type") == "text", "the period's days are typed, not picked")
+    driver.find_element(By.ID, "statement-from").send_keys("01.01.2020")
     driver.find_element(By.CSS_SELECTOR, "#statement-form button[type=submit]").click()
+    wait.until(lambda d: "from=01.01.2020" in d.current_url)
     wait.until(EC.visibility_of_element_located((By.ID, "statement-result")))
     totals = plain(driver.find_element(By.ID, "statement-totals").text)
     check("Opening balance 150,000.00 RUB" in totals, f"the statement opens at the opening balance: {totals!r}")
@@ -539,6 +543,49 @@ def tax_payment(driver, wait, served):
     wait.until(EC.visibility_of_element_located((By.ID, "home")))
 
 
+def card_state(driver):
+    try:
+        return driver.find_element(By.CSS_SELECTOR, "#cards-list > li").get_attribute("data-state")
+    except (StaleElementReferenceException, NoSuchElementException):
+        return ""
+
+
+def card_flow(driver, wait, served, shots):
+    """The customer's card blocked, then unblocked, from the cards screen: each a form with the card filled in,
+    checked and signed as any operation; the list follows the core. The form and the blocked card are screenshots."""
+    axe = Axe(driver)
+    go_place(driver, wait, "cards")
+    check("#/cards" in driver.current_url, f"the cards have their own address: {driver.current_url}")
+    wait.until(lambda d: card_state(d) == "active")
+    items = [plain(item.text) for item in driver.find_elements(By.CSS_SELECTOR, "#cards-list > li")]
+    check(len(items) == 1 and "4111 11** **** 1111" in items[0] and "Active" in items[0], f"the card is listed, active: {items}")
+    for action, operation, state in [("block", "card.block", "blocked"), ("unblock", "card.unblock", "active")]:
+        driver.find_element(By.CSS_SELECTOR, "#cards-list [data-card-action]").click()
+        wait.until(EC.visibility_of_element_located((By.ID, "run")))
+        card = driver.find_element(By.ID, "atom-cardNumber")
+        wait.until(lambda _: card.get_attribute("value") == "4111 11** **** 1111")
+        check("4111 11** **** 1111" in driver.find_element(By.ID, "run").text, f"{operation} lists the card")
+        if operation == "card.block":
+            Select(driver.find_element(By.ID, "atom-reason")).select_by_value("lost")
+        driver.find_element(By.ID, "atom-confirm").click()
+        time.sleep(0.8)
+        if operation == "card.block":
+            axe.inject()
+            look(driver, axe, shots, "en", 1280, "card-block")
+        driver.find_element(By.ID, "atom-btnBlock" if operation == "card.block" else "atom-btnUnblock").click()
+        wait.until(EC.visibility_of_element_located((By.ID, "review")))
+        if driver.find_element(By.ID, "code").is_displayed():
+            driver.find_element(By.ID, "code").send_keys(fresh_code(served) + Keys.ENTER)
+        else:
+            driver.find_element(By.ID, "sign").click()
+        wait.until(EC.visibility_of_element_located((By.ID, "receipt")))
+        driver.find_element(By.ID, "done").click()
+        wait.until(EC.visibility_of_element_located((By.ID, "home")))
+        go_place(driver, wait, "cards")
+        wait.until(lambda d: card_state(d) == state)
+        print(f"card {action}ed", flush=True)
+
+
 # MARK: - The walk: every screen, both languages, both widths
 
 # SHA-256 and Ed25519 name the hash and the signature in an entry's details; "QR" is how Russian writes it too
@@ -620,6 +667,10 @@ def walk(driver, wait, served, shots, lang, width, amount):
     wait.until(EC.visibility_of_element_located((By.ID, "home")))
     # The places of the bank: the history searched, one entry, the statement.
     go_place(driver, wait, "history")
+    if width < 800:
+        # On a phone the search and filters are folded under one line, so the list is what the screen shows.
+        check(not driver.find_element(By.ID, "history-q").is_displayed(), f"{lang}-{width}: the history's search starts folded")
+        driver.find_element(By.CSS_SELECTOR, "#history-filters > summary").click()
     driver.find_element(By.ID, "history-q").send_keys("Ромашка" + Keys.ENTER)
     wait.until(lambda d: "q=" in d.current_url and rows(d, "history-list"))
     look(driver, axe, shots, lang, width, "history")
@@ -634,15 +685,16 @@ def walk(driver, wait, served, shots, lang, width, amount):
     go_home(driver, wait)
 
 
-def walk_templates(driver, wait, shots, lang, width):
-    """The templates screen (one kept by templates_flow) in a language at a width."""
+def walk_place(driver, wait, shots, lang, width, place):
+    """A place of the bank whose list is filled (the templates kept by templates_flow, the customer's card) in a
+    language at a width."""
     axe = Axe(driver)
     driver.set_window_size(width, 844 if width < 800 else 1000)
     switch_language(driver, wait, lang)
-    go_place(driver, wait, "templates")
-    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#templates-list > li"))
+    go_place(driver, wait, place)
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f"#{place}-list > li"))
     axe.inject()
-    look(driver, axe, shots, lang, width, "templates")
+    look(driver, axe, shots, lang, width, place)
 
 
 def main():
@@ -688,7 +740,12 @@ def main():
         # Templates last: the payment signed from one moves the balances the steps above expect.
         templates_flow(driver, wait, served)
         for lang, width in [("ru", 390), ("ru", 1280), ("en", 390), ("en", 1280)]:
-            walk_templates(driver, wait, shots, lang, width)
+            walk_place(driver, wait, shots, lang, width, "templates")
+        switch_language(driver, wait, "en")
+        driver.set_window_size(1280, 1000)
+        card_flow(driver, wait, served, shots)
+        for lang, width in [("ru", 390), ("ru", 1280), ("en", 390), ("en", 1280)]:
+            walk_place(driver, wait, shots, lang, width, "cards")
         switch_language(driver, wait, "en")
 
         # Nothing the page did was refused by the content security policy, and no script failed.

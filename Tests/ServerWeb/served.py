@@ -44,6 +44,11 @@ class Served:
             raise SystemExit(f"customers add failed: {added.stderr}")
         self.secret = re.search(r"secret=([A-Z2-7]+)", added.stdout).group(1)
         self.accounts = re.findall(r"\b(408\d{17})\b", added.stdout)
+        # The customer's card (issue #29), on their first account: the cards screen blocks and unblocks it.
+        issued = subprocess.run([HOST, "customers", "add-card", customer, "--number", "4111 1111 1111 1111", "--data", self.data],
+                                capture_output=True, text=True, timeout=60)
+        if issued.returncode != 0:
+            raise SystemExit(f"customers add-card failed: {issued.stderr}")
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]

@@ -10,9 +10,12 @@ final class HostServiceTables: @unchecked Sendable {
     private let accountsArena = CStringArena()
     private let directoryArena = CStringArena()
     private var cachedAccounts: [Account] = []
+    private let cardsArena = CStringArena()
+    private var cachedCards: [Card] = []
 
     private let accountsTable: UnsafeMutablePointer<rbs_accounts_service_t>
     private let directoryTable: UnsafeMutablePointer<rbs_directory_service_t>
+    private let cardsTable: UnsafeMutablePointer<rbs_cards_service_t>
     private let logTable: UnsafeMutablePointer<rbs_log_service_t>
     private let clockTable: UnsafeMutablePointer<rbs_clock_service_t>
 
@@ -20,6 +23,7 @@ final class HostServiceTables: @unchecked Sendable {
         self.locator = locator
         accountsTable = .allocate(capacity: 1)
         directoryTable = .allocate(capacity: 1)
+        cardsTable = .allocate(capacity: 1)
         logTable = .allocate(capacity: 1)
         clockTable = .allocate(capacity: 1)
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -51,6 +55,28 @@ final class HostServiceTables: @unchecked Sendable {
                     guard let accounts = try? tables.locator.inject((any AccountsService).self).accounts(),
                           let account = accounts.first(where: { $0.number == wanted }) else { return false }
                     tables.fill(out, with: account)
+                    return true
+                }
+            }))
+
+        // The cards are read on `count` and kept for the `at`s that follow it (as the accounts are).
+        cardsTable.initialize(to: rbs_cards_service_t(
+            context: context,
+            count: { context in
+                guard let tables = HostServiceTables.from(context) else { return 0 }
+                return tables.lock.withLock {
+                    tables.cachedCards = (try? tables.locator.inject((any CardsService).self).cards()) ?? []
+                    return UInt32(clamping: tables.cachedCards.count)
+                }
+            },
+            at: { context, index, out in
+                guard let tables = HostServiceTables.from(context), let out else { return false }
+                return tables.lock.withLock {
+                    guard Int(index) < tables.cachedCards.count else { return false }
+                    let card = tables.cachedCards[Int(index)], arena = tables.cardsArena
+                    arena.reset()
+                    out.pointee = rbs_card_t(id: arena.keep(String(card.id)), masked: arena.keep(card.masked),
+                                             account: arena.keep(card.account), blocked: card.blocked)
                     return true
                 }
             }))
@@ -109,6 +135,7 @@ final class HostServiceTables: @unchecked Sendable {
 
         try? locator.registerTable(UnsafeRawPointer(accountsTable), id: RBS_SERVICE_ACCOUNTS, owner: "rbs-host")
         try? locator.registerTable(UnsafeRawPointer(directoryTable), id: RBS_SERVICE_DIRECTORY, owner: "rbs-host")
+        try? locator.registerTable(UnsafeRawPointer(cardsTable), id: RBS_SERVICE_CARDS, owner: "rbs-host")
         try? locator.registerTable(UnsafeRawPointer(logTable), id: RBS_SERVICE_LOG, owner: "rbs-host")
         try? locator.registerTable(UnsafeRawPointer(clockTable), id: RBS_SERVICE_CLOCK, owner: "rbs-host")
     }

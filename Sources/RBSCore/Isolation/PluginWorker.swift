@@ -182,6 +182,7 @@ extension PluginWorker {
         private let arena = CStringArena()
         private let accounts: UnsafeMutablePointer<rbs_accounts_service_t> = .allocate(capacity: 1)
         private let directory: UnsafeMutablePointer<rbs_directory_service_t> = .allocate(capacity: 1)
+        private let cards: UnsafeMutablePointer<rbs_cards_service_t> = .allocate(capacity: 1)
         private let logService: UnsafeMutablePointer<rbs_log_service_t> = .allocate(capacity: 1)
         private let clock: UnsafeMutablePointer<rbs_clock_service_t> = .allocate(capacity: 1)
         private let name = strdup("rbs-host")
@@ -392,6 +393,7 @@ extension PluginWorker {
                     switch String(cString: id) {
                     case RBS_SERVICE_ACCOUNTS: return UnsafeRawPointer(server.accounts)
                     case RBS_SERVICE_DIRECTORY: return UnsafeRawPointer(server.directory)
+                    case RBS_SERVICE_CARDS: return UnsafeRawPointer(server.cards)
                     case RBS_SERVICE_LOG: return UnsafeRawPointer(server.logService)
                     case RBS_SERVICE_CLOCK: return UnsafeRawPointer(server.clock)
                     default: return nil
@@ -469,6 +471,24 @@ extension PluginWorker {
                     var writer = WireWriter(.accountsFind)
                     writer.cString(number)
                     return Server.current?.account(writer, into: out) ?? false
+                }))
+            cards.initialize(to: rbs_cards_service_t(
+                context: nil,
+                count: { _ in
+                    guard var reply = Server.current?.callback(WireWriter(.cardsCount)) else { return 0 }
+                    return (try? reply.u32()) ?? 0
+                },
+                at: { _, index, out in
+                    guard let server = Server.current, let out else { return false }
+                    var writer = WireWriter(.cardsAt)
+                    writer.u32(index)
+                    guard var reply = server.callback(writer), (try? reply.bool()) == true,
+                          let fields = try? (0..<3).map({ _ throws(WireError) in try reply.string() }),
+                          let blocked = try? reply.bool() else { return false }
+                    server.arena.reset()
+                    out.pointee = rbs_card_t(id: server.arena.keep(fields[0]), masked: server.arena.keep(fields[1]),
+                                             account: server.arena.keep(fields[2]), blocked: blocked)
+                    return true
                 }))
             directory.initialize(to: rbs_directory_service_t(
                 context: nil,

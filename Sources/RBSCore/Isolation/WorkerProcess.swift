@@ -339,7 +339,7 @@ final class WorkerProcess: @unchecked Sendable {
                 case .reply:
                     return frame
                 case .getValue, .setValue, .setCaption, .setVisible, .setError, .log, .accountsCount, .accountsAt,
-                     .accountsFind, .directoryLookup, .clockNow, .clockToday:
+                     .accountsFind, .directoryLookup, .clockNow, .clockToday, .cardsCount, .cardsAt:
                     let reply: WireWriter?
                     do { reply = try serve(&frame) } catch {
                         throw WireError(description: die("broke the protocol (\(error.description))"))

@@ -32,6 +32,7 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
     private var retired = false
     private let arena = CStringArena()
     private var accountsSnapshot: [Account] = []
+    private var cardsSnapshot: [Card] = []
 
     private struct WeakControl {
         weak var control: (any ModuleControl)?
@@ -320,6 +321,19 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
             let number = try frame.string()
             let accounts = (try? locator.inject((any AccountsService).self).accounts()) ?? []
             put(accounts.first { $0.number == number }, into: &reply)
+        case .cardsCount:
+            cardsSnapshot = (try? locator.inject((any CardsService).self).cards()) ?? []
+            reply.u32(UInt32(clamping: cardsSnapshot.count))
+        case .cardsAt:
+            let index = Int(try frame.u32())
+            if index < cardsSnapshot.count {
+                let card = cardsSnapshot[index]
+                reply.bool(true)
+                for field in [String(card.id), card.masked, card.account] { reply.string(field) }
+                reply.bool(card.blocked)
+            } else {
+                reply.bool(false)
+            }
         case .directoryLookup:
             let bic = try frame.string()
             let directory = locator.optional(BankDirectory.self)

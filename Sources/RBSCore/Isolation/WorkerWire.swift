@@ -34,6 +34,8 @@ enum WireKind: UInt8 {
     case directoryLookup = 49 // bic str → reply bank?
     case clockNow = 50       // → reply i64
     case clockToday = 51     // → reply str
+    case cardsCount = 52     // → reply u32 (the cards are read now and kept for the cardsAt that follow)
+    case cardsAt = 53        // index u32 → reply present bool, id str, masked str, account str, blocked bool
 }
 
 /// The largest frame either side accepts: a plugin cannot make the host allocate without bound.

@@ -59,6 +59,11 @@ extension HostMessage {
             return "документ зачисляет \(fact("document")), а по его курсу сумма даёт \(fact("expected"))"
         case .conversionTooSmall:
             return "на \(fact("amount")) \(fact("currency")) по курсу банка не купить и наименьшей единицы \(fact("into"))"
+        case .unknownCard: return "карта \(fact("card")) банком не выпускалась"
+        case .notSignersCard: return "карта \(fact("card")) принадлежит другому клиенту: заблокировать или разблокировать её может только её владелец"
+        case .cardAlreadyBlocked: return "карта \(fact("card")) уже заблокирована"
+        case .cardNotBlocked: return "карта \(fact("card")) не заблокирована: разблокировать нечего"
+        case .unknownCardAction: return "действие с картой должно быть «block» или «unblock», а не «\(fact("action"))»"
         case .invisibleCharacter:
             return "поле «\(fact("field"))» содержит невидимый символ \(fact("character")) (\(fact("name"))) в позиции \(fact("position")): "
                 + "он может показать текст не таким, каким он будет подписан"

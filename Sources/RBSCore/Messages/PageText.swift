@@ -32,12 +32,15 @@ public enum PageText: String, CaseIterable, Sendable {
     case passkeyDone, passkeyNotSigned, passkeyNotCreated, passkeyCode, passkeyCodeFirst
     // History (search and one entry's details) and the statement of an account.
     case searchLabel, searchHint, search, periodFrom, periodTo, allAccounts, anyStatus, purpose, details, found, noneFound
-    case entryNumber, repeatPayment, backToHistory, valueDropped
+    case entryNumber, repeatPayment, backToHistory, valueDropped, searchFilters, dateFormat, dateFormatHint
     case statement, statementShow, statementOf, statementPostings, period, sinceOpening, untilNow, openingBalance
     case closingBalance, totalDebit, totalCredit, counterparty, noPostings, downloadPdf, downloadReceipt
     // Templates: the customer's own.
     case templates, templatesIntro, noTemplates, templateName, templateNameHint, saveTemplate, saveTemplateTitle
     case templateSaved, templateRun, templateOf, rename, renameTo, saveName, delete, templateRenamed, templateDeleted
+    // Cards: the customer's own, blocked and unblocked through card.block and card.unblock.
+    case cards, cardsIntro, noCards, cardOn, cardActive, cardBlocked, cardBlockedWhy, blockCard, unblockCard
+    case cardReasonLost, cardReasonStolen, cardReasonCompromised, cardReasonOther
     // Errors the page itself meets.
     case serverAnswered, networkDown, updated
 
@@ -236,6 +239,25 @@ public enum PageText: String, CaseIterable, Sendable {
         case .delete: language.pick("Delete", "Удалить")
         case .templateRenamed: language.pick("Template {name} is now {newName}.", "Шаблон {name} переименован в {newName}.")
         case .templateDeleted: language.pick("Template {name} deleted.", "Шаблон {name} удалён.")
+
+        case .searchFilters: language.pick("Search and filters", "Поиск и фильтры")
+        case .dateFormat: language.pick("DD.MM.YYYY", "ДД.ММ.ГГГГ")
+        case .dateFormatHint: language.pick("Days as DD.MM.YYYY (25.11.2026); both days are included.",
+                                            "Даты — ДД.ММ.ГГГГ (25.11.2026); оба дня включаются.")
+        case .cards: language.pick("Cards", "Карты")
+        case .cardsIntro: language.pick("Your cards and their states. Blocking or unblocking a card is a document you check and sign as usual.",
+                                        "Ваши карты и их состояние. Блокировка и разблокировка карты — документ: проверьте и подпишите его как обычно.")
+        case .noCards: language.pick("You have no cards.", "У вас нет карт.")
+        case .cardOn: language.pick("On account {account}", "К счёту {account}")
+        case .cardActive: language.pick("Active", "Активна")
+        case .cardBlocked: language.pick("Blocked", "Заблокирована")
+        case .cardBlockedWhy: language.pick("Blocked on {time}: {reason}", "Заблокирована {time}: {reason}")
+        case .blockCard: language.pick("Block the card", "Заблокировать карту")
+        case .unblockCard: language.pick("Unblock the card", "Разблокировать карту")
+        case .cardReasonLost: language.pick("lost", "утеряна")
+        case .cardReasonStolen: language.pick("stolen", "украдена")
+        case .cardReasonCompromised: language.pick("compromised", "скомпрометирована")
+        case .cardReasonOther: language.pick("another reason", "другая причина")
 
         case .serverAnswered: language.pick("The server answered {status}.", "Сервер ответил {status}.")
         case .networkDown: language.pick("The bank cannot be reached; check the connection and try again.",

@@ -15,4 +15,11 @@ public enum DemoBank {
         Account(number: "40817810038000000003", currency: "RUB", balance: 1_200, owner: customer, title: "Старый счёт", blocked: true),
         Account(number: "40817840638000000004", currency: "USD", balance: 2_500, owner: customer, title: "Валютный счёт", blocked: false),
     ]
+
+    /// The demo customer's cards (test numbers of no real card, kept masked as every card is), seeded by the
+    /// `v12-cards` step: a Visa on the current account and a Mir on the savings account.
+    static let seedCards: [(account: String, masked: String, lastFour: String, scheme: String)] = [
+        ("40817810438000000001", "4111 11** **** 1111", "1111", "visa"),
+        ("40817810738000000002", "2200 00** **** 0004", "0004", "mir"),
+    ]
 }

@@ -58,6 +58,9 @@ public struct EmbeddedBank: Sendable {
                     decisions.append(nil)
                 case .awaitSecondSigner:
                     decisions.append(nil)  // never decided by `plan`
+                case .changeCard(let card, let action, _):
+                    state.cards[card.id] = action == .block
+                    decisions.append(nil)
                 }
             }
             return decisions
@@ -177,6 +180,8 @@ public struct EmbeddedBank: Sendable {
         var parties: [String: Int64?] = [:]
         /// Whether a live mandate lets a key debit an account, by "key id\u{0}account".
         var mandates: [String: Bool] = [:]
+        /// Whether each card an earlier document of the batch blocked or unblocked is blocked now, by card id.
+        var cards: [Int64: Bool] = [:]
     }
 
     fileprivate struct CachedAccount {
@@ -242,6 +247,14 @@ public struct EmbeddedBank: Sendable {
         case .acknowledge:
             record = entry(.acknowledged)
             outcome = .acknowledged(documentId: documentId, sequence: sequence)
+        case .changeCard(let card, let action, let reason):
+            // The card's new state, written in the transaction that journals the document that changed it.
+            try db.execute("UPDATE cards SET blocked = ?, block_reason = ?, changed_ms = ?, changed_seq = ? WHERE id = ?",
+                           arguments: [.integer(action == .block ? 1 : 0), reason.map(SQLValue.text) ?? .null, .integer(now),
+                                       .integer(sequence), .integer(card.id)])
+            state.cards[card.id] = action == .block
+            record = entry(.acknowledged)
+            outcome = .acknowledged(documentId: documentId, sequence: sequence)
         case .reject(let rejection):
             record = entry(.rejected, rejection: rejection)
             outcome = .rejected(documentId: documentId, sequence: sequence, reason: rejection)
@@ -278,6 +291,8 @@ public struct EmbeddedBank: Sendable {
         case post(Posting, String, Int64?, Int)
         /// What `post` would post, awaiting a second signer first (never decided by ``plan``).
         case awaitSecondSigner(Posting, String)
+        /// A card's state changed by its own customer's document: journaled as acknowledged, no postings.
+        case changeCard(Card, Card.Action, reason: String?)
     }
 
     /// The account with this number as the batch sees it (read from the database the first time), or `nil`.
@@ -325,7 +340,12 @@ public struct EmbeddedBank: Sendable {
 
     /// Decides what a document does, reading the accounts it names; changes nothing.
     private func plan(_ document: Document, state: inout BatchState, in db: any SQLTransaction) throws -> Plan {
-        guard let amountText = document["amount"] else { return .acknowledge }
+        guard let amountText = document["amount"] else {
+            // A document that moves no money and names a card by its masked number is about that card; a payment
+            // that mentions a card (a card-to-account transfer's masked source) is decided as a payment below.
+            if let card = document["cardMasked"] { return try cardPlan(document, card: card, state: &state, in: db) }
+            return .acknowledge
+        }
         guard let from = document["from"] else { return .reject(.missing("from", "the debit account")) }
         guard let credit = document["account"] else { return .reject(.missing("account", "the payee's account")) }
         guard let currency = document["currency"] else { return .reject(.missing("currency", "the currency of the amount")) }
@@ -446,6 +466,26 @@ public struct EmbeddedBank: Sendable {
         }
     }
 
+    /// What a document naming a card by its masked number does (whatever front end or plugin built it): block or
+    /// unblock the signer's own card of that number — a card is the signer's exactly when its account's party is
+    /// (``BatchState/mayDebit(_:signedWith:in:)``), so another party's card of the same number is never touched —
+    /// and only when the card is not in that state already.
+    private func cardPlan(_ document: Document, card masked: String, state: inout BatchState, in db: any SQLTransaction) throws -> Plan {
+        let cards = try db.rows("SELECT * FROM cards WHERE masked = ? ORDER BY id", masked).map(Card.from)
+        guard let any = cards.first else { return .reject(.unknownCard(masked)) }
+        let party = try state.party(of: document.keyId, in: db)
+        guard let card = cards.first(where: { $0.holderId == party }) else { return .reject(.notSignersCard(any)) }
+        guard let action = document["action"].flatMap(Card.Action.init(rawValue:)) else {
+            return .reject(.unknownCardAction(document["action"]))
+        }
+        let blocked = state.cards[card.id] ?? card.blocked
+        switch action {
+        case .block where blocked: return .reject(.cardAlreadyBlocked(card))
+        case .unblock where !blocked: return .reject(.cardNotBlocked(card))
+        default: return .changeCard(card, action, reason: action == .block ? document["reason"] : nil)
+        }
+    }
+
     /// Stores the public key under its id the first time it signs; a different key under the same id is refused.
     private func register(keyId: String, publicKey: Data, in db: any SQLTransaction) throws {
         if let stored = try db.value(Data.self, "SELECT public_key FROM keys WHERE key_id = ?", keyId) {
@@ -513,14 +553,7 @@ extension EmbeddedBank.BatchState {
     /// of no customer; else only through a live mandate for that key and account. Read once per key and account
     /// in a batch.
     mutating func mayDebit(_ account: EmbeddedBank.CachedAccount, signedWith keyId: String, in db: any SQLTransaction) throws -> Bool {
-        let party: Int64?
-        if let known = parties[keyId] {
-            party = known
-        } else {
-            party = try Customers.user(ofKey: keyId, in: db)?.holder
-            parties[keyId] = .some(party)
-        }
-        if party == account.holder { return true }
+        if try party(of: keyId, in: db) == account.holder { return true }
         let key = keyId + "\u{0}" + account.account.number
         if let known = mandates[key] { return known }
         let mandated = try db.value(
@@ -528,6 +561,15 @@ extension EmbeddedBank.BatchState {
             account.account.number, keyId) ?? 0 > 0
         mandates[key] = mandated
         return mandated
+    }
+
+    /// The customer the key `keyId` acts for (any of its users, by the host's key for them or a passkey); nil for a
+    /// key that is no customer's (the host's own signer). Read once per key in a batch.
+    mutating func party(of keyId: String, in db: any SQLTransaction) throws -> Int64? {
+        if let known = parties[keyId] { return known }
+        let party = try Customers.user(ofKey: keyId, in: db)?.holder
+        parties[keyId] = .some(party)
+        return party
     }
 
     /// The second-signer thresholds for `keyId`, read from the database the first time the batch asks.

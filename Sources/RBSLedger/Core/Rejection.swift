@@ -30,6 +30,15 @@ public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
         case conversionMismatch = "conversion_mismatch"
         /// The debited amount buys less than one minor unit of the credited currency.
         case conversionTooSmall = "conversion_too_small"
+        /// The document's `card` names no card of the ledger.
+        case unknownCard = "unknown_card"
+        /// The card is another customer's: only a user of the card's own customer may block or unblock it.
+        case notSignersCard = "not_signers_card"
+        /// The card is blocked already (a block), or is not blocked (an unblock).
+        case cardAlreadyBlocked = "card_already_blocked"
+        case cardNotBlocked = "card_not_blocked"
+        /// The document names a card but its `action` is neither `block` nor `unblock`.
+        case unknownCardAction = "unknown_card_action"
     }
 
     public let code: Code
@@ -140,5 +149,29 @@ public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
 
     static func declined(by user: String, reason: String) -> Rejection {
         Rejection(code: .declined, message: "declined by the second signer \(user): \(reason)", facts: ["user": user, "reason": reason])
+    }
+
+    static func unknownCard(_ card: String) -> Rejection {
+        Rejection(code: .unknownCard, message: "card \(card) is not one the bank issued", facts: ["card": card])
+    }
+
+    static func notSignersCard(_ card: Card) -> Rejection {
+        Rejection(code: .notSignersCard,
+                  message: "card \(card.masked) is not the signer's: only its own customer can block or unblock it",
+                  facts: ["card": card.masked])
+    }
+
+    static func cardAlreadyBlocked(_ card: Card) -> Rejection {
+        Rejection(code: .cardAlreadyBlocked, message: "card \(card.masked) is already blocked", facts: ["card": card.masked])
+    }
+
+    static func cardNotBlocked(_ card: Card) -> Rejection {
+        Rejection(code: .cardNotBlocked, message: "card \(card.masked) is not blocked: there is nothing to unblock", facts: ["card": card.masked])
+    }
+
+    static func unknownCardAction(_ action: String?) -> Rejection {
+        Rejection(code: .unknownCardAction,
+                  message: "a card document's action must be \"block\" or \"unblock\", not \"\(action ?? "")\"",
+                  facts: ["action": action ?? ""])
     }
 }

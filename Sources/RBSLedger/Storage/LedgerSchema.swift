@@ -56,6 +56,11 @@ enum LedgerSchema {
         // The bank's exchange rates (issue #34): each import of the Bank of Russia's daily rates with the bank's
         // margin, never changed (a new import adds rows), so a conversion can name the rate it used by its time.
         Step(name: "v11-rates", apply: exchangeRates),
+        // Cards as the bank's products (issue #29): each card is on one account and belongs to that account's party
+        // (a customer, or with no customer the host's own signer: the seed's demo customer gets two), kept masked
+        // (never the full number), with its state; the core blocks and unblocks a card only for a document its own
+        // party signed, and names the journal entry that last changed it.
+        Step(name: "v12-cards", apply: cards),
         // Exchange between own accounts (issue #34): the bank's position in each currency a conversion passes through
         // (so each currency's postings balance) and each conversion's two legs, rate and rate time, by journal entry.
         Step(name: "v13-exchange", apply: exchanges),
@@ -466,5 +471,31 @@ enum LedgerSchema {
             );
             CREATE INDEX login_attempts_window ON login_attempts (window_start_ms);
             """, db.dialect))
+    }
+
+    private static func cards(_ db: any SQLTransaction) throws {
+        try db.executeScript(types("""
+            CREATE TABLE cards (
+                \(serialKey(db.dialect)),
+                customer_id INTEGER,
+                account TEXT NOT NULL REFERENCES accounts(number),
+                masked TEXT NOT NULL,
+                last_four TEXT NOT NULL,
+                scheme TEXT NOT NULL,
+                issued_ms INTEGER NOT NULL,
+                blocked INTEGER NOT NULL,
+                block_reason TEXT,
+                changed_ms INTEGER,
+                changed_seq INTEGER
+            );
+            CREATE INDEX cards_customer ON cards (customer_id);
+            CREATE INDEX cards_masked ON cards (masked);
+            """, db.dialect))
+        let now = Timestamp.milliseconds(Date())
+        for card in DemoBank.seedCards where try db.exists("SELECT 1 FROM accounts WHERE number = ?", card.account) {
+            try db.execute("""
+                INSERT INTO cards (customer_id, account, masked, last_four, scheme, issued_ms, blocked) VALUES (NULL, ?, ?, ?, ?, ?, ?)
+                """, card.account, card.masked, card.lastFour, card.scheme, now, false)
+        }
     }
 }

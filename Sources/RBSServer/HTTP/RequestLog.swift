@@ -71,7 +71,7 @@ struct RequestLog: RouterMiddleware {
             if parts[index - 1] == "atoms", index > 0 { parts[index] = "{atom}" }
         }
         let known = ["/", "/health", "/metrics", "/app.js", "/app.css", "/api/v1/openapi.json", "/api/v1/session",
-                     "/api/v1/operations", "/api/v1/accounts", "/api/v1/journal", "/api/v1/events", "/api/v1/runs"]
+                     "/api/v1/operations", "/api/v1/accounts", "/api/v1/cards", "/api/v1/journal", "/api/v1/events", "/api/v1/runs"]
         let joined = parts.joined(separator: "/")
         return known.contains(joined) || joined.hasPrefix("/api/v1/runs/{run}") ? joined : "other"
     }

@@ -89,6 +89,10 @@ enum Routes {
         api.get("/accounts") { request, _ in
             try await answer { json(try await bank.accounts(of: try await customer(request, bank))) }
         }
+        // The customer's cards, masked, with their states: block and unblock are runs of card.block and card.unblock.
+        api.get("/cards") { request, _ in
+            try await answer { json(try await bank.cards(of: try await customer(request, bank))) }
+        }
         // The customer's history, searched (`q`: payee, purpose or amount) and filtered (`account`, `from`, `to`,
         // `status`) by the core: every key optional, none given lists every entry.
         api.get("/journal") { request, _ in

@@ -46,11 +46,17 @@ final class CustomerScope: @unchecked Sendable {
     let customer: Customer
     private let load: @Sendable () throws -> [Account]
     private var cached: [Account]?
+    private let cardsOf: @Sendable (Customer) throws -> [Card]
 
-    init(customer: Customer, load: @escaping @Sendable () throws -> [Account]) {
+    init(customer: Customer, load: @escaping @Sendable () throws -> [Account],
+         cards: @escaping @Sendable (Customer) throws -> [Card] = { _ in [] }) {
         self.customer = customer
         self.load = load
+        cardsOf = cards
     }
+
+    /// The customer's cards (read when the cards service asks: only the card form does).
+    func cards() throws -> [Card] { try cardsOf(customer) }
 
     /// The customer's accounts (read once per call).
     func accounts() throws -> [Account] {

@@ -62,6 +62,7 @@ async function loadWords(lang) {
   document.documentElement.lang = state.lang;
   document.title = t("pageTitle");
   for (const node of document.querySelectorAll("[data-text]")) node.textContent = t(node.dataset.text);
+  for (const node of document.querySelectorAll("[data-placeholder]")) node.placeholder = t(node.dataset.placeholder);
   const other = $("lang-switch");
   other.textContent = t("otherLanguageName");
   other.lang = t("otherLanguage");
@@ -178,8 +179,8 @@ $("logout").addEventListener("click", async () => {
 // MARK: - Screens, each with its own address: #/ · #/run/ID · #/run/ID/field/ATOM · #/run/ID/review · #/run/ID/receipt
 
 function parseRoute() {
-  // The places of the bank: #/history?q=…, #/history/N (one entry), #/statement?account=…, #/templates.
-  const place = /^#\/(history|statement|templates)(?:\/(\d+))?(?:\?(.*))?$/.exec(location.hash);
+  // The places of the bank: #/history?q=…, #/history/N (one entry), #/statement?account=…, #/templates, #/cards.
+  const place = /^#\/(history|statement|templates|cards)(?:\/(\d+))?(?:\?(.*))?$/.exec(location.hash);
   if (place) {
     const screen = place[1] === "history" && place[2] ? "entry" : place[1];
     return { screen, entry: place[2] ? Number(place[2]) : null, query: new URLSearchParams(place[3] || "") };
@@ -194,7 +195,7 @@ function parseRoute() {
 function go(hash) { if (location.hash !== hash) history.pushState(null, "", hash); return route(); }
 function redirect(hash) { history.replaceState(null, "", hash); route(); }
 
-const SCREENS = ["home", "run", "review", "receipt", "history", "entry", "statement", "templates"];
+const SCREENS = ["home", "run", "review", "receipt", "history", "entry", "statement", "templates", "cards"];
 
 function showScreen(id) {
   for (const screen of SCREENS) $(screen).hidden = screen !== id;
@@ -225,6 +226,7 @@ async function routeNow() {
     if (where.screen === "entry") return await showEntry(where.entry);
     if (where.screen === "statement") return await showStatement(where.query);
     if (where.screen === "templates") return await showTemplates();
+    if (where.screen === "cards") return await showCards();
     if (where.screen === "receipt") return await showReceiptScreen(where.run);
     const run = await loadRun(where.run);
     if (!run) return;
@@ -271,6 +273,15 @@ $("menu-toggle").addEventListener("click", () => {
 
 document.addEventListener("keydown", (event) => {
   if (event.key === "Escape" && $("ops-nav").classList.contains("open")) { closeMenu(); $("menu-toggle").focus(); }
+});
+
+// The place already on screen chosen again from the menu: no hashchange comes, so the menu is closed and the place
+// shown afresh here (else the open menu would stay over it on a phone).
+$("ops-nav").addEventListener("click", (event) => {
+  const link = event.target.closest("a[data-place]");
+  if (!link || link.getAttribute("href") !== location.hash) return;
+  event.preventDefault();
+  route();
 });
 
 async function showHome() {
@@ -324,23 +335,20 @@ async function loadJournal() {
 
 // MARK: - History: the customer's journal searched by the server (payee, purpose, amount; account, period, outcome)
 
-/// A day typed in a date field (YYYY-MM-DD) as the instant its midnight is in the person's own time zone; `next`:
-/// the midnight after it (the day is included).
-function midnight(day, next) {
-  const [year, month, date] = day.split("-").map(Number);
-  return new Date(year, month - 1, date + (next ? 1 : 0)).toISOString();
-}
-
 /// `?key=value&…` for the API, each part percent-encoded (a space as %20: the server reads "+" as itself).
 function apiQuery(params) {
   const parts = [...params.entries()].map(([key, value]) => encodeURIComponent(key) + "=" + encodeURIComponent(value));
   return parts.length ? "?" + parts.join("&") : "";
 }
 
-/// The server's query for a period of days typed by the person.
+/// The server's query for a period of days as the person typed them (ДД.ММ.ГГГГ, or YYYY-MM-DD): the core's date
+/// parser reads them on the server, each a whole day in the person's own time zone (`tz`).
 function periodQuery(query, from, to) {
-  if (from) query.set("from", midnight(from, false));
-  if (to) query.set("to", midnight(to, true));
+  if (from) query.set("from", from);
+  if (to) query.set("to", to);
+  if (from || to) {
+    try { query.set("tz", Intl.DateTimeFormat().resolvedOptions().timeZone || ""); } catch (e) { /* the server's UTC days */ }
+  }
   return query;
 }
 
@@ -355,6 +363,8 @@ async function fillAccounts(select, first, chosen) {
 
 async function showHistory(query) {
   showScreen("history");
+  // The search and filters take a phone's whole screen: folded there (the list first), open from 800 px.
+  $("history-filters").open = window.matchMedia("(min-width: 800px)").matches;
   $("history-error").textContent = "";
   $("history-q").value = query.get("q") || "";
   $("history-from").value = query.get("from") || "";
@@ -471,7 +481,12 @@ async function showStatement(query) {
   }
   const money = (value) => format.amount(value, statement.currency);
   $("statement-heading").textContent = t("statementOf", { account: statement.account, title: statement.title });
-  const day = (value) => value ? new Intl.DateTimeFormat(state.lang === "ru" ? "ru-RU" : "en-GB", { dateStyle: "medium" }).format(new Date(value + "T00:00")) : "";
+  // A day as typed (ДД.ММ.ГГГГ or YYYY-MM-DD; the server read it already) written as the language writes days.
+  const day = (value) => {
+    const dotted = /^(\d{2})\.(\d{2})\.(\d{4})$/.exec(value || "");
+    const date = new Date((dotted ? dotted[3] + "-" + dotted[2] + "-" + dotted[1] : value) + "T00:00");
+    return Number.isNaN(date.getTime()) ? value || "" : new Intl.DateTimeFormat(state.lang === "ru" ? "ru-RU" : "en-GB", { dateStyle: "medium" }).format(date);
+  };
   $("statement-totals").tBodies[0].replaceChildren(...[
     [t("period"), (query.get("from") ? day(query.get("from")) : t("sinceOpening")) + " – " + (query.get("to") ? day(query.get("to")) : t("untilNow")), ""],
     [t("openingBalance"), money(statement.opening), "num"],
@@ -605,6 +620,49 @@ function templateItem(template) {
     element("p", { className: "template-name", text: name, "data-source": "value" }),
     element("p", { className: "template-operation" }, ...withPluginText(t("templateOf", { title: "\u0000", count: template.values.length }), template.title)),
     element("div", { className: "actions" }, run, rename, remove), renameForm, error);
+}
+
+// MARK: - Cards: the customer's own, with their states (the core decides whose card may be blocked)
+
+async function showCards() {
+  showScreen("cards");
+  $("cards-error").textContent = "";
+  let list = [];
+  try { list = await api("GET", "/cards"); } catch (error) { $("cards-error").textContent = error.message; }
+  $("cards-empty").hidden = list.length > 0;
+  $("cards-list").replaceChildren(...list.map(cardItem));
+  if (!$("main").contains(document.activeElement) || document.activeElement.offsetParent === null) $("cards-title").focus();
+}
+
+const CARD_REASONS = { lost: "cardReasonLost", stolen: "cardReasonStolen", compromised: "cardReasonCompromised", other: "cardReasonOther" };
+
+/// One card: its masked number, its account and state, and the one action its state allows — a run of card.block or
+/// card.unblock with the card filled in, checked and signed on the usual screens.
+function cardItem(card) {
+  const blocked = card.state === "blocked";
+  const error = element("p", { className: "error", role: "alert" });
+  const reason = card.blockReason ? t(CARD_REASONS[card.blockReason] || "cardReasonOther") : t("cardReasonOther");
+  const state = blocked
+    ? (card.changedAtMilliseconds ? t("cardBlockedWhy", { time: format.time(new Date(card.changedAtMilliseconds).toISOString()), reason }) : t("cardBlocked"))
+    : t("cardActive");
+  const action = element("button", { type: "button", className: blocked ? "secondary" : "", "data-card-action": card.masked },
+    element("span", { text: t(blocked ? "unblockCard" : "blockCard") }),
+    element("span", { className: "visually-hidden", text: " " + card.masked, "data-source": "value" }));
+  action.addEventListener("click", async () => {
+    error.textContent = "";
+    try {
+      const run = await api("POST", "/runs", { operation: blocked ? "card.unblock" : "card.block" });
+      await api("PUT", "/runs/" + run.id + "/atoms/cardNumber", { value: card.masked });
+      openedRun(await api("GET", "/runs/" + run.id));
+    } catch (problem) {
+      error.textContent = problem.message;
+    }
+  });
+  return element("li", { "data-card": card.masked, "data-state": card.state },
+    element("p", { className: "template-name card-number", text: card.masked, "data-source": "value" }),
+    element("p", { className: "template-operation" }, element("span", { text: t("cardOn", { account: card.account }) })),
+    element("p", { className: blocked ? "card-state blocked" : "card-state", text: state }),
+    element("div", { className: "actions" }, action), error);
 }
 
 // MARK: - A run: the form

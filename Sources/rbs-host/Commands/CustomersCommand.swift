@@ -9,7 +9,7 @@ struct CustomersCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "customers", abstract: "Add, list or remove the customers of `rbs-host serve`.",
         subcommands: [Add.self, AddUser.self, List.self, Remove.self, Code.self, Policy.self, Pending.self, Approve.self, Reject.self,
-                      GrantMandate.self, Mandates.self],
+                      GrantMandate.self, Mandates.self, AddCard.self, Cards.self],
         defaultSubcommand: List.self)
 
     struct Add: ParsableCommand {

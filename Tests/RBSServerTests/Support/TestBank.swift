@@ -52,6 +52,11 @@ final class TestBank: @unchecked Sendable {
         server = try Server(runtime: runtime, ledger: ledger, limits: limits, http: http, clock: { clock.now }, log: { lines.append($0) })
         alice = try Self.add("alice", "correct horse", ledger)
         bob = try Self.add("bob", "battery staple", ledger)
+        // Each customer's cards (issue #29): alice's Visa has the demo card's masked number, bob's Mir is his alone.
+        _ = try ledger.issueCard(to: "alice", account: try ledger.customers.accounts(of: alice.customer)[0].number,
+                                 number: "4111 1111 1111 1111")
+        _ = try ledger.issueCard(to: "bob", account: try ledger.customers.accounts(of: bob.customer)[0].number,
+                                 number: "2202 2000 0000 0008")
     }
 
     deinit { try? FileManager.default.removeItem(at: data) }

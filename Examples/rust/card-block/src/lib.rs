@@ -1,4 +1,7 @@
-//! card.block — block a card, written in Rust against the rbs-host C ABI 1.1 (`rbs_plugin.h`) with no crates.
+//! card.block and card.unblock — block one of the signer's cards or unblock it, written in Rust against the rbs-host
+//! C ABI 1.2 (`rbs_plugin.h`) with no crates. The card is one of the signer's own (the host's rbs.cards/1 service
+//! offers them, masked); the person types its number or its masked form as listed. The core decides: it blocks or
+//! unblocks only a card of the document's own signer, whatever this plugin put in the document.
 //!
 //! Everything the host reads is static data built at compile time (`static` items wrapped in `SyncPtr`). Every
 //! function the host calls is `extern "C"`, checks its pointers, and runs its body inside `guard`, so no panic can
@@ -51,30 +54,47 @@ static REASONS: SyncPtr<[RbsOption; 4]> = SyncPtr([
 
 const REASON_VALUES: [&str; 4] = ["lost", "stolen", "compromised", "other"];
 
-static ATOMS: SyncPtr<[RbsAtomDescriptor; 4]> = SyncPtr([
-    RbsAtomDescriptor {
-        input_type: RBS_INPUT_TEXT,
-        min_length: 13,
-        max_length: 23,
-        hint: c"The number on the front of the card, with or without spaces (4111 1111 1111 1111). Mir, Visa and Mastercard cards can be blocked here."
-            .as_ptr(),
-        valid_if: c"isCard(cardNumber) AND isSupportedCard(cardNumber)".as_ptr(),
-        error_text: c"Check the card number: a Mir, Visa or Mastercard number of the right length with a correct check digit"
-            .as_ptr(),
-        ..atom(c"cardNumber", RBS_ATOM_INPUT, c"Номер карты")
-    },
+/// The card's number: one of the signer's cards, as its number or its masked form as listed.
+const CARD_NUMBER: RbsAtomDescriptor = RbsAtomDescriptor {
+    input_type: RBS_INPUT_TEXT,
+    min_length: 13,
+    max_length: 23,
+    hint: c"One of your cards: the number on its front (4111 1111 1111 1111) or its masked number as your cards list it (4111 11** **** 1111). Mir, Visa and Mastercard cards."
+        .as_ptr(),
+    valid_if: c"isSupportedCard(cardNumber)".as_ptr(),
+    error_text: c"Check the card number: a Mir, Visa or Mastercard number of the right length with a correct check digit"
+        .as_ptr(),
+    ..atom(c"cardNumber", RBS_ATOM_INPUT, c"Номер карты")
+};
+
+static ATOMS: SyncPtr<[RbsAtomDescriptor; 5]> = SyncPtr([
+    // Its caption is set when the form opens: the signer's cards, masked, with their states.
+    atom(c"yourCards", RBS_ATOM_TEXT, c"Ваши карты"),
+    CARD_NUMBER,
     RbsAtomDescriptor {
         option_count: 4,
         options: &REASONS.0 as *const [RbsOption; 4] as *const RbsOption,
         ..atom(c"reason", RBS_ATOM_ENUM, c"Причина блокировки")
     },
     RbsAtomDescriptor {
-        hint: c"A blocked card cannot be unblocked online: a new card is issued.".as_ptr(),
+        hint: c"A blocked card pays for nothing until you unblock it (Unblock a card).".as_ptr(),
         valid_if: c"confirm == YES".as_ptr(),
         error_text: c"Turn the confirmation on to block the card".as_ptr(),
         ..atom(c"confirm", RBS_ATOM_TOGGLE, c"Я подтверждаю блокировку карты")
     },
     RbsAtomDescriptor { flags: RBS_ATOM_FLAG_SUBMIT, ..atom(c"btnBlock", RBS_ATOM_BUTTON, c"Заблокировать") },
+]);
+
+static UNBLOCK_ATOMS: SyncPtr<[RbsAtomDescriptor; 4]> = SyncPtr([
+    atom(c"yourCards", RBS_ATOM_TEXT, c"Ваши карты"),
+    CARD_NUMBER,
+    RbsAtomDescriptor {
+        hint: c"The card pays again as soon as the bank accepts the document.".as_ptr(),
+        valid_if: c"confirm == YES".as_ptr(),
+        error_text: c"Turn the confirmation on to unblock the card".as_ptr(),
+        ..atom(c"confirm", RBS_ATOM_TOGGLE, c"Я подтверждаю разблокировку карты")
+    },
+    RbsAtomDescriptor { flags: RBS_ATOM_FLAG_SUBMIT, ..atom(c"btnUnblock", RBS_ATOM_BUTTON, c"Разблокировать") },
 ]);
 
 static FUNCTIONS: SyncPtr<[RbsFunctionDescriptor; 1]> = SyncPtr([RbsFunctionDescriptor {
@@ -84,105 +104,143 @@ static FUNCTIONS: SyncPtr<[RbsFunctionDescriptor; 1]> = SyncPtr([RbsFunctionDesc
     flags: 0, // no instance pointer: a pure function of its argument
 }]);
 
-static OPERATIONS: SyncPtr<[RbsOperationDescriptor; 1]> = SyncPtr([RbsOperationDescriptor {
-    id: c"card.block".as_ptr(),
-    title: c"Block a card".as_ptr(),
-    category: c"Cards".as_ptr(),
-    atom_count: 4,
-    atoms: &ATOMS.0 as *const [RbsAtomDescriptor; 4] as *const RbsAtomDescriptor,
-    function_count: 1,
-    functions: &FUNCTIONS.0 as *const [RbsFunctionDescriptor; 1] as *const RbsFunctionDescriptor,
-    create: Some(card_block_create),
-    destroy: Some(card_block_destroy),
-    value_changed: Some(card_block_value_changed),
-    action: None, // the only button submits
-    build_document: Some(card_block_build_document),
-}]);
+/// One of the plugin's operations over `atom_count` atoms at `atoms`: the same function, callbacks and instance
+/// for both (the instance knows from its operation's id whether it blocks or unblocks).
+const fn operation(
+    id: &'static CStr,
+    title: &'static CStr,
+    atoms: *const RbsAtomDescriptor,
+    atom_count: u32,
+) -> RbsOperationDescriptor {
+    RbsOperationDescriptor {
+        id: id.as_ptr(),
+        title: title.as_ptr(),
+        category: c"Cards".as_ptr(),
+        atom_count,
+        atoms,
+        function_count: 1,
+        functions: &FUNCTIONS.0 as *const [RbsFunctionDescriptor; 1] as *const RbsFunctionDescriptor,
+        create: Some(card_block_create),
+        destroy: Some(card_block_destroy),
+        value_changed: Some(card_block_value_changed),
+        action: None, // the only button submits
+        build_document: Some(card_block_build_document),
+    }
+}
+
+static OPERATIONS: SyncPtr<[RbsOperationDescriptor; 2]> = SyncPtr([
+    operation(c"card.block", c"Block a card", &ATOMS.0 as *const [RbsAtomDescriptor; 5] as *const RbsAtomDescriptor, 5),
+    operation(
+        c"card.unblock",
+        c"Unblock a card",
+        &UNBLOCK_ATOMS.0 as *const [RbsAtomDescriptor; 4] as *const RbsAtomDescriptor,
+        4,
+    ),
+]);
 
 static DESCRIPTOR: SyncPtr<RbsPluginDescriptor> = SyncPtr(RbsPluginDescriptor {
     id: c"ru.example.cards".as_ptr(),
     name: c"Cards".as_ptr(),
-    version: c"1.0.0".as_ptr(),
+    version: c"1.1.0".as_ptr(),
     vendor: c"Example Bank".as_ptr(),
-    description: c"Card operations: block a lost, stolen or compromised card.".as_ptr(),
-    operation_count: 1,
-    operations: &OPERATIONS.0 as *const [RbsOperationDescriptor; 1]
+    description: c"Card operations: block a lost, stolen or compromised card of yours, and unblock it.".as_ptr(),
+    operation_count: 2,
+    operations: &OPERATIONS.0 as *const [RbsOperationDescriptor; 2]
         as *const RbsOperationDescriptor,
 });
 
-/// rbs.document-labels/1 (ABI 1.1): the review shows the masked card as the card, the reason as its option's title.
-static DOCUMENT_LABELS: SyncPtr<[RbsDocumentLabel; 4]> = SyncPtr([
+/// One document label of `operation`: the field `key`, its label (NULL: the atom's caption), role and atom.
+const fn label(
+    operation: &'static CStr,
+    key: &'static CStr,
+    label: Option<&'static CStr>,
+    role: u32,
+    atom: Option<&'static CStr>,
+) -> RbsDocumentLabel {
     RbsDocumentLabel {
-        operation_id: c"card.block".as_ptr(),
-        key: c"cardMasked".as_ptr(),
-        label: c"Номер карты".as_ptr(),
-        role: RBS_FIELD_ROLE_CARD_NUMBER,
-        atom_id: c"cardNumber".as_ptr(),
-    },
-    RbsDocumentLabel {
-        operation_id: c"card.block".as_ptr(),
-        key: c"cardLastFour".as_ptr(),
-        label: c"Последние цифры карты".as_ptr(),
-        role: RBS_FIELD_ROLE_OTHER,
-        atom_id: ptr::null(),
-    },
-    RbsDocumentLabel {
-        operation_id: c"card.block".as_ptr(),
-        key: c"reason".as_ptr(),
-        label: ptr::null(), // the atom's caption: "Причина блокировки"
-        role: RBS_FIELD_ROLE_OTHER,
-        atom_id: c"reason".as_ptr(),
-    },
-    RbsDocumentLabel {
-        operation_id: c"card.block".as_ptr(),
-        key: c"action".as_ptr(),
-        label: c"Действие".as_ptr(),
-        role: RBS_FIELD_ROLE_OTHER,
-        atom_id: ptr::null(),
-    },
+        operation_id: operation.as_ptr(),
+        key: key.as_ptr(),
+        label: match label {
+            Some(text) => text.as_ptr(),
+            None => ptr::null(),
+        },
+        role,
+        atom_id: match atom {
+            Some(id) => id.as_ptr(),
+            None => ptr::null(),
+        },
+    }
+}
+
+/// rbs.document-labels/1 (ABI 1.1): the review shows the masked card as the card, the reason as its option's title
+/// ("Причина блокировки": the atom's caption), for a block and an unblock alike.
+static DOCUMENT_LABELS: SyncPtr<[RbsDocumentLabel; 7]> = SyncPtr([
+    label(c"card.block", c"cardMasked", Some(c"Номер карты"), RBS_FIELD_ROLE_CARD_NUMBER, Some(c"cardNumber")),
+    label(c"card.block", c"cardLastFour", Some(c"Последние цифры карты"), RBS_FIELD_ROLE_OTHER, None),
+    label(c"card.block", c"reason", None, RBS_FIELD_ROLE_OTHER, Some(c"reason")),
+    label(c"card.block", c"action", Some(c"Действие"), RBS_FIELD_ROLE_OTHER, None),
+    label(c"card.unblock", c"cardMasked", Some(c"Номер карты"), RBS_FIELD_ROLE_CARD_NUMBER, Some(c"cardNumber")),
+    label(c"card.unblock", c"cardLastFour", Some(c"Последние цифры карты"), RBS_FIELD_ROLE_OTHER, None),
+    label(c"card.unblock", c"action", Some(c"Действие"), RBS_FIELD_ROLE_OTHER, None),
 ]);
 
 static DOCUMENT_LABELS_EXTENSION: SyncPtr<RbsDocumentLabelsExtension> = SyncPtr(RbsDocumentLabelsExtension {
-    count: 4,
-    labels: &DOCUMENT_LABELS.0 as *const [RbsDocumentLabel; 4] as *const RbsDocumentLabel,
+    count: 7,
+    labels: &DOCUMENT_LABELS.0 as *const [RbsDocumentLabel; 7] as *const RbsDocumentLabel,
 });
 
-/// rbs.texts/1 (ABI 1.2): the form in Russian and English. The descriptor declares the title and hints in English and
-/// the captions in Russian; each language translates what is declared in the other.
-const fn text(what: u32, target: Option<&'static CStr>, text: &'static CStr) -> RbsTranslatedText {
-    RbsTranslatedText::new(what, c"card.block", target, None, text)
+/// rbs.texts/1 (ABI 1.2): both forms in Russian and English. The descriptor declares the titles and hints in English
+/// and the captions in Russian; each language translates what is declared in the other.
+const fn text(operation: &'static CStr, what: u32, target: Option<&'static CStr>, text: &'static CStr) -> RbsTranslatedText {
+    RbsTranslatedText::new(what, operation, target, None, text)
 }
 
-static RUSSIAN: SyncPtr<[RbsTranslatedText; 7]> = SyncPtr([
-    text(RBS_TEXT_OPERATION_TITLE, None, c"Блокировка карты"),
-    text(RBS_TEXT_OPERATION_CATEGORY, None, c"Карты"),
-    text(RBS_TEXT_ATOM_HINT, Some(c"cardNumber"),
-         c"Номер на лицевой стороне карты, с пробелами или без (4111 1111 1111 1111). Здесь блокируются карты Мир, Visa и Mastercard."),
-    text(RBS_TEXT_ATOM_ERROR, Some(c"cardNumber"),
-         c"Проверьте номер карты: номер Мир, Visa или Mastercard нужной длины с верной контрольной цифрой"),
-    text(RBS_TEXT_ATOM_HINT, Some(c"confirm"), c"Заблокированную карту нельзя разблокировать онлайн: выпускается новая карта."),
-    text(RBS_TEXT_ATOM_ERROR, Some(c"confirm"), c"Включите подтверждение, чтобы заблокировать карту"),
-    text(RBS_TEXT_DOCUMENT_LABEL, Some(c"action"), c"Действие"),
+const BLOCK: &CStr = c"card.block";
+const UNBLOCK: &CStr = c"card.unblock";
+const CARD_HINT_RU: &CStr = c"Одна из ваших карт: номер на её лицевой стороне (4111 1111 1111 1111) или маскированный номер, как в списке ваших карт (4111 11** **** 1111). Карты Мир, Visa и Mastercard.";
+const CARD_ERROR_RU: &CStr = c"Проверьте номер карты: номер Мир, Visa или Mastercard нужной длины с верной контрольной цифрой";
+
+static RUSSIAN: SyncPtr<[RbsTranslatedText; 12]> = SyncPtr([
+    text(BLOCK, RBS_TEXT_OPERATION_TITLE, None, c"Блокировка карты"),
+    text(BLOCK, RBS_TEXT_OPERATION_CATEGORY, None, c"Карты"),
+    text(BLOCK, RBS_TEXT_ATOM_HINT, Some(c"cardNumber"), CARD_HINT_RU),
+    text(BLOCK, RBS_TEXT_ATOM_ERROR, Some(c"cardNumber"), CARD_ERROR_RU),
+    text(BLOCK, RBS_TEXT_ATOM_HINT, Some(c"confirm"), c"Заблокированная карта ничего не оплачивает, пока вы её не разблокируете (Разблокировка карты)."),
+    text(BLOCK, RBS_TEXT_ATOM_ERROR, Some(c"confirm"), c"Включите подтверждение, чтобы заблокировать карту"),
+    text(UNBLOCK, RBS_TEXT_OPERATION_TITLE, None, c"Разблокировка карты"),
+    text(UNBLOCK, RBS_TEXT_OPERATION_CATEGORY, None, c"Карты"),
+    text(UNBLOCK, RBS_TEXT_ATOM_HINT, Some(c"cardNumber"), CARD_HINT_RU),
+    text(UNBLOCK, RBS_TEXT_ATOM_ERROR, Some(c"cardNumber"), CARD_ERROR_RU),
+    text(UNBLOCK, RBS_TEXT_ATOM_HINT, Some(c"confirm"), c"Карта снова платит, как только банк примет документ."),
+    text(UNBLOCK, RBS_TEXT_ATOM_ERROR, Some(c"confirm"), c"Включите подтверждение, чтобы разблокировать карту"),
 ]);
 
-static ENGLISH: SyncPtr<[RbsTranslatedText; 12]> = SyncPtr([
-    text(RBS_TEXT_ATOM_CAPTION, Some(c"cardNumber"), c"Card number"),
-    text(RBS_TEXT_ATOM_CAPTION, Some(c"reason"), c"Reason for blocking"),
-    text(RBS_TEXT_ATOM_CAPTION, Some(c"confirm"), c"I confirm that the card is to be blocked"),
-    text(RBS_TEXT_ATOM_CAPTION, Some(c"btnBlock"), c"Block"),
-    RbsTranslatedText::new(RBS_TEXT_OPTION_TITLE, c"card.block", Some(c"reason"), Some(c"lost"), c"Lost"),
-    RbsTranslatedText::new(RBS_TEXT_OPTION_TITLE, c"card.block", Some(c"reason"), Some(c"stolen"), c"Stolen"),
-    RbsTranslatedText::new(RBS_TEXT_OPTION_TITLE, c"card.block", Some(c"reason"), Some(c"compromised"), c"Compromised"),
-    RbsTranslatedText::new(RBS_TEXT_OPTION_TITLE, c"card.block", Some(c"reason"), Some(c"other"), c"Other"),
-    text(RBS_TEXT_DOCUMENT_LABEL, Some(c"cardMasked"), c"Card number"),
-    text(RBS_TEXT_DOCUMENT_LABEL, Some(c"cardLastFour"), c"Last digits of the card"),
-    text(RBS_TEXT_DOCUMENT_LABEL, Some(c"reason"), c"Reason for blocking"),
-    text(RBS_TEXT_DOCUMENT_LABEL, Some(c"action"), c"Action"),
+static ENGLISH: SyncPtr<[RbsTranslatedText; 20]> = SyncPtr([
+    text(BLOCK, RBS_TEXT_ATOM_CAPTION, Some(c"yourCards"), c"Your cards"),
+    text(BLOCK, RBS_TEXT_ATOM_CAPTION, Some(c"cardNumber"), c"Card number"),
+    text(BLOCK, RBS_TEXT_ATOM_CAPTION, Some(c"reason"), c"Reason for blocking"),
+    text(BLOCK, RBS_TEXT_ATOM_CAPTION, Some(c"confirm"), c"I confirm that the card is to be blocked"),
+    text(BLOCK, RBS_TEXT_ATOM_CAPTION, Some(c"btnBlock"), c"Block"),
+    RbsTranslatedText::new(RBS_TEXT_OPTION_TITLE, BLOCK, Some(c"reason"), Some(c"lost"), c"Lost"),
+    RbsTranslatedText::new(RBS_TEXT_OPTION_TITLE, BLOCK, Some(c"reason"), Some(c"stolen"), c"Stolen"),
+    RbsTranslatedText::new(RBS_TEXT_OPTION_TITLE, BLOCK, Some(c"reason"), Some(c"compromised"), c"Compromised"),
+    RbsTranslatedText::new(RBS_TEXT_OPTION_TITLE, BLOCK, Some(c"reason"), Some(c"other"), c"Other"),
+    text(BLOCK, RBS_TEXT_DOCUMENT_LABEL, Some(c"cardMasked"), c"Card number"),
+    text(BLOCK, RBS_TEXT_DOCUMENT_LABEL, Some(c"cardLastFour"), c"Last digits of the card"),
+    text(BLOCK, RBS_TEXT_DOCUMENT_LABEL, Some(c"reason"), c"Reason for blocking"),
+    text(BLOCK, RBS_TEXT_DOCUMENT_LABEL, Some(c"action"), c"Action"),
+    text(UNBLOCK, RBS_TEXT_ATOM_CAPTION, Some(c"yourCards"), c"Your cards"),
+    text(UNBLOCK, RBS_TEXT_ATOM_CAPTION, Some(c"cardNumber"), c"Card number"),
+    text(UNBLOCK, RBS_TEXT_ATOM_CAPTION, Some(c"confirm"), c"I confirm that the card is to be unblocked"),
+    text(UNBLOCK, RBS_TEXT_ATOM_CAPTION, Some(c"btnUnblock"), c"Unblock"),
+    text(UNBLOCK, RBS_TEXT_DOCUMENT_LABEL, Some(c"cardMasked"), c"Card number"),
+    text(UNBLOCK, RBS_TEXT_DOCUMENT_LABEL, Some(c"cardLastFour"), c"Last digits of the card"),
+    text(UNBLOCK, RBS_TEXT_DOCUMENT_LABEL, Some(c"action"), c"Action"),
 ]);
 
 static LANGUAGES: SyncPtr<[RbsLanguageTexts; 2]> = SyncPtr([
-    RbsLanguageTexts { language: c"ru".as_ptr(), count: 7, texts: &RUSSIAN.0 as *const [RbsTranslatedText; 7] as *const RbsTranslatedText },
-    RbsLanguageTexts { language: c"en".as_ptr(), count: 12, texts: &ENGLISH.0 as *const [RbsTranslatedText; 12] as *const RbsTranslatedText },
+    RbsLanguageTexts { language: c"ru".as_ptr(), count: 12, texts: &RUSSIAN.0 as *const [RbsTranslatedText; 12] as *const RbsTranslatedText },
+    RbsLanguageTexts { language: c"en".as_ptr(), count: 20, texts: &ENGLISH.0 as *const [RbsTranslatedText; 20] as *const RbsTranslatedText },
 ]);
 
 static TEXTS_EXTENSION: SyncPtr<RbsTextsExtension> = SyncPtr(RbsTextsExtension {
@@ -306,6 +364,51 @@ fn masked(number: &str) -> String {
     out
 }
 
+/// A masked number as the cards service lists it ("4111 11** **** 1111": digits, then `*`, then the last four
+/// digits, in groups of four), returned without its spaces; None for anything else.
+fn masked_digits(text: &str) -> Option<String> {
+    let text = text.trim_matches(' ');
+    let mut plain = String::with_capacity(19);
+    for (index, group) in text.split(' ').enumerate() {
+        if group.is_empty() || group.len() > 4 || (index > 0 && plain.len() % 4 != 0) {
+            return None;
+        }
+        plain.push_str(group);
+    }
+    let count = plain.len();
+    let shape = plain.chars().enumerate().all(|(index, character)| {
+        if index < 6 || index + 4 >= count {
+            character.is_ascii_digit()
+        } else {
+            character == '*'
+        }
+    });
+    (shape && (13..=19).contains(&count)).then_some(plain)
+}
+
+/// The masked form of what the person typed: a full number that passes Luhn and the scheme check is masked here;
+/// a masked number as listed is kept as it is. None for anything else.
+fn masked_of(text: &str) -> Option<String> {
+    if let Some(digits) = card_digits(text) {
+        return (luhn(&digits) && is_supported(&digits)).then(|| masked(&digits));
+    }
+    let plain = masked_digits(text)?;
+    let digits: String = plain.chars().map(|c| if c == '*' { '0' } else { c }).collect();
+    is_supported(&digits).then(|| group(&plain))
+}
+
+/// Groups by four with single spaces.
+fn group(plain: &str) -> String {
+    let mut out = String::with_capacity(plain.len() + plain.len() / 4);
+    for (index, character) in plain.chars().enumerate() {
+        if index > 0 && index.is_multiple_of(4) {
+            out.push(' ');
+        }
+        out.push(character);
+    }
+    out
+}
+
 /// `isSupportedCard(cardNumber)` in expressions: signature "bool(string)", no instance pointer.
 ///
 /// # Safety
@@ -318,7 +421,7 @@ pub unsafe extern "C" fn card_block_is_supported(number: *const c_char) -> bool 
     guard(false, || {
         // SAFETY: non-NULL and NUL-terminated, borrowed for this call.
         let text = unsafe { CStr::from_ptr(number) }.to_string_lossy();
-        card_digits(&text).is_some_and(|digits| is_supported(&digits))
+        masked_of(&text).is_some()
     })
 }
 
@@ -328,12 +431,98 @@ pub unsafe extern "C" fn card_block_is_supported(number: *const c_char) -> bool 
 struct CardBlock {
     host: *const RbsHost,
     module: *mut RbsModule,
+    /// card.unblock (else card.block): the document's action, and no reason asked.
+    unblock: bool,
+    /// What the person typed in cardNumber (a full number stays in this instance only; see build_document).
     card: String,
     reason: String,
     confirmed: bool,
 }
 
+/// One of the signer's cards as the host's rbs.cards/1 service lists it.
+struct OwnCard {
+    masked: String,
+    blocked: bool,
+}
+
+/// A C string the host lent for the call, as Rust text ("" for NULL).
+///
+/// # Safety
+/// `text` is NULL or NUL-terminated and valid for the call.
+unsafe fn lent(text: *const c_char) -> String {
+    if text.is_null() {
+        return String::new();
+    }
+    unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned()
+}
+
 impl CardBlock {
+    /// The signer's cards, from the host's rbs.cards/1 service; None when the host offers no such service.
+    fn own_cards(&self) -> Option<Vec<OwnCard>> {
+        // SAFETY: `host` is valid from create() until destroy() returns (rbs/operation.h).
+        let host = unsafe { self.host.as_ref() }?;
+        let get_service = host.get_service?;
+        // SAFETY: a NUL-terminated id; the table returned lives until the host is unloaded.
+        let table = unsafe { get_service(self.host, RBS_SERVICE_CARDS.as_ptr()) }.cast::<RbsCardsService>();
+        // SAFETY: non-NULL tables are the host's rbs_cards_service_t.
+        let service = unsafe { table.as_ref() }?;
+        let (count, at) = (service.count?, service.at?);
+        // SAFETY: the service's functions take its own context; strings stay valid until its next call, so each
+        // card is copied before the next `at`.
+        let total = unsafe { count(service.context) };
+        let mut cards = Vec::with_capacity(total as usize);
+        for index in 0..total {
+            let mut out = RbsCard { id: ptr::null(), masked: ptr::null(), account: ptr::null(), blocked: false };
+            if !unsafe { at(service.context, index, &mut out) } {
+                break;
+            }
+            cards.push(OwnCard { masked: unsafe { lent(out.masked) }, blocked: out.blocked });
+        }
+        Some(cards)
+    }
+
+    /// The signer's cards as one line for the form: "4111 11** **** 1111 (активна), …".
+    fn cards_line(cards: &[OwnCard]) -> String {
+        if cards.is_empty() {
+            return String::from("Ваши карты: у вас нет карт");
+        }
+        let listed: Vec<String> = cards
+            .iter()
+            .map(|card| format!("{} ({})", card.masked, if card.blocked { "заблокирована" } else { "активна" }))
+            .collect();
+        format!("Ваши карты: {}", listed.join(", "))
+    }
+
+    /// Shows the signer's cards in the `yourCards` line.
+    fn show_cards(&self) {
+        let Some(cards) = self.own_cards() else { return };
+        // SAFETY: as in set_error.
+        let Some(host) = (unsafe { self.host.as_ref() }) else { return };
+        let Some(set_caption) = host.set_caption else { return };
+        let Ok(caption) = CString::new(Self::cards_line(&cards)) else { return };
+        // SAFETY: every pointer is valid for the call; the host copies the caption.
+        unsafe { set_caption(self.host, self.module, c"yourCards".as_ptr(), caption.as_ptr()) };
+    }
+
+    /// Why the typed card cannot be chosen: not one of the signer's cards, or already in the state asked for.
+    /// Only early help: the core decides again on the signed document, whoever built it.
+    fn ownership_problem(&self, masked: &str) -> Option<String> {
+        let cards = self.own_cards()?;
+        let Some(card) = cards.iter().find(|card| card.masked == masked) else {
+            let yours: Vec<&str> = cards.iter().map(|card| card.masked.as_str()).collect();
+            return Some(if yours.is_empty() {
+                format!("{masked} is not one of your cards: you have no cards")
+            } else {
+                format!("{masked} is not one of your cards: yours are {}", yours.join(", "))
+            });
+        };
+        match (self.unblock, card.blocked) {
+            (false, true) => Some(format!("{masked} is already blocked")),
+            (true, false) => Some(format!("{masked} is not blocked: there is nothing to unblock")),
+            _ => None,
+        }
+    }
+
     /// Marks an atom (or the whole form, `atom` None) with a message.
     fn set_error(&self, atom: Option<&CStr>, message: &str) {
         // SAFETY: `host` is valid from create() until destroy() returns (rbs/operation.h).
@@ -365,15 +554,20 @@ impl CardBlock {
     }
 
     /// Whether the committed value of `atom` holds; the message for it when it does not.
-    fn problem(&self, atom: &CStr) -> Option<&'static str> {
+    fn problem(&self, atom: &CStr) -> Option<String> {
         match atom.to_bytes() {
-            b"cardNumber" if !luhn(&self.card) || !is_supported(&self.card) => {
-                Some("Check the card number: a Mir, Visa or Mastercard number with a correct check digit")
+            b"cardNumber" => match masked_of(&self.card) {
+                None => Some(String::from("Check the card number: a Mir, Visa or Mastercard number with a correct check digit")),
+                Some(masked) => self.ownership_problem(&masked),
+            },
+            b"reason" if !self.unblock && !REASON_VALUES.contains(&self.reason.as_str()) => {
+                Some(String::from("Choose why the card is blocked"))
             }
-            b"reason" if !REASON_VALUES.contains(&self.reason.as_str()) => {
-                Some("Choose why the card is blocked")
-            }
-            b"confirm" if !self.confirmed => Some("Turn the confirmation on to block the card"),
+            b"confirm" if !self.confirmed => Some(String::from(if self.unblock {
+                "Turn the confirmation on to unblock the card"
+            } else {
+                "Turn the confirmation on to block the card"
+            })),
             _ => None,
         }
     }
@@ -385,7 +579,7 @@ impl CardBlock {
         for atom in CHECKED {
             match self.problem(atom) {
                 Some(message) => {
-                    self.set_error(Some(atom), message);
+                    self.set_error(Some(atom), &message);
                     ok = false;
                 }
                 None => self.clear_error(atom),
@@ -419,21 +613,25 @@ unsafe fn text_of(value: &RbsValue) -> Option<String> {
 }
 
 unsafe extern "C" fn card_block_create(
-    _operation: *const RbsOperationDescriptor,
+    operation: *const RbsOperationDescriptor,
     host: *const RbsHost,
     module: *mut RbsModule,
 ) -> *mut c_void {
-    if host.is_null() || module.is_null() {
+    if host.is_null() || module.is_null() || operation.is_null() {
         return ptr::null_mut();
     }
     guard(ptr::null_mut(), || {
+        // SAFETY: the host passes one of this plugin's own descriptors.
+        let unblock = unsafe { lent((*operation).id) } == "card.unblock";
         let instance = Box::new(CardBlock {
             host,
             module,
+            unblock,
             card: String::new(),
             reason: String::new(),
             confirmed: false,
         });
+        instance.show_cards();
         Box::into_raw(instance).cast::<c_void>()
     })
 }
@@ -467,12 +665,8 @@ unsafe extern "C" fn card_block_value_changed(
         let value = unsafe { &*value };
         let atom = unsafe { CStr::from_ptr(atom_id) };
         match atom.to_bytes() {
-            // Only the digits are kept; the full number never leaves this instance (see build_document).
-            b"cardNumber" => {
-                this.card = unsafe { text_of(value) }
-                    .and_then(|text| card_digits(&text))
-                    .unwrap_or_default()
-            }
+            // The full number never leaves this instance (see build_document).
+            b"cardNumber" => this.card = unsafe { text_of(value) }.unwrap_or_default(),
             b"reason" => this.reason = unsafe { text_of(value) }.unwrap_or_default(),
             // SAFETY: `boolean` is the meaningful member of a BOOL value.
             b"confirm" => {
@@ -480,9 +674,14 @@ unsafe extern "C" fn card_block_value_changed(
             }
             _ => return RBS_OK,
         }
-        // A mark build_document set goes as soon as the value is fixed (new marks come only from a submit).
-        if this.problem(atom).is_none() {
-            this.clear_error(atom);
+        // The card is checked against the signer's cards as soon as it is typed; other marks build_document set go
+        // as soon as the value is fixed (new ones come only from a submit).
+        match this.problem(atom) {
+            Some(message) if atom.to_bytes() == b"cardNumber" && masked_of(&this.card).is_some() => {
+                this.set_error(Some(atom), &message)
+            }
+            None => this.clear_error(atom),
+            Some(_) => {}
         }
         RBS_OK
     })
@@ -506,13 +705,15 @@ unsafe extern "C" fn card_block_build_document(
         }
         // Never the full card number (PAN): the signed document, the journal and the ledger get the masked form
         // (first six and last four digits, PCI DSS 3.4) and the last four digits.
-        let last_four = this.card.get(this.card.len().saturating_sub(4)..).unwrap_or_default();
-        let fields: [(&CStr, String); 4] = [
-            (c"cardMasked", masked(&this.card)),
-            (c"cardLastFour", last_four.to_string()),
-            (c"reason", this.reason.clone()),
-            (c"action", String::from("block")),
-        ];
+        let Some(masked) = masked_of(&this.card) else {
+            return RBS_INVALID;
+        };
+        let last_four = masked.get(masked.len().saturating_sub(4)..).unwrap_or_default().to_string();
+        let mut fields: Vec<(&CStr, String)> = vec![(c"cardMasked", masked.clone()), (c"cardLastFour", last_four)];
+        if !this.unblock {
+            fields.push((c"reason", this.reason.clone()));
+        }
+        fields.push((c"action", String::from(if this.unblock { "unblock" } else { "block" })));
         for (key, value) in fields {
             let Ok(value) = CString::new(value) else {
                 return RBS_FAILED;
@@ -548,6 +749,11 @@ mod tests {
     #[test]
     fn masking() {
         assert_eq!(masked("4111111111111111"), "4111 11** **** 1111");
+        assert_eq!(masked_of("4111 1111 1111 1111").as_deref(), Some("4111 11** **** 1111"));
+        assert_eq!(masked_of("4111 11** **** 1111").as_deref(), Some("4111 11** **** 1111"));
+        assert_eq!(masked_of("4111111111111112"), None);
+        assert_eq!(masked_of("4111 11** **1* 1111"), None);
+        assert_eq!(masked_of("4111 11*** *** 1111"), None);
     }
 
     #[test]
@@ -570,8 +776,8 @@ mod tests {
             .iter()
             .map(|a| unsafe { CStr::from_ptr(a.id) }.to_str().unwrap())
             .collect();
-        assert_eq!(ids, ["cardNumber", "reason", "confirm", "btnBlock"]);
-        let reason = &atoms[1];
+        assert_eq!(ids, ["yourCards", "cardNumber", "reason", "confirm", "btnBlock"]);
+        let reason = &atoms[2];
         let options =
             unsafe { std::slice::from_raw_parts(reason.options, reason.option_count as usize) };
         assert_eq!(

@@ -190,6 +190,27 @@ pub struct RbsHost {
     >,
 }
 
+// ---- rbs/services.h: rbs.cards/1 ----
+
+pub const RBS_SERVICE_CARDS: &std::ffi::CStr = c"rbs.cards/1";
+
+/// `rbs_card_t`: one of the signer's cards, masked; strings owned by the host until the next call of the service.
+#[repr(C)]
+pub struct RbsCard {
+    pub id: *const c_char,
+    pub masked: *const c_char,
+    pub account: *const c_char,
+    pub blocked: bool,
+}
+
+/// `rbs_cards_service_t`: the cards of the party the form runs for.
+#[repr(C)]
+pub struct RbsCardsService {
+    pub context: *mut c_void,
+    pub count: Option<unsafe extern "C" fn(context: *mut c_void) -> u32>,
+    pub at: Option<unsafe extern "C" fn(context: *mut c_void, index: u32, out: *mut RbsCard) -> bool>,
+}
+
 // ---- rbs/operation.h ----
 
 pub type RbsStatus = i32;
@@ -404,6 +425,8 @@ const _: () = {
     assert!(size_of::<RbsPluginEntry>() == 48 && offset_of!(RbsPluginEntry, descriptor) == 16);
     assert!(size_of::<RbsHost>() == 104 && offset_of!(RbsHost, get_service) == 40);
     assert!(size_of::<RbsDocumentBuilder>() == 16);
+    assert!(size_of::<RbsCard>() == 32 && offset_of!(RbsCard, blocked) == 24);
+    assert!(size_of::<RbsCardsService>() == 24 && offset_of!(RbsCardsService, at) == 16);
     assert!(align_of::<RbsValue>() == 8);
     assert!(size_of::<RbsRequirementsExtension>() == 16 && offset_of!(RbsRequirementsExtension, features) == 8);
     assert!(size_of::<RbsDocumentLabel>() == 40 && offset_of!(RbsDocumentLabel, role) == 24);

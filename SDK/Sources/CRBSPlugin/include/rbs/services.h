@@ -36,6 +36,24 @@ typedef struct rbs_accounts_service {
     bool (*find)(void *context, const char *number, rbs_account_t *out); /* false when unknown */
 } rbs_accounts_service_t;
 
+/* ---- rbs.cards/1: the signer's own cards, masked (what a card picker offers) ---- */
+#define RBS_SERVICE_CARDS "rbs.cards/1"
+
+typedef struct rbs_card {
+    const char *id;      /* the bank's id of the card: what a document's "card" field names ("7") */
+    const char *masked;  /* first six and last four digits, grouped: "4111 11** **** 1111" (never the full number) */
+    const char *account; /* the account the card draws on (20 digits) */
+    bool blocked;        /* blocked: only an unblock applies */
+} rbs_card_t;
+
+/* The cards of the party the form runs for. Offering is not deciding: the core blocks or unblocks a card only for a
+ * document signed by the card's own customer, whatever a plugin put in it. */
+typedef struct rbs_cards_service {
+    void *context;
+    uint32_t (*count)(void *context);                              /* how many cards */
+    bool (*at)(void *context, uint32_t index, rbs_card_t *out);    /* false when index >= count */
+} rbs_cards_service_t;
+
 /* ---- rbs.directory/1: the bank directory (BIC → bank) ---- */
 #define RBS_SERVICE_DIRECTORY "rbs.directory/1"
 
