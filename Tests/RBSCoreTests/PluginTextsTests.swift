@@ -84,7 +84,8 @@ struct PluginTextsTests {
                 Issue.record("card.block did not submit: \(session.attention())")
                 return []
             }
-            return SignModule.fieldLines(draft, directory: nil, language: language).map { "\($0.caption): \($0.value)" }
+            return DocumentPresentation.rows(draft.fields, presentation: draft.presentation(of:), directory: nil, language: language)
+                .map { "\($0.label): \($0.value)" }
         }
         let english = try review(.en), russian = try review(.ru)
         #expect(english.contains("Reason for blocking: Stolen"), "\(english)")
