@@ -56,7 +56,7 @@ struct PluginTextsTests {
         card.language = .ru
         #expect(card.atom("reason")?.caption == "Причина блокировки")
         #expect(card.operation.descriptor.atoms.first { $0.id == "cardNumber" }?.hint
-                == "Номер на лицевой стороне карты, с пробелами или без (4111 1111 1111 1111). Здесь блокируются карты Мир, Visa и Mastercard.")
+                == "Одна из ваших карт: номер на её лицевой стороне (4111 1111 1111 1111) или маскированный номер, как в списке ваших карт (4111 11** **** 1111). Карты Мир, Visa и Mastercard.")
 
         let quick = try runtime.open("pay.pp.quick")
         defer { quick.close() }
