@@ -20,7 +20,7 @@ import time
 
 from axe_selenium_python import Axe
 from selenium import webdriver
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.common.virtual_authenticator import VirtualAuthenticatorOptions
@@ -153,6 +153,12 @@ def history_and_statement(driver, wait, served):
     account with its PDF downloaded and read back with pdftotext."""
     go_place(driver, wait, "history")
     check("#/history" in driver.current_url, f"the history has its own address: {driver.current_url}")
+    # The list is drawn when the server's answer arrives (later on a loaded machine: the fuzzer and the parity
+    # corpus run beside this walk); waited for, then checked, so a missing list still fails by name.
+    try:
+        wait.until(lambda d: len(rows(d, "history-list")) >= 3)
+    except TimeoutException:
+        pass
     everything = rows(driver, "history-list")
     check(len(everything) >= 3, f"the history lists the payments: {everything!r}")
     driver.find_element(By.ID, "history-q").send_keys("1 500,50" + Keys.ENTER)

@@ -1,4 +1,5 @@
 import Foundation
+import RBSMoney
 
 /// UTC instants with millisecond precision and their one ISO 8601 text form, `2025-03-01T09:30:00.250Z`.
 ///
@@ -62,26 +63,14 @@ public enum Timestamp {
         return r < 0 ? (q - 1, r + b) : (q, r)
     }
 
-    /// Howard Hinnant's civil_from_days.
-    private static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    /// Howard Hinnant's civil_from_days (the money module's calendar arithmetic, in the ledger's Int64).
+    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
+        let (year, month, day) = CalendarDay.civil(fromDays: Int(days))
+        return (Int64(year), Int64(month), Int64(day))
     }
 
     /// Howard Hinnant's days_from_civil.
-    private static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+    private static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+        Int64(CalendarDay.days(fromCivil: Int(year), Int(month), Int(day)))
     }
 }

@@ -94,8 +94,12 @@ public struct CalendarDay: Hashable, Comparable, Sendable, CustomStringConvertib
         return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
     }
 
-    /// Days since 1970-01-01 (Howard Hinnant's days_from_civil): exact integer arithmetic, no time zone involved.
-    var daysSinceEpoch: Int {
+    /// Days since 1970-01-01.
+    var daysSinceEpoch: Int { Self.days(fromCivil: year, month, day) }
+
+    /// Howard Hinnant's days_from_civil: days since 1970-01-01 of any year, month and day, exact integer arithmetic
+    /// with no time zone involved (the ledger's timestamps are written with it too).
+    package static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -104,7 +108,8 @@ public struct CalendarDay: Hashable, Comparable, Sendable, CustomStringConvertib
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    static func civil(fromDays days: Int) -> (Int, Int, Int) {
+    /// Howard Hinnant's civil_from_days: the year, month and day `days` after 1970-01-01.
+    package static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
