@@ -23,7 +23,7 @@ DEV_DATA := $(DEV)/data
 DEMO_CUSTOMER := demo
 DEMO_PASSWORD := demo-password
 
-.PHONY: run serve web-test parity bench-serve build build-prerequisites plugins c-plugins swift-plugins rust-plugins sign-plugins test test-suites bench bench-pg fuzz fuzz-build clean
+.PHONY: run serve web-test parity bench-serve build build-prerequisites plugins c-plugins swift-plugins rust-plugins sign-plugins test test-suites test-suites-beside bench bench-pg fuzz fuzz-build clean
 
 # The REPL runs with the development data folder, where the development key is trusted: the real trust path.
 run: build plugins
@@ -111,20 +111,27 @@ test: build-prerequisites
 test-suites:
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --skip RBSServerTests
 	@if [ -n "$$RBS_TEST_POSTGRES" ]; then \
-		echo "RBSLedgerTests again, on PostgreSQL"; \
-		RBS_TEST_LEDGER_ENGINE=postgres SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --filter RBSLedgerTests; \
-	else echo "*** SKIPPED: RBSLedgerTests on PostgreSQL (no PostgreSQL server: RBS_TEST_POSTGRES is not set) ***"; fi
-	@if [ -n "$$RBS_TEST_POSTGRES" ]; then \
 		python3 Tests/Postgres/concurrent_hosts.py --documents 800 --minimum 450 --seconds 70 && \
 		python3 Tests/Postgres/concurrent_hosts.py --failover --documents 300 --minimum 100 --seconds 30; \
 	else echo "*** SKIPPED: three serve hosts on one PostgreSQL, and their failover (Tests/Postgres/concurrent_hosts.py): no PostgreSQL server ***"; fi
-	SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --filter RBSServerTests
-	@# The parity corpus spends most of its time waiting on the hosts it starts: it runs beside the web tests (each
-	@# serves its own hosts on its own ports and data folders), its output printed whole when it ends.
-	@$(MAKE) --no-print-directory parity > .build-parity.log 2>&1 & checking=$$!; \
+	@# The web tests (the API fuzzer, the browser walk) wait on pages and requests much of their time: beside them run
+	@# the ledger's suite on PostgreSQL then the server's suites, and the parity corpus (which waits on the hosts it
+	@# starts); each serves its own hosts on its own ports and data folders. Their outputs are printed whole at the end.
+	@$(MAKE) --no-print-directory test-suites-beside > .build-suites-beside.log 2>&1 & beside=$$!; \
+		$(MAKE) --no-print-directory parity > .build-parity.log 2>&1 & checking=$$!; \
 		$(MAKE) --no-print-directory web-test; web=$$?; \
+		wait $$beside; passed=$$?; echo "=== the ledger's suite on PostgreSQL and the server's suites: exit $$passed"; \
+		cat .build-suites-beside.log; \
 		wait $$checking; checked=$$?; echo "=== the parity corpus (make parity): exit $$checked"; cat .build-parity.log; \
-		[ $$web -eq 0 ] && [ $$checked -eq 0 ]
+		[ $$web -eq 0 ] && [ $$passed -eq 0 ] && [ $$checked -eq 0 ]
+
+# Run by test-suites beside the web tests.
+test-suites-beside:
+	@if [ -n "$$RBS_TEST_POSTGRES" ]; then \
+		echo "RBSLedgerTests again, on PostgreSQL"; \
+		RBS_TEST_LEDGER_ENGINE=postgres SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --filter RBSLedgerTests; \
+	else echo "*** SKIPPED: RBSLedgerTests on PostgreSQL (no PostgreSQL server: RBS_TEST_POSTGRES is not set) ***"; fi
+	SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --filter RBSServerTests
 
 # The parity corpus (Tests/Parity/corpus.json): every scenario through the piped REPL, the one-shot CLI and the HTTP
 # API, the same outcome and journal expected of each (the rules that protect money are the core's, not a front end's).
