@@ -37,6 +37,25 @@ struct ExchangePostingTests {
         #expect(stale?.facts["maximumAge"] == "24 hours")
     }
 
+    @Test("a stored rate that is not plain decimal text is refused by name, never read in part")
+    func damagedRateRefused() throws {
+        let f = try Fixture()
+        let usd = OfficialRate(currency: "USD", numericCode: "840", name: "Доллар США", nominal: 1, value: Decimal(string: "92.5058")!)
+        try f.ledger.importRates([usd], date: "2026-11-26", margin: Decimal(string: "0.015")!, source: "XML_daily.xml")
+        f.clock.advance(60)
+        try f.ledger.database.write { db in
+            try db.execute("""
+                INSERT INTO exchange_rates (currency, name, rate_date, official, buy, sell, margin, imported_ms, source)
+                VALUES ('USD', 'Доллар США', '2026-11-27', '92.5abc', '91', '94', '0.015', ?, 'hand-written')
+                """, Timestamp.milliseconds(f.clock.now))
+        }
+        #expect {
+            _ = try f.ledger.rates()
+        } throws: { error in
+            String(describing: error).contains("exchange_rates.official holds '92.5abc', not a decimal")
+        }
+    }
+
     @Test("a conversion awaiting the second signer is decided again at approval: after a newer import it is refused, nothing moves")
     func secondSignerAfterNewRate() throws {
         let c = try SecondSignerTests.Company(threshold: 1_000)

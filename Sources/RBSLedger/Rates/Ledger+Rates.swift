@@ -1,4 +1,5 @@
 import Foundation
+import RBSMoney
 
 /// The bank's exchange rates (issue #34, part 3): imported from the Bank of Russia's daily rates with the bank's
 /// margin, kept in the ledger's database so every host of one database converts at the same rate, never changed once
@@ -62,7 +63,9 @@ extension Ledger {
             """).map { row in
             func decimal(_ column: String) throws -> Decimal {
                 let text: String = try row.decode(forColumn: column)
-                guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                // The exact reader of the plain decimal text the import wrote (`Decimal(string:)` would read
+                // "12abc" as 12): a row that is anything else is refused, never read in part.
+                guard let value = DecimalText.parse(text) else {
                     throw RatesStorageError(column: column, text: text)
                 }
                 return value
@@ -71,7 +74,7 @@ extension Ledger {
             return ExchangeRate(currency: try row.decode(forColumn: "currency"), name: try row.decode(forColumn: "name"),
                                 date: try row.decode(forColumn: "rate_date"), official: try decimal("official"),
                                 buy: try decimal("buy"), sell: try decimal("sell"), margin: try decimal("margin"),
-                                importedAt: Date(timeIntervalSince1970: Double(milliseconds) / 1000),
+                                importedAt: Timestamp.date(milliseconds: milliseconds),
                                 source: try row.decode(forColumn: "source"))
         }
     }
