@@ -4,6 +4,9 @@
 # it before the first suite. Each missing program or module is named; a failed install says what to install by hand
 # and exits 1, so `make test` stops instead of running suites that would skip or fail for a missing tool.
 #
+#   libxml2-dev                       the build: rbs-host's static Foundation links libxml2 (make test's build waits
+#                                     for this script before it links again if its first link lacked it)
+#   zbar-tools                        payment QR pictures: rbs-host reads them with zbarimg
 #   poppler-utils, fonts-dejavu-core  receipts: the PDF embeds DejaVu Sans, the tests read it with pdftotext/pdftoppm
 #   qrencode                          payment QR codes: the tests draw pictures with it (rbs-host reads them with zbarimg)
 #   chromium, chromium-driver         the web client in a real browser (Tests/ServerWeb/browser_test.py)
@@ -13,6 +16,8 @@
 set -u
 
 packages=""
+ldconfig -p | grep -q 'libxml2\.so ' || packages="$packages libxml2-dev"
+command -v zbarimg >/dev/null || packages="$packages zbar-tools"
 command -v pdftoppm >/dev/null && command -v pdftotext >/dev/null || packages="$packages poppler-utils"
 test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf || packages="$packages fonts-dejavu-core"
 command -v qrencode >/dev/null || packages="$packages qrencode"

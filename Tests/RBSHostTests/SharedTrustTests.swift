@@ -114,6 +114,34 @@ final class SharedTrustTests {
         #expect(missing.status == 1 && missing.stderr.contains("'Shared' is not a trusted key"), "\(missing)")
     }
 
+    @Test("a scope set and a key revoked on one host are what another host loads against; the revocation stays listed")
+    func scopeAndRevocationAreShared() throws {
+        let added = try shared(first, ["trust", "add", key.path + ".pub", "--ids", "ru.mybank.*"])
+        #expect(added.status == 0 && added.stdout == "trusted \(publicKey) (Shared): for ru.mybank.*, no expiry\n", "\(added)")
+        let scoped = try listed(on: second)
+        #expect(scoped.ids.isEmpty && scoped.stderr.contains("which is trusted only for ru.mybank.*, not for 'ru.example.transfers'"),
+                "\(scoped.stderr)")
+        let widened = try shared(second, ["trust", "add", publicKey, "--ids", "ru.example.*", "--expires", "2999-12-31"])
+        #expect(widened.stdout == "updated \(publicKey): for ru.example.*, until 2999-12-31 (UTC)\n", "\(widened)")
+        #expect(try listed(on: first).ids == ["transfer.own"])
+
+        let revoked = try shared(first, ["trust", "revoke", "Shared", "--reason", "leaked"])
+        #expect(revoked.status == 0 && revoked.stdout == "revoked \(publicKey) (Shared): its plugins are refused from their next load\n",
+                "\(revoked)")
+        let refused = try listed(on: second)
+        #expect(refused.ids.isEmpty && refused.stderr.contains("signed by \(publicKey), revoked on ") && refused.stderr.contains("(leaked)"),
+                "\(refused.stderr)")
+        let json = try shared(second, ["trust", "list", "--json"])
+        let entries = try #require(try jsonObject(json.stdout) as? [[String: Any]])
+        #expect(entries.count == 1 && entries[0]["revokedReason"] as? String == "leaked" && entries[0]["revoked"] is String
+                    && entries[0]["ids"] as? [String] == ["ru.example.*"] && entries[0]["expires"] as? String == "2999-12-31",
+                "\(json.stdout)")
+        let readded = try shared(second, ["trust", "add", publicKey])
+        #expect(readded.status == 1 && readded.stderr.contains("a revoked key is never trusted again"), "\(readded)")
+        let removed = try shared(second, ["trust", "remove", publicKey])
+        #expect(removed.status == 1 && removed.stderr.contains("is revoked: it stays listed"), "\(removed)")
+    }
+
     @Test("keys in the data folder's file are not read with a shared database, and trust list says so")
     func localFileIsNotRead() throws {
         let trusted = try first.host(["trust", "add", key.path + ".pub"], environment: ["RBS_DEV": nil])

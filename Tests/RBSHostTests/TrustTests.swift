@@ -193,4 +193,134 @@ struct TrustTests {
         let result = try world.host(["trust", "add", "abc"])
         #expect(result.status != 0 && result.stderr.contains("is not a public key"))
     }
+
+    // MARK: - Scope, term and revocation (issue #32 item 2)
+
+    @Test("a key trusted for other ids refuses the plugin, naming its ids; trusted again for the plugin's prefix, it loads")
+    func scopedKey() throws {
+        let world = try World()
+        try world.sign()
+        let added = try world.host(["trust", "add", world.key.path + ".pub", "--ids", "ru.mybank.*,ru.other.payment"])
+        #expect(added.status == 0 && added.stdout == "trusted \(world.publicKey) (Tests): for ru.mybank.*, ru.other.payment, no expiry\n",
+                "\(added)")
+        let (refusedIDs, stderr) = try world.listed()
+        #expect(refusedIDs.isEmpty)
+        #expect(stderr.contains("\(world.plugin.path): signed by \(world.publicKey), which is trusted only for ru.mybank.*, ru.other.payment, not for 'ru.example.transfers'"),
+                "\(stderr)")
+        let run = try world.host(["describe", "transfer.own"])
+        #expect(run.status != 0 && run.stderr.contains("not for 'ru.example.transfers'"), "\(run)")
+
+        let widened = try world.host(["trust", "add", world.publicKey, "--ids", "ru.example.*"])
+        #expect(widened.stdout == "updated \(world.publicKey): for ru.example.*, no expiry\n", "\(widened)")
+        #expect(try world.listed().ids == ["transfer.own"])
+        let json = try world.host(["trust", "list", "--json"])
+        let entries = try #require(try jsonObject(json.stdout) as? [[String: Any]])
+        #expect(entries.first?["ids"] as? [String] == ["ru.example.*"] && entries.first?["expires"] == nil, "\(json.stdout)")
+        // `*` is every id again: the key reads as an unscoped one.
+        let every = try world.host(["trust", "add", world.publicKey, "--ids", "*"])
+        #expect(every.stdout == "updated \(world.publicKey): for every plugin id, no expiry\n", "\(every)")
+    }
+
+    @Test("trust add --ids refuses what is not an id pattern, naming it and the three shapes, and trusts nothing")
+    func badIDPatterns() throws {
+        let world = try World()
+        for bad in ["ru..x", "ru.*.x", "*.ru", "ru.mybank*", "ru/x", ".ru", "ru.", "ру.банк"] {
+            let result = try world.host(["trust", "add", world.publicKey, "--ids", bad])
+            #expect(result.status == 1 && result.stderr == "error: '\(bad)' is not a plugin id pattern — give an id (ru.mybank.topup), every id under a prefix (ru.mybank.*), or * for every id\n",
+                    "\(bad): \(result)")
+        }
+        let listed = try world.host(["trust", "list", "--json"])
+        #expect((try jsonObject(listed.stdout) as? [Any])?.isEmpty == true, "nothing was trusted by a refused add: \(listed)")
+    }
+
+    @Test("a key past its last day refuses its plugins and lists as expired; --expires never lifts the term")
+    func expiredKey() throws {
+        let world = try World()
+        try world.sign()
+        let added = try world.host(["trust", "add", world.key.path + ".pub", "--expires", "2020-01-31"])
+        #expect(added.stdout == "trusted \(world.publicKey) (Tests): for every plugin id, until 2020-01-31 (UTC)\n", "\(added)")
+        let (ids, stderr) = try world.listed()
+        #expect(ids.isEmpty)
+        #expect(stderr.contains("signed by \(world.publicKey), whose trust ended after 2020-01-31 (UTC) — if you still trust its publisher, extend it with `rbs-host trust add \(world.publicKey) --expires YYYY-MM-DD`"),
+                "\(stderr)")
+        let table = try world.host(["trust", "list"])
+        let row = try #require(table.stdout.split(separator: "\n").first { $0.hasPrefix(world.publicKey) })
+        #expect(row.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+                    == [world.publicKey, "Tests", "*", "2020-01-31", "expired"], "\(table.stdout)")
+        for bad in ["31.01.2027", "2027-02-30", "tomorrow"] {
+            let refused = try world.host(["trust", "add", world.publicKey, "--expires", bad])
+            #expect(refused.status == 1 && refused.stderr.hasPrefix("error: --expires '\(bad)': ")
+                        && refused.stderr.hasSuffix("— give the last day the key is trusted as YYYY-MM-DD (UTC), or never\n"), "\(refused)")
+        }
+        let future = try world.host(["trust", "add", world.publicKey, "--expires", "2999-12-31"])
+        #expect(future.stdout == "updated \(world.publicKey): for every plugin id, until 2999-12-31 (UTC)\n", "\(future)")
+        #expect(try world.listed().ids == ["transfer.own"])
+        let lifted = try world.host(["trust", "add", world.publicKey, "--expires", "never"])
+        #expect(lifted.stdout == "updated \(world.publicKey): for every plugin id, no expiry\n", "\(lifted)")
+    }
+
+    @Test("a revoked key: its plugins are refused with the reason, it stays listed, and trust add and remove refuse it")
+    func revokedKey() throws {
+        let world = try World()
+        try world.sign()
+        try world.trust()
+        #expect(try world.listed().ids == ["transfer.own"])
+        let revoked = try world.host(["trust", "revoke", "Tests", "--reason", "key leaked; see ticket 42"])
+        #expect(revoked.status == 0 && revoked.stdout == "revoked \(world.publicKey) (Tests): its plugins are refused from their next load\n",
+                "\(revoked)")
+        let (ids, stderr) = try world.listed()
+        #expect(ids.isEmpty)
+        let today = ISO8601DateFormatter.string(from: Date(), timeZone: .gmt, formatOptions: [.withFullDate])
+        #expect(stderr.contains("signed by \(world.publicKey), revoked on \(today) (key leaked; see ticket 42): nothing it signed is loaded"),
+                "\(stderr)")
+        let again = try world.host(["trust", "revoke", world.publicKey])
+        #expect(again.stdout == "\(world.publicKey) was revoked already on \(today)\n", "\(again)")
+        let added = try world.host(["trust", "add", world.key.path + ".pub"])
+        #expect(added.status == 1 && added.stderr.hasPrefix("error: \(world.publicKey) was revoked on \(today) (key leaked; see ticket 42): a revoked key is never trusted again"),
+                "\(added)")
+        let removed = try world.host(["trust", "remove", world.publicKey])
+        #expect(removed.status == 1 && removed.stderr.contains("is revoked: it stays listed"), "\(removed)")
+        let json = try world.host(["trust", "list", "--json"])
+        let entries = try #require(try jsonObject(json.stdout) as? [[String: Any]])
+        #expect(entries.count == 1 && entries[0]["revoked"] as? String == today
+                    && entries[0]["revokedReason"] as? String == "key leaked; see ticket 42", "\(json.stdout)")
+        // The reason survives the file (percent-encoded there), and the file reads back.
+        let file = try String(contentsOf: world.sandbox.data.appendingPathComponent("trusted-keys"), encoding: .utf8)
+        #expect(file.contains("\(world.publicKey) revoked=\(today) reason=key%20leaked;%20see%20ticket%2042 Tests\n"), "\(file)")
+    }
+
+    @Test("a key never trusted here can be revoked ahead: a later trust add is refused")
+    func revokedAhead() throws {
+        let world = try World()
+        let revoked = try world.host(["trust", "revoke", world.key.path + ".pub"])
+        #expect(revoked.status == 0 && revoked.stdout.hasPrefix("revoked \(world.publicKey) (Tests)"), "\(revoked)")
+        let added = try world.host(["trust", "add", world.publicKey])
+        #expect(added.status == 1 && added.stderr.contains("a revoked key is never trusted again"), "\(added)")
+        let unknown = try world.host(["trust", "revoke", "nobody"])
+        #expect(unknown.status == 1 && unknown.stderr.contains("'nobody' is not a public key"), "\(unknown)")
+    }
+
+    @Test("trusted-keys lines: an old '<hex> name' line reads as before; a bad ids= or expires= names the file and line")
+    func trustedKeysLines() throws {
+        let world = try World()
+        try world.sign()
+        let file = world.sandbox.data.appendingPathComponent("trusted-keys")
+        func write(_ text: String) throws {
+            try text.write(to: file, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        }
+        try write("# old\n\(world.publicKey) Old Publisher Name\n")
+        #expect(try world.listed().ids == ["transfer.own"])
+        let json = try world.host(["trust", "list", "--json"])
+        let entries = try #require(try jsonObject(json.stdout) as? [[String: Any]])
+        #expect(entries.first?["name"] as? String == "Old Publisher Name" && entries.first?["ids"] as? [String] == [])
+        for (line, reason) in [("ids=ru..x", "'ru..x' is not a plugin id pattern"),
+                               ("expires=2027-13-01", "expires=2027-13-01 is not a day (YYYY-MM-DD)")] {
+            try write("# damaged\n\(world.publicKey) \(line) Name\n")
+            let listed = try world.host(["trust", "list"])
+            #expect(listed.status == 1 && listed.stderr.hasPrefix("error: \(file.path):2: \(reason)"), "\(line): \(listed)")
+            let (ids, stderr) = try world.listed()
+            #expect(ids.isEmpty && stderr.contains("cannot read the trusted keys"), "\(line): \(stderr)")
+        }
+    }
 }

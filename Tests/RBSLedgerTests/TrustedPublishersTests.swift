@@ -31,8 +31,45 @@ import Testing
         defer { other.close() }
         #expect(try other.keys().map(\.key) == [Self.first, Self.second])
         let removed = try other.remove { $0.name == "Bank (2026)" }
-        #expect(removed?.key == Self.first)
+        #expect(removed == .removed(keys[0]))
         #expect(try other.remove { $0.key == Self.first } == nil, "removed once")
         #expect(try publishers.keys().map(\.key) == [Self.second])
+    }
+
+    @Test("a grant sets the ids and the last day; given again it replaces them; a revoked key stays, refused by add and remove")
+    func scopeTermAndRevocation() throws {
+        let fixture = try Fixture()
+        let clock = ManualClock()
+        let publishers = try TrustedPublishers(dataDirectory: fixture.directory, location: fixture.location, clock: clock.closure)
+        defer { publishers.close() }
+        #expect(try publishers.add(Self.first, name: "Bank", grant: .init(ids: "ru.mybank.*", expires: "2027-01-31")) == .added)
+        var key = try #require(try publishers.keys().first)
+        #expect(key.ids == "ru.mybank.*" && key.expires == "2027-01-31" && key.revokedMilliseconds == nil)
+        #expect(try publishers.add(Self.first, name: nil, grant: .init(ids: "ru.mybank.*")) == .unchanged)
+        #expect(try publishers.add(Self.first, name: nil, grant: .init(expires: .some(nil))) == .updated)
+        key = try #require(try publishers.keys().first)
+        #expect(key.ids == "ru.mybank.*" && key.expires == nil, "only what the grant gives changes")
+        #expect(try publishers.add(Self.first, name: "Bank 2", grant: .init()) == .renamed)
+
+        clock.advance(5)
+        guard case .revoked(let revoked) = try publishers.revoke(Self.first, name: nil, reason: "key leaked") else {
+            Issue.record("not revoked")
+            return
+        }
+        #expect(revoked.revokedReason == "key leaked" && revoked.name == "Bank 2" && revoked.ids == "ru.mybank.*")
+        let stored = try #require(try publishers.keys().first)
+        #expect(stored == revoked && stored.revokedMilliseconds == Timestamp.milliseconds(clock.closure()))
+        #expect(try publishers.revoke(Self.first, name: nil, reason: "again") == .alreadyRevoked(stored), "the first revocation stands")
+        #expect(try publishers.add(Self.first, name: "Bank", grant: .init(ids: "")) == .revoked(stored))
+        #expect(try publishers.remove { $0.key == Self.first } == .revoked(stored))
+        #expect(try publishers.keys() == [stored], "still listed, unchanged")
+
+        // A key never trusted here can be revoked ahead of anyone trusting it.
+        guard case .revoked(let ahead) = try publishers.revoke(Self.second, name: "Stolen", reason: nil) else {
+            Issue.record("not revoked")
+            return
+        }
+        #expect(ahead.name == "Stolen" && ahead.ids == "" && ahead.revokedMilliseconds != nil)
+        #expect(try publishers.add(Self.second, name: nil) == .revoked(ahead))
     }
 }

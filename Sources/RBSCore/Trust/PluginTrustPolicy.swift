@@ -1,5 +1,6 @@
 import Foundation
 import RBSLedger
+import RBSMoney
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -23,14 +24,19 @@ public final class PluginTrustPolicy: @unchecked Sendable {
     private var accepted: [String: PluginSignature] = [:]
     /// The shared database's keys as last read, and when: a scan of many plugins asks the server once, and a key
     /// removed on another host is refused here within ``sharedKeysLifetime``.
-    private var sharedKeys: (keys: Set<String>, read: ContinuousClock.Instant)?
+    private var sharedKeys: (keys: [String: TrustedKeys.Entry], read: ContinuousClock.Instant)?
     /// How long keys read from the shared database are used before they are read again.
     static let sharedKeysLifetime = Duration.seconds(1)
 
     /// - Parameter location: where the ledger is; a shared database holds the trusted keys too.
-    public init(dataDirectory: URL, location: LedgerLocation = .dataFolder, development: Bool) {
+    /// The wall clock a key's last trusted day is checked against (a test's own clock).
+    let clock: @Sendable () -> Date
+
+    public init(dataDirectory: URL, location: LedgerLocation = .dataFolder, development: Bool,
+                clock: @escaping @Sendable () -> Date = Date.init) {
         store = TrustStore(dataDirectory: dataDirectory, location: location)
         self.development = development
+        self.clock = clock
     }
 
     /// The loader hooks of this policy, for `Runtime(policy:)`.
@@ -59,13 +65,19 @@ public final class PluginTrustPolicy: @unchecked Sendable {
             throw .untrusted(.unusableSignature(error))
         }
         guard signature.isValid else { throw .untrusted(.badSignature(path: path, signaturePath: signaturePath)) }
-        let trusted: Set<String>
+        let trusted: [String: TrustedKeys.Entry]
         do { trusted = try trustedKeys() } catch {
             throw .untrusted(.unreadableTrustedKeys(error))
         }
-        guard trusted.contains(signature.publicKey.lowercased()) else {
+        guard let entry = trusted[signature.publicKey.lowercased()] else {
             let key = signature.publicKey
             throw .untrusted(store.isShared ? .untrustedSharedKey(publicKey: key) : .untrustedKey(publicKey: key))
+        }
+        // The key's scope, term and revocation, checked on the id the signature names (before anything is opened;
+        // the manifest check then holds the file to that id).
+        if let today = CalendarDay.containing(clock(), in: .gmt),
+           let refusal = entry.refusal(signing: signature.pluginID, today: today) {
+            throw .untrusted(refusal)
         }
         let hash = PluginSignature.sha256(bytes)
         guard hash == signature.fileSHA256 else {
@@ -76,11 +88,14 @@ public final class PluginTrustPolicy: @unchecked Sendable {
 
     /// The trusted keys (lowercase hex): the file read at every check, as before; the shared database's kept for
     /// ``sharedKeysLifetime``.
-    private func trustedKeys() throws(TrustError) -> Set<String> {
-        guard store.isShared else { return Set(try store.entries().map(\.key)) }
+    private func trustedKeys() throws(TrustError) -> [String: TrustedKeys.Entry] {
+        func byKey(_ entries: [TrustedKeys.Entry]) -> [String: TrustedKeys.Entry] {
+            Dictionary(entries.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        guard store.isShared else { return byKey(try store.entries()) }
         let now = ContinuousClock.now
         if let cached = lock.withLock({ sharedKeys }), now - cached.read < Self.sharedKeysLifetime { return cached.keys }
-        let keys = Set(try store.entries().map(\.key))
+        let keys = byKey(try store.entries())
         lock.withLock { sharedKeys = (keys, now) }
         return keys
     }

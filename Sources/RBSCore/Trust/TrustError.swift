@@ -29,6 +29,14 @@ public enum TrustError: Error, CustomStringConvertible, Sendable, Hashable, Coda
     /// The trusted keys in the shared database (`--database`) could not be read or written: the ledger's
     /// description of why (it names the server and what to do).
     case sharedStore(String)
+    /// `trust add --ids` with a pattern that is not a plugin id, an id prefix ending in `.*`, or `*`.
+    case badIDPattern(String)
+    /// `trust add --expires` with what is not a day.
+    case badExpiry(String, reason: String)
+    /// `trust add` of a revoked key.
+    case revoked(key: String, on: String, reason: String?)
+    /// `trust remove` of a revoked key: it stays listed.
+    case revokedStays(key: String)
 
     public var description: String {
         switch self {
@@ -41,7 +49,7 @@ public enum TrustError: Error, CustomStringConvertible, Sendable, Hashable, Coda
         case .malformedSignature(let path, let reason):
             "\(path): not a plugin signature (\(reason)) — sign the plugin again with `rbs-host plugin sign`"
         case .malformedTrustStore(let path, let line, let reason):
-            "\(path):\(line): \(reason) — each line is a 64-digit hex public key and an optional name; fix or remove the line"
+            "\(path):\(line): \(reason) — each line is a 64-digit hex public key, optional ids=, expires=, revoked= fields and an optional name; fix or remove the line"
         case .trustStoreExposed(let path, let mode):
             "\(path): other users can write to the trusted keys (mode \(String(mode, radix: 8))) — run `chmod 600 \(path)`"
         case .notPrivate(let exposure): "the trusted keys \(exposure.description)"
@@ -51,6 +59,14 @@ public enum TrustError: Error, CustomStringConvertible, Sendable, Hashable, Coda
         case .unloadable(let why): "cannot read the plugin's id and version: \(why)"
         case .changedWhileSigning(let path): "\(path) changed while it was being signed — sign it again"
         case .sharedStore(let reason): "the trusted keys in the shared database: \(reason)"
+        case .badIDPattern(let text):
+            "'\(text)' is not a plugin id pattern — give an id (ru.mybank.topup), every id under a prefix (ru.mybank.*), or * for every id"
+        case .badExpiry(let text, let reason):
+            "--expires '\(text)': \(reason) — give the last day the key is trusted as YYYY-MM-DD (UTC), or never"
+        case .revoked(let key, let day, let reason):
+            "\(key) was revoked on \(day)\(reason.map { " (\($0))" } ?? ""): a revoked key is never trusted again — the publisher signs with a new key, which you trust with `rbs-host trust add`"
+        case .revokedStays(let key):
+            "\(key) is revoked: it stays listed so that nobody trusts it again by mistake (its plugins are refused either way)"
         }
     }
 }

@@ -35,6 +35,12 @@ public enum TrustRefusal: Error, Codable, Hashable, Sendable, CustomStringConver
     case writableByOthers(Item, path: String, mode: UInt32)
     /// Another non-root user owns the file or its folder.
     case ownedByAnother(Item, owner: UInt32)
+    /// The signing key was revoked (`trust revoke`).
+    case revokedKey(publicKey: String, on: String, reason: String?)
+    /// The signing key's last trusted day (`trust add --expires`) has passed.
+    case expiredKey(publicKey: String, lastDay: String)
+    /// The signing key is trusted for other plugin ids (`trust add --ids`).
+    case outsideKeyScope(publicKey: String, pluginID: String, ids: [String])
 
     public var description: String {
         switch self {
@@ -58,6 +64,12 @@ public enum TrustRefusal: Error, Codable, Hashable, Sendable, CustomStringConver
             "the signature is for plugin '\(signedID)' \(signedVersion) but the file is '\(id)' \(version) — sign it again with `rbs-host plugin sign \(path) --key KEY`, or run with --dev"
         case .writableByOthers(let item, let path, let mode):
             "other users can write to \(item) (mode \(String(mode, radix: 8))): anyone could swap in code the host runs, so it is never loaded, not even with --dev — run `chmod go-w \(path)`"
+        case .revokedKey(let key, let day, let reason):
+            "signed by \(key), revoked on \(day)\(reason.map { " (\($0))" } ?? ""): nothing it signed is loaded — ask the publisher for the plugin signed with their new key"
+        case .expiredKey(let key, let lastDay):
+            "signed by \(key), whose trust ended after \(lastDay) (UTC) — if you still trust its publisher, extend it with `rbs-host trust add \(key) --expires YYYY-MM-DD`"
+        case .outsideKeyScope(let key, let id, let ids):
+            "signed by \(key), which is trusted only for \(ids.joined(separator: ", ")), not for '\(id)' — a key signs only the ids it is trusted for; widen it with `rbs-host trust add \(key) --ids PATTERN` if that publisher owns '\(id)'"
         case .ownedByAnother(let item, let owner):
             "\(item) is owned by another user (uid \(owner)), who could change it: it is never loaded, not even with --dev — give it to yourself or root (chown)"
         }

@@ -1,5 +1,24 @@
 import Foundation
 import RBSLedger
+import RBSMoney
+
+/// What `trust add` grants a key beside its name; `nil` leaves what is stored.
+public struct TrustGrant: Sendable, Equatable {
+    /// The plugin ids it may sign (empty: every id).
+    public var ids: [PluginIDPattern]?
+    /// Its last trusted day, or `.some(nil)` for no expiry.
+    public var expires: CalendarDay??
+
+    public init(ids: [PluginIDPattern]? = nil, expires: CalendarDay?? = nil) {
+        self.ids = ids
+        self.expires = expires
+    }
+}
+
+/// What `trust add` did.
+public enum TrustAddition: Sendable, Equatable {
+    case added, updated, unchanged
+}
 
 /// Where the publisher keys a host trusts are kept, as the ledger is: with the data folder's SQLite (one host),
 /// in `<data>/trusted-keys` (``TrustedKeys``); with a database several hosts share (`--database postgres://…`),
@@ -31,34 +50,45 @@ public enum TrustStore: Sendable {
         }
     }
 
-    /// Every trusted key.
+    /// Every listed key, revoked ones included.
     public func entries() throws(TrustError) -> [TrustedKeys.Entry] {
         switch self {
         case .file(let path):
             return try TrustedKeys(path: path).entries
         case .database(let dataDirectory, let location):
             return try Self.withPublishers(dataDirectory, location) { publishers throws(LedgerError) in
-                try publishers.keys().map { TrustedKeys.Entry(key: $0.key, name: $0.name) }
+                try publishers.keys().map(Self.entry)
             }
         }
     }
 
-    /// Trusts `key` (hex) under `name` (a name given again replaces the old one). Returns false when it was
-    /// already trusted under that name.
+    /// Trusts `key` (hex) under `name` with what `grant` gives (a name or grant given again replaces the old one).
+    /// A revoked key is refused.
     @discardableResult
-    public func add(_ key: String, name: String?) throws(TrustError) -> Bool {
+    public func add(_ key: String, name: String?, grant: TrustGrant = TrustGrant()) throws(TrustError) -> TrustAddition {
         switch self {
         case .file(let path):
             var keys = try TrustedKeys(path: path)
-            return try keys.add(key, name: name)
+            return try keys.add(key, name: name, grant: grant)
         case .database(let dataDirectory, let location):
-            return try Self.withPublishers(dataDirectory, location) { publishers throws(LedgerError) in
-                try publishers.add(key, name: name) != .unchanged
+            let stored = TrustedPublishers.Grant(ids: grant.ids.map { $0.map(\.text).joined(separator: ",") },
+                                                 expires: grant.expires.map { $0?.iso })
+            let addition = try Self.withPublishers(dataDirectory, location) { publishers throws(LedgerError) in
+                try publishers.add(key, name: name, grant: stored)
+            }
+            switch addition {
+            case .added: return .added
+            case .renamed, .updated: return .updated
+            case .unchanged: return .unchanged
+            case .revoked(let revoked):
+                let entry = Self.entry(revoked)
+                throw .revoked(key: entry.key, on: entry.revoked ?? "", reason: entry.revokedReason)
             }
         }
     }
 
-    /// Stops trusting a key given as hex, by its name, or as a key or .pub file. Returns the removed entry.
+    /// Stops trusting a key given as hex, by its name, or as a key or .pub file. Returns the removed entry. A revoked
+    /// key stays listed.
     @discardableResult
     public func remove(_ reference: String) throws(TrustError) -> TrustedKeys.Entry {
         switch self {
@@ -67,12 +97,48 @@ public enum TrustStore: Sendable {
             return try keys.remove(reference)
         case .database(let dataDirectory, let location):
             let matches = TrustedKeys.matcher(reference)
-            let removed = try Self.withPublishers(dataDirectory, location) { publishers throws(LedgerError) in
+            let removal = try Self.withPublishers(dataDirectory, location) { publishers throws(LedgerError) in
                 try publishers.remove { matches($0.key, $0.name) }
             }
-            guard let removed else { throw .notTrusted(reference) }
-            return TrustedKeys.Entry(key: removed.key, name: removed.name)
+            switch removal {
+            case nil: throw .notTrusted(reference)
+            case .removed(let key)?: return Self.entry(key)
+            case .revoked(let key)?: throw .revokedStays(key: key.key)
+            }
         }
+    }
+
+    /// Revokes a key given as hex, by its name, or as a key or .pub file — trusted here or not (a key known to be
+    /// compromised is refused before anyone trusts it). Returns its entry and whether it was revoked before.
+    public func revoke(_ reference: String, reason: String?, now: Date = Date()) throws(TrustError)
+        -> (entry: TrustedKeys.Entry, already: Bool) {
+        let listed = try entries().first { TrustedKeys.matcher(reference)($0.key, $0.name) }
+        let resolved: (hex: String, name: String?)
+        if let listed { resolved = (listed.key, listed.name) } else { resolved = try TrustedKeys.resolve(reference) }
+        switch self {
+        case .file(let path):
+            var keys = try TrustedKeys(path: path)
+            guard let today = CalendarDay.containing(now, in: .gmt) else { throw .notAKey(reference) }
+            return try keys.revoke(resolved.hex, name: resolved.name, reason: reason, today: today)
+        case .database(let dataDirectory, let location):
+            let revocation = try Self.withPublishers(dataDirectory, location) { publishers throws(LedgerError) in
+                try publishers.revoke(resolved.hex, name: resolved.name, reason: reason)
+            }
+            switch revocation {
+            case .revoked(let key): return (Self.entry(key), false)
+            case .alreadyRevoked(let key): return (Self.entry(key), true)
+            }
+        }
+    }
+
+    /// A key of the shared database's table as the file would list it.
+    private static func entry(_ key: TrustedPublishers.Key) -> TrustedKeys.Entry {
+        TrustedKeys.Entry(key: key.key, name: key.name, ids: key.ids.split(separator: ",").map(String.init),
+                          expires: key.expires,
+                          revoked: key.revokedMilliseconds.flatMap {
+                              CalendarDay.containing(Timestamp.date(milliseconds: $0), in: .gmt)?.iso
+                          },
+                          revokedReason: key.revokedReason)
     }
 
     /// Runs `body` on the shared database's keys (opened for it, closed after), its failures as ``TrustError``.

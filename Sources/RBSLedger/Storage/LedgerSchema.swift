@@ -64,6 +64,9 @@ enum LedgerSchema {
         // Exchange between own accounts (issue #34): the bank's position in each currency a conversion passes through
         // (so each currency's postings balance) and each conversion's two legs, rate and rate time, by journal entry.
         Step(name: "v13-exchange", apply: exchanges),
+        // Publisher keys with a scope and a term (issue #32 item 2, as The Update Framework delegates): the plugin ids
+        // a key may sign, the last day it is trusted, and its revocation (a revoked key stays, never trusted again).
+        Step(name: "v16-trust-scope", apply: trustScope),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -401,6 +404,15 @@ enum LedgerSchema {
                 name TEXT,
                 added_ms INTEGER NOT NULL
             );
+            """, db.dialect))
+    }
+
+    private static func trustScope(_ db: any SQLTransaction) throws {
+        try db.executeScript(types("""
+            ALTER TABLE trusted_keys ADD COLUMN ids TEXT NOT NULL DEFAULT '';
+            ALTER TABLE trusted_keys ADD COLUMN expires TEXT;
+            ALTER TABLE trusted_keys ADD COLUMN revoked_ms INTEGER;
+            ALTER TABLE trusted_keys ADD COLUMN revoked_reason TEXT;
             """, db.dialect))
     }
 
