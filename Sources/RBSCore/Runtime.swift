@@ -51,6 +51,8 @@ public final class Runtime: @unchecked Sendable {
         registry = PluginRegistry(loader: PluginLoader(imagesDirectory: paths.images, locator: locator, policy: policy,
                                                        isolation: isolation),
                                   locator: locator, scanner: scanner, cacheDirectory: scanner == nil ? nil : paths.data)
+        // The versions in service are recorded in the data folder, so that a start refuses a downgrade as a reload does.
+        registry.versionRecord = PluginVersionRecord(dataDirectory: paths.data)
         // A service nobody registered yet may belong to a listed plugin: the registry loads it.
         locator.provider = registry
         if accounts == nil {
@@ -116,10 +118,11 @@ public final class Runtime: @unchecked Sendable {
     public static let allowedDowngradesFile = "allowed-downgrades"
 
     /// Adds a permission for the next downgrade of plugin `id` to the data folder's file, for a host that reloads.
-    public static func allowDowngrade(_ id: String, dataDirectory: URL) throws {
+    public static func allowDowngrade(_ id: String, dataDirectory: URL) throws(TrustError) {
         let file = dataDirectory.appendingPathComponent(allowedDowngradesFile)
         let old = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
-        try (old + id + "\n").write(to: file, atomically: true, encoding: .utf8)
+        // Private, as every file of the data folder (DataFolder checks it): a permission to downgrade is the operator's.
+        try TrustFile.write(old + id + "\n", to: file.path, mode: 0o600)
     }
 
     /// Moves the permissions left in the data folder into the registry (each used up by the downgrade it allows).
@@ -132,6 +135,10 @@ public final class Runtime: @unchecked Sendable {
 
     /// Loads every plugin in the plugin folder.
     public func loadPlugins() {
+        takeAllowedDowngrades()
+        if let record = registry.versionRecord, !record.unreadable.isEmpty {
+            locator.optional((any HostLog).self)?.write(level: .warning, source: "rbs-host", message: "\(record.path): lines \(record.unreadable.map(String.init).joined(separator: ", ")) are not '<plugin id> <version>' and are passed over — the versions they named are not protected from a downgrade at start")
+        }
         registry.loadDirectory(paths.plugins)
     }
 }

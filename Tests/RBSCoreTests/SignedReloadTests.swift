@@ -152,6 +152,46 @@ struct DowngradeTests {
         #expect(!FileManager.default.fileExists(atPath: other.data.appendingPathComponent(Runtime.allowedDowngradesFile).path))
     }
 
+    @Test("a start refuses a version lower than the one last in service on the data folder; allowed by name, the rollback holds")
+    func downgradeAtStart() throws {
+        let (host, _) = try Self.serving()  // 1.1.0 was in service; 1.0.0 is now in its place
+        func start() -> Runtime {
+            let runtime = Runtime(paths: HostPaths(plugins: host.folder.path, data: host.data),
+                                  accounts: StaticAccounts(DemoAccounts.list), log: StandardErrorLog(minimum: .error),
+                                  policy: PluginTrustPolicy(dataDirectory: host.data, development: false).loadPolicy)
+            runtime.loadPlugins()
+            return runtime
+        }
+        let refused = start()
+        let path = host.folder.appendingPathComponent("versioned.so").path
+        #expect(refused.registry.records.map(\.status) == [.failed])
+        #expect(refused.registry.records.first?.error == "\(path): is version 1.0.0 of test.versioned, lower than version 1.1.0 last in service on this data folder: a downgrade is refused — to roll back on purpose, allow it by name (`rbs-host plugin allow-downgrade test.versioned`, then start again, or `reload --allow-downgrade test.versioned` in the REPL), else put a version 1.1.0 or later in its place",
+                "\(refused.registry.records)")
+        #expect(refused.registry.operations.isEmpty)
+        #expect(refused.reload().map(\.change) == [.failed], "refused again at a reload, until allowed")
+
+        try Runtime.allowDowngrade("test.versioned", dataDirectory: host.data)
+        #expect(start().registry.records.map(\.version) == ["1.0.0"], "allowed by name at the next start")
+        #expect(start().registry.records.map(\.version) == ["1.0.0"], "the rollback is what is in service from then on")
+        let record = try String(contentsOf: host.data.appendingPathComponent("plugin-versions"), encoding: .utf8)
+        #expect(record.hasSuffix("\ntest.versioned 1.0.0\n"), "\(record)")
+    }
+
+    @Test("a damaged line of the version record is passed over with a warning; the rest still protects")
+    func damagedVersionRecord() throws {
+        let (host, _) = try Self.serving()
+        let file = host.data.appendingPathComponent("plugin-versions")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        try (text + "garbage line with spaces\n").write(to: file, atomically: true, encoding: .utf8)
+        let log = RecordingLog()
+        let runtime = Runtime(paths: HostPaths(plugins: host.folder.path, data: host.data),
+                              accounts: StaticAccounts(DemoAccounts.list), log: log,
+                              policy: PluginTrustPolicy(dataDirectory: host.data, development: false).loadPolicy)
+        runtime.loadPlugins()
+        #expect(runtime.registry.records.map(\.status) == [.failed], "test.versioned 1.1.0 is still on record")
+        #expect(log.messages.contains { $0.hasPrefix("\(file.path): lines 3 are not '<plugin id> <version>'") }, "\(log.messages)")
+    }
+
     @Test("versions are ordered by their numbers, a pre-release below its release, build metadata ignored")
     func versionOrder() {
         #expect(SemanticVersion.isLower("1.0.0", than: "1.1.0"))

@@ -35,6 +35,9 @@ public enum PluginProblem: Error, CustomStringConvertible, Sendable, Hashable, C
     case untrusted(TrustRefusal)
     /// The file holds a lower version of a plugin in service, and the operator did not allow that downgrade.
     case downgrade(id: String, from: String, to: String)
+    /// The file holds a lower version of a plugin than the one last in service on this data folder (a start), and
+    /// the operator did not allow that downgrade.
+    case downgradeFromLastRun(id: String, from: String, to: String)
 
     public var description: String {
         switch self {
@@ -65,6 +68,8 @@ public enum PluginProblem: Error, CustomStringConvertible, Sendable, Hashable, C
         case .workerFailed(let why): "the plugin's worker \(why)"
         case .scanFailed(let failure): failure.description
         case .untrusted(let refusal): refusal.description
+        case .downgradeFromLastRun(let id, let from, let to):
+            "is version \(to) of \(id), lower than version \(from) last in service on this data folder: a downgrade is refused — to roll back on purpose, allow it by name (`rbs-host plugin allow-downgrade \(id)`, then start again, or `reload --allow-downgrade \(id)` in the REPL), else put a version \(from) or later in its place"
         case .downgrade(let id, let from, let to):
             "is version \(to) of \(id), lower than version \(from) in service: a downgrade is refused — to roll back on purpose, allow it by name (`reload --allow-downgrade \(id)` in the REPL, `rbs-host plugin allow-downgrade \(id)` for the next start or reload), else put a version \(from) or later in its place"
         }

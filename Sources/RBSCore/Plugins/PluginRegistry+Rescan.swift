@@ -29,6 +29,7 @@ extension PluginRegistry {
                     kept.save(to: cacheDirectory)
                 }
             }
+            recordVersionsInService()
             collectRetired()
             return reports
         }
@@ -279,10 +280,15 @@ extension PluginRegistry {
             }
             // A lower version of the plugin in service is refused unless the operator allowed it by name; the
             // version in service stays.
+            // At a start (nothing in service at the path), the version last in service on the data folder counts.
             if let manifest = found.manifest,
                let refusal = downgradeRefusal(manifest, replacing: locked({ byPath[path]?.manifest })) {
                 if case .opened(let image) = found { image.stop(locator: locator) }
-                reports.append(failed(PluginLoadError(path: path, problem: refusal), old: locked { byPath[path] }))
+                let error = PluginLoadError(path: path, problem: refusal)
+                let old = locked { byPath[path] }
+                // Listed as failed, and tried again at the next rescan (an operator's permission may come by then).
+                if old == nil { locked { failures[path] = (PluginRecord(failed: path, error.description), nil) } }
+                reports.append(failed(error, old: old))
                 continue
             }
             // A manifest (cached or scanned) whose file has no loaded version: admitted and put in service under one

@@ -50,6 +50,9 @@ public final class PluginRegistry: @unchecked Sendable {
     /// The plugin ids whose next lower version the operator allowed by name (``allowDowngrade(_:)``); each is used up
     /// by the downgrade it allows.
     var allowedDowngrades: Set<String> = []
+    /// The versions last in service on the host's data folder, for a start to refuse a downgrade as a reload does
+    /// (a host with a data folder sets it; tests and tools without one compare with what is in service only).
+    var versionRecord: PluginVersionRecord?
     /// The plugins being loaded now, with the thread loading each.
     private var loading: [String: ObjectIdentifier] = [:]
 
@@ -303,13 +306,30 @@ extension PluginRegistry {
 
     /// Why `manifest` may not replace `old` at `path`: a lower version of the same plugin that was not allowed by
     /// name, or nil. An allowed downgrade uses its permission up.
+    /// With nothing in service at `path`, the version last in service on the data folder is the one compared.
     func downgradeRefusal(_ manifest: PluginManifest, replacing old: PluginManifest?) -> PluginProblem? {
-        guard let old, old.id == manifest.id,
-              SemanticVersion.isLower(manifest.version, than: old.version) else { return nil }
+        let floor: (version: String, recorded: Bool)
+        if let old {
+            guard old.id == manifest.id else { return nil }
+            floor = (old.version, false)
+        } else {
+            guard let recorded = versionRecord?.version(of: manifest.id) else { return nil }
+            floor = (recorded, true)
+        }
+        guard SemanticVersion.isLower(manifest.version, than: floor.version) else { return nil }
         return locked {
             if allowedDowngrades.remove(manifest.id) != nil { return nil }
-            return .downgrade(id: manifest.id, from: old.version, to: manifest.version)
+            return floor.recorded
+                ? .downgradeFromLastRun(id: manifest.id, from: floor.version, to: manifest.version)
+                : .downgrade(id: manifest.id, from: floor.version, to: manifest.version)
         }
+    }
+
+    /// Keeps the versions in service in the data folder's record (after a rescan put them there).
+    func recordVersionsInService() {
+        guard let versionRecord else { return }
+        let inService = locked { listings.map { (id: $0.manifest.id, version: $0.manifest.version) } }
+        versionRecord.record(inService)
     }
 }
 

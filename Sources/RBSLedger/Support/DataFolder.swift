@@ -2,13 +2,15 @@ import Foundation
 
 /// The data folder's privacy rule, checked before the host starts: the folder and the host's files in it
 /// (the database and its `-wal`/`-shm`, the key files, `ledger-tip`, `trusted-keys`, `plugin-cache.bin`,
-/// `history`, the `images/` folder, the imported `bank-directory.xml`, `isolation.conf`) belong to the user the host runs as, and the group and others have no
-/// permission bits on any of it. A folder that does not exist yet passes: it is created 0700.
+/// `history`, the `images/` folder, the imported `bank-directory.xml`, `isolation.conf`, `plugin-versions`,
+/// `allowed-downgrades`) belong to the user the host runs as, and the group and others have no permission bits on any
+/// of it. A folder that does not exist yet passes: it is created 0700.
 public enum DataFolder {
     /// The host's own entries of a data folder: what it stores there and checks.
     public static let entries = [
         "rbs.sqlite", "rbs.sqlite-wal", "rbs.sqlite-shm", "ledger-tip", "signing.key", "totp.secret", "signing.name",
         "trusted-keys", "plugin-cache.bin", "history", "images", "bank-directory.xml", "isolation.conf",
+        "plugin-versions", "allowed-downgrades",
     ]
 
     /// Every problem found, the folder's own first; empty when all is private. Other files someone keeps in the

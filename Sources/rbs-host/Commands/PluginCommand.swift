@@ -26,10 +26,10 @@ struct PluginAllowDowngradeCommand: ParsableCommand {
         do {
             try Runtime.allowDowngrade(id, dataDirectory: data)
         } catch {
-            Terminal.error("cannot write \(data.appendingPathComponent(Runtime.allowedDowngradesFile).path): \(error.localizedDescription)")
+            Terminal.error(error.description)
             throw ExitCode.failure
         }
-        print("the next reload may replace \(id) by a lower version (once)")
+        print("the next start or reload may replace \(id) by a lower version (once)")
     }
 }
 
