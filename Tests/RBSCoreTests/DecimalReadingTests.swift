@@ -39,4 +39,14 @@ struct DecimalReadingTests {
             #expect(try reader.expression() == .decimal(decimal))
         }
     }
+
+    @Test("a rate in a daily rates file is plain decimal text with a comma: leading zeros, signs, exponents and junk refused")
+    func rateText() throws {
+        #expect(DailyRates.decimal("92,5058") == DecimalText.parse("92.5058"))
+        #expect(DailyRates.decimal(" 0,9012 ") == DecimalText.parse("0.9012"))
+        #expect(DailyRates.decimal("21.5637") == DecimalText.parse("21.5637"))
+        for junk in ["0092,5", "-1,5", "+1,5", "1e3", "92,5abc", "92,50,58", "", ",5", "5,", "٩٢,٥", String(repeating: "9", count: 31)] {
+            #expect(DailyRates.decimal(junk) == nil, "\(junk)")
+        }
+    }
 }

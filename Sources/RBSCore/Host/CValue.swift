@@ -88,8 +88,8 @@ enum CValue {
             }
         case RBS_VALUE_DECIMAL:
             return text().flatMap { string in
-                guard let number = machineDecimal(string) else {
-                    return .failure(.badPluginValue("DECIMAL \"\(string)\" is not -?digits[.digits]"))
+                guard let number = DecimalText.parse(string) else {
+                    return .failure(.badPluginValue("DECIMAL \"\(string)\" is not plain decimal text (-?digits[.digits], no leading zeros, at most 30 digits)"))
                 }
                 return .success(.number(number))
             }
@@ -103,22 +103,12 @@ enum CValue {
                 return .failure(.badPluginValue("money amount or currency is NULL"))
             }
             let amount = String(cString: amountPointer), currency = String(cString: currencyPointer)
-            guard let number = machineDecimal(amount) else {
-                return .failure(.badPluginValue("MONEY amount \"\(amount)\" is not -?digits[.digits]"))
+            guard let number = DecimalText.parse(amount) else {
+                return .failure(.badPluginValue("MONEY amount \"\(amount)\" is not plain decimal text (-?digits[.digits], no leading zeros, at most 30 digits)"))
             }
             return .success(.money(number, currency: currency))
         default: return .failure(.badPluginValue("unknown value type \(raw.type)"))
         }
-    }
-
-    /// The ABI's decimal text, `-?[0-9]+(\.[0-9]+)?`, exactly (no locale, no grouping).
-    static func machineDecimal(_ text: String) -> Decimal? {
-        let body = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
-        let parts = body.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }) else {
-            return nil
-        }
-        return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
     }
 }
 

@@ -30,13 +30,12 @@ public struct DailyRates: Sendable, Equatable {
         return DailyRates(date: date, rates: reader.rates)
     }
 
-    /// `92,5058` (or `92.5058`): digits, one decimal separator, digits.
+    /// `92,5058` (or `92.5058`): digits without leading zeros, a decimal separator and digits, as `DecimalText` reads.
     public static func decimal(_ text: String) -> Decimal? {
+        // The file's decimal comma is the only difference from the core's plain decimal text (one reader of it).
         let plain = text.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: ".")
-        let parts = plain.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } })
-        else { return nil }
-        return Decimal(string: plain, locale: Locale(identifier: "en_US_POSIX"))
+        guard !plain.hasPrefix("-") else { return nil }
+        return DecimalText.parse(plain)
     }
 
     private final class Reader: NSObject, XMLParserDelegate {
