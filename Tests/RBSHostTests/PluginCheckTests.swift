@@ -71,6 +71,85 @@ struct PluginCheckTests {
         #expect(lines(result.stdout)["load"]?.hasPrefix("PASS") == true)
     }
 
+    /// Writes `json` as a cases file in the sandbox.
+    private func casesFile(_ json: String, in sandbox: HostSandbox) throws -> URL {
+        let file = sandbox.data.appendingPathComponent("cases-\(UUID().uuidString).json")
+        try json.write(to: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    /// The line of check `name` as `plugin check` prints it: the verdict, the name in its column, the detail.
+    private func line(_ verdict: String, _ name: String, _ detail: String) -> String {
+        verdict + "  " + (name.count < 34 ? name + String(repeating: " ", count: 34 - name.count) : name + " ") + detail
+    }
+
+    @Test("--cases: each case passes or fails by what it expects (the document's fields, or the atom refused and its message), naming the difference")
+    func authorsCases() throws {
+        let sandbox = try HostSandbox()
+        let accounts = #"["fromAccount", "40817810438000000001"], ["toAccount", "40817810738000000002"]"#
+        let cases = try casesFile("""
+            [{"name": "between own accounts", "operation": "transfer.own",
+              "values": [\(accounts), ["amount", "100.50"]], "document": {"amount": "100.50", "currency": "RUB"}},
+             {"name": "a zero amount is refused", "operation": "transfer.own",
+              "values": [\(accounts), ["amount", "0"]], "refused": {"atom": "amount", "message": "the amount must be greater than zero"}},
+             {"name": "a wrong expectation", "operation": "transfer.own",
+              "values": [\(accounts), ["amount", "100.50"]], "document": {"amount": "100.00", "nosuch": "x"}},
+             {"name": "a refusal expected, a document built", "operation": "transfer.own",
+              "values": [\(accounts), ["amount", "1"]], "refused": {"atom": "amount"}},
+             {"name": "another message", "operation": "transfer.own",
+              "values": [\(accounts), ["amount", "-5"]], "refused": {"atom": "amount", "message": "wrong"}},
+             {"name": "an operation it does not have", "operation": "pay.nothing", "values": [], "refused": {}}]
+            """, in: sandbox)
+        let result = try sandbox.host(["plugin", "check", Repo.plugins.appendingPathComponent("transfer-own.so").path,
+                                       "--cases", cases.path, "--cycles", "10"])
+        #expect(result.status == 1, "\(result)")
+        let found = result.stdout.split(separator: "\n").map(String.init).filter { $0.contains("  case ") }
+        #expect(found == [
+            line("PASS", "case 1 between own accounts", "the document has the 2 field(s) expected, and the core accepts it"),
+            line("PASS", "case 2 a zero amount is refused", "amount refused: the amount must be greater than zero"),
+            line("FAIL", "case 3 a wrong expectation", "the document {from, account, amount, currency, purpose} differs: amount is '100.50', expected '100.00'; nosuch is missing"),
+            line("FAIL", "case 4 a refusal expected, a document built", "expected amount to be refused, but a document was built: {from, account, amount, currency, purpose}"),
+            line("FAIL", "case 5 another message", "amount was refused with '-5: an amount must be positive', expected 'wrong'"),
+            line("FAIL", "case 6 an operation it does not have", "the plugin has no operation 'pay.nothing' (it has transfer.own)"),
+        ], "\(result.stdout)")
+        #expect(result.stdout.hasSuffix("4 of 14 checks failed\n"), "\(result.stdout)")
+    }
+
+    @Test("--cases: a document built as the case expects still fails when the core would refuse it")
+    func caseAskTheCore() throws {
+        let sandbox = try HostSandbox()
+        let plugin = try CheckFixtures.build("amount_without_account", into: try CheckFixtures.folder(in: sandbox, "contract"))
+        let cases = try casesFile("""
+            [{"name": "pays", "operation": "check.contract", "values": [["name", "x"], ["amount", "100.00"]],
+              "document": {"amount": "100.00"}}]
+            """, in: sandbox)
+        let result = try sandbox.host(["plugin", "check", plugin.path, "--cases", cases.path, "--cycles", "10"])
+        #expect(result.status == 1, "\(result)")
+        #expect(lines(result.stdout)["case 1 pays"] == line("FAIL", "case 1 pays", "the document was built as expected, but the core would reject it: the document has an amount but no \"account\" field (the payee's account)"),
+                "\(result.stdout)")
+    }
+
+    @Test("--cases: a file that is not cases is refused before any check runs, naming the file, the case and what is wrong")
+    func badCasesFile() throws {
+        let sandbox = try HostSandbox()
+        let plugin = Repo.plugins.appendingPathComponent("transfer-own.so").path
+        for (json, reason) in [
+            ("{}", "not a JSON array of cases"),
+            ("[]", "no cases"),
+            ("[1", "not JSON"),
+            (#"[{"name": "x", "operation": "a", "values": [["a"]], "document": {"a": "b"}}]"#, "case 1 (x): value 1 is not an [atom, value] pair of two texts"),
+            (#"[{"name": "x", "operation": "a", "values": []}]"#, "case 1 (x): give exactly one of \"document\" (the fields expected) or \"refused\" (the atom and message expected)"),
+            (#"[{"name": "x", "operation": "a", "values": [], "refused": {}, "expect": 1}]"#, "case 1 (x): unknown key 'expect' (a case has name, operation, values, and document or refused)"),
+            (#"[{"operation": "a", "values": [], "refused": {}}]"#, "case 1: no \"name\" (a text)"),
+        ] {
+            let cases = try casesFile(json, in: sandbox)
+            let result = try sandbox.host(["plugin", "check", plugin, "--cases", cases.path])
+            #expect(result.status == 2 && result.stdout.isEmpty, "\(json): \(result)")
+            #expect(result.stderr.hasPrefix("error: \(cases.path): \(reason)") && result.stderr.hasSuffix(" — see `rbs-host plugin check --help` for the cases format\n"),
+                    "\(json): \(result.stderr)")
+        }
+    }
+
     @Test("10,000 modules of a C and a Swift plugin opened and closed in a process of their own: no memory growth",
           .timeLimit(.minutes(2)))
     func tenThousandModules() throws {

@@ -59,6 +59,14 @@ struct PluginNewTests {
         let checked = try host(["plugin", "check", "\(name).so"], in: skeleton)
         #expect(checked.status == 0, "plugin check: \(checked)")
         #expect(!checked.stdout.contains("FAIL") && checked.stdout.contains("PASS"), "\(checked.stdout)")
+        // 3b. make check: the same checks and the skeleton's own cases (cases.json).
+        var makeShell = shell
+        makeShell["RBS_HOST"] = Repo.binary.path
+        let cases = try run(URL(fileURLWithPath: "/usr/bin/env"), ["make", "check"], in: skeleton, environment: makeShell,
+                            timeout: timeout)
+        #expect(cases.status == 0, "make check: \(cases)")
+        let caseLines = cases.stdout.split(separator: "\n").filter { $0.contains("  case ") }
+        #expect(caseLines.count == 2 && caseLines.allSatisfy { $0.hasPrefix("PASS") }, "\(cases.stdout)")
 
         // 4. keygen, sign, trust (in the host's data folder), copy into the host's plugin folder.
         let keygen = try host(["plugin", "keygen", "publisher.key", "--name", "Author"])

@@ -14,6 +14,8 @@ import RBSLedger
 ///   would, then over-long and invalid-UTF-8 bytes handed straight to value_changed;
 /// - `submit OP`: an empty submit, buttons pressed, plausible values committed and a submit;
 /// - `leak OP`: after a warm-up, 1,000 runs opened and closed; resident memory may grow by at most `leakLimit`;
+/// - `case N NAME` (with `--cases FILE`): the author's values entered in order, then the document or the refusal the
+///   case expects (``CheckCase``); a document must also be one the core accepts;
 /// - `unload`: every plugin stopped (deinit).
 public final class PluginChecker {
     /// A named check and its body (nil: passed with that detail; otherwise the failure).
@@ -32,6 +34,8 @@ public final class PluginChecker {
     public var leakLimit: Int
     /// How many runs the leak check opens and closes.
     public var cycles: Int
+    /// The author's cases (`--cases FILE`), run after the built-in checks.
+    public var cases: [CheckCase] = []
     private let emit: (CheckProtocol.Line) -> Void
     private let data: URL
     private var runtime: Runtime?
@@ -107,6 +111,9 @@ public final class PluginChecker {
             }
             checks.append(Check(name: "submit \(id)") { [unowned self] in submit(operation) })
             checks.append(Check(name: "leak \(id)") { [unowned self] in leak(id) })
+        }
+        for (index, item) in cases.enumerated() {
+            checks.append(Check(name: "case \(index + 1) \(item.name)") { [unowned self] in run(item) })
         }
         checks.append(Check(name: "unload") { [unowned self] in unload() })
         return checks
@@ -214,6 +221,88 @@ public final class PluginChecker {
         case .failed(let why): what = "refused: \(why)"
         }
         return leftAlive("submitting") ?? .pass("empty and filled submits answered; \(what)")
+    }
+
+    /// An author's case: its values committed in order, then the submit; the outcome against what the case expects.
+    private func run(_ item: CheckCase) -> Outcome {
+        guard image?.manifest.operations.contains(where: { $0.id == item.operation }) == true else {
+            let known = image?.manifest.operations.map(\.id).joined(separator: ", ") ?? ""
+            return .fail("the plugin has no operation '\(item.operation)' (it has \(known))")
+        }
+        let session: FormSession
+        switch open(item.operation) {
+        case .success(let opened): session = opened
+        case .failure(let why): return .fail(why)
+        }
+        defer { session.close() }
+        // Refusals seen on the way: a commit refused outright, or a value kept with an error on its atom.
+        var refusals: [AtomIssue] = []
+        for (atom, value) in item.values {
+            emit(.step("entering \(atom) = \(value)"))
+            do {
+                let announced = try session.commit(atom, text: value, reader: .script)
+                refusals += announced.errors.map { AtomIssue(atom: $0.id, message: $0.message) }
+            } catch {
+                if session.isClosed { return .fail("entering \(atom): \(session.describe(error))") }
+                refusals.append(AtomIssue(atom: Self.atom(of: error) ?? atom, message: Self.message(of: error)))
+            }
+        }
+        emit(.step("submitting"))
+        let outcome = session.submit()
+        switch (item.expectation, outcome) {
+        case (.document(let expected), .ready(let draft)):
+            let fields = Dictionary(draft.fields.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+            let wrong = expected.keys.sorted().compactMap { key -> String? in
+                guard let actual = fields[key] else { return "\(key) is missing" }
+                return actual == expected[key] ? nil : "\(key) is '\(actual)', expected '\(expected[key] ?? "")'"
+            }
+            guard wrong.isEmpty else {
+                return .fail("the document \(Self.describe(draft)) differs: \(wrong.joined(separator: "; "))")
+            }
+            emit(.step("asking the core whether it would accept the document"))
+            if let breach = contractBreach(draft) { return .fail("the document was built as expected, but \(breach)") }
+            return .pass("the document has the \(expected.count) field(s) expected, and the core accepts it")
+        case (.document, .needsAttention(let issues)):
+            return .fail("expected a document, but the form needs attention: \(Self.describe(refusals + issues))")
+        case (.refused(let atom, let message), .ready(let draft)):
+            let seen = refusals.first { $0.atom == atom }
+            guard let seen else {
+                return .fail("expected \(atom ?? "the form") to be refused, but a document was built: \(Self.describe(draft))")
+            }
+            return Self.matching(seen, message)
+        case (.refused(let atom, let message), .needsAttention(let issues)):
+            guard let seen = (refusals + issues).first(where: { $0.atom == atom }) else {
+                return .fail("expected \(atom ?? "the form") to be refused; refused instead: \(Self.describe(refusals + issues))")
+            }
+            return Self.matching(seen, message)
+        case (_, .failed(let why)):
+            return .fail("the submit failed: \(why)")
+        }
+    }
+
+    /// A refusal that names the expected atom, checked against the expected message when one is given.
+    private static func matching(_ seen: AtomIssue, _ message: String?) -> Outcome {
+        if let message, seen.message != message {
+            return .fail("\(seen.atom ?? "the form") was refused with '\(seen.message)', expected '\(message)'")
+        }
+        return .pass("\(seen.atom ?? "the form") refused: \(seen.message)")
+    }
+
+    private static func describe(_ issues: [AtomIssue]) -> String {
+        issues.isEmpty ? "nothing named" : issues.map { "\($0.atom ?? "the form"): \($0.message)" }.joined(separator: "; ")
+    }
+
+    private static func atom(of error: FormSessionError) -> String? {
+        switch error {
+        case .unknownAtom(let id, _), .notEditable(let id, _), .hidden(let id), .invalid(let id, _), .mismatch(let id, _, _),
+             .notAButton(let id): id
+        default: nil
+        }
+    }
+
+    private static func message(of error: FormSessionError) -> String {
+        if case .invalid(_, let message) = error { return message }
+        return error.description
     }
 
     /// The document's keys, for a message: "{from, account, amount, currency}".

@@ -22,15 +22,25 @@ struct PluginCheckCommand: ParsableCommand {
     @Flag(help: "Print a JSON array of {name, passed, detail}.") var json = false
     @Option(help: "How many runs the leak check opens and closes.") var cycles = 1_000
     @Option(help: "How many MB resident memory may grow over the leak check's cycles.") var leakLimit = 4
+    @Option(help: ArgumentHelp("The author's cases: a JSON array of {name, operation, values: [[atom, value], …], and document: {field: value, …} or refused: {atom, message}} — each run in the child after the other checks; a document must also be one the core accepts. The check's core has the demo accounts 40817810438000000001 (RUB), 40817810738000000002 (RUB), 40817810038000000003 (blocked) and 40817840638000000004 (USD).", valueName: "file"))
+    var cases: String?
 
     func run() throws {
         guard FileManager.default.fileExists(atPath: file) else {
             Terminal.error("\(file): no such file — give the path of a built plugin (.so)")
             throw ExitCode(2)
         }
+        // The file is read here first, so a mistake in it is one clear line before any check runs.
+        if let cases {
+            do { _ = try CheckCase.read(cases) } catch {
+                Terminal.error(error.description)
+                throw ExitCode(2)
+            }
+        }
         let supervisor = PluginCheckSupervisor(executable: PluginCheckCommand.selfExecutable,
                                                arguments: ["plugin", "check-child", "--cycles", String(cycles),
-                                                           "--leak-limit", String(leakLimit)],
+                                                           "--leak-limit", String(leakLimit)]
+                                                   + (cases.map { ["--cases", $0] } ?? []),
                                                timeout: timeout)
         if !json { print("Checking \(file)") }
         let width = 34
@@ -69,6 +79,7 @@ struct PluginCheckChildCommand: ParsableCommand {
     @Option(help: "The index of the first check to run.") var start = 0
     @Option(help: "How many MB resident memory may grow over the leak check's cycles.") var leakLimit = 4
     @Option(help: "How many runs the leak check opens and closes.") var cycles = 1_000
+    @Option(help: "The author's cases file.") var cases: String?
 
     func run() throws {
         // The protocol keeps the original standard output; the plugin's own prints go to standard error.
@@ -83,6 +94,12 @@ struct PluginCheckChildCommand: ParsableCommand {
                 let count = bytes[written...].withUnsafeBytes { write(channel, $0.baseAddress, $0.count) }
                 if count <= 0 { if errno == EINTR { continue } else { return } }
                 written += count
+            }
+        }
+        if let cases {
+            do { checker.cases = try CheckCase.read(cases) } catch {
+                Terminal.error(error.description)
+                throw ExitCode(2)
             }
         }
         checker.run(from: start)
