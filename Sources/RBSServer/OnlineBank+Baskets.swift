@@ -121,9 +121,10 @@ extension OnlineBank {
         let module = basket.module
         let documents = zip(module.documents(in: .en), zip(runIds, module.basket.documents)).enumerated().map { index, element in
             let (reviewed, (run, document)) = element
+            let payment = Payment.of(document)
             return API.BasketDocument(run: run, operation: reviewed.operation, documentHash: document.id,
-                                      amount: document["amount"], currency: document["currency"], payee: document["name"],
-                                      payeeAccount: document["account"],
+                                      amount: payment?.amount.plain, currency: payment?.amount.currency.code, payee: payment?.payee.name,
+                                      payeeAccount: payment?.creditAccount,
                                       fields: reviewed.lines.map { API.ReviewLine(caption: $0.caption, value: $0.value, prominent: $0.prominent) },
                                       refusal: reviewed.refusal?.message,
                                       duplicate: module.repeats[index].map { duplicateProblem(Duplicate(position: index + 1, of: $0)).duplicate } ?? nil)

@@ -230,7 +230,7 @@ package final class OnlineBank: @unchecked Sendable {
             return try await Self.blocking {
                 try ledger.customers.accounts(of: customer).map {
                     API.AccountJSON(number: $0.number, title: $0.title, currency: $0.currency,
-                                    balance: Amount.text($0.balance, currency: $0.currency), blocked: $0.blocked)
+                                    balance: $0.balance.plain, blocked: $0.blocked)
                 }
             }
         } catch {
@@ -261,12 +261,13 @@ package final class OnlineBank: @unchecked Sendable {
     /// One journal entry as the API lists it: the posting's keys, and the document's operation, payee and purpose.
     static func line(_ entry: JournalEntry) -> API.JournalLine {
         let document = try? CanonicalEncoding.decode(entry.document)
-        func field(_ key: String) -> String? { document?[key].flatMap { $0.isEmpty ? nil : $0 } }
+        // A refused document has no posting: its money fields as signed (whatever the core found wrong with them).
         return API.JournalLine(sequence: entry.sequence, kind: entry.kind.rawValue, documentHash: entry.documentId,
                                recordedAt: iso(milliseconds: entry.recordedAtMilliseconds), debit: entry.debit,
-                               credit: entry.credit, amount: entry.amount ?? field("amount"), currency: entry.currency ?? field("currency"),
+                               credit: entry.credit, amount: entry.amount ?? document?.text(of: .amount),
+                               currency: entry.currency ?? document?.text(of: .currency),
                                balanceAfter: entry.balanceAfter, reason: entry.reason, basket: entry.basketId,
-                               operation: document?.operation, payee: field("name"), purpose: field("purpose"))
+                               operation: document?.operation, payee: document?.text(of: .payeeName), purpose: document?.text(of: .purpose))
     }
 
     // MARK: - Runs
@@ -540,9 +541,9 @@ package final class OnlineBank: @unchecked Sendable {
             let posting = posted.posting
             return API.Receipt(status: "posted", journal: posted.sequence, documentHash: posted.documentId,
                                posting: API.Posting(debit: posting.debit, credit: posting.credit,
-                                                    amount: Amount.text(posting.amount, currency: posting.currency),
-                                                    currency: posting.currency,
-                                                    balanceAfter: Amount.text(posted.debitBalance, currency: posting.currency)),
+                                                    amount: posting.amount.plain,
+                                                    currency: posting.amount.currency.code,
+                                                    balanceAfter: Amount.text(posted.debitBalance, currency: posting.amount.currency.code)),
                                reason: nil)
         case .acknowledged(let document, let sequence):
             return API.Receipt(status: "posted", journal: sequence, documentHash: document, posting: nil, reason: nil)
@@ -766,16 +767,13 @@ package final class OnlineBank: @unchecked Sendable {
     }
 
     private static func review(_ sign: SignModule, passkey: Passkey?, party: RelyingParty?, language: HostLanguage) -> API.Review {
-        let draft = sign.draft
-        var currency = draft["currency"]
-        if currency?.isEmpty ?? true { currency = nil }
-        let amount = draft["amount"].flatMap { text in
-            Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map { Amount.text($0, currency: currency ?? "") }
-        }
+        // The typed payment the signed document makes (nil for a document that moves no money, or one the core
+        // refuses: the review's lines then say why).
+        let payment = Payment.of(sign.document)
         return API.Review(fields: sign.review(in: language).map {
                               API.ReviewLine(caption: $0.caption, value: $0.value, prominent: $0.prominent, atom: $0.atom)
                           },
-                          amount: amount, currency: currency, payee: draft["name"].flatMap { $0.isEmpty ? nil : $0 },
+                          amount: payment?.amount.plain, currency: payment?.amount.currency.code, payee: payment?.payee.name,
                           documentHash: sign.document.id, method: sign.method.rawValue,
                           passkey: sign.method == .passkey ? passkey.flatMap { key in
                               party.map {
@@ -788,10 +786,10 @@ package final class OnlineBank: @unchecked Sendable {
 
     /// The earlier posted entry a document repeats, as the API shows it.
     static func duplicate(_ entry: JournalEntry) -> API.Duplicate {
-        let document = try? CanonicalEncoding.decode(entry.document)
+        let payment = Payment.of(try? CanonicalEncoding.decode(entry.document))
         return API.Duplicate(journal: entry.sequence, postedAt: iso(milliseconds: entry.recordedAtMilliseconds),
-                             amount: entry.amount, currency: entry.currency, payee: document?["name"], account: entry.credit,
-                             purpose: document?["purpose"], message: SignModule.duplicateNotice(entry))
+                             amount: entry.amount, currency: entry.currency, payee: payment?.payee.name, account: entry.credit,
+                             purpose: payment?.purpose, message: SignModule.duplicateNotice(entry))
     }
 
     /// The core's refusal of an unconfirmed repeat: 409 `duplicate`, naming what it repeats (a posted entry, or an
