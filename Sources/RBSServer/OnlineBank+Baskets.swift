@@ -106,14 +106,7 @@ extension OnlineBank {
                                         totals: outcome.list.totals.map { API.BasketTotal(currency: $0.currency, amount: $0.amount) },
                                         receipts: receipts)
         basket.finish(receipt, requestId: requestId)
-        for (run, document) in zip(basket.runs, receipts) {
-            run.finish(document, requestId: nil)
-            try? await onLane(run) { () throws(Problem) in
-                run.session?.close()
-                run.session = nil
-                run.sign = nil
-            }
-        }
+        for (run, document) in zip(basket.runs, receipts) { await finish(run, with: document, requestId: nil) }
         return receipt
     }
 

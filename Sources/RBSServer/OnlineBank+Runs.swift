@@ -147,6 +147,16 @@ extension OnlineBank {
         await close(run)
     }
 
+    /// A signed run: its receipt kept (for a retry of `requestId`), its plugin instance closed on its lane.
+    func finish(_ run: ServerRun, with receipt: API.Receipt, requestId: String?) async {
+        run.finish(receipt, requestId: requestId)
+        try? await onLane(run) { () throws(Problem) in
+            run.session?.close()
+            run.session = nil
+            run.sign = nil
+        }
+    }
+
     func find(_ id: String, _ customer: Customer) throws(Problem) -> ServerRun {
         guard let run = runs.run(id, of: customer) else {
             throw Problem.notFound("there is no run '\(id)' (runs end when cancelled, \(Int(runIdle / 60)) minutes unused, "

@@ -124,12 +124,7 @@ extension OnlineBank {
         }
         await clearAttempts(keys)
         let receipt = Self.receipt(of: outcome)
-        run.finish(receipt, requestId: requestId)
-        try? await onLane(run) { () throws(Problem) in
-            run.session?.close()
-            run.session = nil
-            run.sign = nil
-        }
+        await finish(run, with: receipt, requestId: requestId)
         return receipt
     }
 
