@@ -1,12 +1,12 @@
 import Foundation
+import RBSMoney
 
 /// One of the customer's accounts at the bank's core.
-public struct Account: Sendable, Hashable, Codable {
+public struct Account: Sendable, Hashable {
     /// 20 digits; the control key is valid for the bank's BIC.
     public var number: String
-    /// ISO 4217 alphabetic code.
-    public var currency: String
-    public var balance: Decimal
+    /// The balance, exact, in the account's currency (which is the balance's).
+    public var balance: Money
     public var owner: String
     /// A short name for lists ("Текущий счёт").
     public var title: String
@@ -16,9 +16,11 @@ public struct Account: Sendable, Hashable, Codable {
     /// Whether the core takes a posting to or from this account: what every account picker offers.
     public var acceptsPostings: Bool { !blocked }
 
-    public init(number: String, currency: String, balance: Decimal, owner: String, title: String, blocked: Bool) {
+    /// The ISO 4217 code of the account's currency ("RUB"): what documents, forms and the database write.
+    public var currency: String { balance.currency.code }
+
+    public init(number: String, balance: Money, owner: String, title: String, blocked: Bool) {
         self.number = number
-        self.currency = currency
         self.balance = balance
         self.owner = owner
         self.title = title

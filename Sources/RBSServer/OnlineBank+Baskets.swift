@@ -106,14 +106,7 @@ extension OnlineBank {
                                         totals: outcome.list.totals.map { API.BasketTotal(currency: $0.currency, amount: $0.amount) },
                                         receipts: receipts)
         basket.finish(receipt, requestId: requestId)
-        for (run, document) in zip(basket.runs, receipts) {
-            run.finish(document, requestId: nil)
-            try? await onLane(run) { () throws(Problem) in
-                run.session?.close()
-                run.session = nil
-                run.sign = nil
-            }
-        }
+        for (run, document) in zip(basket.runs, receipts) { await finish(run, with: document, requestId: nil) }
         return receipt
     }
 
@@ -121,9 +114,10 @@ extension OnlineBank {
         let module = basket.module
         let documents = zip(module.documents(in: .en), zip(runIds, module.basket.documents)).enumerated().map { index, element in
             let (reviewed, (run, document)) = element
+            let payment = Payment.of(document)
             return API.BasketDocument(run: run, operation: reviewed.operation, documentHash: document.id,
-                                      amount: document["amount"], currency: document["currency"], payee: document["name"],
-                                      payeeAccount: document["account"],
+                                      amount: payment?.amount.plain, currency: payment?.amount.currency.code, payee: payment?.payee.name,
+                                      payeeAccount: payment?.creditAccount,
                                       fields: reviewed.lines.map { API.ReviewLine(caption: $0.caption, value: $0.value, prominent: $0.prominent) },
                                       refusal: reviewed.refusal?.message,
                                       duplicate: module.repeats[index].map { duplicateProblem(Duplicate(position: index + 1, of: $0)).duplicate } ?? nil)

@@ -10,13 +10,13 @@ extension OnlineBank {
         do {
             return try await Self.blocking {
                 try ledger.pendingSecondSignatures(of: customer).map { pending in
-                    let document = pending.document
+                    let document = pending.document, payment = Payment.of(document)
                     return API.PendingDocument(
                         journal: pending.entry.sequence, documentHash: pending.entry.documentId,
                         signedAt: pending.signedAt, signedBy: pending.signedBy,
                         operation: document.operation, debit: pending.entry.debit, credit: pending.entry.credit,
-                        amount: pending.entry.amount, currency: pending.entry.currency, payee: document["name"],
-                        purpose: document["purpose"], fields: Dictionary(document.fields.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a }),
+                        amount: pending.entry.amount, currency: pending.entry.currency, payee: payment?.payee.name,
+                        purpose: payment?.purpose, fields: Dictionary(document.fields.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a }),
                         canSign: pending.entry.keyId != customer.keyId && pending.signedBy != customer.name)
                 }
             }

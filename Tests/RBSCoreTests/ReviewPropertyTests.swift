@@ -137,10 +137,10 @@ struct ReviewPropertyTests {
 
             // The amount: typed → shown → signed → journaled → posted, all one value; never rounded.
             #expect(amountShown.amount == Decimal(minor) / 100, "\(here): typed \(typedAmount), shown \(amountLine)")
-            #expect(amountShown.amount == posting.amount && currencyShown == posting.currency, "\(here)")
-            #expect(signedField("amount").flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) } == posting.amount, "\(here)")
-            #expect(signedField("currency") == posting.currency && entry.currency == posting.currency, "\(here)")
-            #expect(entry.amount.flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) } == posting.amount, "\(here)")
+            #expect(amountShown.amount == posting.amount.amount && currencyShown == posting.amount.currency.code, "\(here)")
+            #expect(signedField("amount").flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) } == posting.amount.amount, "\(here)")
+            #expect(signedField("currency") == posting.amount.currency.code && entry.currency == posting.amount.currency.code, "\(here)")
+            #expect(entry.amount.flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) } == posting.amount.amount, "\(here)")
             // The accounts and the payee.
             #expect(payeeAccountShown == posting.credit && signedField("account") == posting.credit && entry.credit == posting.credit, "\(here)")
             #expect(debitShown == posting.debit && signedField("from") == posting.debit && entry.debit == posting.debit, "\(here)")

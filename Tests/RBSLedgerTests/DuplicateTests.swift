@@ -19,9 +19,11 @@ struct DuplicateTests {
         guard case .posted(let latest) = try f.ledger.signAndPost(try f.payment(amount: "1500.50"), code: f.nextCode()) else {
             Issue.record("the repeat was not posted"); return
         }
-        for written in ["1500.5", "1500.50", "1500.500"] {
+        for written in ["1500.5", "1500.50"] {
             #expect(try f.ledger.recentDuplicate(of: try f.payment(amount: written))?.sequence == latest.sequence, "\(written)")
         }
+        // More decimals than RUB has: no payment (the core refuses it, ``PaymentError/tooManyDecimals``), so it repeats nothing.
+        #expect(try f.ledger.recentDuplicate(of: try f.payment(amount: "1500.500")) == nil)
         #expect(try f.ledger.recentDuplicate(of: try f.payment(amount: "1500.51")) == nil)
         #expect(try f.ledger.recentDuplicate(of: try f.payment(amount: "150.05")) == nil)
         #expect(try f.ledger.recentDuplicate(of: try f.payment(to: "40702810500000054321", amount: "1500.50")) == nil)

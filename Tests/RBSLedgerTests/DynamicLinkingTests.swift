@@ -115,7 +115,7 @@ struct DynamicLinkingTests {
         let reopened = try f.reopen()
         #expect(throws: LedgerError.code(.challengeUsed)) { try reopened.signAndPost(a, code: response) }
         #expect(try reopened.journal.entries().count == 1)
-        #expect(try reopened.bank.account(number: "40817810438000000001")?.balance == 149_900)
+        #expect(try reopened.bank.account(number: "40817810438000000001")?.balance.amount == 149_900)
     }
 
     @Test("OCRA: five wrong responses lock signing; the sixth attempt, even the right response, is blocked")

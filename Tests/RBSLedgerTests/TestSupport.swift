@@ -116,7 +116,7 @@ struct Fixture {
         ])
     }
 
-    func balance(_ number: String) throws -> Decimal? { try ledger.bank.account(number: number)?.balance }
+    func balance(_ number: String) throws -> Decimal? { try ledger.bank.account(number: number)?.balance.amount }
 
     /// The ledger opened again (as the next start of the host would).
     func reopen() throws -> Ledger {

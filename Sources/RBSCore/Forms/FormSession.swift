@@ -172,7 +172,7 @@ public final class FormSession {
             // The core refuses any posting to or from a blocked account: no picker offers one, whatever its filter.
             guard account.acceptsPostings else { return nil }
             if let filter {
-                let fields: [ExprValue] = [.string(account.number), .string(account.currency), .decimal(account.balance),
+                let fields: [ExprValue] = [.string(account.number), .string(account.currency), .decimal(account.balance.amount),
                                            .string(account.owner), .string(account.title), .bool(account.blocked)]
                 guard filter.test(fields + form, instance: nil) else { return nil }
             }

@@ -8,14 +8,16 @@ import RBSMoney
 extension PaymentQR {
     /// The standard's field for each document key of the payment orders (`pay.pp.quick`, `pay.pp.tax`).
     static let documentFields: [(key: String, field: String)] = [
-        ("name", "Name"), ("account", "PersonalAcc"), ("bic", "BIC"), ("purpose", "Purpose"), ("inn", "PayeeINN"),
-        ("kpp", "KPP"), ("payerInn", "PayerINN"), ("payerStatus", "DrawerStatus"), ("kbk", "CBC"), ("oktmo", "OKTMO"),
+        (PaymentField.payeeName.key, "Name"), (PaymentField.creditAccount.key, "PersonalAcc"), (PaymentField.payeeBank.key, "BIC"),
+        (PaymentField.purpose.key, "Purpose"), (PaymentField.payeeTaxID.key, "PayeeINN"), (PaymentField.payeeKPP.key, "KPP"), ("payerInn", "PayerINN"), ("payerStatus", "DrawerStatus"), ("kbk", "CBC"), ("oktmo", "OKTMO"),
         ("basis", "PaytReason"), ("period", "TaxPeriod"), ("docNumber", "DocNo"), ("docDate", "DocDate"), ("uin", "UIN"),
     ]
 
     /// The code of a document's fields (its keys as ``documentFields`` names them; `amount` and `currency`).
     public static func written(document: [String: String], directory: BankDirectory?) throws(PaymentQRWriteError) -> PaymentQR {
-        guard let account = document["account"], let bic = document["bic"], let name = document["name"] else {
+        // The money fields by their contract keys (``PaymentField``): a template's values are no signed document yet.
+        func value(_ field: PaymentField) -> String? { document[field.key].flatMap { $0.isEmpty ? nil : $0 } }
+        guard let account = value(.creditAccount), let bic = value(.payeeBank), let name = value(.payeeName) else {
             throw .notAPayment
         }
         guard let bank = directory?.bank(bic: bic) else { throw .unknownBank(bic) }
@@ -23,8 +25,8 @@ extension PaymentQR {
         for (key, field) in documentFields { if let value = document[key], !value.isEmpty { values[field] = value } }
         values["Name"] = name
         values["PersonalAcc"] = account
-        if let amount = document["amount"] {
-            let currency = document["currency"] ?? "RUB"
+        if let amount = value(.amount) {
+            let currency = value(.currency) ?? "RUB"
             guard currency == "RUB" else { throw .notRubles(currency) }
             guard let money = try? Money(plain: amount, currency: .rub) else { throw .notAPayment }
             values["Sum"] = String(money.minorUnits)
@@ -35,8 +37,9 @@ extension PaymentQR {
     /// The code of a template's values (atom ids of the payment forms, as ``PaymentQRPrefill`` fills them).
     public static func written(template: FormTemplate, directory: BankDirectory?) throws(PaymentQRWriteError) -> PaymentQR {
         var document: [String: String] = [:]
-        let atomKeys = ["destName": "name", "destInn": "inn", "destKpp": "kpp", "destAccount": "account", "destBic": "bic",
-                        "destDesc": "purpose", "amount": "amount", "payerStatus": "payerStatus", "payerInn": "payerInn",
+        let atomKeys = ["destName": PaymentField.payeeName.key, "destInn": PaymentField.payeeTaxID.key, "destKpp": PaymentField.payeeKPP.key,
+                        "destAccount": PaymentField.creditAccount.key, "destBic": PaymentField.payeeBank.key,
+                        "destDesc": PaymentField.purpose.key, "amount": PaymentField.amount.key, "payerStatus": "payerStatus", "payerInn": "payerInn",
                         "uin": "uin", "kbk": "kbk", "oktmo": "oktmo", "basis": "basis", "period": "period",
                         "docNumber": "docNumber", "docDate": "docDate"]
         for value in template.values { if let key = atomKeys[value.id] { document[key] = value.value } }

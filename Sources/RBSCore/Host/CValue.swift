@@ -134,6 +134,12 @@ public enum Amount {
         return code ? "\(number) \(currency)" : number
     }
 
+    /// ``shown(_:currency:_:)`` for money.
+    public static func shown(_ money: Money, _ language: HostLanguage, code: Bool = true) -> String {
+        let number = AmountText.format(money, locale: language.amountLocale)
+        return code ? "\(number) \(money.currency.code)" : number
+    }
+
     /// ``shown(_:currency:_:)`` for a decimal value (a balance).
     public static func shown(_ value: Decimal, currency: String, _ language: HostLanguage, code: Bool = true) -> String {
         shown(text(value, currency: currency), currency: currency, language, code: code)

@@ -146,7 +146,7 @@ final class HostServiceTables: @unchecked Sendable {
         accountsArena.reset()
         out.pointee = rbs_account_t(number: accountsArena.keep(account.number),
                                     currency: accountsArena.keep(account.currency),
-                                    balance: accountsArena.keep(Amount.text(account.balance, currency: account.currency)),
+                                    balance: accountsArena.keep(account.balance.plain),
                                     owner: accountsArena.keep(account.owner),
                                     title: accountsArena.keep(account.title), blocked: account.blocked)
     }

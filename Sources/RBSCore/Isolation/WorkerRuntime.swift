@@ -362,7 +362,7 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
     private func put(_ account: Account?, into reply: inout WireWriter) {
         guard let account else { return reply.bool(false) }
         reply.bool(true)
-        for field in [account.number, account.currency, Amount.text(account.balance, currency: account.currency), account.owner, account.title] {
+        for field in [account.number, account.currency, account.balance.plain, account.owner, account.title] {
             reply.string(field)
         }
         reply.bool(account.blocked)

@@ -36,7 +36,10 @@ extension HostMessage {
             return facts["direction"] == "credit" ? "счёт \(fact("account")) заблокирован и не принимает зачислений"
                 : "счёт \(fact("account")) заблокирован и не допускает списаний"
         case .unknownDebitAccount: return "счёт списания \(fact("account")) не принадлежит клиенту"
-        case .missingField: return "в документе есть сумма, но нет поля «\(fact("field"))»"
+        case .missingField:
+            // The field by the caption the review gives its role ("Счёт списания"), not by its key.
+            let label = DocumentFieldRole.ofCoreKey(fact("field")).map { DocumentPresentation.caption($0, .ru) } ?? fact("field")
+            return "в документе есть сумма, но нет поля «\(label)»"
         case .currencyMismatch:
             return "документ в валюте \(fact("document")), а счёт \(fact("account")) — в \(fact("accountCurrency"))"
         case .unknownCurrency: return "банк не ведёт счетов в валюте «\(fact("currency"))»"

@@ -116,7 +116,7 @@ public final class BasketModule {
     }
 
     private func documentCount(in currency: String) -> Int {
-        basket.documents.filter { $0["currency"] == currency && !($0["amount"] ?? "").isEmpty }.count
+        basket.documents.filter { Payment.of($0)?.amount.currency.code == currency }.count
     }
 
     /// Checks the one code (TOTP) or response (OCRA), signs the basket and every document, and posts or rejects

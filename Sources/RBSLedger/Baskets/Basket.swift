@@ -33,21 +33,23 @@ public struct Basket: Sendable, Hashable {
         list = BasketList(keyId: first.keyId, documentIds: ids, totals: try Self.totals(of: documents))
     }
 
-    /// Each currency's sum of the documents' `amount`s (documents without an amount, a card block, add nothing),
-    /// exact, written with the currency's minor units (more only when a document has more: never rounded).
+    /// Each currency's sum of the documents' amounts (documents that move no money, a card block, add nothing),
+    /// exact, written with the currency's minor units. A document with a missing or malformed money field cannot be
+    /// in a basket: its total would be a guess (``BasketError/badPayment(position:_:)``).
     static func totals(of documents: [Document]) throws(BasketError) -> [BasketTotal] {
-        var sums: [String: (sum: Decimal, scale: Int)] = [:]
+        var sums: [Currency: Int64] = [:]
         for (offset, document) in documents.enumerated() {
-            guard let text = document["amount"], !text.isEmpty else { continue }
-            guard let amount = DecimalText.parse(text), let scale = DecimalText.scale(of: text) else {
-                throw .badAmount(position: offset + 1, amount: text)
+            let payment: Payment?
+            do { payment = try Payment(document) } catch { throw .badPayment(position: offset + 1, error) }
+            guard let amount = payment?.amount else { continue }
+            let (sum, overflow) = (sums[amount.currency] ?? 0).addingReportingOverflow(amount.minorUnits)
+            guard !overflow, let total = Money(minorUnits: sum, currency: amount.currency) else {
+                throw .badAmount(position: offset + 1, amount: amount.plain)
             }
-            let currency = document["currency"] ?? ""
-            let running = sums[currency] ?? (0, Currency(code: currency)?.minorUnits ?? 2)
-            sums[currency] = (running.sum + amount, max(running.scale, scale))
+            sums[amount.currency] = total.minorUnits
         }
-        return sums.map { currency, total in
-            BasketTotal(currency: currency, amount: DecimalText.format(total.sum, scale: total.scale) ?? total.sum.description)
+        return sums.compactMap { currency, sum in
+            Money(minorUnits: sum, currency: currency).map { BasketTotal(currency: currency.code, amount: $0.plain) }
         }.sorted { $0.currency.utf8.lexicographicallyPrecedes($1.currency.utf8) }
     }
 

@@ -8,8 +8,10 @@ public enum BasketError: Error, Sendable, Hashable, CustomStringConvertible {
     case repeated(documentId: String, first: Int, again: Int)
     /// A document names another signing key than the basket's first document.
     case mixedKeys(position: Int, keyId: String, basketKeyId: String)
-    /// A document's amount cannot be added to its currency's total.
+    /// A document's amount cannot be added to its currency's total (the sum is beyond 18 digits).
     case badAmount(position: Int, amount: String)
+    /// A document moves money but a money field is missing or malformed (the field named by its label).
+    case badPayment(position: Int, PaymentError)
     /// The canonical bytes of a basket do not parse; `line` is 1-based.
     case malformed(line: Int, reason: String)
 
@@ -24,7 +26,9 @@ public enum BasketError: Error, Sendable, Hashable, CustomStringConvertible {
         case .mixedKeys(let position, let keyId, let basketKeyId):
             "document \(position) of the basket names signing key \(keyId), the others \(basketKeyId): one basket is signed with one key"
         case .badAmount(let position, let amount):
-            "document \(position)'s amount \"\(amount)\" is not a plain decimal, so the basket's total cannot include it"
+            "document \(position)'s amount \(amount) takes its currency's total beyond 18 digits, so the basket cannot hold it"
+        case .badPayment(let position, let error):
+            "document \(position) of the basket: \(error.description)"
         case .malformed(let line, let reason):
             "the basket's canonical bytes are malformed at line \(line): \(reason)"
         }

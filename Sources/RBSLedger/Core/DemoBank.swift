@@ -1,4 +1,5 @@
 import Foundation
+import RBSMoney
 
 /// The embedded demo bank: Sberbank Moscow's BIC and one customer with four accounts, seeded on first start.
 public enum DemoBank {
@@ -10,10 +11,10 @@ public enum DemoBank {
 
     /// The seeded accounts; each number's control key is valid for ``bic`` (checked by a test).
     static let seedAccounts: [Account] = [
-        Account(number: "40817810438000000001", currency: "RUB", balance: 150_000, owner: customer, title: "Текущий счёт", blocked: false),
-        Account(number: "40817810738000000002", currency: "RUB", balance: 500_000, owner: customer, title: "Накопительный счёт", blocked: false),
-        Account(number: "40817810038000000003", currency: "RUB", balance: 1_200, owner: customer, title: "Старый счёт", blocked: true),
-        Account(number: "40817840638000000004", currency: "USD", balance: 2_500, owner: customer, title: "Валютный счёт", blocked: false),
+        Account(number: "40817810438000000001", balance: Money(whole: 150_000, currency: .rub), owner: customer, title: "Текущий счёт", blocked: false),
+        Account(number: "40817810738000000002", balance: Money(whole: 500_000, currency: .rub), owner: customer, title: "Накопительный счёт", blocked: false),
+        Account(number: "40817810038000000003", balance: Money(whole: 1_200, currency: .rub), owner: customer, title: "Старый счёт", blocked: true),
+        Account(number: "40817840638000000004", balance: Money(whole: 2_500, currency: .usd), owner: customer, title: "Валютный счёт", blocked: false),
     ]
 
     /// The demo customer's cards (test numbers of no real card, kept masked as every card is), seeded by the

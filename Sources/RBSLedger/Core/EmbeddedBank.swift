@@ -197,7 +197,7 @@ public struct EmbeddedBank: Sendable {
         /// The customer whose account it is (`customer_accounts`); `nil` for an account of the host's own signer.
         let holder: Int64?
 
-        var balance: Decimal { minor.map { DecimalText.decimal(minorUnits: $0, scale: scale) } ?? account.balance }
+        var balance: Decimal { minor.map { DecimalText.decimal(minorUnits: $0, scale: scale) } ?? account.balance.amount }
 
         func balanceText(scale: Int) -> String {
             if let minor, scale == self.scale { return DecimalText.format(minorUnits: minor, scale: scale) }
@@ -226,7 +226,7 @@ public struct EmbeddedBank: Sendable {
                 sequence: sequence, kind: kind, documentId: documentId, document: signed.canonicalBytes,
                 signature: signed.signature, keyId: keyId, reasonCode: rejection?.code.rawValue,
                 reason: rejection?.message, debit: posting?.debit, credit: posting?.credit,
-                amount: amount, currency: posting?.currency,
+                amount: amount, currency: posting?.amount.currency.code,
                 balanceAfter: balance, recordedAtMilliseconds: now, authorization: authorization, basketId: basketId,
                 secondOf: completing?.sequence,
                 previousHash: tip.hash)
@@ -236,7 +236,7 @@ public struct EmbeddedBank: Sendable {
         let outcome: Outcome
         var decision: Plan = if let decline = completing?.decline { .reject(decline) } else { try decide(signed.document, state: &state, in: db) }
         if completing == nil, case .post(let posting, let amountText, _, _) = decision,
-           try state.secondSignerPolicy(for: keyId, in: db)?.requiresSecondSigner(amount: posting.amount, currency: posting.currency) == true {
+           try state.secondSignerPolicy(for: keyId, in: db)?.requiresSecondSigner(amount: posting.amount.amount, currency: posting.amount.currency.code) == true {
             decision = .awaitSecondSigner(posting, amountText)
         }
         switch decision {
@@ -267,7 +267,7 @@ public struct EmbeddedBank: Sendable {
                 try db.execute(
                     "INSERT INTO postings (document_id, debit, credit, amount, currency, time_ms, journal_seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     arguments: [.text(documentId), .text(posting.debit), .text(posting.credit), .text(amountText),
-                                .text(posting.currency), .integer(now), .integer(sequence)])
+                                .text(posting.amount.currency.code), .integer(now), .integer(sequence)])
             }
             record = entry(.posted, posting: posting, amount: amountText, balance: newDebitText)
             outcome = .posted(Receipt(documentId: documentId, posting: posting, debitBalance: newDebit, sequence: sequence))
@@ -303,16 +303,7 @@ public struct EmbeddedBank: Sendable {
             return nil
         }
         let account = try Self.account(from: row, path: database.place)
-        let balanceText: String = try row.decode(String.self, forColumn: "balance")
-        let scale = Currency(code: account.currency)?.minorUnits ?? -1
-        let exact = DecimalText.scale(of: balanceText).map { $0 <= scale } ?? false
-        // Money is never rounded: a stored balance with more decimals than its currency has is damage, not a value.
-        guard exact else {
-            throw LedgerError.corruptDatabase(
-                path: database.place,
-                detail: "account \(number) has balance \"\(balanceText)\", more decimals than \(account.currency) has (or an unknown currency)")
-        }
-        let minor = scale >= 0 ? DecimalText.minorUnits(balanceText, scale: scale) : nil
+        let scale = account.balance.currency.minorUnits, minor: Int64? = account.balance.minorUnits, exact = true
         let holder: Int64? = try row.decode(Int64?.self, forColumn: "holder")
         let cached = CachedAccount(account: account, exact: exact, minor: minor, scale: scale, holder: holder)
         state.accounts[number] = cached
@@ -340,22 +331,17 @@ public struct EmbeddedBank: Sendable {
 
     /// Decides what a document does, reading the accounts it names; changes nothing.
     private func plan(_ document: Document, state: inout BatchState, in db: any SQLTransaction) throws -> Plan {
-        guard let amountText = document["amount"] else {
+        // The typed payment (``Payment``): a missing or malformed money field is refused, naming the field.
+        let read: Payment?
+        do { read = try Payment(document) } catch { return .reject(error.rejection) }
+        guard let payment = read else {
             // A document that moves no money and names a card by its masked number is about that card; a payment
             // that mentions a card (a card-to-account transfer's masked source) is decided as a payment below.
             if let card = document["cardMasked"] { return try cardPlan(document, card: card, state: &state, in: db) }
             return .acknowledge
         }
-        guard let from = document["from"] else { return .reject(.missing("from", "the debit account")) }
-        guard let credit = document["account"] else { return .reject(.missing("account", "the payee's account")) }
-        guard let currency = document["currency"] else { return .reject(.missing("currency", "the currency of the amount")) }
-        guard let amount = DecimalText.parse(amountText), let scale = DecimalText.scale(of: amountText) else {
-            return .reject(.notPositive(amountText))
-        }
-        guard amount > 0 else { return .reject(.notPositive(amountText)) }
-        guard let minorUnits = Currency(code: currency)?.minorUnits else { return .reject(.unknownCurrency(currency)) }
-        guard scale <= minorUnits else { return .reject(.tooManyDecimals(amountText, currency: currency, minorUnits: minorUnits)) }
-
+        let from = payment.debitAccount, credit = payment.creditAccount, currency = payment.amount.currency.code
+        let amount = payment.amount.amount, minorUnits = payment.amount.currency.minorUnits, amountMinor = payment.amount.minorUnits
         guard let debitState = try account(from, state: &state, in: db) else {
             return .reject(.unknownDebit(from))
         }
@@ -374,7 +360,7 @@ public struct EmbeddedBank: Sendable {
             if creditAccount.currency != currency {
                 // Between the bank's own accounts in two currencies: converted at the bank's current rate, which the
                 // signed document must carry exactly (``Conversion``).
-                switch try checkConversion(document, amount: amount, from: currency, to: creditAccount.currency, in: db) {
+                switch try checkConversion(document, amount: payment.amount, from: currency, to: creditAccount.currency, in: db) {
                 case .converted(let checked): conversion = checked
                 case .refused(let rejection): return .reject(rejection)
                 }
@@ -385,8 +371,7 @@ public struct EmbeddedBank: Sendable {
         if conversion == nil, let credited = document[Conversion.Key.creditAmount] ?? document[Conversion.Key.pair] {
             return .reject(.conversionMismatch(document: credited, expected: "no conversion (both accounts are in \(currency))"))
         }
-        let amountMinor = DecimalText.minorUnits(amountText, scale: minorUnits)
-        let covered = if let balance = debitState.minor, let amountMinor, debitState.scale == minorUnits {
+        let covered = if let balance = debitState.minor, debitState.scale == minorUnits {
             balance >= amountMinor
         } else {
             debitState.balance >= amount
@@ -394,11 +379,11 @@ public struct EmbeddedBank: Sendable {
         guard covered else {
             return .reject(.insufficientFunds(
                 account: from, balance: DecimalText.format(debitState.balance, scale: minorUnits) ?? debitState.balance.description,
-                amount: DecimalText.padded(amountText, scale: scale, to: minorUnits), currency: currency))
+                amount: payment.amount.plain, currency: currency))
         }
-        let posting = Posting(debit: from, credit: credit, amount: amount, currency: currency, internalTransfer: internalTransfer,
+        let posting = Posting(debit: from, credit: credit, amount: payment.amount, internalTransfer: internalTransfer,
                               conversion: conversion)
-        return .post(posting, DecimalText.padded(amountText, scale: scale, to: minorUnits), amountMinor, minorUnits)
+        return .post(posting, payment.amount.plain, amountMinor, minorUnits)
     }
 
     /// What ``checkConversion(_:amount:from:to:in:)`` decides.
@@ -410,15 +395,15 @@ public struct EmbeddedBank: Sendable {
     /// The conversion `document` asks for, checked against the bank's current rates as of now: the one rule of
     /// ``Conversion``. A refusal names what is wrong: no rate, a rate older than ``Conversion/maximumRateAge``, a
     /// rate (pair, value or time) that is not the bank's current one, a credited amount its rate does not give.
-    private func checkConversion(_ document: Document, amount: Decimal, from: String, to: String,
+    private func checkConversion(_ document: Document, amount money: Money, from: String, to: String,
                                  in db: any SQLTransaction) throws -> ConversionCheck {
         let bank: Conversion
-        switch Conversion.quoted(amount: amount, from: from, to: to, rates: try Ledger.currentRatesByCurrency(in: db)) {
+        switch Conversion.quoted(amount: money.amount, from: from, to: to, rates: try Ledger.currentRatesByCurrency(in: db)) {
         case .success(let quoted): bank = quoted
         case .failure(.noRate(let currency)): return .refused(.noExchangeRate(currency))
         case .failure(.unknownCurrency(let currency)): return .refused(.unknownCurrency(currency))
         case .failure(.tooSmall):
-            return .refused(.conversionTooSmall(amount: document["amount"] ?? amount.description, currency: from, into: to))
+            return .refused(.conversionTooSmall(amount: money.plain, currency: from, into: to))
         }
         let now = Timestamp.milliseconds(clock())
         func stale(_ conversion: Conversion) -> Rejection? {
@@ -450,9 +435,9 @@ public struct EmbeddedBank: Sendable {
     /// what the review shows and the person signs. Fields of those keys given by anyone else are replaced. Without a
     /// rate the fields are returned as they are, and the core's check (``validate(_:)``) says why it would refuse.
     public func quoted(_ fields: [DocumentField]) throws(LedgerError) -> [DocumentField] {
-        func value(_ key: String) -> String? { fields.first { $0.key == key }?.value }
-        guard let amount = value("amount").flatMap(DecimalText.parse), amount > 0, let from = value("from"),
-              let to = value("account"), from != to else { return fields }
+        guard let payment = try? Payment(fields: fields) else { return fields }
+        let amount = payment.amount.amount, from = payment.debitAccount, to = payment.creditAccount
+        guard from != to else { return fields }
         return try database.read { db in
             guard let source = try db.value(String.self, "SELECT currency FROM accounts WHERE number = ?", from),
                   let target = try db.value(String.self, "SELECT currency FROM accounts WHERE number = ?", to),
@@ -510,8 +495,8 @@ public struct EmbeddedBank: Sendable {
             }
             return .rejected(documentId: entry.documentId, sequence: entry.sequence, reason: Rejection(code: code, message: message))
         case .posted:
-            guard let debit = entry.debit, let credit = entry.credit, let currency = entry.currency,
-                  let amount = entry.amount.flatMap(DecimalText.parse), let balance = entry.balanceAfter.flatMap(DecimalText.parse)
+            guard let debit = entry.debit, let credit = entry.credit, let currency = entry.currency.flatMap(Currency.init(code:)),
+                  let amount = entry.amount.flatMap({ try? Money(plain: $0, currency: currency) }), let balance = entry.balanceAfter.flatMap(DecimalText.parse)
             else {
                 throw LedgerError.unreadableEntry(sequence: entry.sequence, detail: "a posting without its amounts")
             }
@@ -522,7 +507,7 @@ public struct EmbeddedBank: Sendable {
             let conversion = converted ? (try? CanonicalEncoding.decode(entry.document)).flatMap(Conversion.init(document:)) : nil
             return .posted(Receipt(
                 documentId: entry.documentId,
-                posting: Posting(debit: debit, credit: credit, amount: amount, currency: currency, internalTransfer: internalTransfer,
+                posting: Posting(debit: debit, credit: credit, amount: amount, internalTransfer: internalTransfer,
                                  conversion: conversion),
                 debitBalance: balance, sequence: entry.sequence))
         }
@@ -532,11 +517,18 @@ public struct EmbeddedBank: Sendable {
         do {
             let number = try row.decode(String.self, forColumn: "number")
             let balanceText = try row.decode(String.self, forColumn: "balance")
-            guard let balance = DecimalText.parse(balanceText) else {
+            let code = try row.decode(String.self, forColumn: "currency")
+            guard DecimalText.parse(balanceText) != nil else {
                 throw LedgerError.corruptDatabase(path: path, detail: "account \(number) has balance \"\(balanceText)\", not a decimal")
             }
+            // Money is never rounded: a stored balance with more decimals than its currency has is damage, not a value.
+            guard let currency = Currency(code: code), let balance = try? Money(plain: balanceText, currency: currency) else {
+                throw LedgerError.corruptDatabase(
+                    path: path,
+                    detail: "account \(number) has balance \"\(balanceText)\", more decimals than \(code) has (or an unknown currency)")
+            }
             return Account(
-                number: number, currency: try row.decode(String.self, forColumn: "currency"), balance: balance,
+                number: number, balance: balance,
                 owner: try row.decode(String.self, forColumn: "owner"), title: try row.decode(String.self, forColumn: "title"),
                 blocked: try row.decode(Bool.self, forColumn: "blocked"))
         } catch let error as LedgerError {
@@ -585,13 +577,13 @@ extension EmbeddedBank.BatchState {
     /// conversion's credited amount in its own currency for a conversion. Returns the debit account's balance
     /// (``add(_:minor:to:scale:)``).
     mutating func move(_ posting: Posting, minor: Int64?, scale: Int) throws -> (Decimal, String) {
-        let debited = try add(-posting.amount, minor: minor.map { -$0 }, to: posting.debit, scale: scale)
+        let debited = try add(-posting.amount.amount, minor: minor.map { -$0 }, to: posting.debit, scale: scale)
         if let conversion = posting.conversion {
             let creditScale = Currency(code: conversion.creditCurrency)?.minorUnits ?? scale
             _ = try add(conversion.creditAmount, minor: DecimalText.minorUnits(conversion.creditText, scale: creditScale),
                         to: posting.credit, scale: creditScale)
         } else if posting.internalTransfer {
-            _ = try add(posting.amount, minor: minor, to: posting.credit, scale: scale)
+            _ = try add(posting.amount.amount, minor: minor, to: posting.credit, scale: scale)
         }
         return debited
     }
@@ -615,8 +607,11 @@ extension EmbeddedBank.BatchState {
         // Both are exact with at most `scale` decimals (an inexact balance is refused when read), so the sum is too.
         let sum = cached.balance + delta
         let text = DecimalText.format(sum, scale: scale) ?? sum.description
+        guard let money = try? Money(sum, currency: cached.account.balance.currency) else {
+            throw LedgerError.corruptDatabase(path: "", detail: "account \(number)'s balance \(text) is beyond 18 digits")
+        }
         cached.minor = nil
-        cached.account.balance = sum
+        cached.account.balance = money
         accounts[number] = cached
         return (sum, text)
     }

@@ -84,7 +84,7 @@ public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
     }
     static func missing(_ field: String, _ meaning: String) -> Rejection {
         Rejection(code: .missingField, message: "the document has an amount but no \"\(field)\" field (\(meaning))",
-                  facts: ["field": field])
+                  facts: ["field": field, "label": meaning])
     }
     static func currencyMismatch(document: String, account: String, accountCurrency: String) -> Rejection {
         Rejection(code: .currencyMismatch, message: "the document is in \(document) but account \(account) is in \(accountCurrency)",

@@ -132,7 +132,7 @@ public enum CanonicalEncoding {
             }
             previousKey = key
             let value = try unescape(String(line[line.index(after: equals)...]), line: number)
-            if key == "amount", DecimalText.scale(of: value) == nil {
+            if key == PaymentField.amount.key, DecimalText.scale(of: value) == nil {
                 throw .malformed(line: number, reason: "amount \"\(value)\" is not a plain decimal")
             }
             fields.append(DocumentField(key, value))

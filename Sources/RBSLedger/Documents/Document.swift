@@ -5,8 +5,9 @@ import RBSMoney
 /// What the user signs: one operation of one plugin, with its fields, its time, a nonce and the signer's key id.
 ///
 /// Fields are kept sorted by key (byte order), which is the order of the canonical encoding; the form's display
-/// order is the plugin's business, not the document's. Well-known keys: `from` (debit account), `account` (payee
-/// or credit account), `bic`, `name` (payee), `amount` (plain decimal with '.'), `currency`, `purpose`.
+/// order is the plugin's business, not the document's. The money fields have the contract's keys (``PaymentField``:
+/// `from`, `account`, `bic`, `name`, `inn`, `kpp`, `amount` as plain decimal with '.', `currency`, `purpose`, `fee`)
+/// and are read only through the typed ``Payment``.
 ///
 /// The document id is the lowercase hex SHA-256 of the canonical bytes (see ``CanonicalEncoding``), which do not
 /// contain the signature: the id names what was signed, and the same document always has the same id.
@@ -53,7 +54,7 @@ public struct Document: Sendable, Hashable {
             guard DocumentField.isValidKey(field.key) else { throw .invalidFieldKey(field.key) }
             guard seen.insert(field.key).inserted else { throw .duplicateFieldKey(field.key) }
             guard Self.hasNoForbiddenControls(field.value) else { throw .controlCharacter(field: field.key) }
-            if field.key == "amount", DecimalText.scale(of: field.value) == nil { throw .invalidAmount(field.value) }
+            if field.key == PaymentField.amount.key, DecimalText.scale(of: field.value) == nil { throw .invalidAmount(field.value) }
         }
         self.operation = operation
         self.plugin = plugin

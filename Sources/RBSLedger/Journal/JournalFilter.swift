@@ -44,7 +44,7 @@ public struct JournalFilter: Sendable, Hashable {
         if let end, entry.recordedAtMilliseconds >= Timestamp.milliseconds(end) { return false }
         if let operation, document?.operation != operation { return false }
         if let account {
-            let named = [entry.debit, entry.credit, document?["from"], document?["account"]]
+            let named = [entry.debit, entry.credit, document?.text(of: .debitAccount), document?.text(of: .creditAccount)]
             if !named.contains(account) { return false }
         }
         return true

@@ -28,10 +28,10 @@ public struct JournalSearch: Sendable, Hashable {
 
     public func matches(_ entry: JournalEntry, document: Document?) -> Bool {
         let needle = Self.folded(text)
-        for key in ["name", "purpose"] {
-            if let value = document?[key], Self.folded(value).contains(needle) { return true }
+        for field in [PaymentField.payeeName, .purpose] {
+            if let value = document?.text(of: field), Self.folded(value).contains(needle) { return true }
         }
-        guard !amounts.isEmpty, let amount = (document?["amount"] ?? entry.amount).flatMap(DecimalText.parse) else { return false }
+        guard !amounts.isEmpty, let amount = (document?.text(of: .amount) ?? entry.amount).flatMap(DecimalText.parse) else { return false }
         return amounts.contains(amount)
     }
 

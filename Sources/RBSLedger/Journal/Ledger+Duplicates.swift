@@ -65,9 +65,8 @@ extension Ledger {
     /// Whether two documents pay the same payee the same amount for the same purpose (an amount compared as a value:
     /// "1500" and "1500.00" are the same).
     static func samePayment(_ a: Document, _ b: Document) -> Bool {
-        guard let account = a["account"], account == b["account"], let amount = a["amount"].flatMap(DecimalText.parse) else { return false }
-        return a["name"] == b["name"] && a["purpose"] == b["purpose"] && a["currency"] == b["currency"]
-            && b["amount"].flatMap(DecimalText.parse) == amount
+        guard let a = Payment.of(a), let b = Payment.of(b) else { return false }
+        return a.isSame(as: b)
     }
 
     /// How far back a posted payment counts as a possible duplicate of a new one.
@@ -78,8 +77,8 @@ extension Ledger {
     /// `nil`. The host asks before signing such a document a second time (the REPL asks yes/no; `run` needs
     /// `--confirm-duplicate`). With `keyId`, only entries signed with that key count (a customer's own).
     public func recentDuplicate(of document: Document, keyId: String? = nil) throws(LedgerError) -> JournalEntry? {
-        guard let account = document["account"], let amountText = document["amount"], let amount = DecimalText.parse(amountText)
-        else { return nil }
+        // A document the core would refuse (no amount, a malformed money field) repeats nothing.
+        guard let payment = Payment.of(document) else { return nil }
         let since = Timestamp.milliseconds(clock().addingTimeInterval(-Self.duplicateWindow))
         // Only the entries of the same amount in the same currency are read: a posted entry's amount is the posted
         // amount written with the currency's minor units ("1500.00"), one text per value, so the database selects
@@ -88,15 +87,9 @@ extension Ledger {
         // With `keyId`, only that signer's entries, and the ones a second signer completed (their row names the
         // approver; the document inside names the first signer, compared below): a popular payee's payments of the
         // same amount by other customers are not read at all.
-        var conditions = ["kind = 'posted'", "credit = ?", "recorded_ms >= ?"]
-        var arguments: [SQLValue] = [.text(account), .integer(since)]
-        // An amount no entry can have posted in this currency (unknown currency, more decimals than it has): every
-        // payment to the account is compared, as before.
-        if let currency = document["currency"], let minorUnits = Currency(code: currency)?.minorUnits,
-           let posted = DecimalText.format(amount, scale: minorUnits) {
-            conditions += ["amount = ?", "currency = ?"]
-            arguments += [.text(posted), .text(currency)]
-        }
+        var conditions = ["kind = 'posted'", "credit = ?", "recorded_ms >= ?", "amount = ?", "currency = ?"]
+        var arguments: [SQLValue] = [.text(payment.creditAccount), .integer(since), .text(payment.amount.plain),
+                                     .text(payment.amount.currency.code)]
         if let keyId {
             conditions.append("(key_id = ? OR second_of IS NOT NULL)")
             arguments.append(.text(keyId))

@@ -73,8 +73,8 @@ public struct Conversion: Sendable, Hashable, Codable {
         guard let creditText = document[Key.creditAmount], let creditAmount = DecimalText.parse(creditText),
               let creditCurrency = document[Key.creditCurrency], let rateText = document[Key.rate],
               let rate = DecimalText.parse(rateText), let pair = document[Key.pair], let timeText = document[Key.time],
-              let time = Timestamp.parse(timeText), let amountText = document["amount"],
-              let debitAmount = DecimalText.parse(amountText), let debitCurrency = document["currency"] else { return nil }
+              let time = Timestamp.parse(timeText), let payment = Payment.of(document) else { return nil }
+        let debitAmount = payment.amount.amount, debitCurrency = payment.amount.currency.code
         let sides = pair.split(separator: "/").map(String.init)
         guard sides.count == 2 else { return nil }
         self.init(debitAmount: debitAmount, debitCurrency: debitCurrency, creditAmount: creditAmount, creditCurrency: creditCurrency,

@@ -94,19 +94,20 @@ extension Ledger {
             moved += signed
             var counterparty = direction == .debit ? credit : debit
             // A conversion's leg runs through the bank's position: the person's counterparty is their other account.
-            if Conversion(document: document) != nil, let other = direction == .debit ? document["account"] : document["from"] {
-                counterparty = other
+            let payment = Payment.of(document)
+            if Conversion(document: document) != nil, let payment {
+                counterparty = direction == .debit ? payment.creditAccount : payment.debitAccount
             }
-            let name = direction == .debit ? (document["name"] ?? holders[counterparty] ?? "") : (holders[counterparty] ?? "")
+            let name = direction == .debit ? (payment?.payee.name ?? holders[counterparty] ?? "") : (holders[counterparty] ?? "")
             lines.append(StatementLine(
                 sequence: sequence, postedAtMilliseconds: time, documentId: try column(row, "document_id"), operation: document.operation,
                 direction: direction, counterpartyAccount: counterparty, counterpartyName: name,
-                purpose: document["purpose"] ?? "", amount: signed, balanceAfter: opening + moved))
+                purpose: payment?.purpose ?? "", amount: signed, balanceAfter: opening + moved))
         }
         let closing = opening + moved
-        if period.end == nil, running != account.balance {
-            let scale = Currency(code: account.currency)?.minorUnits ?? 2
-            throw .doesNotReconcile(account: number, balance: DecimalText.format(account.balance, scale: scale) ?? "\(account.balance)",
+        if period.end == nil, running != account.balance.amount {
+            let scale = account.balance.currency.minorUnits
+            throw .doesNotReconcile(account: number, balance: account.balance.plain,
                                     postings: DecimalText.format(running, scale: scale) ?? "\(running)", currency: account.currency)
         }
         return AccountStatement(account: account, period: period, opening: opening, closing: closing, lines: lines)

@@ -195,8 +195,7 @@ enum LedgerSchema {
             appendOnly("keys", changed: "registered keys cannot be changed", deleted: "registered keys cannot be deleted", in: d),
         ].joined(separator: "\n"))
         for (position, account) in DemoBank.seedAccounts.enumerated() {
-            let balance = DecimalText.format(account.balance, scale: Currency(code: account.currency)?.minorUnits ?? 2)
-                ?? "\(account.balance)"
+            let balance = account.balance.plain
             try db.execute(
                 "INSERT INTO accounts (number, currency, balance, owner, title, blocked, position) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 account.number, account.currency, balance, account.owner, account.title, account.blocked, position)

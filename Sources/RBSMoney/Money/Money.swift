@@ -19,6 +19,14 @@ public struct Money: Hashable, Sendable, CustomStringConvertible {
         self.currency = currency
     }
 
+    /// `units` whole units of `currency` (150000 RUB): never beyond 18 digits, so never fails.
+    public init(whole units: Int32, currency: Currency) {
+        var minor = Int64(units)
+        for _ in 0..<currency.minorUnits { minor *= 10 }
+        self.minorUnits = minor
+        self.currency = currency
+    }
+
     /// Exactly `amount` of `currency`.
     /// - Throws: ``MoneyError/tooManyMinorDigits(_:currency:)`` when `amount` has more decimals than the currency
     ///   (never rounded), ``MoneyError/tooLarge(_:)`` beyond 18 digits.

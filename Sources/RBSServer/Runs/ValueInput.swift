@@ -117,7 +117,7 @@ enum ValueInput {
             maxLength: atom.maxLength > 0 ? atom.maxLength : nil,
             options: atom.kind == .enumeration ? atom.options.map { API.Option(value: $0.value, title: $0.title) } : nil,
             accounts: atom.kind == .account ? accounts.map {
-                API.AccountChoice(number: $0.number, title: $0.title, currency: $0.currency, balance: Amount.text($0.balance, currency: $0.currency))
+                API.AccountChoice(number: $0.number, title: $0.title, currency: $0.currency, balance: $0.balance.plain)
             } : nil)
     }
 }

@@ -213,8 +213,9 @@ extension CustomersText {
             credit = pending.entry.credit
             amount = pending.entry.amount
             currency = pending.entry.currency
-            payee = pending.document["name"]
-            purpose = pending.document["purpose"]
+            let payment = Payment.of(pending.document)
+            payee = payment?.payee.name
+            purpose = payment?.purpose
         }
     }
 

@@ -55,7 +55,7 @@ struct CustomersCommand: ParsableCommand {
                     rows.append(CustomersText.Row(name: customer.name, userOf: holder, keyId: customer.keyId,
                                                   accounts: try ledger.customers.accounts(of: customer).map {
                                                       .init(number: $0.number, currency: $0.currency,
-                                                            balance: Amount.text($0.balance, currency: $0.currency))
+                                                            balance: $0.balance.plain)
                                                   }))
                 }
                 if json { JSONOutput.print(rows) } else { print(CustomersText.table(rows)) }
@@ -130,7 +130,7 @@ enum CustomersText {
         if let password { lines.append("Password:   \(password)   (shown once; give it to the customer)") }
         lines.append("Key id:     \(customer.keyId)")
         for (index, account) in accounts.enumerated() {
-            lines.append("\(index == 0 ? "Accounts:  " : "           ") \(account.number) \(Amount.text(account.balance, currency: account.currency)) \(account.currency)  \(account.title)")
+            lines.append("\(index == 0 ? "Accounts:  " : "           ") \(account.number) \(account.balance.plain) \(account.currency)  \(account.title)")
         }
         if let uri = enrolment.uri {
             lines.append("Add this to the customer's authenticator app (TOTP, SHA1, 6 digits, 30 s):")

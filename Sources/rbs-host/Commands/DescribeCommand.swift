@@ -71,7 +71,7 @@ struct FormDescription: Encodable {
                  options: state.kind == .enumeration ? state.descriptor.options.map { Option(value: $0.value, title: $0.title) } : nil,
                  accounts: state.kind == .account ? session.offeredAccounts(for: state.id).map {
                      OfferedAccount(position: $0.number, number: $0.account.number, title: $0.account.title,
-                                    balance: Amount.text($0.account.balance, currency: $0.account.currency),
+                                    balance: $0.account.balance.plain,
                                     currency: $0.account.currency, blocked: $0.account.blocked)
                  } : nil)
         }

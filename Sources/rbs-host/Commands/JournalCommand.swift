@@ -153,9 +153,10 @@ enum JournalText {
         let formatter = ISO8601DateFormatter()
         for entry in entries {
             let document = try? CanonicalEncoding.decode(entry.document)
-            let currency = entry.currency ?? document?["currency"] ?? ""
-            let amount = (entry.amount ?? document?["amount"]).map { Amount.shown($0, currency: currency, language) } ?? ""
-            let route = [entry.debit ?? document?["from"], entry.credit ?? document?["account"]].compactMap { $0 }
+            // A refused document has no posting: its money fields as signed (whatever the core found wrong with them).
+            let currency = entry.currency ?? document?.text(of: .currency) ?? ""
+            let amount = (entry.amount ?? document?.text(of: .amount)).map { Amount.shown($0, currency: currency, language) } ?? ""
+            let route = [entry.debit ?? document?.text(of: .debitAccount), entry.credit ?? document?.text(of: .creditAccount)].compactMap { $0 }
                 .joined(separator: " → ")
             table.rows.append([
                 String(entry.sequence),

@@ -72,9 +72,9 @@ extension RunReport {
             let posting = receipt.posting
             self.init(status: .posted, journal: receipt.sequence, document: json, errors: [],
                       posting: .init(debit: posting.debit, credit: posting.credit,
-                                     amount: Amount.text(posting.amount, currency: posting.currency),
-                                     currency: posting.currency,
-                                     balanceAfter: Amount.text(receipt.debitBalance, currency: posting.currency)))
+                                     amount: posting.amount.plain,
+                                     currency: posting.amount.currency.code,
+                                     balanceAfter: Amount.text(receipt.debitBalance, currency: posting.amount.currency.code)))
         case .acknowledged(_, let sequence):
             self.init(status: .posted, journal: sequence, document: json, errors: [], kind: .acknowledged)
         case .rejected(_, let sequence, let reason):

@@ -18,7 +18,7 @@ enum StatementText {
     static func json(_ overview: [AccountOverview]) -> [AccountJSON] {
         overview.map {
             AccountJSON(position: $0.position, number: $0.account.number, title: $0.account.title, currency: $0.account.currency,
-                        balance: Amount.text($0.account.balance, currency: $0.account.currency),
+                        balance: $0.account.balance.plain,
                         blocked: $0.account.blocked, closed: $0.closed)
         }
     }
@@ -34,7 +34,7 @@ enum StatementText {
         for item in overview {
             let state = text(item.closed ? .accountClosed : item.account.blocked ? .accountBlocked : .accountOpen)
             table.rows.append([String(item.position), item.account.number, item.account.title,
-                               Amount.shown(item.account.balance, currency: item.account.currency, language, code: false),
+                               Amount.shown(item.account.balance, language, code: false),
                                item.account.currency, state])
         }
         return table.render()

@@ -214,7 +214,7 @@ final class FormModule {
                                    console.text(.title)], rightAligned: [2])
         for (number, account) in offered {
             // Only accounts the core takes postings on are offered (``FormSession/offeredAccounts(for:)``): no state to mark.
-            table.rows.append(["\(number)", account.number, Amount.shown(account.balance, currency: account.currency, console.language),
+            table.rows.append(["\(number)", account.number, Amount.shown(account.balance, console.language),
                                account.title])
         }
         navigation.enter(atom.caption)

@@ -1,0 +1,249 @@
+import Foundation
+import RBSCore
+import RBSLedger
+
+/// Runs of operations: opening one (each call into a plugin on that plugin's lane), filling its form, pressing its
+/// buttons, closing it; a run is found only for its own customer and expires unused.
+extension OnlineBank {
+    /// Opens a run of `operation` for `customer`, on the plugin's lane.
+    /// - Parameter prefill: a template's or a journal entry's values, committed as typed before the form is
+    ///   answered: the values the plugin's current version has no atom for are named in `dropped`, the ones it
+    ///   refuses now in `refused` (with why), and the form shows what was filled.
+    func open(_ operation: String, language: HostLanguage = .en, prefill: FormTemplate? = nil,
+              for customer: Customer) async throws(Problem) -> API.Run {
+        await expireIdleRuns()
+        guard let listing = runtime.registry.operations.first(where: { $0.id == operation }) else {
+            throw Problem("unknown-operation", "No such operation", status: 404,
+                          detail: "there is no operation '\(operation)' (GET /api/v1/operations lists them)")
+        }
+        let run = ServerRun(id: Self.newRunID(), customer: customer, lane: lanes.lane(for: listing.pluginID),
+                            pluginID: listing.pluginID, now: clock())
+        let runtime = self.runtime
+        let answer = try await onLane(run) { () throws(Problem) -> API.Run in
+            // The form's account pickers read the customer's accounts from the ledger (once a call): a database that
+            // cannot be reached is said as itself, not as a form that offers no account.
+            do {
+                _ = try CustomerScope.current?.accounts()
+            } catch CustomerError.storage(.server(let failure)) {
+                throw Self.unavailable(failure)
+            } catch {}
+            let session: FormSession
+            do throws(RunError) { session = try runtime.open(operation) } catch {
+                throw Problem("cannot-open", "The operation could not be opened", status: 422, detail: error.description)
+            }
+            session.language = language
+            run.session = session
+            run.named(operation: session.operation.id, title: session.operation.descriptor.title)
+            var dropped: [String] = [], refused: [Problem.Issue] = []
+            if let prefill {
+                let (kept, gone) = prefill.split(for: session.operation.descriptor)
+                dropped = gone.map(\.id)
+                for value in kept {
+                    do throws(FormSessionError) { _ = try session.commit(value.id, text: value.value, reader: .script) } catch {
+                        refused.append(Problem.Issue(atom: value.id, message: session.describe(error)))
+                    }
+                }
+            }
+            var described = Self.describe(run, session)
+            described.dropped = dropped.isEmpty ? nil : dropped
+            described.refused = refused.isEmpty ? nil : refused
+            return described
+        }
+        guard runs.add(run, limit: runLimit) else {
+            try? await onLane(run) { () throws(Problem) in run.session?.close(); run.session = nil }
+            throw Problem("too-many-runs", "Too many open runs", status: 429,
+                          detail: "this customer has \(runLimit) runs open; cancel some (DELETE /api/v1/runs/{run}) or wait until "
+                            + "unused ones expire (\(Int(runIdle / 60)) minutes)")
+        }
+        return answer
+    }
+
+    /// The run as it is now.
+    func show(_ id: String, language: HostLanguage = .en, for customer: Customer) async throws(Problem) -> API.Run {
+        let run = try find(id, customer)
+        return try await onLane(run) { () throws(Problem) -> API.Run in
+            guard let session = run.session else { return Self.describe(run, nil) }
+            session.language = language
+            return Self.describe(run, session)
+        }
+    }
+
+    /// The customer's runs, most recently used first: what a reloaded page offers to resume.
+    func listRuns(of customer: Customer) async -> [API.RunSummary] {
+        await expireIdleRuns()
+        return runs.all.filter { $0.customer.id == customer.id && $0.state != .cancelled }
+            .sorted { $0.lastUsed > $1.lastUsed }
+            .map { run in
+                API.RunSummary(id: run.id, operation: run.operation, title: run.title, state: run.state.rawValue,
+                               lastUsedAt: Self.iso(run.lastUsed), expiresAt: Self.iso(run.lastUsed.addingTimeInterval(runIdle)))
+            }
+    }
+
+    /// Closes every run unused for ``runIdle`` seconds (not one being signed): its plugin instance is freed and
+    /// the run forgotten, as a cancel does. Called on each open, each listing and each `/health`.
+    func expireIdleRuns() async {
+        for run in runs.idle(since: clock().addingTimeInterval(-runIdle)) where run.state != .signing {
+            await close(run)
+        }
+    }
+
+    /// Forgets `run` and frees its plugin instance (a cancel, or an expiry); a signed run keeps its state.
+    private func close(_ run: ServerRun) async {
+        guard runs.remove(run.id) != nil else { return }
+        if run.state != .signed { run.set(.cancelled) }
+        try? await onLane(run) { () throws(Problem) in
+            run.session?.close()
+            run.session = nil
+            run.sign = nil
+        }
+    }
+
+    /// Commits `value` to atom `atom`; answers only the atoms that changed. A commit after a submit drops the review.
+    func commit(_ value: JSONValue, atom: String, run id: String, language: HostLanguage = .en,
+                for customer: Customer) async throws(Problem) -> API.Changes {
+        let run = try find(id, customer)
+        let events = self.events
+        return try await onLane(run) { () throws(Problem) -> API.Changes in
+            let session = try Self.editable(run)
+            guard let descriptor = session.operation.descriptor.atoms.first(where: { $0.id == atom }) else {
+                throw Problem("unknown-atom", "No such atom", status: 404,
+                              detail: "operation \(session.operation.id) has no atom '\(atom)'", atom: atom)
+            }
+            session.language = language
+            let typed = try ValueInput.value(for: value, atom: descriptor, in: session)
+            let before = Self.atoms(session)
+            do throws(FormSessionError) {
+                try session.commit(atom, value: typed)
+            } catch {
+                throw Self.problem(error, atom: atom)
+            }
+            return Self.changes(run, session, before: before, events: events)
+        }
+    }
+
+    /// Presses a button atom (the plugin's action).
+    func press(atom: String, run id: String, language: HostLanguage = .en, for customer: Customer) async throws(Problem) -> API.Changes {
+        let run = try find(id, customer)
+        let events = self.events
+        return try await onLane(run) { () throws(Problem) -> API.Changes in
+            let session = try Self.editable(run)
+            session.language = language
+            guard session.operation.descriptor.atoms.contains(where: { $0.id == atom }) else {
+                throw Problem("unknown-atom", "No such atom", status: 404,
+                              detail: "operation \(session.operation.id) has no atom '\(atom)'", atom: atom)
+            }
+            let before = Self.atoms(session)
+            do throws(FormSessionError) { try session.press(atom) } catch { throw Self.problem(error, atom: atom) }
+            return Self.changes(run, session, before: before, events: events)
+        }
+    }
+
+    /// Cancels a run: the plugin's instance is freed and the run forgotten.
+    func cancel(run id: String, for customer: Customer) async throws(Problem) {
+        let run = try find(id, customer)
+        guard run.state != .signing else {
+            throw Problem("signing", "The run is being signed", status: 409, detail: "a signing of this run is in progress")
+        }
+        await close(run)
+    }
+
+    /// A signed run: its receipt kept (for a retry of `requestId`), its plugin instance closed on its lane.
+    func finish(_ run: ServerRun, with receipt: API.Receipt, requestId: String?) async {
+        run.finish(receipt, requestId: requestId)
+        try? await onLane(run) { () throws(Problem) in
+            run.session?.close()
+            run.session = nil
+            run.sign = nil
+        }
+    }
+
+    func find(_ id: String, _ customer: Customer) throws(Problem) -> ServerRun {
+        guard let run = runs.run(id, of: customer) else {
+            throw Problem.notFound("there is no run '\(id)' (runs end when cancelled, \(Int(runIdle / 60)) minutes unused, "
+                                   + "or when the server restarts)")
+        }
+        if run.state != .signing, run.lastUsed < clock().addingTimeInterval(-runIdle) {
+            Task { await self.close(run) }
+            throw Problem.notFound("run '\(id)' expired: it was not used for \(Int(runIdle / 60)) minutes")
+        }
+        run.touch(clock())
+        return run
+    }
+
+    private func scope(_ customer: Customer) -> CustomerScope {
+        let ledger = self.ledger
+        return CustomerScope(customer: customer, load: { try ledger.customers.accounts(of: customer) },
+                             cards: { customer in try ledger.cards(of: .customer(customer.holderId)) })
+    }
+
+    /// Runs `body` on the run's plugin lane for the run's customer.
+    func onLane<T: Sendable>(_ run: ServerRun, _ body: @escaping @Sendable () throws(Problem) -> T) async throws(Problem) -> T {
+        do {
+            return try await run.lane.run(for: scope(run.customer)) { try body() }
+        } catch let problem as Problem {
+            throw problem
+        } catch {
+            throw .internalError("\(error)")
+        }
+    }
+
+    static func editable(_ run: ServerRun) throws(Problem) -> FormSession {
+        guard let session = run.session, !session.isClosed else {
+            throw Problem("run-finished", "The run is finished", status: 409,
+                          detail: "this run was \(run.state == .signed ? "signed" : "closed"); open a new run")
+        }
+        guard run.state == .open || run.state == .review else {
+            throw Problem("signing", "The run is being signed", status: 409, detail: "a signing of this run is in progress")
+        }
+        if run.state == .review {
+            run.sign = nil
+            run.set(.open)
+        }
+        return session
+    }
+
+    private static func problem(_ error: FormSessionError, atom: String) -> Problem {
+        switch error {
+        case .unknownAtom: Problem("unknown-atom", "No such atom", status: 404, detail: error.description, atom: atom)
+        case .invalid(_, let message): Problem("invalid-value", "The value is not accepted", status: 422, detail: message, atom: atom)
+        case .mismatch: Problem("wrong-type", "The value is of the wrong type", status: 422, detail: error.description, atom: atom)
+        case .hidden: Problem("hidden-atom", "The atom is hidden", status: 409, detail: error.description, atom: atom)
+        case .notEditable, .notAButton: Problem("not-editable", "This atom cannot be changed so", status: 422, detail: error.description, atom: atom)
+        case .closed: Problem("run-finished", "The run is finished", status: 409, detail: error.description)
+        case .createFailed, .badPluginValue, .pluginFailed:
+            Problem("plugin-failed", "The operation's plugin failed", status: 422, detail: error.description, atom: atom)
+        }
+    }
+
+    private static func atoms(_ session: FormSession) -> [API.Atom] {
+        session.atoms.map { ValueInput.json($0, accounts: $0.kind == .account ? session.accounts(for: $0.id) : []) }
+    }
+
+    private static func describe(_ run: ServerRun, _ session: FormSession?) -> API.Run {
+        guard let session else {
+            return API.Run(id: run.id, operation: run.operation, title: run.title, plugin: run.pluginID, pluginVersion: "",
+                           state: run.state.rawValue, ready: false, formError: nil, atoms: [], receipt: run.receipt)
+        }
+        return API.Run(id: run.id, operation: session.operation.id, title: session.operation.descriptor.title,
+                       plugin: session.operation.plugin.id, pluginVersion: session.operation.plugin.version,
+                       state: run.state.rawValue, ready: session.isReady, formError: session.formError, atoms: atoms(session))
+    }
+
+    private static func changes(_ run: ServerRun, _ session: FormSession, before: [API.Atom], events: EventHub) -> API.Changes {
+        let after = atoms(session)
+        var changed: [API.Atom] = []
+        for (old, new) in zip(before, after) where old != new {
+            changed.append(new)
+            if old.caption != new.caption, new.kind == "text" {
+                events.publish(ServerEvent(name: "caption", data: ["run": run.id, "atom": new.id, "caption": new.caption]),
+                               to: run.customer.id)
+            }
+        }
+        return API.Changes(changed: changed, ready: session.isReady, formError: session.formError)
+    }
+
+    static func newRunID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Hex.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+}
