@@ -141,6 +141,7 @@ struct PaymentTests {
     static let otherObjects: [String: String] = [
         "PublisherKey.swift": "a publisher key file's `name` line",
         "ValueInput.swift": "the JSON wire's {\"amount\", \"currency\"} value object, before any document exists",
+        "CheckCases.swift": "a plugin author's cases file: each case's `name`",
     ]
 
     @Test("no module outside the payment mapping reads a money field of a document by its key")
