@@ -43,6 +43,11 @@ struct GlobalOptionsOrderTests {
         let sandbox = try HostSandbox()
         let russian = try bothOrders(sandbox, ["--lang", "ru"], ["describe", "pay.pp.quick"])
         #expect(russian.status == 0, "\(russian)")
+        // The whole screen speaks it: the table's header and the verdict too, not only the plugin's texts.
+        let screen = russian.stdout.split(separator: "\n").map(String.init)
+        #expect(screen.count > 3 && screen[1].split(separator: " ").map(String.init) == ["ПОЛЕ", "ВИД", "ПОДПИСЬ", "ПОЛЯ", "ЗНАЧЕНИЕ", "ПРИМЕЧАНИЕ"],
+                "\(russian.stdout)")
+        #expect(screen.last?.hasPrefix("не готово: ") == true, "\(russian.stdout)")
         let unknown = try bothOrders(sandbox, ["--lang", "xx"], ["describe", "pay.pp.quick"])
         #expect(unknown.status != 0 && unknown.stderr.contains("xx"), "\(unknown)")
 

@@ -21,6 +21,10 @@ extension HostMessage {
         case titleColumn, categoryColumn, pluginColumn, payeeColumn, payeeAccountColumn
         case journalEmpty, noEntryMatches, methodTOTP, methodNotRecorded, inBasket(String)
         case noOperations, unavailable(operation: String, why: String)
+        /// `list` with nothing to list: the folder cannot be used, or every plugin file in it failed.
+        case noOperationsFolder(String), noOperationsFailed(Int)
+        /// `describe`: the form's table and its verdict.
+        case atomColumn, kindColumn, captionColumn, valueColumn, readyToSubmit, notReady(String)
 
         // Around signing and templates.
         case duplicateNotice(entry: Int64, postedAt: String), warning, signAgain, answerYesOrNo
@@ -84,6 +88,19 @@ extension HostMessage {
             case .basketEntries: language.pick("Basket's journal entries", "Записи журнала пакета")
             case .basketSignature: language.pick("Basket signature (Ed25519)", "Подпись пакета (Ed25519)")
 
+            case .noOperationsFolder(let problem): language.pick("No operations: \(problem)", "Операций нет: \(problem)")
+            case .noOperationsFailed(let count):
+                count == 1
+                    ? language.pick("No operations: the plugin file in the folder failed to load — `plugins` says why",
+                                    "Операций нет: файл плагина в папке не загрузился — причина в `plugins`")
+                    : language.pick("No operations: all \(count) plugin files in the folder failed to load — `plugins` says why",
+                                    "Операций нет: ни один из \(count) файлов плагинов в папке не загрузился — причины в `plugins`")
+            case .atomColumn: language.pick("ATOM", "ПОЛЕ")
+            case .kindColumn: language.pick("KIND", "ВИД")
+            case .captionColumn: language.pick("CAPTION", "ПОДПИСЬ ПОЛЯ")
+            case .valueColumn: language.pick("VALUE", "ЗНАЧЕНИЕ")
+            case .readyToSubmit: language.pick("ready to submit", "готово к отправке")
+            case .notReady(let reasons): language.pick("not ready: \(reasons)", "не готово: \(reasons)")
             case .numberColumn: language.pick("#", "№")
             case .timeColumn: language.pick("TIME", "ВРЕМЯ")
             case .statusColumn: language.pick("STATUS", "СТАТУС")

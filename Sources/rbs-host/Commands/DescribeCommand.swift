@@ -100,9 +100,11 @@ struct FormVerdict {
 
     var ready: Bool { reasons.isEmpty }
 
-    /// "ready to submit", or "not ready: amount: …; destBic: …".
-    var text: String {
-        ready ? "ready to submit" : "not ready: " + reasons.map { ($0.atom.map { "\($0): " } ?? "") + $0.message }.joined(separator: "; ")
+    /// "ready to submit", or "not ready: amount: …; destBic: …", in `language`.
+    func text(_ language: HostLanguage) -> String {
+        ready ? HostMessage.Report.readyToSubmit.text(language)
+              : HostMessage.Report.notReady(reasons.map { ($0.atom.map { "\($0): " } ?? "") + $0.message }.joined(separator: "; "))
+                  .text(language)
     }
 }
 
@@ -190,7 +192,8 @@ struct DescribeCommand: ParsableCommand {
 /// A form as text: one line per atom.
 enum FormText {
     static func render(_ session: FormSession, verdict: FormVerdict) -> String {
-        var table = Table(header: ["ATOM", "KIND", "CAPTION", "VALUE", "NOTE"])
+        func text(_ report: HostMessage.Report) -> String { report.text(session.language) }
+        var table = Table(header: [text(.atomColumn), text(.kindColumn), text(.captionColumn), text(.valueColumn), text(.noteColumn)])
         for atom in session.atoms where atom.visible {
             table.rows.append([atom.id, atom.kind.description, atom.caption,
                                atom.descriptor.flags.contains(.secret) && !atom.value.isEmpty ? "••••" : atom.value,
@@ -198,7 +201,7 @@ enum FormText {
         }
         var lines = [Terminal.bold(session.operation.descriptor.title) + " (\(session.operation.id))", table.render()]
         if let formError = session.formError { lines.append("⚠ " + formError) }
-        lines.append(verdict.text)
+        lines.append(verdict.text(session.language))
         return lines.joined(separator: "\n")
     }
 }

@@ -58,11 +58,9 @@ enum Listing {
     static func operations(of registry: PluginRegistry, language: HostLanguage = .en) -> String {
         let operations = registry.operations
         guard operations.isEmpty else { return Self.operations(operations, language: language) }
-        if let problem = registry.folderProblem { return "No operations: \(problem)" }
+        if let problem = registry.folderProblem { return HostMessage.Report.noOperationsFolder(problem).text(language) }
         let failed = registry.records.filter { $0.status == .failed }.count
-        guard failed == 0 else {
-            return "No operations: \(failed == 1 ? "the plugin file" : "all \(failed) plugin files") in the folder failed to load — `plugins` says why"
-        }
+        guard failed == 0 else { return HostMessage.Report.noOperationsFailed(failed).text(language) }
         return Self.operations(operations, language: language)
     }
 
