@@ -41,6 +41,9 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
     private var retired = false
     /// The state the previous version handed over (rbs.state/1), given to every worker this version starts.
     private var handedOver: Data?
+    /// The workers this runtime started, the latest `traceLimit` (see `WorkerTrace`).
+    private var traces: [WorkerTrace] = []
+    private static let traceLimit = 4096
     /// Names this runtime's lanes apart from an earlier version's.
     private let generation: Int
 
@@ -86,6 +89,7 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
             let named = WorkerRuntime(pluginID: manifest.id, image: image, settings: settings, locator: locator)
             // The first worker fills the first place: a plugin with one run at a time never starts a second.
             named.places[0].worker = PooledWorker(worker)
+            named.traces = [worker.trace]
             return .success(Started(runtime: named, manifest: manifest, services: services, confinementWarning: warning))
         }
     }
@@ -99,6 +103,10 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
                                    limits: limits) {
         case .failure(let error): return .failure(error)
         case .success(let spawned): worker = spawned
+        }
+        lock.withLock {
+            traces.append(worker.trace)
+            if traces.count > Self.traceLimit { traces.removeFirst(traces.count - Self.traceLimit) }
         }
         switch worker.first(deadline: settings.deadline) {
         case .failure(let error): return .failure(WireError(description: "\(error.description) while starting"))
@@ -331,6 +339,9 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
 
     /// The first worker's pid, for tests and benchmarks.
     var workerPID: pid_t? { workerPIDs.first }
+
+    /// The workers this runtime started, for tests (see `WorkerTrace`).
+    var startedWorkers: [WorkerTrace] { lock.withLock { traces } }
 
     /// The pids of the workers in the pool now, in the order of their places.
     var workerPIDs: [pid_t] { lock.withLock { places.compactMap { $0.worker?.process.pid } } }
