@@ -283,7 +283,7 @@ def main():
     errors = commits[3] + hello[3] + beside_slow[3]
     lines = ["<!-- serve:begin -->", "## Serving (issue 16): `python3 Benchmarks/serve_load.py`", "",
              f"Measured {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')} on {os.cpu_count()} cores, "
-             f"release build, wrk -t2 -c64 -d{options.seconds}s on loopback (wrk and the server share the cores). "
+             f"{'release build' if '.build-release' in HOST else 'the build at ' + os.path.relpath(HOST, ROOT)}, wrk -t2 -c64 -d{options.seconds}s on loopback (wrk and the server share the cores). "
              f"Non-2xx answers under load: {errors}. Load average at the end (1/5/15 min): {load}."
              + (f" {options.note}" if options.note else ""), "",
              "| measure | value | baseline | target | ratio / note | met |", "|---|---|---|---|---|---|"]
