@@ -154,7 +154,8 @@ bench:
 	$(SWIFT) build -c release --scratch-path .build-release --product rbs-host
 	$(SWIFT) run -c release --scratch-path .build-release rbs-bench $(ARGS)
 
-# rbs-host serve under load (wrk) next to a hello-world route in the same process; writes its part of BENCHMARKS.md.
+# rbs-host serve under load (wrk) next to a hello-world route in the same process, the same commits again while another
+# plugin takes 3 s per call, and the server's context switches per commit; writes its part of BENCHMARKS.md.
 bench-serve: plugins
 	@command -v wrk >/dev/null || { echo "installing wrk (Debian): the load generator of this benchmark"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; } || \

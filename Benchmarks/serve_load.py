@@ -3,6 +3,10 @@
 
   - commits/s and p50/p99 latency at 64 connections (wrk, loopback): PUT /api/v1/runs/{run}/atoms/amount on 64 open
     quick payments, next to GET /hello (a constant answer, `serve --hello-route`) on the same server;
+  - the same commits while another plugin takes 3 s per call (the fault corpus's plugin built to sleep in
+    value_changed, under the 5 s deadline, kept busy by 8 clients): the commits' p99 next to the run without it;
+  - context switches per commit of the server process (/proc/PID/status and each thread's, before and after the
+    commit load; grouped by thread name, so the table says where they come from), next to /hello's per request;
   - resident memory of the server holding 10,000 open runs (the example plugins loaded);
   - sign + post through the API: many customers each submitting and signing one payment with their current code
     (a code is accepted once per customer, so the rate needs many customers), next to rbs-bench's embedded figure.
@@ -67,12 +71,53 @@ def wrk(url, seconds, script=None):
     command = ["wrk", "-t2", "-c64", f"-d{seconds}s", "--latency"] + (["-s", script] if script else []) + [url]
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    wrk.requests = int(re.search(r"(\d+) requests in", out).group(1))
 
     def latency(percent):
         value, unit = re.search(rf"\s{percent}%\s+([\d.]+)(us|ms|s)\b", out).groups()
         return float(value) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     return rate, latency(50), latency(99), int(errors.group(1)) if errors else 0
+
+
+def switches(pid):
+    """Context switches (voluntary + involuntary) of each thread of `pid` by thread name, and of its children (the
+    plugin workers) under "plugin workers"."""
+    counts = {}
+
+    def read(path):
+        with open(path) as status:
+            fields = dict(line.split(":", 1) for line in status if ":" in line)
+        return int(fields["voluntary_ctxt_switches"]) + int(fields["nonvoluntary_ctxt_switches"])
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/comm") as comm:
+                name = re.sub(r"\d+", "N", comm.read().strip())
+            counts[name] = counts.get(name, 0) + read(f"/proc/{pid}/task/{task}/status")
+        except OSError:
+            pass  # the thread ended meanwhile
+    children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    for child in children:
+        try:
+            for task in os.listdir(f"/proc/{child}/task"):
+                counts["plugin workers"] = counts.get("plugin workers", 0) + read(f"/proc/{child}/task/{task}/status")
+        except OSError:
+            pass
+    return counts
+
+
+def switches_between(before, after):
+    """Per thread group, the switches made between two `switches` readings (threads that ended are not counted)."""
+    return {name: after[name] - before.get(name, 0) for name in after if after[name] - before.get(name, 0) > 0}
+
+
+def slow_plugin(folder):
+    """The fault corpus's plugin built to take 3 s in every value_changed (FAULT 18 at WHERE 2), as test.slow."""
+    include = os.path.join(ROOT, "SDK", "Sources", "CRBSPlugin", "include")
+    subprocess.run(["cc", "-std=c11", "-shared", "-fPIC", "-I", include, "-DPLUGIN_ID=\"test.slow\"",
+                    "-DOPERATION_ID=\"slow.op\"", "-DFAULT=18", "-DWHERE=2", "-DSLEEP_MS=3000",
+                    "-o", os.path.join(folder, "slow.so"), os.path.join(ROOT, "Tests", "Fixtures", "faults", "fault.c")],
+                   check=True)
 
 
 def quick_values(account):
@@ -95,12 +140,19 @@ def main():
 
     data = tempfile.mkdtemp(prefix="rbs-serve-bench-")
     os.chmod(data, 0o700)
+    # The example plugins and the slow one, side by side (--dev: the slow one is not signed).
+    plugins = os.path.join(data, "plugins")
+    os.mkdir(plugins, 0o700)
+    for name in os.listdir(PLUGINS):
+        if name.endswith(".so") or name.endswith(".so.sig"):
+            shutil.copy(os.path.join(PLUGINS, name), plugins)
+    slow_plugin(plugins)
     secret, accounts = add_customer(data, "bench", "bench-password")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     log = open(os.path.join(data, "requests.log"), "w")
-    server = subprocess.Popen([HOST, "serve", "--dev", "--hello-route", "--runs-per-customer", "20000", "--data", data, "--plugins", PLUGINS,
+    server = subprocess.Popen([HOST, "serve", "--dev", "--hello-route", "--runs-per-customer", "20000", "--data", data, "--plugins", plugins,
                                "--listen", f"127.0.0.1:{port}"], stdout=log, stderr=subprocess.DEVNULL)
     try:
         for _ in range(300):
@@ -125,8 +177,35 @@ def main():
                       '  return wrk.format(nil, "/api/v1/runs/" .. runs[(n % #runs) + 1] .. "/atoms/amount", nil,'
                       ' "{\\"value\\": \\"" .. value .. "\\"}")\nend\n')
         wrk(f"http://127.0.0.1:{port}/hello", 2)  # warm-up
+        before = switches(server.pid)
         hello = wrk(f"http://127.0.0.1:{port}/hello", options.seconds)
+        hello_switches = sum(switches_between(before, switches(server.pid)).values()) / wrk.requests
+        before = switches(server.pid)
         commits = wrk(f"http://127.0.0.1:{port}/", options.seconds, script)
+        commit_switches = switches_between(before, switches(server.pid))
+        commit_count = wrk.requests
+
+        # The same commits while the slow plugin is kept busy: 8 clients, each committing to its own run of it in a
+        # loop (3 s a call), from before the load starts until it ends.
+        slow_runs = [client.call("POST", "/api/v1/runs", {"operation": "slow.op"})[1]["id"] for _ in range(8)]
+        stop = [False]
+        slow_calls = []
+
+        def keep_busy(run):
+            busy = Client(port, client.token)
+            while not stop[0]:
+                started = time.perf_counter()
+                status = busy.call("PUT", f"/api/v1/runs/{run}/atoms/amount", {"value": "10"})[0]
+                slow_calls.append((status, time.perf_counter() - started))
+        slow_threads = [concurrent.futures.ThreadPoolExecutor(1) for _ in slow_runs]
+        slow_done = [pool.submit(keep_busy, run) for pool, run in zip(slow_threads, slow_runs)]
+        time.sleep(1)
+        beside_slow = wrk(f"http://127.0.0.1:{port}/", options.seconds, script)
+        stop[0] = True
+        for done in slow_done:
+            done.result()
+        slow_ok = sum(1 for status, _ in slow_calls if status == 200)
+        slow_seconds = sum(seconds for _, seconds in slow_calls) / max(1, len(slow_calls))
 
         # 10,000 open runs.
         for _ in range(10_000 - len(runs)):
@@ -177,11 +256,22 @@ def main():
         load = " ".join(loadavg.read().split()[:3])
 
     ratio = commits[0] / hello[0]
+    slow_ratio = beside_slow[2] / commits[2]
+    per_commit = sum(commit_switches.values()) / commit_count
+    sources = ", ".join(f"{name} {count / commit_count:.2f}" for name, count in
+                        sorted(commit_switches.items(), key=lambda item: -item[1])[:6])
     rows = [
         ("commits/s at 64 connections (PUT …/atoms/amount, 64 open quick payments)", f"{commits[0]:.0f} req/s",
          f"GET /hello, same process and run: {hello[0]:.0f} req/s", "≥ 0.3× the ceiling", f"{ratio:.2f}×", ratio >= 0.3),
         ("commit latency p50 / p99 at 64 connections", f"{commits[1]:.2f} / {commits[2]:.2f} ms",
          f"GET /hello: {hello[1]:.2f} / {hello[2]:.2f} ms", "p99 ≤ 10 ms", "", commits[2] <= 10),
+        ("commit p99 at 64 connections while another plugin takes 3 s per call (8 clients keep it busy)",
+         f"{beside_slow[2]:.2f} ms (p50 {beside_slow[1]:.2f} ms, {beside_slow[0]:.0f} req/s)",
+         f"the same commits without it, same run: {commits[2]:.2f} ms (p50 {commits[1]:.2f} ms)", "≤ 1.5× the run without it",
+         f"{slow_ratio:.2f}×; the slow plugin answered {slow_ok} of {len(slow_calls)} calls, {slow_seconds:.2f} s each on average",
+         slow_ratio <= 1.5),
+        ("context switches per commit (server process: its threads, and its plugin workers)", f"{per_commit:.2f}",
+         f"GET /hello, per request: {hello_switches:.2f}", "stated", f"by thread: {sources}", None),
         ("resident memory, 10,000 open runs (example plugins loaded)", f"{runs_rss:.1f} MB",
          f"after start and login: {base_rss:.1f} MB", "≤ 256 MB", f"{health['openRuns']} runs open", runs_rss <= 256),
         (f"sign + post through the API ({posted} customers, 16 concurrent clients; one code, one transaction each)",
@@ -190,10 +280,10 @@ def main():
          f"embedded one transaction each: {embedded_single if embedded_single else '—'} ops/s",
          "none", "every signing is its own code check and durable commit (fsync)", None),
     ]
-    errors = commits[3] + hello[3]
+    errors = commits[3] + hello[3] + beside_slow[3]
     lines = ["<!-- serve:begin -->", "## Serving (issue 16): `python3 Benchmarks/serve_load.py`", "",
              f"Measured {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')} on {os.cpu_count()} cores, "
-             f"release build, wrk -t2 -c64 -d{options.seconds}s on loopback (wrk and the server share the cores). "
+             f"{'release build' if '.build-release' in HOST else 'the build at ' + os.path.relpath(HOST, ROOT)}, wrk -t2 -c64 -d{options.seconds}s on loopback (wrk and the server share the cores). "
              f"Non-2xx answers under load: {errors}. Load average at the end (1/5/15 min): {load}."
              + (f" {options.note}" if options.note else ""), "",
              "| measure | value | baseline | target | ratio / note | met |", "|---|---|---|---|---|---|"]

@@ -85,12 +85,34 @@ public final class Runtime: @unchecked Sendable {
 
     /// Opens a run of operation `id` (a module).
     public func open(_ id: String) throws(RunError) -> FormSession {
+        try open(registered(id), placement: nil)
+    }
+
+    /// Chooses where a run of operation `id` will be served and holds that place for it (loading its plugin if it is
+    /// not yet): for a plugin in workers, the least busy worker of its pool. Open the run with `open(at:)`; a
+    /// placement never opened gives its place back when it goes away.
+    public func place(_ id: String) throws(RunError) -> PluginPlacement {
+        let operation = try registered(id)
+        return operation.plugin.runtime.place(operation)
+    }
+
+    /// Opens the run `placement` was made for, on the worker it chose (the version it was placed on, even if the
+    /// plugin was reloaded meanwhile).
+    public func open(at placement: PluginPlacement) throws(RunError) -> FormSession {
+        try open(placement.operation, placement: placement)
+    }
+
+    private func registered(_ id: String) throws(RunError) -> RegisteredOperation {
         guard let operation = registry.operation(id: id) else {
             let known = registry.operations.map(\.id)
             throw .unknownOperation(id, suggestion: Suggestion.closest(to: id, among: known))
         }
+        return operation
+    }
+
+    private func open(_ operation: RegisteredOperation, placement: PluginPlacement?) throws(RunError) -> FormSession {
         do {
-            let session = try FormSession(operation: operation, locator: locator)
+            let session = try FormSession(operation: operation, locator: locator, placement: placement)
             session.onClose = { [weak registry] in registry?.collectRetired() }
             return session
         } catch { throw .form(error) }

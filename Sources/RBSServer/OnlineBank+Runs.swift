@@ -16,9 +16,17 @@ extension OnlineBank {
             throw Problem("unknown-operation", "No such operation", status: 404,
                           detail: "there is no operation '\(operation)' (GET /api/v1/operations lists them)")
         }
-        let run = ServerRun(id: Self.newRunID(), customer: customer, lane: lanes.lane(for: listing.pluginID),
-                            pluginID: listing.pluginID, now: clock())
         let runtime = self.runtime
+        // Where the run will live, chosen on the plugin's own lane (which loads the plugin if it is not yet): for a
+        // plugin in workers, the least busy worker of its pool, whose lane then carries every call of the run — a
+        // run never waits for a busy worker other than its own, nor for another plugin.
+        let placement = try await onLane(lanes.lane(for: listing.pluginID), for: customer) { () throws(Problem) -> PluginPlacement in
+            do throws(RunError) { return try runtime.place(operation) } catch {
+                throw Problem("cannot-open", "The operation could not be opened", status: 422, detail: error.description)
+            }
+        }
+        let run = ServerRun(id: Self.newRunID(), customer: customer, lane: lanes.lane(for: placement.lane),
+                            pluginID: listing.pluginID, now: clock())
         let answer = try await onLane(run) { () throws(Problem) -> API.Run in
             // The form's account pickers read the customer's accounts from the ledger (once a call): a database that
             // cannot be reached is said as itself, not as a form that offers no account.
@@ -28,7 +36,7 @@ extension OnlineBank {
                 throw Self.unavailable(failure)
             } catch {}
             let session: FormSession
-            do throws(RunError) { session = try runtime.open(operation) } catch {
+            do throws(RunError) { session = try runtime.open(at: placement) } catch {
                 throw Problem("cannot-open", "The operation could not be opened", status: 422, detail: error.description)
             }
             session.language = language
@@ -178,8 +186,14 @@ extension OnlineBank {
 
     /// Runs `body` on the run's plugin lane for the run's customer.
     func onLane<T: Sendable>(_ run: ServerRun, _ body: @escaping @Sendable () throws(Problem) -> T) async throws(Problem) -> T {
+        try await onLane(run.lane, for: run.customer, body)
+    }
+
+    /// Runs `body` on `lane` for `customer`.
+    func onLane<T: Sendable>(_ lane: PluginLane, for customer: Customer,
+                             _ body: @escaping @Sendable () throws(Problem) -> T) async throws(Problem) -> T {
         do {
-            return try await run.lane.run(for: scope(run.customer)) { try body() }
+            return try await lane.run(for: scope(customer)) { try body() }
         } catch let problem as Problem {
             throw problem
         } catch {

@@ -91,7 +91,7 @@ extension HostOptions {
         return IsolationSettings(mode: mode, pins: configuration.pins,
                                  workerExecutable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path,
                                  deadline: .milliseconds(Int(timeout * 1000)), limits: limits,
-                                 pluginLimits: configuration.limits)
+                                 pluginLimits: configuration.limits, pluginWorkers: configuration.workers)
     }
 
     /// The line the host starts with when plugins run in its own process: a development choice, said out loud.

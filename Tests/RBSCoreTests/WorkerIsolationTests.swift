@@ -6,7 +6,9 @@ import Testing
 /// The fault corpus (Tests/Fixtures/faults/fault.c) run in plugin workers: every fault in every callback ends only
 /// the faulting module, with one message naming plugin, call and fault; nothing is journaled for it; a module of
 /// another plugin opened before the fault finishes and posts; `verify` passes.
-@Suite(.serialized)
+///
+/// Every count of processes and descriptors here is of the test's own workers (their `WorkerTrace`s), not of all the
+/// children of the test process, so the suite runs in parallel with itself and with other suites that start workers.
 struct WorkerIsolationTests {
     static let worker = Fixtures.root.appendingPathComponent(".build/debug/rbs-host")
     static let source = Fixtures.root.appendingPathComponent("Tests/Fixtures/faults/fault.c")
@@ -150,25 +152,57 @@ struct WorkerIsolationTests {
             let again = try runtime.open("fault.op")
             again.close()
         }
+        let traces = Self.traces(runtime, ["good.op", "fault.op"])
         runtime.registry.unloadAll()
+        // The workers of this case, the faulty ones too, leave no zombie, no process and no descriptor behind.
+        #expect(Self.leftBehind(traces) == .nothing)
     }
 
-    /// The states ("S", "Z", ...) of this process's children.
-    static func childStates() -> [Substring] {
-        let me = getpid()
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return names.compactMap(Int32.init).compactMap { pid in
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return nil }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 2 && Int32(fields[1]) == me ? fields[0] : nil
+    /// The workers the pools of `operations`' plugins started.
+    static func traces(_ runtime: Runtime, _ operations: [String]) -> [WorkerTrace] {
+        operations.flatMap { (runtime.registry.operation(id: $0)?.plugin.runtime as? WorkerRuntime)?.startedWorkers ?? [] }
+    }
+
+    /// What some workers left behind in this process.
+    struct LeftBehind: Equatable, CustomStringConvertible {
+        var zombies = 0
+        var running = 0
+        var descriptors = 0
+        static let nothing = LeftBehind()
+        var description: String { "\(zombies) zombies, \(running) running, \(descriptors) descriptors open" }
+    }
+
+    /// The state ("S", "Z", ...) of `pid` if it is a child of this process, else nil (reaped, or never ours).
+    static func childState(_ pid: pid_t) -> Substring? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 2 && Int32(fields[1]) == getpid() ? fields[0] : nil
+    }
+
+    /// What the workers of `traces` left behind, once they have had up to 5 s to be reaped and to close their
+    /// standard error (both happen just after a worker ends).
+    static func leftBehind(_ traces: [WorkerTrace]) -> LeftBehind {
+        func count() -> LeftBehind {
+            var left = LeftBehind()
+            for trace in traces {
+                switch childState(trace.pid) {
+                case "Z"?: left.zombies += 1
+                case nil: break
+                default: left.running += 1
+                }
+                left.descriptors += trace.openDescriptors
+            }
+            return left
         }
+        let deadline = ContinuousClock.now + .seconds(5)
+        var left = count()
+        while left != .nothing, ContinuousClock.now < deadline {
+            usleep(20_000)
+            left = count()
+        }
+        return left
     }
-
-    static func zombies() -> Int { childStates().filter { $0 == "Z" }.count }
-    static func children() -> Int { childStates().count }
-
-    static func descriptors() -> Int { ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count }
 
     @Test("1,000 injected faults leave no zombie and no leaked descriptor")
     func thousandFaults() throws {
@@ -199,10 +233,7 @@ struct WorkerIsolationTests {
                               accounts: StaticAccounts(DemoAccounts.list), log: StandardErrorLog(minimum: .error),
                               isolation: settings)
         runtime.loadPlugins()
-        // Warm up once so lazily opened descriptors (the registry, the cache) are in the baseline.
         #expect(throws: (any Error).self) { _ = try runtime.open("good.op") }
-        let fds = Self.descriptors()
-        let children = Self.children()
         for round in 0..<1000 {
             do {
                 _ = try runtime.open("good.op")
@@ -211,16 +242,10 @@ struct WorkerIsolationTests {
                 if round == 0 { #expect(error.description.contains("create() — killed by SIGABRT"), "\(error)") }
             }
         }
-        #expect(Self.zombies() == 0)
-        #expect(Self.children() == children)
-        #expect(Self.descriptors() <= fds)
+        let traces = Self.traces(runtime, ["good.op"])
+        #expect(traces.count >= 1001, "a fresh worker for every round")
         runtime.registry.unloadAll()
-    }
-
-    /// After the whole corpus (faults of real workers), nothing is left behind either.
-    @Test("the corpus's workers leave no zombie")
-    func noZombiesAfterCorpus() {
-        #expect(Self.zombies() == 0)
+        #expect(Self.leftBehind(traces) == .nothing)
     }
 
     @Test("a plugin that behaves only while it is scanned fails its scan: scan and run workers start alike")
@@ -262,7 +287,6 @@ struct WorkerIsolationTests {
                               accounts: StaticAccounts(DemoAccounts.list), log: StandardErrorLog(minimum: .error),
                               isolation: Self.settings(deadline: .seconds(10)))
         runtime.loadPlugins()
-        let baseline = Self.children()
         let old = try runtime.open("versioned.op")
         try FileManager.default.removeItem(at: file)
         try FileManager.default.copyItem(at: try compile("1.1.0"), to: file)
@@ -270,7 +294,11 @@ struct WorkerIsolationTests {
         let new = try runtime.open("versioned.op")
         #expect(old.operation.plugin.version == "1.0.0")
         #expect(new.operation.plugin.version == "1.1.0")
-        #expect(Self.children() == baseline + 1, "two versions, two workers")
+        let oldPool = try #require(old.operation.plugin.runtime as? WorkerRuntime)
+        let newPool = try #require(new.operation.plugin.runtime as? WorkerRuntime)
+        let oldWorker = try #require(oldPool.workerPIDs.first)
+        #expect(oldPool.workerPIDs.count == 1 && newPool.workerPIDs.count == 1 && newPool.workerPIDs != oldPool.workerPIDs,
+                "two versions, two workers")
         // The old module still runs on its own worker.
         try old.commit("note", text: "still here")
         guard case .ready(let draft) = old.submit() else {
@@ -280,8 +308,9 @@ struct WorkerIsolationTests {
         #expect(draft["version"] == "1.0.0")
         old.close()
         let deadline = Date().addingTimeInterval(10)
-        while Self.children() > baseline, Date() < deadline { usleep(20_000) }
-        #expect(Self.children() == baseline, "the old worker exits after its last module")
+        while Self.childState(oldWorker) != nil, Date() < deadline { usleep(20_000) }
+        #expect(Self.childState(oldWorker) == nil, "the old worker exits after its last module")
+        #expect(newPool.workerPIDs.count == 1, "the new one serves on")
         guard case .ready(let fresh) = new.submit() else {
             Issue.record("the new version's module could not submit")
             return
@@ -289,7 +318,7 @@ struct WorkerIsolationTests {
         #expect(fresh["version"] == "1.1.0")
         new.close()
         runtime.registry.unloadAll()
-        #expect(Self.zombies() == 0)
+        #expect(Self.leftBehind(oldPool.startedWorkers + newPool.startedWorkers) == .nothing)
     }
 
     /// A host whose one plugin, the fault corpus plugin, has fault `fault` in create(), isolated as `settings` say.

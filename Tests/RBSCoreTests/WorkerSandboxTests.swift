@@ -159,8 +159,8 @@ struct WorkerSandboxTests {
 
         for (line, message) in [
             ("test.big memory=lots", "'test.big memory=lots' — memory=lots: use a whole number from 0 (no limit) to 1073741824"),
-            ("test.big swap=1", "'test.big swap=1' — 'swap=1' is not a mode or a limit; write `PLUGIN-ID [none|plugin] [memory=MiB] [cpu=SECONDS] [files=N] [processes=N]`"),
-            ("test.big", "'test.big' — write `PLUGIN-ID [none|plugin] [memory=MiB] [cpu=SECONDS] [files=N] [processes=N]`"),
+            ("test.big swap=1", "'test.big swap=1' — 'swap=1' is not a mode or a limit; write `PLUGIN-ID [none|plugin] [workers=N] [memory=MiB] [cpu=SECONDS] [files=N] [processes=N]`"),
+            ("test.big", "'test.big' — write `PLUGIN-ID [none|plugin] [workers=N] [memory=MiB] [cpu=SECONDS] [files=N] [processes=N]`"),
         ] {
             try "# first\n\(line)\n".write(to: file, atomically: true, encoding: .utf8)
             #expect { _ = try IsolationSettings.configuration(in: data) } throws: { error in

@@ -22,7 +22,7 @@ public final class FormSession {
     private var marks: [String?]
     private var formMark: String?
     /// The plugin's instance for this run, in-process or in a worker (see `PluginRuntime`).
-    private var module: (any PluginModule)?
+    private(set) var module: (any PluginModule)?
     /// What expressions hand to instance-bound plugin functions.
     private var instance: UnsafeMutableRawPointer? { module?.instance }
     public private(set) var isClosed = false
@@ -61,7 +61,9 @@ public final class FormSession {
     }
 
     /// Opens a run: creates the plugin's instance and computes the initial visibility.
-    public init(operation: RegisteredOperation, locator: ServiceLocator) throws(FormSessionError) {
+    /// - Parameter placement: where the run was placed (`Runtime.place(_:)`), if it was: its plugin instance is
+    ///   created there.
+    public init(operation: RegisteredOperation, locator: ServiceLocator, placement: PluginPlacement? = nil) throws(FormSessionError) {
         // In the default language until the front end sets the person's: the same texts every front end starts from.
         self.operation = operation.localized(.en)
         self.declared = operation
@@ -74,7 +76,7 @@ public final class FormSession {
         captions = atoms.map(\.caption)
         marks = Array(repeating: nil, count: atoms.count)
         do {
-            module = try operation.plugin.runtime.open(operation: operation.id, control: self)
+            module = try operation.plugin.runtime.open(operation: operation.id, control: self, placement: placement)
         } catch {
             isClosed = true
             throw error.endsModule ? .pluginFailed(error.description) : .createFailed(operation: operation.id)

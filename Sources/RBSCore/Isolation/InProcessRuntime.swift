@@ -8,7 +8,12 @@ final class InProcessRuntime: PluginRuntime {
 
     init(image: PluginImage) { self.image = image }
 
-    func open(operation id: String, control: any ModuleControl) throws(PluginFault) -> any PluginModule {
+    /// One lane for the plugin, whatever its version: its code runs in this process, called from one thread at a time.
+    func place(_ operation: RegisteredOperation) -> PluginPlacement {
+        PluginPlacement(lane: image.id, operation: operation)
+    }
+
+    func open(operation id: String, control: any ModuleControl, placement: PluginPlacement?) throws(PluginFault) -> any PluginModule {
         let handle = ModuleHandle(control: control)
         guard let pointer = image.operationPointer(id), let create = pointer.pointee.create,
               let created = create(pointer, UnsafePointer(image.hostTable.pointer), handle.opaque) else {

@@ -29,10 +29,23 @@ public struct IsolationSettings: Sendable, Equatable {
     /// This many faults of one plugin within `quarantineWindow` quarantine it until its file changes.
     public var quarantineAfter: Int
     public var quarantineWindow: Duration
+    /// How many workers a plugin's pool holds at most (each started when a run first needs it).
+    public var workers: Int
+    /// Pool sizes set per plugin id (`DATA/isolation.conf`, `workers=N`), over `workers`.
+    public var pluginWorkers: [String: Int]
+
+    /// The pool size when isolation.conf sets none: one worker per core, at least two, so one slow call never
+    /// holds up every run of its plugin.
+    public static var defaultWorkers: Int { max(2, ProcessInfo.processInfo.activeProcessorCount) }
+    /// The largest pool `workers=` accepts.
+    public static let maximumWorkers = 256
 
     public init(mode: Mode, pins: [String: Mode] = [:], workerExecutable: String, deadline: Duration = .seconds(5),
                 limits: PluginWorker.Limits = .standard, pluginLimits: [String: LimitOverride] = [:],
-                quarantineAfter: Int = 3, quarantineWindow: Duration = .seconds(60)) {
+                quarantineAfter: Int = 3, quarantineWindow: Duration = .seconds(60), workers: Int = defaultWorkers,
+                pluginWorkers: [String: Int] = [:]) {
+        self.workers = max(1, workers)
+        self.pluginWorkers = pluginWorkers
         self.mode = mode
         self.pins = pins
         self.pluginLimits = pluginLimits
@@ -51,6 +64,9 @@ public struct IsolationSettings: Sendable, Equatable {
         guard let id, let override = pluginLimits[id] else { return limits }
         return override.applied(to: limits)
     }
+
+    /// The size of plugin `id`'s pool of workers: its `workers=` in `isolation.conf`, else the default.
+    public func workers(for id: String?) -> Int { max(1, id.flatMap { pluginWorkers[$0] } ?? workers) }
 
     /// The arguments every worker starts with, whatever it is for: a plugin cannot tell a run from a check.
     static func workerArguments(image: String, limits: PluginWorker.Limits) -> [String] {
@@ -98,6 +114,8 @@ public struct IsolationSettings: Sendable, Equatable {
     public struct Configuration: Sendable, Equatable {
         public var pins: [String: Mode] = [:]
         public var limits: [String: LimitOverride] = [:]
+        /// Pool sizes (`workers=N`) per plugin id.
+        public var workers: [String: Int] = [:]
     }
 
     /// Reads the pins in `DATA/isolation.conf` (see ``configuration(in:)``).
@@ -106,11 +124,12 @@ public struct IsolationSettings: Sendable, Equatable {
     }
 
     /// Reads `DATA/isolation.conf`: per line a plugin id, then its mode (`none` or `plugin`) and/or its worker's
-    /// limits as `memory=MiB`, `cpu=SECONDS`, `files=N`, `processes=N` (0: none), in any order; `#` starts a comment.
+    /// limits as `memory=MiB`, `cpu=SECONDS`, `files=N`, `processes=N` (0: none), and/or the size of its pool of
+    /// workers as `workers=N` (1 to ``maximumWorkers``), in any order; `#` starts a comment.
     /// A plugin may have several lines; a later word wins. A missing file is no pins and no limits.
     public static func configuration(in dataDirectory: URL) throws(Problem) -> Configuration {
         let file = dataDirectory.appendingPathComponent("isolation.conf")
-        let syntax = "write `PLUGIN-ID [none|plugin] [memory=MiB] [cpu=SECONDS] [files=N] [processes=N]`"
+        let syntax = "write `PLUGIN-ID [none|plugin] [workers=N] [memory=MiB] [cpu=SECONDS] [files=N] [processes=N]`"
         guard let text = try? String(contentsOf: file, encoding: .utf8) else {
             if FileManager.default.fileExists(atPath: file.path) {
                 throw Problem(description: "\(file.path): cannot be read as UTF-8 text — \(syntax) per line")
@@ -133,6 +152,14 @@ public struct IsolationSettings: Sendable, Equatable {
                     continue
                 }
                 let parts = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                if parts.count == 2, parts[0] == "workers" {
+                    // Not a limit: no "0 for none" — a plugin in workers has at least one.
+                    guard let value = Int(parts[1]), value >= 1, value <= maximumWorkers else {
+                        throw problem("workers=\(parts[1]): use a whole number of workers from 1 to \(maximumWorkers)")
+                    }
+                    configuration.workers[id] = value
+                    continue
+                }
                 guard parts.count == 2, let key = LimitOverride.keys.first(where: { $0.name == parts[0] }) else {
                     throw problem("'\(word)' is not a mode or a limit; \(syntax)")
                 }

@@ -10,8 +10,11 @@ import RBSExpressions
 protocol PluginRuntime: AnyObject {
     /// Creates the plugin's instance for one run of `operation`. `control` receives the plugin's calls back into its
     /// module for as long as the module lives.
+    /// - Parameter placement: where `place` put the run, if it was placed first.
     /// - Throws: `PluginFault` when create() returned NULL or the worker failed.
-    func open(operation: String, control: any ModuleControl) throws(PluginFault) -> any PluginModule
+    func open(operation: String, control: any ModuleControl, placement: PluginPlacement?) throws(PluginFault) -> any PluginModule
+    /// Chooses (and holds) where a run of `operation` will be served, before it is opened.
+    func place(_ operation: RegisteredOperation) -> PluginPlacement
 }
 
 /// One run's instance inside its plugin, however the plugin is served.

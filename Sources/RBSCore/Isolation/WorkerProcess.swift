@@ -41,6 +41,8 @@ final class WorkerProcess: @unchecked Sendable {
     /// The worker's standard error and output: passed through to the host's standard error, its last lines kept
     /// for the fault report (a Rust panic's message, a Swift fatalError's with its file and line).
     private let stderrTail: StderrTail
+    /// What this worker leaves in the host: its pid and whether its descriptors here are closed yet.
+    let trace: WorkerTrace
 
     /// What a request's caller does with a callback the worker makes meanwhile: the reply to send, or nil for
     /// callbacks that take none (log).
@@ -52,6 +54,8 @@ final class WorkerProcess: @unchecked Sendable {
         self.reportFD = reportFD
         self.limits = limits
         self.stderrTail = stderrTail
+        trace = stderrTail.trace
+        trace.pid = pid
         receiver = WireReceiver(fd: fd)
     }
 
@@ -60,6 +64,7 @@ final class WorkerProcess: @unchecked Sendable {
     deinit {
         close(fd)
         close(reportFD)
+        trace.closed(2)
         guard !reaped else { return }
         let pid = pid
         DispatchQueue.global(qos: .utility).async {
@@ -445,6 +450,9 @@ final class WorkerSpawner: @unchecked Sendable {
 /// to the host's standard error as before, and the last lines are kept, so a fault report can say what the plugin
 /// said as it died ("panicked at src/lib.rs:294:5: …", "Fatal error: … at File.swift:12").
 final class StderrTail: @unchecked Sendable {
+    /// Told when the pipe's read end is closed.
+    let trace = WorkerTrace()
+
     /// The most lines kept, and the most characters of each.
     static let keptLines = 4
     static let lineLimit = 300
@@ -465,6 +473,7 @@ final class StderrTail: @unchecked Sendable {
                 take(buffer[..<count])
             }
             close(fd)
+            trace.closed(1)
             lock.withLock {
                 if !partial.isEmpty { keep(partial) }
                 partial = []
@@ -512,4 +521,24 @@ final class StderrTail: @unchecked Sendable {
             .map { String($0.unicodeScalars.filter { $0.properties.generalCategory != .control }.prefix(lineLimit)) }
         return speaking.isEmpty ? nil : speaking.joined(separator: " / ")
     }
+}
+
+/// What one worker leaves in the host while it lives: its pid (a child of the host until reaped) and its three
+/// descriptors here (the channel, the report pipe, the standard-error pipe). A runtime keeps the traces of the workers
+/// it started, so a test can check that its own workers left nothing behind — no zombie, no descriptor — while
+/// other tests start and end workers of their own in the same process.
+final class WorkerTrace: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: pid_t = 0
+    private var open = 3
+
+    var pid: pid_t {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+
+    /// The worker's descriptors still open in the host.
+    var openDescriptors: Int { lock.withLock { open } }
+
+    func closed(_ count: Int) { lock.withLock { open -= count } }
 }

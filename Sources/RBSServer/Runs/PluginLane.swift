@@ -2,15 +2,17 @@ import Dispatch
 import Foundation
 import RBSLedger
 
-/// The one thread at a time a plugin is called from (the ABI's promise, rbs/host.h): a serial queue per plugin id.
-/// Every call into a plugin — opening a run, committing a value, submitting, closing — goes through its lane, so
-/// requests for different plugins run in parallel and requests for one plugin never overlap. Old and new versions of
-/// a hot-reloaded plugin share the lane.
+/// The one thread at a time a plugin worker is called from (the ABI's promise, rbs/host.h): a serial queue per lane
+/// that `Runtime.place` names — one per worker of a plugin's pool, so runs on different workers of one plugin run in
+/// parallel, and runs on one worker never overlap; one per plugin id for a plugin in the host's process (old and new
+/// versions of a hot-reloaded one share it) and for placing a plugin's runs (which loads it). Every call into a
+/// plugin — opening a run, committing a value, submitting, closing — goes through its run's lane, queued there: a
+/// request waiting for a busy worker holds no thread, and one worker's slow call holds up only the runs on it.
 final class PluginLanes: @unchecked Sendable {
     private let lock = NSLock()
     private var lanes: [String: PluginLane] = [:]
 
-    /// The lane of plugin `id`, made on first use.
+    /// The lane named `id` (a plugin id, or a worker's lane from its placement), made on first use.
     func lane(for id: String) -> PluginLane {
         lock.withLock {
             if let lane = lanes[id] { return lane }

@@ -7,7 +7,9 @@
  * FAULT: 1 segfault, 2 abort, 3 exit(0), 4 endless loop, 5 read DATA/signing.key, 6 write DATA/rbs.sqlite,
  *        7 abort unless started as a scan, 8 stack overflow, 9 malloc bomb, 10 close stdin/stdout/channel,
  *        11 write garbage to the protocol channel, 12 read /etc/shadow, 13 fork a child that calls setsid() and
- *        sleeps, 14 open a TCP socket to 127.0.0.1:9, 15 execve /bin/sh, 16 allocate 2 GiB (abort when refused).
+ *        sleeps, 14 open a TCP socket to 127.0.0.1:9, 15 execve /bin/sh, 16 allocate 2 GiB (abort when refused),
+ *        17 a Rust panic's last words then abort, 18 a slow call: sleep SLEEP_MS milliseconds (default 3000, under
+ *        the host's deadline: never a fault), then go on as a good plugin.
  */
 #define _GNU_SOURCE
 #include <rbs_plugin.h>
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef PLUGIN_ID
@@ -31,6 +34,9 @@
 #endif
 #ifndef WHERE
 #define WHERE 0
+#endif
+#ifndef SLEEP_MS
+#define SLEEP_MS 3000
 #endif
 #ifndef DATA_DIR
 #define DATA_DIR "/nonexistent"
@@ -116,6 +122,11 @@ static void misbehave(int where, const rbs_host_t *host) {
         fputs("thread '<unnamed>' panicked at src/lib.rs:294:5:\nthe tariff table is corrupt at row 7\n", stderr);
         fputs("note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n", stderr);
         abort();
+    }
+    case 18: {
+        struct timespec pause = {.tv_sec = SLEEP_MS / 1000, .tv_nsec = (SLEEP_MS % 1000) * 1000000L};
+        while (nanosleep(&pause, &pause) != 0) {}
+        break;
     }
     case 16: {
         size_t size = (size_t)2 << 30;
