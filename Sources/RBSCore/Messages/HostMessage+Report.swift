@@ -25,6 +25,8 @@ extension HostMessage {
         case noOperationsFolder(String), noOperationsFailed(Int)
         /// `describe`: the form's table and its verdict.
         case atomColumn, kindColumn, captionColumn, valueColumn, readyToSubmit, notReady(String)
+        /// `plugins`: the table of plugin files and their states.
+        case fileColumn, idColumn, versionColumn, abiColumn, noPluginFiles, pluginStatus(PluginRecord.Status)
 
         // Around signing and templates.
         case duplicateNotice(entry: Int64, postedAt: String), warning, signAgain, answerYesOrNo
@@ -95,6 +97,14 @@ extension HostMessage {
                                     "Операций нет: файл плагина в папке не загрузился — причина в `plugins`")
                     : language.pick("No operations: all \(count) plugin files in the folder failed to load — `plugins` says why",
                                     "Операций нет: ни один из \(count) файлов плагинов в папке не загрузился — причины в `plugins`")
+            case .fileColumn: language.pick("FILE", "ФАЙЛ")
+            case .idColumn: language.pick("ID", "ИДЕНТИФИКАТОР")
+            case .versionColumn: language.pick("VERSION", "ВЕРСИЯ")
+            case .abiColumn: language.pick("ABI", "ABI")
+            case .noPluginFiles: language.pick("No plugin files found.", "Файлов плагинов не найдено.")
+            case .pluginStatus(.listed): language.pick("listed", "в списке")
+            case .pluginStatus(.loaded): language.pick("loaded", "загружен")
+            case .pluginStatus(.failed): language.pick("failed", "ошибка")
             case .atomColumn: language.pick("ATOM", "ПОЛЕ")
             case .kindColumn: language.pick("KIND", "ВИД")
             case .captionColumn: language.pick("CAPTION", "ПОДПИСЬ ПОЛЯ")

@@ -78,12 +78,14 @@ enum Listing {
         return ([table.render()] + (unavailable.isEmpty ? [] : [""] + unavailable)).joined(separator: "\n")
     }
 
-    static func plugins(_ records: [PluginRecord]) -> String {
-        guard !records.isEmpty else { return "No plugin files found." }
-        var table = Table(header: ["FILE", "ID", "VERSION", "ABI", "STATUS"])
+    /// The plugin files as a table, its headers and states in `language`.
+    static func plugins(_ records: [PluginRecord], language: HostLanguage = .en) -> String {
+        func text(_ report: HostMessage.Report) -> String { report.text(language) }
+        guard !records.isEmpty else { return text(.noPluginFiles) }
+        var table = Table(header: [text(.fileColumn), text(.idColumn), text(.versionColumn), text(.abiColumn), text(.statusColumn)])
         for record in records {
             table.rows.append([record.path, record.id ?? "-", record.version ?? "-", record.abi ?? "-",
-                               record.status.rawValue])
+                               text(.pluginStatus(record.status))])
         }
         let errors = records.compactMap(\.error)
         return ([table.render()] + (errors.isEmpty ? [] : [""] + errors)).joined(separator: "\n")

@@ -13,7 +13,7 @@ struct PluginsCommand: ParsableCommand {
         if json {
             JSONOutput.print(runtime.registry.records)
         } else {
-            print(Listing.plugins(runtime.registry.records))
+            print(Listing.plugins(runtime.registry.records, language: global.language))
         }
     }
 }

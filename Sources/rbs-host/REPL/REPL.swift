@@ -75,7 +75,7 @@ final class REPL: @unchecked Sendable {
                     return words[1] == "add" ? repl.runtime.registry.operations.map(\.id).filter { $0.hasPrefix(word) } : []
                 }),
         Command(name: "plugins", usage: "plugins") { repl, _ in
-            repl.console.say(Listing.plugins(repl.runtime.registry.records)); return true
+            repl.console.say(Listing.plugins(repl.runtime.registry.records, language: repl.console.language)); return true
         },
         Command(name: "reload", usage: "reload [ID] [--allow-downgrade ID]", perform: { repl, arguments in
             var arguments = arguments
