@@ -10,19 +10,37 @@ public struct DocumentRefusal: Error, Sendable {
     }
 }
 
-/// A C function the operation exports for expressions (e.g. `isDestInnCorrect`, called from a `validIf`).
+/// A C function the operation exports for expressions (e.g. `isDestInnCorrect`, called from a `validIf`). Whether
+/// the host passes the run's instance as the C function's first parameter is said every time, never assumed: a
+/// function written without that parameter but declared with it would read the instance pointer as its first
+/// argument, and nothing at run time can tell (issue #32 item 7). So there is no default:
+/// ```swift
+/// .method("isDestInnCorrect", symbol: "pay_pp_quick_isDestInnCorrect", signature: "bool()")   // (instance) -> Bool
+/// .function("isBasisDate", symbol: "pay_pp_tax_isBasisDate", signature: "bool(string)")     // (string) -> Bool
+/// ```
 public struct ExportedFunction: Sendable {
     public var name: String
     public var symbol: String
     public var signature: String
-    /// The C function's first parameter is the instance pointer (`Operation.from(_:)` turns it back).
+    /// The C function's first parameter is the instance pointer (`Operation.from(_:)` turns it back), before the
+    /// parameters `signature` lists.
     public var takesInstance: Bool
 
-    public init(_ name: String, symbol: String, signature: String, takesInstance: Bool = true) {
+    public init(_ name: String, symbol: String, signature: String, takesInstance: Bool) {
         self.name = name
         self.symbol = symbol
         self.signature = signature
         self.takesInstance = takesInstance
+    }
+
+    /// A function of the run: its C function takes the instance pointer first, then `signature`'s parameters.
+    public static func method(_ name: String, symbol: String, signature: String) -> ExportedFunction {
+        ExportedFunction(name, symbol: symbol, signature: signature, takesInstance: true)
+    }
+
+    /// A function of its arguments alone: its C function takes exactly `signature`'s parameters.
+    public static func function(_ name: String, symbol: String, signature: String) -> ExportedFunction {
+        ExportedFunction(name, symbol: symbol, signature: signature, takesInstance: false)
     }
 }
 

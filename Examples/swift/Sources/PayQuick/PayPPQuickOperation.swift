@@ -5,7 +5,7 @@ final class PayPPQuickOperation: Operation, OperationDefinition {
     static let id = "pay.pp.quick"
     static let title = "Quick payment"
     static let category = "Payments"
-    static let functions = [ExportedFunction("isDestInnCorrect", symbol: "pay_pp_quick_isDestInnCorrect", signature: "bool()")]
+    static let functions: [ExportedFunction] = [.method("isDestInnCorrect", symbol: "pay_pp_quick_isDestInnCorrect", signature: "bool()")]
     /// The review before signing: each document field under the caption of the atom it came from.
     static let documentLabels = [
         DocumentFieldLabel("from", role: .debitAccount, atom: "srcAccount"),

@@ -10,8 +10,8 @@ final class PayPPTaxOperation: Operation, OperationDefinition {
     static let id = "pay.pp.tax"
     static let title = "Budget payment"
     static let category = "Payments"
-    static let functions = [
-        ExportedFunction("isBasisDate", symbol: "pay_pp_tax_isBasisDate", signature: "bool(string)", takesInstance: false),
+    static let functions: [ExportedFunction] = [
+        .function("isBasisDate", symbol: "pay_pp_tax_isBasisDate", signature: "bool(string)"),
     ]
     /// The review before signing: each document field under the caption of the atom it came from (fields 101, 60,
     /// 22 and 104–109 with their numbers), the payment type as its title.
