@@ -216,8 +216,7 @@ public final class PluginChecker {
             }
             what = "a document was built and the core would accept it (\(Self.describe(draft)))"
         case .needsAttention(let issues):
-            let named = issues.map { "\($0.atom ?? "the form"): \($0.message)" }.joined(separator: "; ")
-            what = "no plausible values found that pass the form's own checks (\(named)), so no document was checked"
+            what = "no plausible values found that pass the form's own checks (\(Self.describe(issues))), so no document was checked"
         case .failed(let why): what = "refused: \(why)"
         }
         return leftAlive("submitting") ?? .pass("empty and filled submits answered; \(what)")
@@ -244,7 +243,7 @@ public final class PluginChecker {
                 refusals += announced.errors.map { AtomIssue(atom: $0.id, message: $0.message) }
             } catch {
                 if session.isClosed { return .fail("entering \(atom): \(session.describe(error))") }
-                refusals.append(AtomIssue(atom: Self.atom(of: error) ?? atom, message: Self.message(of: error)))
+                refusals.append(AtomIssue(atom: error.atom ?? atom, message: Self.message(of: error)))
             }
         }
         emit(.step("submitting"))
@@ -290,14 +289,6 @@ public final class PluginChecker {
 
     private static func describe(_ issues: [AtomIssue]) -> String {
         issues.isEmpty ? "nothing named" : issues.map { "\($0.atom ?? "the form"): \($0.message)" }.joined(separator: "; ")
-    }
-
-    private static func atom(of error: FormSessionError) -> String? {
-        switch error {
-        case .unknownAtom(let id, _), .notEditable(let id, _), .hidden(let id), .invalid(let id, _), .mismatch(let id, _, _),
-             .notAButton(let id): id
-        default: nil
-        }
     }
 
     private static func message(of error: FormSessionError) -> String {

@@ -14,6 +14,15 @@ public enum FormSessionError: Error, Equatable, Sendable, CustomStringConvertibl
     case badPluginValue(String)
     case pluginFailed(String)
 
+    /// The atom the refusal names, if it names one.
+    public var atom: String? {
+        switch self {
+        case .unknownAtom(let id, _), .notEditable(let id, _), .hidden(let id), .invalid(let id, _), .mismatch(let id, _, _),
+             .notAButton(let id): id
+        case .createFailed, .closed, .badPluginValue, .pluginFailed: nil
+        }
+    }
+
     public var description: String {
         switch self {
         case .unknownAtom(let id, let operation): "operation \(operation) has no atom '\(id)' — see `describe \(operation)` for its atoms"

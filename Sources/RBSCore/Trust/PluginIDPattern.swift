@@ -53,9 +53,7 @@ extension TrustedKeys.Entry {
     /// outside the ids it is trusted for.
     public func refusal(signing id: String, today: CalendarDay) -> TrustRefusal? {
         if let revoked { return .revokedKey(publicKey: key, on: revoked, reason: revokedReason) }
-        if let expires, let last = try? CalendarDay.parse(expires, .iso), last < today {
-            return .expiredKey(publicKey: key, lastDay: expires)
-        }
+        if let expires, isExpired(today: today) { return .expiredKey(publicKey: key, lastDay: expires) }
         // An unreadable stored scope admits nothing: a damaged line never widens what a key may sign.
         guard !ids.isEmpty else { return nil }
         let patterns = ids.compactMap { try? PluginIDPattern($0) }
@@ -63,5 +61,11 @@ extension TrustedKeys.Entry {
             return .outsideKeyScope(publicKey: key, pluginID: id, ids: ids)
         }
         return nil
+    }
+
+    /// Whether `today` (UTC) is after the key's last trusted day.
+    public func isExpired(today: CalendarDay) -> Bool {
+        guard let expires, let last = try? CalendarDay.parse(expires, .iso) else { return false }
+        return last < today
     }
 }

@@ -112,21 +112,27 @@ public enum TrustStore: Sendable {
     /// compromised is refused before anyone trusts it). Returns its entry and whether it was revoked before.
     public func revoke(_ reference: String, reason: String?, now: Date = Date()) throws(TrustError)
         -> (entry: TrustedKeys.Entry, already: Bool) {
-        let listed = try entries().first { TrustedKeys.matcher(reference)($0.key, $0.name) }
-        let resolved: (hex: String, name: String?)
-        if let listed { resolved = (listed.key, listed.name) } else { resolved = try TrustedKeys.resolve(reference) }
+        // The key a listed entry matches (by hex, key file or name), else the key the reference itself is: the list
+        // is read once, in the same place the revocation is written.
+        let matches = TrustedKeys.matcher(reference)
+        let direct = try? TrustedKeys.resolve(reference)
         switch self {
         case .file(let path):
             var keys = try TrustedKeys(path: path)
+            let listed = keys.entries.first { matches($0.key, $0.name) }
+            guard let key = listed.map({ (hex: $0.key, name: $0.name) }) ?? direct else { throw .notAKey(reference) }
             guard let today = CalendarDay.containing(now, in: .gmt) else { throw .notAKey(reference) }
-            return try keys.revoke(resolved.hex, name: resolved.name, reason: reason, today: today)
+            return try keys.revoke(key.hex, name: key.name, reason: reason, today: today)
         case .database(let dataDirectory, let location):
-            let revocation = try Self.withPublishers(dataDirectory, location) { publishers throws(LedgerError) in
-                try publishers.revoke(resolved.hex, name: resolved.name, reason: reason)
+            let revocation = try Self.withPublishers(dataDirectory, location) { publishers throws(LedgerError) -> TrustedPublishers.Revocation? in
+                let listed = try publishers.keys().first { matches($0.key, $0.name) }
+                guard let key = listed.map({ (hex: $0.key, name: $0.name) }) ?? direct else { return nil }
+                return try publishers.revoke(key.hex, name: key.name, reason: reason)
             }
             switch revocation {
-            case .revoked(let key): return (Self.entry(key), false)
-            case .alreadyRevoked(let key): return (Self.entry(key), true)
+            case nil: throw .notAKey(reference)
+            case .revoked(let key)?: return (Self.entry(key), false)
+            case .alreadyRevoked(let key)?: return (Self.entry(key), true)
             }
         }
     }

@@ -61,10 +61,7 @@ struct TrustCommand: ParsableCommand {
         /// The STATE column of `trust list`: revoked, expired, or trusted, on today's date (UTC).
         static func state(of entry: TrustedKeys.Entry, now: Date = Date()) -> String {
             if let revoked = entry.revoked { return "revoked \(revoked)" + (entry.revokedReason.map { ": \($0)" } ?? "") }
-            if let expires = entry.expires, let last = try? CalendarDay.parse(expires, .iso),
-               let today = CalendarDay.containing(now, in: .gmt), last < today {
-                return "expired"
-            }
+            if let today = CalendarDay.containing(now, in: .gmt), entry.isExpired(today: today) { return "expired" }
             return "trusted"
         }
     }
