@@ -224,7 +224,7 @@ extension OnlineBank {
         case .hidden: Problem("hidden-atom", "The atom is hidden", status: 409, detail: error.description, atom: atom)
         case .notEditable, .notAButton: Problem("not-editable", "This atom cannot be changed so", status: 422, detail: error.description, atom: atom)
         case .closed: Problem("run-finished", "The run is finished", status: 409, detail: error.description)
-        case .createFailed, .badPluginValue, .pluginFailed:
+        case .createFailed, .badPluginValue, .pluginFailed, .pluginFault:
             Problem("plugin-failed", "The operation's plugin failed", status: 422, detail: error.description, atom: atom)
         }
     }

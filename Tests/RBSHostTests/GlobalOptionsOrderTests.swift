@@ -38,6 +38,30 @@ struct GlobalOptionsOrderTests {
         #expect(result.stderr.contains(fresh.path), "\(result.stderr)")
     }
 
+    @Test("--lang ru says why a plugin is not in service in Russian: on standard error after a start, and in `plugins`")
+    func pluginRefusalsInRussian() throws {
+        let sandbox = try HostSandbox()
+        let folder = sandbox.data.appendingPathComponent("plugins-ru")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try Data("not a plugin\n".utf8).write(to: folder.appendingPathComponent("broken.so"))
+        let path = folder.appendingPathComponent("broken.so").path
+        sandbox.plugins = folder
+        // Without --dev the unsigned file is refused by the trust policy; with it, the loader finds it is no ELF file.
+        let unsigned = try bothOrders(sandbox, ["--lang", "ru"], ["list"], environment: ["RBS_DEV": nil])
+        #expect(unsigned.stderr.split(separator: "\n").map(String.init)
+                    == ["ошибка: \(path): не подписан — подпишите его: `rbs-host plugin sign \(path) --key КЛЮЧ`, и доверьте этот ключ: `rbs-host trust add`; или запустите с --dev"],
+                "\(unsigned)")
+        let plugins = try sandbox.host(["--lang", "ru", "plugins"])
+        let screen = plugins.stdout.split(separator: "\n").map(String.init)
+        #expect(screen.last == "\(path): это не ELF-файл — плагин — это разделяемая библиотека, собранная `cc -shared` или как dynamic library",
+                "\(plugins)")
+        #expect(screen.count == 4 && screen[2].split(separator: " ").last == "ошибка", "\(plugins)")
+        // English stays English, and --json keeps the English `error` scripts read, whatever the language.
+        let english = try sandbox.host(["plugins", "--json"])
+        let json = try sandbox.host(["--lang", "ru", "plugins", "--json"])
+        #expect(json.stdout == english.stdout && english.stdout.contains("not an ELF file"), "\(json)")
+    }
+
     @Test("--lang ru speaks Russian; --dev allows unsigned plugins; --isolation plugin runs them in a worker")
     func langDevIsolation() throws {
         let sandbox = try HostSandbox()
@@ -65,6 +89,11 @@ struct GlobalOptionsOrderTests {
             #expect(isolated.status == 1 && !isolated.signalled, "\(isolated)")
             #expect(isolated.stdout.split(separator: "\n").last?.hasPrefix("not ready: plugin tests.check.crash") == true, "\(isolated.stdout)")
         }
+        // In Russian the verdict says the same from the fault's facts, the worker's own account quoted.
+        let crashed = try sandbox.host(["--lang", "ru"] + global + command)
+        let verdict = crashed.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(crashed.status == 1 && verdict.hasPrefix("не готово: плагин tests.check.crash, операция check.crash: value_changed(name) — сбой рабочего процесса плагина (")
+                    && verdict.hasSuffix("); операция прервана, ничего не подписано и не проведено; amount: обязательное поле: Amount"), "\(crashed)")
     }
 
     @Test("--database with a bad address is refused the same way before or after the command")

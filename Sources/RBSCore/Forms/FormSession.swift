@@ -28,7 +28,9 @@ public final class FormSession {
     public private(set) var isClosed = false
     /// Why the plugin's runtime ended this run (its worker crashed, exited or hung), or nil: a run ended so is never
     /// ready, and every front end says why from ``attention()``.
-    public private(set) var fault: String?
+    public var fault: String? { endedBy.map { HostMessage.describe($0, language) } }
+    /// The fault that ended this run, as typed facts.
+    public private(set) var endedBy: PluginFault?
     /// The language of the messages this run makes for people (refused values, what a submit needs); the front
     /// end sets it, and the texts of the plugin (title, captions, hints, option titles, labels) follow it when the
     /// plugin translates them (`rbs.texts/1`). Machine output keeps its keys whatever it is.
@@ -79,7 +81,7 @@ public final class FormSession {
             module = try operation.plugin.runtime.open(operation: operation.id, control: self, placement: placement)
         } catch {
             isClosed = true
-            throw error.endsModule ? .pluginFailed(error.description) : .createFailed(operation: operation.id)
+            throw error.endsModule ? .pluginFault(error) : .createFailed(operation: operation.id)
         }
         operation.plugin.liveModules += 1
         model.recomputeAll(instance: instance)
@@ -520,10 +522,10 @@ public final class FormSession {
     /// without calling into the plugin again, and the fault becomes the error the front end shows.
     private func end(_ fault: PluginFault) -> FormSessionError {
         if fault.endsModule {
-            if self.fault == nil { self.fault = fault.description }
+            if endedBy == nil { endedBy = fault }
             close()
         }
-        return .pluginFailed(fault.description)
+        return .pluginFault(fault)
     }
 }
 

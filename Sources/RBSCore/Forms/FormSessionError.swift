@@ -13,13 +13,15 @@ public enum FormSessionError: Error, Equatable, Sendable, CustomStringConvertibl
     case closed
     case badPluginValue(String)
     case pluginFailed(String)
+    /// The plugin's runtime did not come back from a call (its worker crashed, exited or hung; create() refused).
+    case pluginFault(PluginFault)
 
     /// The atom the refusal names, if it names one.
     public var atom: String? {
         switch self {
         case .unknownAtom(let id, _), .notEditable(let id, _), .hidden(let id), .invalid(let id, _), .mismatch(let id, _, _),
              .notAButton(let id): id
-        case .createFailed, .closed, .badPluginValue, .pluginFailed: nil
+        case .createFailed, .closed, .badPluginValue, .pluginFailed, .pluginFault: nil
         }
     }
 
@@ -35,6 +37,7 @@ public enum FormSessionError: Error, Equatable, Sendable, CustomStringConvertibl
         case .closed: "the form is closed"
         case .badPluginValue(let why): "the plugin passed a bad value: \(why)"
         case .pluginFailed(let why): why
+        case .pluginFault(let fault): fault.description
         }
     }
 }

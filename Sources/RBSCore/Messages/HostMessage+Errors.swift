@@ -222,6 +222,7 @@ extension HostMessage {
         case .notEditable(let id, _):
             return language.pick("'\(name(id))' takes no value", "поле «\(name(id))» не принимает значения")
         case .closed: return language.pick(error.description, "форма закрыта")
+        case .pluginFault(let fault): return describe(fault, language)
         case .unknownAtom, .notAButton, .createFailed, .badPluginValue, .pluginFailed: return error.description
         }
     }
@@ -241,5 +242,12 @@ extension FormSession {
     /// `error` as the person reads it: in this run's language, fields named by their captions.
     public func describe(_ error: FormSessionError) -> String {
         HostMessage.describe(error, caption: { [self] in atom($0)?.caption }, language)
+    }
+
+    /// A value the one-shot commands could not commit: a refusal that names its atom as the atom's id says it (the
+    /// front end names the field, and `--json` keeps the id); one about the run itself (the plugin's worker ended
+    /// it) in this run's language, the same words the form's verdict gives it.
+    public func describeCommitRefusal(_ error: FormSessionError) -> String {
+        error.atom == nil ? describe(error) : error.description
     }
 }

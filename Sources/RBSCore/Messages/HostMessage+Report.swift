@@ -22,7 +22,7 @@ extension HostMessage {
         case journalEmpty, noEntryMatches, methodTOTP, methodNotRecorded, inBasket(String)
         case noOperations, unavailable(operation: String, why: String)
         /// `list` with nothing to list: the folder cannot be used, or every plugin file in it failed.
-        case noOperationsFolder(String), noOperationsFailed(Int)
+        case noOperationsFolder(PluginLoadError), noOperationsFailed(Int)
         /// `describe`: the form's table and its verdict.
         case atomColumn, kindColumn, captionColumn, valueColumn, readyToSubmit, notReady(String)
         /// `plugins`: the table of plugin files and their states.
@@ -90,7 +90,7 @@ extension HostMessage {
             case .basketEntries: language.pick("Basket's journal entries", "Записи журнала пакета")
             case .basketSignature: language.pick("Basket signature (Ed25519)", "Подпись пакета (Ed25519)")
 
-            case .noOperationsFolder(let problem): language.pick("No operations: \(problem)", "Операций нет: \(problem)")
+            case .noOperationsFolder(let problem): (language.pick("No operations: ", "Операций нет: ") + HostMessage.describe(problem, language))
             case .noOperationsFailed(let count):
                 count == 1
                     ? language.pick("No operations: the plugin file in the folder failed to load — `plugins` says why",

@@ -10,6 +10,8 @@ public enum PluginProblem: Error, CustomStringConvertible, Sendable, Hashable, C
     }
 
     case unreadable(String)
+    /// The plugin folder itself cannot be listed.
+    case unreadableFolder(String)
     case notAFile(NotAFile)
     /// Not a whole ELF shared object for this machine (found before `dlopen` sees it).
     case image(ELFImage.Problem)
@@ -31,6 +33,9 @@ public enum PluginProblem: Error, CustomStringConvertible, Sendable, Hashable, C
     /// The worker process that was to serve the plugin (`--isolation plugin`) failed to start it; the reason is
     /// what the worker said over its wire, or how it ended.
     case workerFailed(String)
+    /// In service, but its worker failed too often: its operations do not open (the reason says how often, and
+    /// when it is tried again).
+    case quarantined(String)
     /// The trust policy refused the file.
     case untrusted(TrustRefusal)
     /// The file holds a lower version of a plugin in service, and the operator did not allow that downgrade.
@@ -42,6 +47,7 @@ public enum PluginProblem: Error, CustomStringConvertible, Sendable, Hashable, C
     public var description: String {
         switch self {
         case .unreadable(let why): "cannot read the file (\(why)) — check that it exists and is readable"
+        case .unreadableFolder(let why): "cannot read the plugin folder (\(why)) — check --plugins or RBS_PLUGINS"
         case .notAFile(.directory): "is a directory, not a plugin file — remove it or rename it without .so"
         case .notAFile(.danglingLink(let target)):
             "is a symbolic link to \(target), which does not exist — fix the link or remove it"
@@ -66,6 +72,7 @@ public enum PluginProblem: Error, CustomStringConvertible, Sendable, Hashable, C
             "operation id '\(id)' is already offered by \(otherPath) — give the operation another id or remove one plugin"
         case .initFailed: "the plugin's init() refused to start — see the plugin's log lines above"
         case .workerFailed(let why): "the plugin's worker \(why)"
+        case .quarantined(let reason): reason
         case .scanFailed(let failure): failure.description
         case .untrusted(let refusal): refusal.description
         case .downgradeFromLastRun(let id, let from, let to):

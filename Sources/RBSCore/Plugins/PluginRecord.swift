@@ -20,6 +20,8 @@ public struct PluginRecord: Codable, Hashable, Sendable {
     public var abi: String?
     public var status: Status
     public var error: String?
+    /// Why the file is not in service, as typed facts (for the person's language); `error` is its English text.
+    public var problem: PluginLoadError?
 
     init(path: String, id: String? = nil, version: String? = nil, abi: String? = nil, status: Status, error: String?) {
         self.path = path
@@ -30,9 +32,10 @@ public struct PluginRecord: Codable, Hashable, Sendable {
         self.error = error
     }
 
-    /// A file that is not in service, with the line that says why.
-    init(failed path: String, _ error: String) {
-        self.init(path: path, status: .failed, error: error)
+    /// A file that is not in service, with why.
+    init(failed error: PluginLoadError) {
+        self.init(path: error.path, status: .failed, error: error.description)
+        problem = error
     }
 
     private enum CodingKeys: String, CodingKey { case path, id, version, abi, status, error }

@@ -78,17 +78,17 @@ extension PluginRegistry {
     /// failed record, and nothing in it is in service.
     private func list(_ directory: String) -> FolderListing {
         let files: [String]
-        var problem: String?
+        var problem: PluginLoadError?
         do {
             files = try Self.pluginFiles(in: directory)
             if let check = loader.policy?.checkFolder {
-                do throws(PluginProblem) { try check(directory) } catch { problem = "\(directory): \(error)" }
+                do throws(PluginProblem) { try check(directory) } catch { problem = PluginLoadError(path: directory, problem: error) }
             }
         } catch {
             files = []
-            problem = "\(directory): cannot read the plugin folder (\((error as NSError).localizedDescription)) — check --plugins or RBS_PLUGINS"
+            problem = PluginLoadError(path: directory, problem: .unreadableFolder((error as NSError).localizedDescription))
         }
-        locked { folderError = problem.map { PluginRecord(failed: directory, $0) } }
+        locked { folderError = problem.map { PluginRecord(failed: $0) } }
         guard problem == nil else { return FolderListing() }
         return FolderListing(files: files)
     }
@@ -134,10 +134,11 @@ extension PluginRegistry {
             let (current, failure) = locked { (byPath[path], failures[path]) }
             guard matches(path, current?.manifest.id, only) else { continue }
             func refuse(_ problem: PluginProblem, until hash: String?) {
-                let refusal = PluginLoadError(path: path, problem: problem).description
-                if current == nil { locked { failures[path] = (PluginRecord(failed: path, refusal), hash) } }
+                let refusal = PluginLoadError(path: path, problem: problem)
+                if current == nil { locked { failures[path] = (PluginRecord(failed: refusal), hash) } }
                 reports.append(ReloadReport(change: .failed, path: path, pluginID: current?.manifest.id,
-                                            oldVersion: current?.manifest.version, milliseconds: 0, error: refusal))
+                                            oldVersion: current?.manifest.version, milliseconds: 0,
+                                            error: refusal.description, problem: refusal))
             }
             let fingerprint: PluginCache.Fingerprint
             var bytes: Data?
@@ -276,7 +277,8 @@ extension PluginRegistry {
             let began = ContinuousClock.now
             func failed(_ error: PluginLoadError, old: Listing?) -> ReloadReport {
                 ReloadReport(change: .failed, path: path, pluginID: old?.manifest.id, oldVersion: old?.manifest.version,
-                             milliseconds: Self.milliseconds(began.duration(to: .now)), error: error.description)
+                             milliseconds: Self.milliseconds(began.duration(to: .now)), error: error.description,
+                             problem: error)
             }
             // A lower version of the plugin in service is refused unless the operator allowed it by name; the
             // version in service stays.
@@ -287,7 +289,7 @@ extension PluginRegistry {
                 let error = PluginLoadError(path: path, problem: refusal)
                 let old = locked { byPath[path] }
                 // Listed as failed, and tried again at the next rescan (an operator's permission may come by then).
-                if old == nil { locked { failures[path] = (PluginRecord(failed: path, error.description), nil) } }
+                if old == nil { locked { failures[path] = (PluginRecord(failed: error), nil) } }
                 reports.append(failed(error, old: old))
                 continue
             }
@@ -300,7 +302,7 @@ extension PluginRegistry {
                     guard old?.image == nil else { return nil }
                     if let clash = clash(manifest, path: path) {
                         let error = PluginLoadError(path: path, problem: clash)
-                        if old == nil { failures[path] = (PluginRecord(failed: path, error.description), candidate.fingerprint.hash) }
+                        if old == nil { failures[path] = (PluginRecord(failed: error), candidate.fingerprint.hash) }
                         return (old, error)
                     }
                     if old != nil { withdraw(path: path) }
@@ -360,7 +362,7 @@ extension PluginRegistry {
                 // An image opened for this file and not put in service is closed (unless it is the one in service).
                 if let opened, opened !== old?.image { opened.stop(locator: locator) }
                 if old == nil {
-                    locked { failures[path] = (PluginRecord(failed: path, error.description), candidate.fingerprint.hash) }
+                    locked { failures[path] = (PluginRecord(failed: error), candidate.fingerprint.hash) }
                 }
                 reports.append(failed(error, old: old))
             }

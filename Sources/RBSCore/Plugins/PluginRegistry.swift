@@ -94,10 +94,16 @@ public final class PluginRegistry: @unchecked Sendable {
                 // A plugin whose worker keeps failing is quarantined: in service, but its operations cannot run.
                 let quarantine = listing.image?.quarantine
                 guard inService || quarantine != nil else { return nil }
-                return PluginRecord(path: listing.path, id: listing.manifest.id, version: listing.manifest.version,
-                                    abi: listing.manifest.abi.description,
-                                    status: quarantine != nil ? .failed : listing.image == nil ? .listed : .loaded,
-                                    error: quarantine.map { "\(listing.path): \($0)" })
+                var record = PluginRecord(path: listing.path, id: listing.manifest.id, version: listing.manifest.version,
+                                          abi: listing.manifest.abi.description,
+                                          status: quarantine != nil ? .failed : listing.image == nil ? .listed : .loaded,
+                                          error: nil)
+                if let quarantine {
+                    let problem = PluginLoadError(path: listing.path, problem: .quarantined(quarantine))
+                    record.error = problem.description
+                    record.problem = problem
+                }
+                return record
             } + failures.values.map(\.record)
             all.sort { $0.path < $1.path }
             return (folderError.map { [$0] } ?? []) + all
@@ -105,7 +111,7 @@ public final class PluginRegistry: @unchecked Sendable {
     }
 
     /// Why the plugin folder cannot be used, when it cannot (a missing folder, one other users can write to).
-    public var folderProblem: String? { locked { folderError?.error } }
+    public var folderProblem: PluginLoadError? { locked { folderError?.problem } }
 
     /// The plugins loaded into the host now.
     public var plugins: [PluginImage] { locked { listings.compactMap(\.image) } }
@@ -234,7 +240,7 @@ public final class PluginRegistry: @unchecked Sendable {
             return image
         case .failure(let error):
             withdraw(path: path)
-            failures[listing.path] = (PluginRecord(failed: listing.path, error.description), listing.hash)
+            failures[listing.path] = (PluginRecord(failed: error), listing.hash)
             locator.optional((any HostLog).self)?.write(level: .error, source: "rbs-host", message: error.description)
             return nil
         }

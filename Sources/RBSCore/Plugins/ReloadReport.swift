@@ -10,6 +10,8 @@ public struct ReloadReport: Sendable, CustomStringConvertible {
     public var newVersion: String?
     public var milliseconds: Double
     public var error: String?
+    /// Why a `.failed` change failed, as typed facts (for the person's language); `error` is its English text.
+    public var problem: PluginLoadError?
 
     public var description: String {
         let took = String(format: "%.1f ms", milliseconds)

@@ -80,7 +80,7 @@ struct BasketCommand: ParsableCommand {
         func run() throws {
             let file = try File.read(self.file)
             let runtime = try global.makeRuntime()
-            Listing.printFailures(runtime.registry)
+            Listing.printFailures(runtime.registry, language: global.language)
             switch execute(runtime: runtime, file: file) {
             case .challenge(let report, let module):
                 if json {

@@ -144,7 +144,7 @@ struct DescribeCommand: ParsableCommand {
 
     func run() throws {
         let runtime = try global.makeRuntime()
-        Listing.printFailures(runtime.registry)
+        Listing.printFailures(runtime.registry, language: global.language)
         let parsed = try assignments.map(Assignment.init(parsing:))
         // A missing, replaced or damaged ledger is said as itself, not as "no account can be chosen here".
         do { _ = try runtime.ledger() } catch {
@@ -173,7 +173,7 @@ struct DescribeCommand: ParsableCommand {
                 case .invalid(_, let message):
                     refused[assignment.id] = message  // refused: the atom keeps its value, the message says why
                 default:
-                    refused[assignment.id] = error.description
+                    refused[assignment.id] = session.describeCommitRefusal(error)
                 }
             }
         }
@@ -182,7 +182,9 @@ struct DescribeCommand: ParsableCommand {
             JSONOutput.print(FormDescription(session, refused: refused))
         } else {
             print(FormText.render(session, verdict: verdict))
-            for (id, why) in refused.sorted(by: { $0.key < $1.key }) { Terminal.error(why + " (\(id))") }
+            for (id, why) in refused.sorted(by: { $0.key < $1.key }) {
+                Terminal.error(why + " (\(id))", label: HostMessage.errorLabel.text(global.language))
+            }
         }
         // A run its plugin's runtime ended is no form state but a failure: exit 1, in text as in JSON.
         if verdict.fault != nil { throw ExitCode.failure }

@@ -31,7 +31,7 @@ enum FormFill {
         var issues: [AtomIssue] = []
         for assignment in values {
             do { try session.commit(assignment.id, text: assignment.value) } catch {
-                issues.append(AtomIssue(atom: assignment.id, message: error.description))
+                issues.append(AtomIssue(atom: assignment.id, message: session.describeCommitRefusal(error)))
             }
         }
         guard issues.isEmpty else { return refused(issues) }

@@ -38,7 +38,7 @@ struct ListCommand: ParsableCommand {
     @discardableResult
     static func list(_ options: some HostOptions, json: Bool) throws -> Runtime {
         let runtime = try options.makeRuntime()
-        Listing.printFailures(runtime.registry)
+        Listing.printFailures(runtime.registry, language: options.language)
         if json {
             var text = OperationSummary.json(runtime.registry.operations.map(OperationSummary.init))
             text.append(UInt8(ascii: "\n"))
@@ -87,14 +87,14 @@ enum Listing {
             table.rows.append([record.path, record.id ?? "-", record.version ?? "-", record.abi ?? "-",
                                text(.pluginStatus(record.status))])
         }
-        let errors = records.compactMap(\.error)
+        let errors = records.compactMap { HostMessage.describe($0, language) }
         return ([table.render()] + (errors.isEmpty ? [] : [""] + errors)).joined(separator: "\n")
     }
 
     /// One line per failed plugin, on standard error, so lists on standard output stay clean.
-    static func printFailures(_ registry: PluginRegistry) {
+    static func printFailures(_ registry: PluginRegistry, language: HostLanguage) {
         for record in registry.failedRecords {
-            Terminal.error(record.error ?? record.path)
+            Terminal.error(HostMessage.describe(record, language) ?? record.path, label: HostMessage.errorLabel.text(language))
         }
     }
 }

@@ -26,7 +26,7 @@ struct REPLCommand: ParsableCommand {
         if watch ?? global.developmentMode {
             do {
                 watcher = try runtime.watch { reports in
-                    for report in reports { repl.notify(report.description) }
+                    for report in reports { repl.notify(HostMessage.describe(report, global.language)) }
                 }
             } catch {
                 Terminal.error(error.description)

@@ -223,7 +223,7 @@ struct RunOptions: ParsableArguments {
     func perform(_ source: Source, global: GlobalOptions, shownAs shown: String) throws {
         let parsed = try assignments.map(Assignment.init(parsing:))
         let runtime = try global.makeRuntime()
-        Listing.printFailures(runtime.registry)
+        Listing.printFailures(runtime.registry, language: global.language)
         let report = execute(source, runtime: runtime, assignments: parsed, language: global.language)
         if case .challenge(let issued, let module) = report {
             if json {
@@ -312,7 +312,7 @@ struct RunOptions: ParsableArguments {
         }
         for assignment in values {
             do { try session.commit(assignment.id, text: assignment.value) } catch {
-                issues.append(AtomIssue(atom: assignment.id, message: error.description))
+                issues.append(AtomIssue(atom: assignment.id, message: session.describeCommitRefusal(error)))
             }
         }
         guard issues.isEmpty else { return refused(issues) }

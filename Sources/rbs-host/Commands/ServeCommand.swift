@@ -69,7 +69,7 @@ struct ServeCommand: ParsableCommand {
         let http = try httpOptions()
         // A server runs many customers' modules: each plugin in its own worker unless told otherwise.
         let runtime = try global.makeRuntime()
-        Listing.printFailures(runtime.registry)
+        Listing.printFailures(runtime.registry, language: .en)  // a server's log, read by its operators in one language
         let server: Server
         do {
             let clock = HostClock.current

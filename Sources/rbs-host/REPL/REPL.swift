@@ -90,7 +90,7 @@ final class REPL: @unchecked Sendable {
             }
             let reports = repl.runtime.reload(only: arguments.first)
             if reports.isEmpty { repl.console.say(repl.console.text(.nothingChanged)) }
-            for report in reports { repl.console.say(report.description) }
+            for report in reports { repl.console.say(HostMessage.describe(report, repl.console.language)) }
             return true
         }, complete: { repl, _, _, word in repl.runtime.registry.pluginIDs.filter { $0.hasPrefix(word) } }),
         Command(name: "accounts", usage: "accounts [--json]") { repl, arguments in repl.accounts(arguments); return true },
@@ -123,7 +123,7 @@ final class REPL: @unchecked Sendable {
             console.say(console.text(.greeting(version: RBSHost.version, operations: runtime.registry.operations.count,
                                                plugins: runtime.registry.pluginIDs.count, editor: console.editor.backend)))
         }
-        Listing.printFailures(runtime.registry)
+        Listing.printFailures(runtime.registry, language: console.language)
         while true {
             console.completions = { [unowned self] line, word in completeCommand(line: line, word: word) }
             switch console.read("rbs> ") {
