@@ -294,14 +294,25 @@ final class WorkerProcess: @unchecked Sendable {
         return recordedFault ?? "ended"
     }
 
-    /// Waits for the first frame the worker sends (its `ready` or `startFailed`).
-    func first(deadline: Duration) -> Result<WireReader, WireError> {
+    /// Waits for the first frame the worker sends that is not a callback (its `ready` or `startFailed`), serving
+    /// the callbacks the plugin's init() makes meanwhile (a log line, the clock, the accounts).
+    func first(deadline: Duration, serve: CallbackServer) -> Result<WireReader, WireError> {
         requestLock.lock()
         defer { requestLock.unlock() }
-        switch next(until: ContinuousClock.now + deadline) {
-        case .frame(let frame): return .success(frame)
-        case .timeout: return .failure(WireError(description: die("no answer in \(Self.seconds(deadline))")))
-        case .ended(let cause): return .failure(WireError(description: die(cause)))
+        var until = ContinuousClock.now + deadline
+        while true {
+            switch next(until: until) {
+            case .frame(var frame):
+                guard frame.kind.isCallback else { return .success(frame) }
+                let reply: WireWriter?
+                do { reply = try serve(&frame) } catch {
+                    return .failure(WireError(description: die("broke the protocol (\(error.description))")))
+                }
+                if let reply, !WireIO.write(fd, reply.frame) { return .failure(WireError(description: die(nil))) }
+                until = ContinuousClock.now + deadline
+            case .timeout: return .failure(WireError(description: die("no answer in \(Self.seconds(deadline))")))
+            case .ended(let cause): return .failure(WireError(description: die(cause)))
+            }
         }
     }
 

@@ -108,7 +108,10 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
             traces.append(worker.trace)
             if traces.count > Self.traceLimit { traces.removeFirst(traces.count - Self.traceLimit) }
         }
-        switch worker.first(deadline: settings.deadline) {
+        let callbacks = CallbackState()
+        switch worker.first(deadline: settings.deadline, serve: { (frame: inout WireReader) throws(WireError) -> WireWriter? in
+            try self.serve(&frame, with: callbacks)
+        }) {
         case .failure(let error): return .failure(WireError(description: "\(error.description) while starting"))
         case .success(var frame):
             do {

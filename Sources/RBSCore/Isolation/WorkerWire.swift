@@ -36,6 +36,10 @@ enum WireKind: UInt8 {
     case clockToday = 51     // → reply str
     case cardsCount = 52     // → reply u32 (the cards are read now and kept for the cardsAt that follow)
     case cardsAt = 53        // index u32 → reply present bool, id str, masked str, account str, blocked bool
+
+    /// A worker → host callback: the plugin calling its host table (40 and up), answered while a request waits —
+    /// or while the worker starts, when init() uses a service.
+    var isCallback: Bool { rawValue >= WireKind.getValue.rawValue }
 }
 
 /// The largest frame either side accepts: a plugin cannot make the host allocate without bound.

@@ -211,6 +211,91 @@ pub struct RbsCardsService {
     pub at: Option<unsafe extern "C" fn(context: *mut c_void, index: u32, out: *mut RbsCard) -> bool>,
 }
 
+// ---- rbs/services.h: rbs.accounts/1, rbs.directory/1, rbs.log/1, rbs.clock/1 ----
+//
+// Looked up with `host.get_service(host, RBS_SERVICE_*)` (NULL when the host does not offer it). Strings a service
+// writes into an out-struct are owned by the host and valid until the next call of that service.
+
+pub const RBS_SERVICE_ACCOUNTS: &std::ffi::CStr = c"rbs.accounts/1";
+
+/// `rbs_account_t`: one of the signer's accounts.
+#[repr(C)]
+pub struct RbsAccount {
+    /// 20 digits.
+    pub number: *const c_char,
+    /// ISO 4217 code.
+    pub currency: *const c_char,
+    /// Decimal text with a '.' separator ("125000.00").
+    pub balance: *const c_char,
+    /// The holder's name.
+    pub owner: *const c_char,
+    /// A short name ("Текущий счёт").
+    pub title: *const c_char,
+    /// No debits allowed.
+    pub blocked: bool,
+}
+
+/// `rbs_accounts_service_t`: the accounts of the party the form runs for.
+#[repr(C)]
+pub struct RbsAccountsService {
+    pub context: *mut c_void,
+    pub count: Option<unsafe extern "C" fn(context: *mut c_void) -> u32>,
+    pub at: Option<unsafe extern "C" fn(context: *mut c_void, index: u32, out: *mut RbsAccount) -> bool>,
+    pub find: Option<unsafe extern "C" fn(context: *mut c_void, number: *const c_char, out: *mut RbsAccount) -> bool>,
+}
+
+pub const RBS_SERVICE_DIRECTORY: &std::ffi::CStr = c"rbs.directory/1";
+
+/// `rbs_bank_t`: a bank of the Bank of Russia's directory.
+#[repr(C)]
+pub struct RbsBank {
+    /// 9 digits.
+    pub bic: *const c_char,
+    pub name: *const c_char,
+    /// 20 digits, or "" for the Bank of Russia's own offices.
+    pub corr_account: *const c_char,
+    pub city: *const c_char,
+}
+
+/// `rbs_directory_service_t`: banks by BIC.
+#[repr(C)]
+pub struct RbsDirectoryService {
+    pub context: *mut c_void,
+    pub lookup: Option<unsafe extern "C" fn(context: *mut c_void, bic: *const c_char, out: *mut RbsBank) -> bool>,
+}
+
+pub const RBS_SERVICE_LOG: &std::ffi::CStr = c"rbs.log/1";
+
+/// `rbs_log_service_t`: the host's log, from any thread.
+#[repr(C)]
+pub struct RbsLogService {
+    pub context: *mut c_void,
+    /// `level`: `RBS_LOG_*`; `source` and `message`: NUL-terminated UTF-8.
+    pub write: Option<unsafe extern "C" fn(context: *mut c_void, level: u32, source: *const c_char, message: *const c_char)>,
+}
+
+pub const RBS_SERVICE_CLOCK: &std::ffi::CStr = c"rbs.clock/1";
+
+/// `rbs_clock_service_t`: the host's clock (a test host may freeze it).
+#[repr(C)]
+pub struct RbsClockService {
+    pub context: *mut c_void,
+    /// Milliseconds since 1970-01-01T00:00:00Z.
+    pub now_unix_ms: Option<unsafe extern "C" fn(context: *mut c_void) -> i64>,
+    /// Writes today's date "YYYY-MM-DD" in the host's time zone and a NUL into `out` (11 bytes).
+    pub today: Option<unsafe extern "C" fn(context: *mut c_void, out: *mut c_char)>,
+}
+
+/// The service `id` of the host, as `T` (one of the `Rbs*Service` structs above, matching `id`), or None when the
+/// host does not offer it.
+///
+/// # Safety
+/// `host` is the pointer `init` received (valid until `deinit`), and `T` is the struct the header gives for `id`.
+pub unsafe fn service<T>(host: *const RbsHost, id: &std::ffi::CStr) -> Option<&'static T> {
+    let get_service = unsafe { host.as_ref() }?.get_service?;
+    unsafe { get_service(host, id.as_ptr()).cast::<T>().as_ref() }
+}
+
 // ---- rbs/operation.h ----
 
 pub type RbsStatus = i32;
@@ -397,6 +482,24 @@ pub struct RbsTextsExtension {
     pub languages: *const RbsLanguageTexts,
 }
 
+// ---- rbs/ext/state.h (ABI 1.0) ----
+
+/// The extension id a plugin answers in `get_extension` with its `RbsStateExtension`: state handed from the version in
+/// service to the next one at a hot reload.
+pub const RBS_EXT_STATE: &std::ffi::CStr = c"rbs.state/1";
+
+/// `rbs_state_write_fn`: appends `size` bytes to the saved state; false when the host cannot take them.
+pub type RbsStateWriteFn = unsafe extern "C" fn(writer: *mut c_void, bytes: *const u8, size: usize) -> bool;
+
+/// What `get_extension(RBS_EXT_STATE)` returns. `save` writes the state with `write(writer, …)` any number of times
+/// (false: the new version starts empty and the host says so); `load` restores bytes an earlier version saved
+/// (borrowed; false when it cannot read them).
+#[repr(C)]
+pub struct RbsStateExtension {
+    pub save: Option<unsafe extern "C" fn(writer: *mut c_void, write: RbsStateWriteFn) -> bool>,
+    pub load: Option<unsafe extern "C" fn(bytes: *const u8, size: usize) -> bool>,
+}
+
 /// Lets a `static` hold plain data with raw pointers (which are not `Sync`). Sound here because everything behind
 /// the pointers is itself immutable static data that lives as long as the image.
 #[repr(transparent)]
@@ -432,4 +535,11 @@ const _: () = {
     assert!(size_of::<RbsDocumentLabel>() == 40 && offset_of!(RbsDocumentLabel, role) == 24);
     assert!(offset_of!(RbsDocumentLabel, atom_id) == 32);
     assert!(size_of::<RbsDocumentLabelsExtension>() == 16 && offset_of!(RbsDocumentLabelsExtension, labels) == 8);
+    assert!(size_of::<RbsAccount>() == 48 && offset_of!(RbsAccount, title) == 32 && offset_of!(RbsAccount, blocked) == 40);
+    assert!(size_of::<RbsAccountsService>() == 32 && offset_of!(RbsAccountsService, find) == 24);
+    assert!(size_of::<RbsBank>() == 32 && offset_of!(RbsBank, city) == 24);
+    assert!(size_of::<RbsDirectoryService>() == 16 && offset_of!(RbsDirectoryService, lookup) == 8);
+    assert!(size_of::<RbsLogService>() == 16 && offset_of!(RbsLogService, write) == 8);
+    assert!(size_of::<RbsClockService>() == 24 && offset_of!(RbsClockService, today) == 16);
+    assert!(size_of::<RbsStateExtension>() == 16 && offset_of!(RbsStateExtension, load) == 8);
 };
