@@ -9,6 +9,9 @@ let package = Package(
     products: [
         .library(name: "PayQuick", type: .dynamic, targets: ["PayQuick"]),
         .library(name: "PayTax", type: .dynamic, targets: ["PayTax"]),
+        // A test plugin (RustBindingTests' Swift twin), never copied into Plugins/: every extension and service
+        // reached through RBSPluginKit.
+        .library(name: "ExtensionsCheck", type: .dynamic, targets: ["ExtensionsCheck"]),
     ],
     dependencies: [
         .package(path: "../../SDK"),
@@ -16,6 +19,7 @@ let package = Package(
     targets: [
         .target(name: "PayQuick", dependencies: [.product(name: "RBSPluginKit", package: "SDK")]),
         .target(name: "PayTax", dependencies: [.product(name: "RBSPluginKit", package: "SDK")]),
+        .target(name: "ExtensionsCheck", dependencies: [.product(name: "RBSPluginKit", package: "SDK")]),
     ]
 )
 

@@ -77,6 +77,10 @@ open class Operation {
     /// The form, in order: `atoms = [srcAccount, destName, ...]`.
     open var atoms: [Atom] { [] }
 
+    /// The run opened (the C `create`): `host` and the atoms reach the host now, so captions and values the form
+    /// starts with (the signer's cards, today's date) are set here, not in `init()`.
+    open func onOpen() {}
+
     /// A value was edited (`commit` false) or committed (`commit` true).
     open func onAtomValueChanged(_ sender: Atom, commit: Bool) {}
 

@@ -33,11 +33,14 @@ public enum Plugin {
     /// The plugin's entry (`const rbs_plugin_entry_t *`), built on the first call.
     /// - Parameter requires: what the plugin cannot work without (rbs/ext/requirements.h): `"rbs.abi/1.1"`, or a host
     ///   service id such as `"rbs.directory/1"`. A host that lacks one refuses the plugin and names it.
+    /// - Parameter lifecycle: `init()`/`deinit()` and `rbs.state/1` (see ``PluginLifecycle``); nil: none.
     public static func entry(id: String, name: String, version: String, vendor: String, description: String? = nil,
                              requires: [String] = [],
-                             operations: [any OperationDefinition.Type]) -> UnsafeRawPointer? {
+                             operations: [any OperationDefinition.Type],
+                             lifecycle: PluginLifecycle? = nil) -> UnsafeRawPointer? {
         exported.withLock { cached in
             if let built = cached.value { return Shared(value: built) }
+            self.lifecycle.withLock { $0 = lifecycle }
             if !requires.isEmpty {
                 let features = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: requires.count)
                 for (index, feature) in requires.enumerated() { features[index] = keep(feature) }
@@ -47,14 +50,14 @@ public enum Plugin {
                 requirements.withLock { $0.value = UnsafeRawPointer(table) }
             }
             let built = build(id: id, name: name, version: version, vendor: vendor, description: description,
-                              operations: operations)
+                              operations: operations, lifecycle: lifecycle)
             cached.value = built
             return Shared(value: built)
         }.value
     }
 
     private static func build(id: String, name: String, version: String, vendor: String, description: String?,
-                              operations: [any OperationDefinition.Type]) -> UnsafeRawPointer {
+                              operations: [any OperationDefinition.Type], lifecycle: PluginLifecycle?) -> UnsafeRawPointer {
         let descriptors = UnsafeMutablePointer<rbs_operation_descriptor_t>.allocate(capacity: max(operations.count, 1))
         for (index, type) in operations.enumerated() {
             let prototype = type.init()
@@ -100,7 +103,8 @@ public enum Plugin {
         entry.initialize(to: rbs_plugin_entry_t(
             abi_version: rbs_version_t(major: UInt32(RBS_ABI_MAJOR), minor: UInt32(RBS_ABI_MINOR),
                                        patch: UInt32(RBS_ABI_PATCH)),
-            descriptor: UnsafePointer(plugin), init: nil, deinit: nil, get_extension: getExtension))
+            descriptor: UnsafePointer(plugin), init: lifecycle?.start == nil ? nil : initialize,
+            deinit: lifecycle?.stop == nil ? nil : finalize, get_extension: getExtension))
         return UnsafeRawPointer(entry)
     }
 
@@ -155,12 +159,14 @@ public enum Plugin {
     // MARK: - Callbacks
 
     /// `get_extension`: the requirements table for "rbs.requirements/1", the labels for "rbs.document-labels/1",
-    /// the translations for "rbs.texts/1", NULL for anything else. [plugin-thread]
+    /// the translations for "rbs.texts/1", the state hand-over for "rbs.state/1" (when the lifecycle has one), NULL
+    /// for anything else. [plugin-thread]
     private static let getExtension: @convention(c) (UnsafePointer<CChar>?) -> UnsafeRawPointer? = { id in
         guard let id else { return nil }
         if strcmp(id, RBS_EXT_REQUIREMENTS) == 0 { return requirements.withLock { Shared(value: $0.value) }.value }
         if strcmp(id, RBS_EXT_DOCUMENT_LABELS) == 0 { return documentLabels.withLock { Shared(value: $0.value) }.value }
         if strcmp(id, RBS_EXT_TEXTS) == 0 { return texts.withLock { Shared(value: $0.value) }.value }
+        if strcmp(id, RBS_EXT_STATE) == 0, lifecycle.withLock({ $0?.state != nil }) { return stateExtension }
         return nil
     }
 
@@ -173,6 +179,7 @@ public enum Plugin {
         operation.host = Host(host)
         let context = InstanceContext(operation: operation, host: host, module: module)
         for atom in operation.atoms { atom.context = context }
+        operation.onOpen()
         return Unmanaged.passRetained(context).toOpaque()
     }
 

@@ -109,8 +109,12 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
             if traces.count > Self.traceLimit { traces.removeFirst(traces.count - Self.traceLimit) }
         }
         let callbacks = CallbackState()
+        // Lines init() logs before the worker says who the plugin is wait for its id (a first start knows none yet).
+        var startLog: [LogLine] = []
         switch worker.first(deadline: settings.deadline, serve: { (frame: inout WireReader) throws(WireError) -> WireWriter? in
-            try self.serve(&frame, with: callbacks)
+            guard frame.kind == .log, pluginID.isEmpty else { return try self.serve(&frame, with: callbacks) }
+            startLog.append(try LogLine(&frame))
+            return nil
         }) {
         case .failure(let error): return .failure(WireError(description: "\(error.description) while starting"))
         case .success(var frame):
@@ -118,6 +122,7 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
                 switch frame.kind {
                 case .ready:
                     let ready = try Self.readReady(&frame)
+                    for line in startLog { write(line, pluginID: ready.manifest.id) }
                     return .success((worker, ready.manifest, ready.services, ready.warning))
                 case .startFailed:
                     let message = try frame.string()
@@ -131,6 +136,24 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
                 return .failure(WireError(description: "broke the protocol while starting (\(error))"))
             }
         }
+    }
+
+    /// A line the plugin logged in its worker (a `log` frame).
+    struct LogLine {
+        var level: LogLevel
+        /// The source the plugin named (rbs.log/1), or nil (the host table's `log`: tagged with the plugin's id).
+        var source: String?
+        var message: String
+
+        init(_ frame: inout WireReader) throws(WireError) {
+            level = LogLevel(rawValue: min(try frame.u32(), 3)) ?? .info
+            source = try frame.optionalString()
+            message = try frame.string()
+        }
+    }
+
+    private func write(_ line: LogLine, pluginID: String) {
+        locator.optional((any HostLog).self)?.write(level: line.level, source: line.source ?? pluginID, message: line.message)
     }
 
     /// What a worker's first frame (`ready`) says: the plugin's manifest (JSON), the services it registered and the
@@ -455,11 +478,7 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
             let message = try frame.bool() ? try frame.string() : nil
             reply.bool(control?.pluginSetError(atom: atom, message: message) ?? false)
         case .log:
-            let level = try frame.u32()
-            let source = try frame.optionalString()
-            let message = try frame.string()
-            locator.optional((any HostLog).self)?.write(level: LogLevel(rawValue: min(level, 3)) ?? .info,
-                                                          source: source ?? pluginID, message: message)
+            write(try LogLine(&frame), pluginID: pluginID)
             return nil
         case .accountsCount:
             state.accounts = (try? locator.inject((any AccountsService).self).accounts()) ?? []
