@@ -65,6 +65,7 @@ struct DescriptorReader {
         }
         try readDocumentLabels(entry, into: &operations)
         try readTexts(entry, into: &operations)
+        try readFunctionReads(entry, plugin: id, into: &operations)
         return PluginManifest(id: id, name: name, version: version, vendor: vendor, description: description,
                               abi: abi, operations: operations)
     }
@@ -121,6 +122,72 @@ struct DescriptorReader {
                 throw .descriptor(location: here, issue: "atom_id '\(atom)' is not an atom with a value in '\(operationID)'")
             }
             operations[slot].documentLabels.append(DocumentLabel(key: key, label: label, role: fixed ?? role, atom: atom))
+        }
+    }
+
+    /// The most entries of `rbs.function-reads/1`, and the most atoms one function may list.
+    static let maxFunctionReads = 4096
+
+    /// Reads the plugin's `rbs.function-reads/1` (if it offers it) into its functions' ``FunctionDescriptor/reads``,
+    /// checking every entry: a known operation, one of its instance-bound functions (once), and atoms of that
+    /// operation that hold a value (each once). A wrong entry names the plugin, the function and the atom: an atom
+    /// the form does not have would make the host keep an answer that no commit ever refreshes.
+    static func readFunctionReads(_ entry: UnsafePointer<rbs_plugin_entry_t>, plugin: String,
+                                  into operations: inout [OperationDescriptor]) throws(PluginProblem) {
+        guard let getExtension = entry.pointee.get_extension,
+              let raw = getExtension(RBS_EXT_FUNCTION_READS) else { return }
+        let table = raw.assumingMemoryBound(to: rbs_function_reads_extension_t.self).pointee
+        let location = "plugin '\(plugin)' extension \(RBS_EXT_FUNCTION_READS)"
+        let count = Int(table.count)
+        guard count <= maxFunctionReads else {
+            throw .descriptor(location: location, issue: "count \(count) is more than \(maxFunctionReads)")
+        }
+        guard count > 0 else { return }
+        guard let entries = table.functions else {
+            throw .descriptor(location: location, issue: "functions is NULL but count is \(count)")
+        }
+        for index in 0..<count {
+            let raw = entries[index]
+            let at = "\(location) entry #\(index + 1)"
+            let operationID = try text(raw.operation_id, "operation_id", at: at)
+            guard let slot = operations.firstIndex(where: { $0.id == operationID }) else {
+                throw .descriptor(location: at, issue: "operation_id '\(operationID)' is not an operation of this plugin")
+            }
+            let name = try text(raw.function, "function", at: at)
+            let here = "\(location) operation '\(operationID)' function '\(name)'"
+            guard let function = operations[slot].functions.firstIndex(where: { $0.name == name }) else {
+                throw .descriptor(location: here, issue: "'\(name)' is not a function of '\(operationID)'")
+            }
+            guard operations[slot].functions[function].takesInstance else {
+                throw .descriptor(location: here, issue: "the function takes no instance (no RBS_FUNCTION_INSTANCE): it reads its arguments alone, so it has no atoms to declare")
+            }
+            guard operations[slot].functions[function].reads == nil else {
+                throw .descriptor(location: here, issue: "its reads are declared twice")
+            }
+            let atomCount = Int(raw.atom_count)
+            guard atomCount <= maxAtoms else {
+                throw .descriptor(location: here, issue: "atom_count \(atomCount) is more than \(maxAtoms)")
+            }
+            var reads: [String] = []
+            if atomCount > 0 {
+                guard let ids = raw.atom_ids else {
+                    throw .descriptor(location: here, issue: "atom_ids is NULL but atom_count is \(atomCount)")
+                }
+                for atomIndex in 0..<atomCount {
+                    let atom = try text(ids[atomIndex], "atom #\(atomIndex + 1)", at: here)
+                    guard operations[slot].atoms.contains(where: { $0.id == atom && $0.holdsValue }) else {
+                        let known = operations[slot].atoms.contains { $0.id == atom }
+                        throw .descriptor(location: here, issue: known
+                            ? "atom '\(atom)' holds no value (a text or a button): a function can read only atoms with a value"
+                            : "atom '\(atom)' is not an atom of '\(operationID)'")
+                    }
+                    guard !reads.contains(atom) else {
+                        throw .descriptor(location: here, issue: "atom '\(atom)' is listed twice")
+                    }
+                    reads.append(atom)
+                }
+            }
+            operations[slot].functions[function].reads = reads
         }
     }
 
