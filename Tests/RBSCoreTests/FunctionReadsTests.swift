@@ -125,6 +125,33 @@ struct FunctionReadsTests {
         #expect(form.atom("innNote")?.visible == false)
     }
 
+    @Test("pay.pp.quick in a worker: isDestInnCorrect declares destInn, so only an INN commit calls it, and each commit is one round trip")
+    func paymentExampleIsOneRoundTripPerCommit() throws {
+        let files = (try? RBSCore.PluginRegistry.pluginFiles(in: Fixtures.plugins.path)) ?? []
+        try #require(files.contains { $0.hasSuffix("pay-quick.so") }, "run `make plugins` first (`make test` does)")
+        try #require(FileManager.default.isExecutableFile(atPath: WorkerIsolationTests.worker.path), "build rbs-host first (swift build)")
+        let runtime = Runtime(paths: HostPaths(plugins: Fixtures.plugins.path, data: Fixtures.temporaryDirectory("quick-data")),
+                              accounts: StaticAccounts(DemoAccounts.list), log: StandardErrorLog(minimum: .error),
+                              isolation: WorkerIsolationTests.settings(deadline: .seconds(10)))
+        runtime.loadPlugins()
+        defer { runtime.registry.unloadAll() }
+        let quick = try #require(runtime.registry.operation(id: "pay.pp.quick"))
+        #expect(quick.descriptor.functions.map(\.reads) == [["destInn"]])
+        let pool = try #require(quick.plugin.runtime as? WorkerRuntime)
+        func requests() -> Int { pool.startedWorkers.map(\.requests).reduce(0, +) }
+        let form = try runtime.open("pay.pp.quick")
+        defer { form.close() }
+        for (atom, text, calls) in [("destName", "ООО Ромашка", 0), ("destInn", "123", 1), ("destAccount", "40702810938000000001", 0),
+                                    ("destDesc", "Invoice 7", 0), ("amount", "1500.50", 0), ("destInn", "7707083893", 1)] {
+            let (sentBefore, callsBefore) = (requests(), form.functions.callsMade)
+            try form.commit(atom, text: text)
+            #expect(requests() - sentBefore == 1, "commit of \(atom)")
+            #expect(form.functions.callsMade - callsBefore == calls, "commit of \(atom)")
+        }
+        #expect(form.atom("destInnError")?.visible == false)
+        #expect(form.atom("destInn")?.error == nil)
+    }
+
     @Test("a declaration naming an atom the form does not have refuses the plugin at load, naming plugin, function and atom",
           arguments: [false, true])
     func wrongAtomIsRefused(isolated: Bool) throws {
