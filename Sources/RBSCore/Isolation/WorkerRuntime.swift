@@ -639,15 +639,8 @@ final class WorkerModule: PluginModule {
         }
         let name = "value_changed(\(atom.id))"
         var reply = try send(writer, call: name)
-        do throws(WireError) {
-            let status = try reply.i32()
-            let count = Int(try reply.u32())
-            guard count == calls.count else {
-                throw WireError(description: "\(count) answers to \(calls.count) function calls")
-            }
-            var results: [ExprValue] = []
-            for _ in 0..<count { results.append(try reply.expression()) }
-            return CommitReply(status: status < 0 ? nil : status, results: results)
+        do {
+            return try Self.readCommitReply(&reply, calls: calls.count)
         } catch {
             worker.process.terminate()
             throw PluginFault(plugin: runtime.pluginID, operation: operation, call: name, cause: "broke the protocol (\(error))")
@@ -705,6 +698,17 @@ final class WorkerModule: PluginModule {
             throw PluginFault(plugin: runtime.pluginID, operation: operation, call: "build_document()",
                               cause: "broke the protocol (\(error))")
         }
+    }
+
+    /// The reply to `commit`: value_changed's status (negative: no callback) and exactly one answer for each of the
+    /// `calls` function calls sent. The worker runs the plugin: a count that differs is a broken protocol.
+    static func readCommitReply(_ reply: inout WireReader, calls: Int) throws(WireError) -> CommitReply {
+        let status = try reply.i32()
+        let count = Int(try reply.u32())
+        guard count == calls else { throw WireError(description: "\(count) answers to \(calls) function calls") }
+        var results: [ExprValue] = []
+        for _ in 0..<count { results.append(try reply.expression()) }
+        return CommitReply(status: status < 0 ? nil : status, results: results)
     }
 
     /// The reply to `build`: status (negative: no callback), the fields and the plugin's problem, if any.
