@@ -20,7 +20,9 @@
  * that lives as long as the image.
  *
  * Declare every atom the function reads, directly or through host->get_value: an atom left out makes the host reuse
- * an answer the function would no longer give.
+ * an answer the function would no longer give. The key is the values the plugin was told, not whether the atoms are
+ * shown: a function whose answer changes when an atom is hidden (get_value answers empty for it) while its value
+ * stays the same must not be listed.
  */
 #ifndef RBS_EXT_FUNCTION_READS_H
 #define RBS_EXT_FUNCTION_READS_H
