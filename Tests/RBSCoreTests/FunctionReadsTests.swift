@@ -139,15 +139,22 @@ struct FunctionReadsTests {
         #expect(quick.descriptor.functions.map(\.reads) == [["destInn"]])
         let pool = try #require(quick.plugin.runtime as? WorkerRuntime)
         func requests() -> Int { pool.startedWorkers.map(\.requests).reduce(0, +) }
+        func callbacks() -> Int { pool.startedWorkers.map(\.callbacks).reduce(0, +) }
         let form = try runtime.open("pay.pp.quick")
         defer { form.close() }
-        for (atom, text, calls) in [("destName", "ООО Ромашка", 0), ("destInn", "123", 1), ("destAccount", "40702810938000000001", 0),
-                                    ("destDesc", "Invoice 7", 0), ("amount", "1500.50", 0), ("destInn", "7707083893", 1)] {
-            let (sentBefore, callsBefore) = (requests(), form.functions.callsMade)
+        // The BIC's commit looks the bank up (a directory callback), shows its name (set_caption) and clears the BIC's
+        // mark (set_error): the plugin's calls back into the host, made while it handles the value.
+        for (atom, text, calls, calledBack) in [("destName", "ООО Ромашка", 0, 0), ("destInn", "123", 1, 0),
+                                                ("destAccount", "40702810938000000001", 0, 0), ("destBic", "044525225", 0, 3),
+                                                ("destDesc", "Invoice 7", 0, 0), ("amount", "1500.50", 0, 0),
+                                                ("destInn", "7707083893", 1, 0)] {
+            let (sentBefore, callsBefore, backBefore) = (requests(), form.functions.callsMade, callbacks())
             try form.commit(atom, text: text)
             #expect(requests() - sentBefore == 1, "commit of \(atom)")
             #expect(form.functions.callsMade - callsBefore == calls, "commit of \(atom)")
+            #expect(callbacks() - backBefore == calledBack, "commit of \(atom)")
         }
+        #expect(form.atom("destBicInfo")?.caption == "ПАО Сбербанк")
         #expect(form.atom("destInnError")?.visible == false)
         #expect(form.atom("destInn")?.error == nil)
     }
