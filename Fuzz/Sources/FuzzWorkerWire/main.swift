@@ -6,8 +6,8 @@ import RBSLedger
 /// The worker wire as the host reads it: a sandboxed worker runs the plugin, so every byte it sends is hostile. The
 /// bytes go through a real socket into the host's frame reader (`WireReceiver`: length, kind, payload); each frame is
 /// then read as the host reads that kind — the first frame's manifest and services, callbacks answered by a
-/// runtime's `serve` (with accounts, a bank directory and a clock), and replies read as values, expressions and built
-/// documents. A malformed frame is a `WireError` (the host ends that worker); nothing traps.
+/// runtime's `serve` (with accounts, a bank directory and a clock), and replies read as values, expressions, built
+/// documents and commit replies. A malformed frame is a `WireError` (the host ends that worker); nothing traps.
 private let runtime: WorkerRuntime = {
     let locator = ServiceLocator()
     locator.register(StaticAccounts([
@@ -45,6 +45,8 @@ public func fuzzWorkerWire(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             _ = try? copy.value()
             copy = frame
             _ = try? WorkerModule.readBuiltDocument(&copy)
+            copy = frame
+            _ = try? WorkerModule.readCommitReply(&copy, calls: 2)
         } else {
             _ = try? runtime.serve(&copy)
         }

@@ -18,6 +18,11 @@ public struct DocumentRefusal: Error, Sendable {
 /// .method("isDestInnCorrect", symbol: "pay_pp_quick_isDestInnCorrect", signature: "bool()")   // (instance) -> Bool
 /// .function("isBasisDate", symbol: "pay_pp_tax_isBasisDate", signature: "bool(string)")     // (string) -> Bool
 /// ```
+/// A method says which atoms its answer depends on with `reads:` (`rbs.function-reads/1`, ABI 1.3): the host then
+/// calls it again only when one of them changed, instead of after every commit:
+/// ```swift
+/// .method("isDestInnCorrect", symbol: "pay_pp_quick_isDestInnCorrect", signature: "bool()", reads: ["destInn"])
+/// ```
 public struct ExportedFunction: Sendable {
     public var name: String
     public var symbol: String
@@ -25,17 +30,25 @@ public struct ExportedFunction: Sendable {
     /// The C function's first parameter is the instance pointer (`Operation.from(_:)` turns it back), before the
     /// parameters `signature` lists.
     public var takesInstance: Bool
+    /// The ids of the atoms a method's answer depends on (besides its arguments), or nil when it does not say: then
+    /// the host calls it again after every call into the run. List every atom it reads: one left out makes the host
+    /// keep an answer the method would no longer give. The host refuses the plugin at load for an id the form does
+    /// not have.
+    public var reads: [String]?
 
-    public init(_ name: String, symbol: String, signature: String, takesInstance: Bool) {
+    public init(_ name: String, symbol: String, signature: String, takesInstance: Bool, reads: [String]? = nil) {
         self.name = name
         self.symbol = symbol
         self.signature = signature
         self.takesInstance = takesInstance
+        self.reads = reads
     }
 
     /// A function of the run: its C function takes the instance pointer first, then `signature`'s parameters.
-    public static func method(_ name: String, symbol: String, signature: String) -> ExportedFunction {
-        ExportedFunction(name, symbol: symbol, signature: signature, takesInstance: true)
+    /// - Parameter reads: the atoms its answer depends on (see ``reads``); nil: not said.
+    public static func method(_ name: String, symbol: String, signature: String,
+                              reads: [String]? = nil) -> ExportedFunction {
+        ExportedFunction(name, symbol: symbol, signature: signature, takesInstance: true, reads: reads)
     }
 
     /// A function of its arguments alone: its C function takes exactly `signature`'s parameters.

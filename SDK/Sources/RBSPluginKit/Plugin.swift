@@ -29,6 +29,8 @@ public enum Plugin {
     private static let documentLabels = Mutex(Shared<UnsafeRawPointer?>(value: nil))
     /// The `rbs.texts/1` table, when an operation translates its texts.
     private static let texts = Mutex(Shared<UnsafeRawPointer?>(value: nil))
+    /// The `rbs.function-reads/1` table, when a method says which atoms it reads.
+    private static let functionReads = Mutex(Shared<UnsafeRawPointer?>(value: nil))
 
     /// The plugin's entry (`const rbs_plugin_entry_t *`), built on the first call.
     /// - Parameter requires: what the plugin cannot work without (rbs/ext/requirements.h): `"rbs.abi/1.1"`, or a host
@@ -94,6 +96,7 @@ public enum Plugin {
             documentLabels.withLock { $0.value = UnsafeRawPointer(table) }
         }
         buildTexts(operations)
+        buildFunctionReads(operations)
         let plugin = UnsafeMutablePointer<rbs_plugin_descriptor_t>.allocate(capacity: 1)
         plugin.initialize(to: rbs_plugin_descriptor_t(
             id: keep(id), name: keep(name), version: keep(version), vendor: keep(vendor),
@@ -136,6 +139,27 @@ public enum Plugin {
         texts.withLock { $0.value = UnsafeRawPointer(extensionTable) }
     }
 
+    /// The `rbs.function-reads/1` table: one entry per method that lists the atoms it reads.
+    private static func buildFunctionReads(_ operations: [any OperationDefinition.Type]) {
+        let declared = operations.flatMap { type in
+            type.functions.compactMap { function in function.reads.map { (operation: type.id, function: function.name, atoms: $0) } }
+        }
+        guard !declared.isEmpty else { return }
+        let array = UnsafeMutablePointer<rbs_function_reads_t>.allocate(capacity: declared.count)
+        for (index, entry) in declared.enumerated() {
+            var ids: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+            if !entry.atoms.isEmpty {
+                ids = .allocate(capacity: entry.atoms.count)
+                for (atomIndex, atom) in entry.atoms.enumerated() { ids?[atomIndex] = keep(atom) }
+            }
+            array[index] = rbs_function_reads_t(operation_id: keep(entry.operation), function: keep(entry.function),
+                                                atom_count: UInt32(entry.atoms.count), atom_ids: ids.map { UnsafePointer($0) })
+        }
+        let table = UnsafeMutablePointer<rbs_function_reads_extension_t>.allocate(capacity: 1)
+        table.initialize(to: rbs_function_reads_extension_t(count: UInt32(declared.count), functions: UnsafePointer(array)))
+        functionReads.withLock { $0.value = UnsafeRawPointer(table) }
+    }
+
     private static func describe(_ atom: Atom) -> rbs_atom_descriptor_t {
         var options: UnsafeMutablePointer<rbs_option_t>?
         if !atom.options.isEmpty {
@@ -159,13 +183,14 @@ public enum Plugin {
     // MARK: - Callbacks
 
     /// `get_extension`: the requirements table for "rbs.requirements/1", the labels for "rbs.document-labels/1",
-    /// the translations for "rbs.texts/1", the state hand-over for "rbs.state/1" (when the lifecycle has one), NULL
-    /// for anything else. [plugin-thread]
+    /// the translations for "rbs.texts/1", the methods' reads for "rbs.function-reads/1", the state hand-over for
+    /// "rbs.state/1" (when the lifecycle has one), NULL for anything else. [plugin-thread]
     private static let getExtension: @convention(c) (UnsafePointer<CChar>?) -> UnsafeRawPointer? = { id in
         guard let id else { return nil }
         if strcmp(id, RBS_EXT_REQUIREMENTS) == 0 { return requirements.withLock { Shared(value: $0.value) }.value }
         if strcmp(id, RBS_EXT_DOCUMENT_LABELS) == 0 { return documentLabels.withLock { Shared(value: $0.value) }.value }
         if strcmp(id, RBS_EXT_TEXTS) == 0 { return texts.withLock { Shared(value: $0.value) }.value }
+        if strcmp(id, RBS_EXT_FUNCTION_READS) == 0 { return functionReads.withLock { Shared(value: $0.value) }.value }
         if strcmp(id, RBS_EXT_STATE) == 0, lifecycle.withLock({ $0?.state != nil }) { return stateExtension }
         return nil
     }

@@ -10,6 +10,9 @@ public struct CompiledOperation: @unchecked Sendable {
     /// Account-picker filters by atom index, compiled over `AccountFilter.fields` followed by the form's atoms.
     public let filters: [Int: CompiledExpression]
     public let functions: [ForeignFunction]
+    /// For a plugin in the host's process, its functions bound to their C addresses, by name: what a run's module
+    /// calls (`InProcessModule`) once its `RunFunctions` has no answer kept. Empty for a plugin in workers.
+    let direct: [String: ForeignFunction]
     /// Slot of each atom id.
     public let slotByID: [String: Int]
 
@@ -40,15 +43,23 @@ public struct CompiledOperation: @unchecked Sendable {
 
     /// Compiles every expression of `descriptor`, binding its functions at `addresses`.
     /// - Throws: a `PluginProblem.expression` naming the operation, the atom and the expression.
+    /// A function of the run (one that takes the instance) is bound to go through the run's ``RunFunctions``, which
+    /// keeps its answers and calls the direct binding only when it has none current.
     init(_ descriptor: OperationDescriptor, addresses: [String: UnsafeMutableRawPointer]) throws(PluginProblem) {
-        try self.init(descriptor) { function throws(PluginProblem) in
+        var direct: [String: ForeignFunction] = [:]
+        try self.init(descriptor, direct: { direct }) { function throws(PluginProblem) in
             guard let address = addresses[function.name] else {
                 throw .missingSymbol(location: "operation '\(descriptor.id)' function '\(function.name)'",
                                      symbol: function.symbol)
             }
             return { name, signature, bound throws(FFIError) in
-                try ForeignFunction(name: name, pointer: UnsafeRawPointer(address), signature: signature,
-                                    isInstanceBound: bound)
+                let called = try ForeignFunction(name: name, pointer: UnsafeRawPointer(address), signature: signature,
+                                                 isInstanceBound: bound)
+                direct[name] = called
+                guard bound else { return called }
+                return try ForeignFunction(name: name, signature: signature, isInstanceBound: true) { token, arguments in
+                    RunFunctions.resolve(token)?.call(name, arguments) ?? .null
+                }
             }
         }
     }
@@ -58,7 +69,8 @@ public struct CompiledOperation: @unchecked Sendable {
     typealias Binder = (_ name: String, _ signature: String, _ instanceBound: Bool) throws(FFIError) -> ForeignFunction
 
     /// Compiles every expression of `descriptor`, binding each function with what `binder` gives for it.
-    init(_ descriptor: OperationDescriptor,
+    /// - Parameter direct: the in-process bindings the binder made, read once every function is bound.
+    init(_ descriptor: OperationDescriptor, direct: () -> [String: ForeignFunction] = { [:] },
          binder: (FunctionDescriptor) throws(PluginProblem) -> Binder) throws(PluginProblem) {
         self.descriptor = descriptor
         let here = "operation '\(descriptor.id)'"
@@ -117,6 +129,7 @@ public struct CompiledOperation: @unchecked Sendable {
         self.slots = slots
         self.filters = filters
         self.functions = functions
+        self.direct = direct()
         self.slotByID = slotByID
     }
 }

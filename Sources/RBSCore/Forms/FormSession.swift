@@ -23,8 +23,10 @@ public final class FormSession {
     private var formMark: String?
     /// The plugin's instance for this run, in-process or in a worker (see `PluginRuntime`).
     private(set) var module: (any PluginModule)?
-    /// What expressions hand to instance-bound plugin functions.
-    private var instance: UnsafeMutableRawPointer? { module?.instance }
+    /// The answers of this run's plugin functions, kept until they may have changed.
+    let functions: RunFunctions
+    /// What expressions hand to the plugin's functions: this run's ``functions`` while the module lives.
+    private var instance: UnsafeMutableRawPointer? { module == nil ? nil : functions.token }
     public private(set) var isClosed = false
     /// Why the plugin's runtime ended this run (its worker crashed, exited or hung), or nil: a run ended so is never
     /// ready, and every front end says why from ``attention()``.
@@ -77,8 +79,10 @@ public final class FormSession {
         }
         captions = atoms.map(\.caption)
         marks = Array(repeating: nil, count: atoms.count)
+        functions = RunFunctions(operation: operation.compiled, values: initial)
         do {
             module = try operation.plugin.runtime.open(operation: operation.id, control: self, placement: placement)
+            functions.module = module
         } catch {
             isClosed = true
             throw error.endsModule ? .pluginFault(error) : .createFailed(operation: operation.id)
@@ -100,6 +104,7 @@ public final class FormSession {
         isClosed = true
         module?.destroy()
         module = nil
+        functions.module = nil
         operation.plugin.liveModules -= 1
         onClose?()
         onClose = nil
@@ -210,18 +215,25 @@ public final class FormSession {
         var failure: FormSessionError?
         let result = recording(committed: index) {
             marks[index] = nil
+            // The plugin has not heard of the value yet: its functions' answers are the ones kept (RunFunctions).
             apply(model.set(index, to: value, instance: instance))
             if let module {
-                let status: rbs_status_t?
-                do throws(PluginFault) { status = try module.valueChanged(atom: atom, value: value) } catch {
+                // value_changed, and the function calls it makes stale, go to the plugin together: through a worker,
+                // one round trip (issue #33).
+                functions.told[index] = value
+                let calls = functions.enteringPlugin()
+                let reply: CommitReply
+                do throws(PluginFault) { reply = try module.commit(atom: atom, value: value, calls: calls) } catch {
                     failure = end(error)
                     return
                 }
-                if status == rbs_status_t(RBS_FAILED) {
+                functions.store(calls, results: reply.results)
+                if reply.status == rbs_status_t(RBS_FAILED) {
                     operation.plugin.hostTable.log(.warning, "value_changed(\(atom.id)) failed")
                 }
             }
-            // The plugin's state may have changed what its functions answer: recompute the volatile expressions.
+            // The plugin's state may have changed what its functions answer: recompute the volatile expressions
+            // (their answers are those the commit brought back).
             apply(model.set(index, to: model.values[index], instance: instance))
         }
         if let failure { throw failure }
@@ -333,6 +345,7 @@ public final class FormSession {
     /// the run is closed, or the plugin has no `value_changed`.
     func feedRaw(atom id: String, bytes: [UInt8]) -> rbs_status_t? {
         guard !isClosed, let module, index(of: id) != nil else { return nil }
+        functions.enteringPlugin()
         do { return try module.valueChangedRaw(atom: id, bytes: bytes) } catch {
             _ = end(error)
             return nil
@@ -344,6 +357,7 @@ public final class FormSession {
     package func valueChangedRoundTrip(_ id: String) throws(FormSessionError) -> Int32? {
         guard !isClosed, let module else { throw .closed }
         guard let index = index(of: id) else { throw .unknownAtom(id: id, operation: descriptor.id) }
+        functions.enteringPlugin()
         do { return try module.valueChanged(atom: descriptor.atoms[index], value: model.values[index]) } catch {
             throw end(error)
         }
@@ -360,6 +374,7 @@ public final class FormSession {
         var failure: FormSessionError?
         let result = recording {
             if let module {
+                functions.enteringPlugin()
                 do throws(PluginFault) { failed = try module.action(atom: id) == rbs_status_t(RBS_FAILED) } catch {
                     failure = end(error)
                     return
@@ -379,6 +394,7 @@ public final class FormSession {
         let issues = attention()
         guard issues.isEmpty else { return .needsAttention(issues) }
         let built: BuiltDocument?
+        functions.enteringPlugin()
         do { built = try module.buildDocument() } catch { return .failed(end(error).description) }
         guard let built else { return .failed("the plugin has no build_document") }
         if let problem = built.problem { return .failed("\(descriptor.id): build_document: \(problem)") }
@@ -547,6 +563,7 @@ extension FormSession: ModuleControl {
             operation.plugin.hostTable.log(.warning, "set_value(\(id)) refused: \(error)")
             return false
         }
+        functions.told[index] = value
         apply(model.set(index, to: value, instance: instance))
         return true
     }

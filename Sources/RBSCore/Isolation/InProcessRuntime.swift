@@ -20,21 +20,36 @@ final class InProcessRuntime: PluginRuntime {
             throw PluginFault(plugin: image.id, operation: id, call: "create()", cause: "returned NULL",
                               endsModule: false)
         }
-        return InProcessModule(callbacks: pointer.pointee, instance: created, handle: handle)
+        return InProcessModule(callbacks: pointer.pointee, instance: created, handle: handle,
+                               functions: image.compiled[id]?.direct ?? [:])
     }
 }
 
 /// One instance created in the host's process.
 final class InProcessModule: PluginModule {
     private let callbacks: rbs_operation_descriptor_t
-    private(set) var instance: UnsafeMutableRawPointer?
+    private var instance: UnsafeMutableRawPointer?
     /// Keeps the `rbs_module_t *` the plugin holds alive until destroy().
     private var handle: ModuleHandle?
+    /// The operation's functions, called through libffi in this process.
+    private let functions: [String: ForeignFunction]
 
-    init(callbacks: rbs_operation_descriptor_t, instance: UnsafeMutableRawPointer, handle: ModuleHandle) {
+    init(callbacks: rbs_operation_descriptor_t, instance: UnsafeMutableRawPointer, handle: ModuleHandle,
+         functions: [String: ForeignFunction]) {
         self.callbacks = callbacks
         self.instance = instance
         self.handle = handle
+        self.functions = functions
+    }
+
+    func call(function: String, arguments: [ExprValue]) -> ExprValue {
+        functions[function]?.call(instance: instance, arguments: arguments) ?? .null
+    }
+
+    /// The same steps a worker takes for a commit, in the same order, called directly.
+    func commit(atom: AtomDescriptor, value: ExprValue, calls: [RunFunctions.Call]) -> CommitReply {
+        let status = valueChanged(atom: atom, value: value)
+        return CommitReply(status: status, results: calls.map { call(function: $0.name, arguments: $0.arguments) })
     }
 
     func valueChanged(atom: AtomDescriptor, value: ExprValue) -> rbs_status_t? {

@@ -19,11 +19,15 @@ protocol PluginRuntime: AnyObject {
 
 /// One run's instance inside its plugin, however the plugin is served.
 protocol PluginModule: AnyObject {
-    /// What expressions hand to the plugin's instance-bound functions (the C instance in-process; a token the worker
-    /// runtime resolves otherwise).
-    var instance: UnsafeMutableRawPointer? { get }
+    /// Calls plugin function `function` of this run's operation (with this run's instance when it takes one). A
+    /// fault yields null; the module ends with it at its next call (see `WorkerModule.pendingFault`).
+    func call(function: String, arguments: [ExprValue]) -> ExprValue
     /// value_changed(atom, value, commit = true); nil when the plugin has no value_changed.
     func valueChanged(atom: AtomDescriptor, value: ExprValue) throws(PluginFault) -> rbs_status_t?
+    /// A commit: value_changed(atom, value, commit = true), then each of `calls` — through a worker, one message
+    /// there and one back (issue #33).
+    func commit(atom: AtomDescriptor, value: ExprValue,
+                calls: [RunFunctions.Call]) throws(PluginFault) -> CommitReply
     /// value_changed with a TEXT value of raw bytes that need not be UTF-8 (plugin check's boundary probe).
     func valueChangedRaw(atom: String, bytes: [UInt8]) throws(PluginFault) -> rbs_status_t?
     /// action(atom); nil when the plugin has no action.
@@ -32,6 +36,13 @@ protocol PluginModule: AnyObject {
     func buildDocument() throws(PluginFault) -> BuiltDocument?
     /// destroy(): frees the instance. Called once; never throws (a dead worker has nothing left to free).
     func destroy()
+}
+
+/// What a commit brought back: value_changed's status (nil: the plugin has no value_changed) and the answer of each
+/// function call sent with it, in order.
+struct CommitReply {
+    var status: rbs_status_t?
+    var results: [ExprValue]
 }
 
 /// What build_document produced: its status, the fields put, and the first malformed put, if any.

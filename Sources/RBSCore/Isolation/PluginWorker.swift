@@ -289,6 +289,33 @@ extension PluginWorker {
                     return reply
                 }
                 reply.i32(atom.withCString { name in value.withC { changed(live.instance, name, $0, true) } })
+            case .commit:
+                let module = try request.u32()
+                let operation = try request.string()
+                let atom = try request.string()
+                let value = try request.value()
+                let count = try request.u32()
+                guard count <= 4096 else { throw WireError(description: "\(count) function calls") }
+                var calls: [(name: String, arguments: [ExprValue])] = []
+                for _ in 0..<count {
+                    let name = try request.string()
+                    let arity = try request.u32()
+                    guard arity <= 256 else { throw WireError(description: "\(arity) arguments") }
+                    var arguments: [ExprValue] = []
+                    for _ in 0..<arity { arguments.append(try request.expression()) }
+                    calls.append((name, arguments))
+                }
+                let live = instances[module]
+                if let live, let changed = live.operation.pointee.value_changed {
+                    reply.i32(atom.withCString { name in value.withC { changed(live.instance, name, $0, true) } })
+                } else {
+                    reply.i32(-1)
+                }
+                // After value_changed, as the host would call them next: the answers reflect what it was told.
+                reply.u32(UInt32(calls.count))
+                for call in calls {
+                    reply.expression(function(operation, call.name)?.call(instance: live?.instance, arguments: call.arguments) ?? .null)
+                }
             case .action:
                 let module = try request.u32()
                 let atom = try request.string()

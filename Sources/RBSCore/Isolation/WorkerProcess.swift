@@ -342,6 +342,7 @@ final class WorkerProcess: @unchecked Sendable {
         requestLock.lock()
         defer { requestLock.unlock() }
         if let fault { throw WireError(description: fault) }
+        trace.countRequest()
         guard WireIO.write(fd, request.frame) else { throw WireError(description: die(nil)) }
         var until = ContinuousClock.now + deadline
         while true {
@@ -357,6 +358,7 @@ final class WorkerProcess: @unchecked Sendable {
                 case .getValue, .setValue, .setCaption, .setVisible, .setError, .log, .accountsCount, .accountsAt,
                      .accountsFind, .directoryLookup, .clockNow, .clockToday, .cardsCount, .cardsAt:
                     let reply: WireWriter?
+                    trace.countCallback()
                     do { reply = try serve(&frame) } catch {
                         throw WireError(description: die("broke the protocol (\(error.description))"))
                     }
@@ -552,4 +554,14 @@ final class WorkerTrace: @unchecked Sendable {
     var openDescriptors: Int { lock.withLock { open } }
 
     func closed(_ count: Int) { lock.withLock { open -= count } }
+
+    /// Requests the host sent this worker (each one round trip: the request, then its reply) and callbacks the
+    /// worker made while serving them (the plugin calling its host table: another message each way, or one for a
+    /// log line): what a commit costs on the wire, counted where the frames are written and read.
+    private var requestCount = 0
+    private var callbackCount = 0
+    var requests: Int { lock.withLock { requestCount } }
+    var callbacks: Int { lock.withLock { callbackCount } }
+    func countRequest() { lock.withLock { requestCount += 1 } }
+    func countCallback() { lock.withLock { callbackCount += 1 } }
 }

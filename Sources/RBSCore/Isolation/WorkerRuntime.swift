@@ -374,11 +374,10 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
 
     // MARK: - Functions and state
 
-    /// Calls plugin function `name` of `operation` in the worker. `token` is a module's instance token (or nil for
-    /// a call without a module, like an account filter, made on the least busy worker). A fault yields null; the
-    /// module finds its worker dead at its next call and ends with the fault.
-    func callFunction(operation: String, name: String, token: UnsafeMutableRawPointer?, arguments: [ExprValue]) -> ExprValue {
-        let module = token.map { Unmanaged<WorkerModule>.fromOpaque($0).takeUnretainedValue() }
+    /// Calls plugin function `name` of `operation` in the worker of `module` (or, for a call without a module, like
+    /// an account filter, on the least busy worker). A fault yields null; the module finds its worker dead at its
+    /// next call and ends with the fault.
+    func callFunction(operation: String, name: String, module: WorkerModule?, arguments: [ExprValue]) -> ExprValue {
         let target: (PooledWorker, WorkerPlace)
         if let module {
             target = (module.worker, module.place)
@@ -639,11 +638,36 @@ final class WorkerModule: PluginModule {
         self.operation = operation
     }
 
-    /// The token expressions pass to plugin functions: this module (resolved by `WorkerRuntime.callFunction`).
-    var instance: UnsafeMutableRawPointer? { destroyed ? nil : Unmanaged.passUnretained(self).toOpaque() }
-
     /// A fault met while an expression called one of the plugin's functions for this module.
     var pendingFault: PluginFault?
+
+    func call(function: String, arguments: [ExprValue]) -> ExprValue {
+        guard !destroyed, pendingFault == nil else { return .null }
+        return runtime.callFunction(operation: operation, name: function, module: self, arguments: arguments)
+    }
+
+    /// value_changed and the function calls a commit needs, in one request (`WireKind.commit`) and one reply.
+    func commit(atom: AtomDescriptor, value: ExprValue, calls: [RunFunctions.Call]) throws(PluginFault) -> CommitReply {
+        var writer = WireWriter(.commit)
+        writer.u32(id)
+        writer.string(operation)
+        writer.string(atom.id)
+        CValue.with(value, for: atom) { writer.value($0.pointee) }
+        writer.u32(UInt32(calls.count))
+        for call in calls {
+            writer.string(call.name)
+            writer.u32(UInt32(call.arguments.count))
+            for argument in call.arguments { writer.expression(argument) }
+        }
+        let name = "value_changed(\(atom.id))"
+        var reply = try send(writer, call: name)
+        do {
+            return try Self.readCommitReply(&reply, calls: calls.count)
+        } catch {
+            worker.process.terminate()
+            throw PluginFault(plugin: runtime.pluginID, operation: operation, call: name, cause: "broke the protocol (\(error))")
+        }
+    }
 
     private func send(_ writer: WireWriter, call: String) throws(PluginFault) -> WireReader {
         if let pendingFault { throw pendingFault }
@@ -696,6 +720,17 @@ final class WorkerModule: PluginModule {
             throw PluginFault(plugin: runtime.pluginID, operation: operation, call: "build_document()",
                               cause: "broke the protocol (\(error))")
         }
+    }
+
+    /// The reply to `commit`: value_changed's status (negative: no callback) and exactly one answer for each of the
+    /// `calls` function calls sent. The worker runs the plugin: a count that differs is a broken protocol.
+    static func readCommitReply(_ reply: inout WireReader, calls: Int) throws(WireError) -> CommitReply {
+        let status = try reply.i32()
+        let count = Int(try reply.u32())
+        guard count == calls else { throw WireError(description: "\(count) answers to \(calls) function calls") }
+        var results: [ExprValue] = []
+        for _ in 0..<count { results.append(try reply.expression()) }
+        return CommitReply(status: status < 0 ? nil : status, results: results)
     }
 
     /// The reply to `build`: status (negative: no callback), the fields and the plugin's problem, if any.

@@ -65,6 +65,7 @@ struct DescriptorReader {
         }
         try readDocumentLabels(entry, into: &operations)
         try readTexts(entry, into: &operations)
+        try readFunctionReads(entry, plugin: id, into: &operations)
         return PluginManifest(id: id, name: name, version: version, vendor: vendor, description: description,
                               abi: abi, operations: operations)
     }
@@ -77,25 +78,13 @@ struct DescriptorReader {
     /// core's keys belong to those keys only), an atom of that operation.
     static func readDocumentLabels(_ entry: UnsafePointer<rbs_plugin_entry_t>,
                                    into operations: inout [OperationDescriptor]) throws(PluginProblem) {
-        guard let getExtension = entry.pointee.get_extension,
-              let raw = getExtension(RBS_EXT_DOCUMENT_LABELS) else { return }
-        let table = raw.assumingMemoryBound(to: rbs_document_labels_extension_t.self).pointee
         let location = "extension \(RBS_EXT_DOCUMENT_LABELS)"
-        let count = Int(table.count)
-        guard count <= maxDocumentLabels else {
-            throw .descriptor(location: location, issue: "count \(count) is more than \(maxDocumentLabels)")
-        }
-        guard count > 0 else { return }
-        guard let labels = table.labels else {
-            throw .descriptor(location: location, issue: "labels is NULL but count is \(count)")
-        }
-        for index in 0..<count {
-            let raw = labels[index]
+        guard let labels = try entries(of: entry, RBS_EXT_DOCUMENT_LABELS, as: rbs_document_labels_extension_t.self,
+                                       at: location, limit: maxDocumentLabels, field: "labels",
+                                       count: \.count, first: \.labels) else { return }
+        for (index, raw) in labels.enumerated() {
             let at = "\(location) entry #\(index + 1)"
-            let operationID = try text(raw.operation_id, "operation_id", at: at)
-            guard let slot = operations.firstIndex(where: { $0.id == operationID }) else {
-                throw .descriptor(location: at, issue: "operation_id '\(operationID)' is not an operation of this plugin")
-            }
+            let (operationID, slot) = try operation(raw.operation_id, in: operations, at: at)
             let key = try text(raw.key, "key", at: at)
             guard DocumentCollector.isKey(key) else {
                 throw .descriptor(location: at, issue: "key '\(key)' is not a document key ([a-z][A-Za-z0-9_]*)")
@@ -121,6 +110,60 @@ struct DescriptorReader {
                 throw .descriptor(location: here, issue: "atom_id '\(atom)' is not an atom with a value in '\(operationID)'")
             }
             operations[slot].documentLabels.append(DocumentLabel(key: key, label: label, role: fixed ?? role, atom: atom))
+        }
+    }
+
+    /// The most entries of `rbs.function-reads/1`, and the most atoms one function may list.
+    static let maxFunctionReads = 4096
+
+    /// Reads the plugin's `rbs.function-reads/1` (if it offers it) into its functions' ``FunctionDescriptor/reads``,
+    /// checking every entry: a known operation, one of its instance-bound functions (once), and atoms of that
+    /// operation that hold a value (each once). A wrong entry names the plugin, the function and the atom: an atom
+    /// the form does not have would make the host keep an answer that no commit ever refreshes.
+    static func readFunctionReads(_ entry: UnsafePointer<rbs_plugin_entry_t>, plugin: String,
+                                  into operations: inout [OperationDescriptor]) throws(PluginProblem) {
+        let location = "plugin '\(plugin)' extension \(RBS_EXT_FUNCTION_READS)"
+        guard let declared = try entries(of: entry, RBS_EXT_FUNCTION_READS, as: rbs_function_reads_extension_t.self,
+                                         at: location, limit: maxFunctionReads, field: "functions",
+                                         count: \.count, first: \.functions) else { return }
+        for (index, raw) in declared.enumerated() {
+            let at = "\(location) entry #\(index + 1)"
+            let (operationID, slot) = try operation(raw.operation_id, in: operations, at: at)
+            let name = try text(raw.function, "function", at: at)
+            let here = "\(location) operation '\(operationID)' function '\(name)'"
+            guard let function = operations[slot].functions.firstIndex(where: { $0.name == name }) else {
+                throw .descriptor(location: here, issue: "'\(name)' is not a function of '\(operationID)'")
+            }
+            guard operations[slot].functions[function].takesInstance else {
+                throw .descriptor(location: here, issue: "the function takes no instance (no RBS_FUNCTION_INSTANCE): it reads its arguments alone, so it has no atoms to declare")
+            }
+            guard operations[slot].functions[function].reads == nil else {
+                throw .descriptor(location: here, issue: "its reads are declared twice")
+            }
+            let atomCount = Int(raw.atom_count)
+            guard atomCount <= maxAtoms else {
+                throw .descriptor(location: here, issue: "atom_count \(atomCount) is more than \(maxAtoms)")
+            }
+            var reads: [String] = []
+            if atomCount > 0 {
+                guard let ids = raw.atom_ids else {
+                    throw .descriptor(location: here, issue: "atom_ids is NULL but atom_count is \(atomCount)")
+                }
+                for atomIndex in 0..<atomCount {
+                    let atom = try text(ids[atomIndex], "atom #\(atomIndex + 1)", at: here)
+                    guard operations[slot].atoms.contains(where: { $0.id == atom && $0.holdsValue }) else {
+                        let known = operations[slot].atoms.contains { $0.id == atom }
+                        throw .descriptor(location: here, issue: known
+                            ? "atom '\(atom)' holds no value (a text or a button): a function can read only atoms with a value"
+                            : "atom '\(atom)' is not an atom of '\(operationID)'")
+                    }
+                    guard !reads.contains(atom) else {
+                        throw .descriptor(location: here, issue: "atom '\(atom)' is listed twice")
+                    }
+                    reads.append(atom)
+                }
+            }
+            operations[slot].functions[function].reads = reads
         }
     }
 
@@ -164,10 +207,7 @@ struct DescriptorReader {
             for index in 0..<count {
                 let raw = texts[index]
                 let at = "\(here) entry #\(index + 1)"
-                let operationID = try text(raw.operation_id, "operation_id", at: at)
-                guard operations.contains(where: { $0.id == operationID }) else {
-                    throw .descriptor(location: at, issue: "operation_id '\(operationID)' is not an operation of this plugin")
-                }
+                let (operationID, _) = try operation(raw.operation_id, in: operations, at: at)
                 let target = try optionalText(raw.target, "target", at: at)
                 let option = try optionalText(raw.option, "option", at: at)
                 // Its length, control and invisible characters are checked by TranslationRules below, once for all.
@@ -237,20 +277,12 @@ struct DescriptorReader {
     /// Reads the plugin's `rbs.requirements/1` (if it offers it) and refuses the plugin, naming the first feature
     /// this host lacks: an ABI version newer than the host's, or a service the host does not offer.
     static func checkRequirements(_ entry: UnsafePointer<rbs_plugin_entry_t>, abi: ABIVersion) throws(PluginProblem) {
-        guard let getExtension = entry.pointee.get_extension,
-              let raw = getExtension(RBS_EXT_REQUIREMENTS) else { return }
-        let requirements = raw.assumingMemoryBound(to: rbs_requirements_extension_t.self).pointee
         let location = "extension \(RBS_EXT_REQUIREMENTS)"
-        let count = Int(requirements.count)
-        guard count <= maxRequirements else {
-            throw .descriptor(location: location, issue: "count \(count) is more than \(maxRequirements)")
-        }
-        guard count > 0 else { return }
-        guard let features = requirements.features else {
-            throw .descriptor(location: location, issue: "features is NULL but count is \(count)")
-        }
-        for index in 0..<count {
-            let feature = try text(features[index], "feature #\(index + 1)", at: location)
+        guard let features = try entries(of: entry, RBS_EXT_REQUIREMENTS, as: rbs_requirements_extension_t.self,
+                                         at: location, limit: maxRequirements, field: "features",
+                                         count: \.count, first: \.features) else { return }
+        for (index, raw) in features.enumerated() {
+            let feature = try text(raw, "feature #\(index + 1)", at: location)
             guard !isProvided(feature) else { continue }
             throw .missingFeature(feature: feature, plugin: abi, host: ABIVersion.host)
         }
@@ -413,6 +445,37 @@ struct DescriptorReader {
                               maxLength: maxLength, caption: caption, hint: hint, currency: currency, showIf: showIf,
                               validIf: validIf, errorText: errorText, filter: filter, defaultValue: defaultValue,
                               options: options)
+    }
+
+    // MARK: - Extension tables
+
+    /// The entries of the plugin's table for extension `id` (a struct of a count and a pointer to its first entry):
+    /// nil when the plugin does not offer it or lists nothing; a count over `limit`, or a NULL `field` with a count,
+    /// is refused at `location`.
+    static func entries<Table, Entry>(of entry: UnsafePointer<rbs_plugin_entry_t>, _ id: String, as _: Table.Type,
+                                      at location: String, limit: Int, field: String, count: KeyPath<Table, UInt32>,
+                                      first: KeyPath<Table, UnsafePointer<Entry>?>) throws(PluginProblem) -> UnsafeBufferPointer<Entry>? {
+        guard let getExtension = entry.pointee.get_extension, let raw = getExtension(id) else { return nil }
+        let table = raw.assumingMemoryBound(to: Table.self).pointee
+        let total = Int(table[keyPath: count])
+        guard total <= limit else {
+            throw .descriptor(location: location, issue: "count \(total) is more than \(limit)")
+        }
+        guard total > 0 else { return nil }
+        guard let start = table[keyPath: first] else {
+            throw .descriptor(location: location, issue: "\(field) is NULL but count is \(total)")
+        }
+        return UnsafeBufferPointer(start: start, count: total)
+    }
+
+    /// The operation an extension's entry names (`operation_id`), and its index in `operations`.
+    static func operation(_ raw: UnsafePointer<CChar>?, in operations: [OperationDescriptor],
+                          at location: String) throws(PluginProblem) -> (id: String, index: Int) {
+        let id = try text(raw, "operation_id", at: location)
+        guard let index = operations.firstIndex(where: { $0.id == id }) else {
+            throw .descriptor(location: location, issue: "operation_id '\(id)' is not an operation of this plugin")
+        }
+        return (id, index)
     }
 
     // MARK: - Fields

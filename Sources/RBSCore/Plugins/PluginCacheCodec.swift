@@ -4,7 +4,7 @@ import Foundation
 /// then unsigned LEB128 integers and length-prefixed UTF-8 strings. Anything malformed makes the whole cache
 /// unreadable, and the host simply scans again.
 enum PluginCacheCodec {
-    static let magic = Array("RBSCACHE6\n".utf8)
+    static let magic = Array("RBSCACHE7\n".utf8)
 
     struct Malformed: Error {}
 
@@ -77,6 +77,9 @@ enum PluginCacheCodec {
                 out.string(function.symbol)
                 out.string(function.signature)
                 out.int(function.takesInstance ? 1 : 0)
+                // The atoms it reads (rbs.function-reads/1): 0 when undeclared, else 1 + how many, then the ids.
+                out.int(function.reads.map { $0.count + 1 } ?? 0)
+                for atom in function.reads ?? [] { out.string(atom) }
             }
             out.int(operation.documentLabels.count)
             for label in operation.documentLabels {
@@ -166,8 +169,15 @@ enum PluginCacheCodec {
             var functions: [FunctionDescriptor] = []
             functions.reserveCapacity(try input.peekCount())
             for _ in 0..<(try input.count()) {
-                functions.append(FunctionDescriptor(name: try input.string(), symbol: try input.string(),
-                                                    signature: try input.string(), takesInstance: try input.int() != 0))
+                var function = FunctionDescriptor(name: try input.string(), symbol: try input.string(),
+                                                  signature: try input.string(), takesInstance: try input.int() != 0)
+                let declared = try input.count()
+                if declared > 0 {
+                    var reads: [String] = []
+                    for _ in 0..<(declared - 1) { reads.append(try input.string()) }
+                    function.reads = reads
+                }
+                functions.append(function)
             }
             var labels: [DocumentLabel] = []
             labels.reserveCapacity(try input.peekCount())

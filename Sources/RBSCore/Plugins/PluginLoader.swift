@@ -130,8 +130,11 @@ public struct PluginLoader: Sendable {
                 let id = operation.id
                 compiled[id] = try CompiledOperation(operation) { _ in
                     { name, signature, bound throws(FFIError) in
+                        // A run's calls go through its RunFunctions (answers kept, the module's worker); a call
+                        // without a run (an account filter) goes to the least busy worker.
                         try ForeignFunction(name: name, signature: signature, isInstanceBound: bound) { [weak runtime] token, arguments in
-                            runtime?.callFunction(operation: id, name: name, token: token, arguments: arguments) ?? .null
+                            if let run = RunFunctions.resolve(token) { return run.call(name, arguments) }
+                            return runtime?.callFunction(operation: id, name: name, module: nil, arguments: arguments) ?? .null
                         }
                     }
                 }

@@ -5,7 +5,9 @@ final class PayPPQuickOperation: Operation, OperationDefinition {
     static let id = "pay.pp.quick"
     static let title = "Quick payment"
     static let category = "Payments"
-    static let functions: [ExportedFunction] = [.method("isDestInnCorrect", symbol: "pay_pp_quick_isDestInnCorrect", signature: "bool()")]
+    /// `isDestInnCorrect` reads the INN alone: the host calls it again only when the INN changed (ABI 1.3).
+    static let functions: [ExportedFunction] = [.method("isDestInnCorrect", symbol: "pay_pp_quick_isDestInnCorrect",
+                                                        signature: "bool()", reads: ["destInn"])]
     /// The review before signing: each document field under the caption of the atom it came from.
     static let documentLabels = [
         DocumentFieldLabel("from", role: .debitAccount, atom: "srcAccount"),

@@ -1,5 +1,5 @@
 /*
- * rbs_plugin.h — the C ABI between rbs-host and its plugins, version 1.2.
+ * rbs_plugin.h — the C ABI between rbs-host and its plugins, version 1.3.
  *
  * The only contract between the host and a plugin. A plugin includes this file and defines the entry declared in
  * rbs/entry.h,
@@ -37,5 +37,6 @@
 #include "rbs/ext/requirements.h"
 #include "rbs/ext/document_labels.h"
 #include "rbs/ext/texts.h"
+#include "rbs/ext/function_reads.h"
 
 #endif /* RBS_PLUGIN_H */

@@ -1,4 +1,4 @@
-//! The Rust binding of rbs-host's C ABI 1.1: `#[repr(C)]` mirrors of `SDK/Sources/CRBSPlugin/include/rbs_plugin.h`,
+//! The Rust binding of rbs-host's C ABI 1.3: `#[repr(C)]` mirrors of `SDK/Sources/CRBSPlugin/include/rbs_plugin.h`,
 //! shared by every Rust plugin (the example `card-block`, and a copy in each skeleton `rbs-host plugin new --lang rust` writes),
 //! so the mirror is written and checked once. No crates: a path dependency builds offline.
 //!
@@ -13,7 +13,7 @@ use std::ffi::{c_char, c_void};
 // ---- rbs/version.h ----
 
 pub const RBS_ABI_MAJOR: u32 = 1;
-pub const RBS_ABI_MINOR: u32 = 2;
+pub const RBS_ABI_MINOR: u32 = 3;
 pub const RBS_ABI_PATCH: u32 = 0;
 
 #[repr(C)]
@@ -500,6 +500,27 @@ pub struct RbsStateExtension {
     pub load: Option<unsafe extern "C" fn(bytes: *const u8, size: usize) -> bool>,
 }
 
+// ---- rbs/ext/function_reads.h (ABI 1.3) ----
+
+pub const RBS_EXT_FUNCTION_READS: &std::ffi::CStr = c"rbs.function-reads/1";
+
+/// The atoms one function of the run (`RBS_FUNCTION_INSTANCE`) reads: the host calls it again only when one of
+/// them changed.
+#[repr(C)]
+pub struct RbsFunctionReads {
+    pub operation_id: *const c_char,
+    pub function: *const c_char,
+    pub atom_count: u32,
+    pub atom_ids: *const *const c_char,
+}
+
+/// What `get_extension(RBS_EXT_FUNCTION_READS)` returns: `count` entries, static data.
+#[repr(C)]
+pub struct RbsFunctionReadsExtension {
+    pub count: u32,
+    pub functions: *const RbsFunctionReads,
+}
+
 /// Lets a `static` hold plain data with raw pointers (which are not `Sync`). Sound here because everything behind
 /// the pointers is itself immutable static data that lives as long as the image.
 #[repr(transparent)]
@@ -542,4 +563,6 @@ const _: () = {
     assert!(size_of::<RbsLogService>() == 16 && offset_of!(RbsLogService, write) == 8);
     assert!(size_of::<RbsClockService>() == 24 && offset_of!(RbsClockService, today) == 16);
     assert!(size_of::<RbsStateExtension>() == 16 && offset_of!(RbsStateExtension, load) == 8);
+    assert!(size_of::<RbsFunctionReads>() == 32 && offset_of!(RbsFunctionReads, atom_ids) == 24);
+    assert!(size_of::<RbsFunctionReadsExtension>() == 16 && offset_of!(RbsFunctionReadsExtension, functions) == 8);
 };
