@@ -117,6 +117,31 @@ pub struct RbsAtomDescriptor {
     pub options: *const RbsOption,
 }
 
+impl RbsAtomDescriptor {
+    /// An atom with its id, kind and caption and nothing else; set the rest with struct-update syntax
+    /// (`RbsAtomDescriptor { hint: …, ..RbsAtomDescriptor::new(c"amount", RBS_ATOM_INPUT, c"Сумма") }`).
+    pub const fn new(id: &'static std::ffi::CStr, kind: u32, caption: &'static std::ffi::CStr) -> Self {
+        RbsAtomDescriptor {
+            id: id.as_ptr(),
+            kind,
+            input_type: 0,
+            flags: 0,
+            min_length: 0,
+            max_length: 0,
+            caption: caption.as_ptr(),
+            hint: std::ptr::null(),
+            currency: std::ptr::null(),
+            show_if: std::ptr::null(),
+            valid_if: std::ptr::null(),
+            error_text: std::ptr::null(),
+            filter: std::ptr::null(),
+            default_value: std::ptr::null(),
+            option_count: 0,
+            options: std::ptr::null(),
+        }
+    }
+}
+
 // ---- rbs/host.h ----
 
 /// `rbs_module_t`: opaque, only ever behind a pointer.

@@ -12,24 +12,7 @@ use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 const OPERATION: &CStr = c"rust.ext";
 
 const fn atom(id: &'static CStr, kind: u32, caption: &'static CStr) -> RbsAtomDescriptor {
-    RbsAtomDescriptor {
-        id: id.as_ptr(),
-        kind,
-        input_type: 0,
-        flags: 0,
-        min_length: 0,
-        max_length: 0,
-        caption: caption.as_ptr(),
-        hint: ptr::null(),
-        currency: ptr::null(),
-        show_if: ptr::null(),
-        valid_if: ptr::null(),
-        error_text: ptr::null(),
-        filter: ptr::null(),
-        default_value: ptr::null(),
-        option_count: 0,
-        options: ptr::null(),
-    }
+    RbsAtomDescriptor::new(id, kind, caption)
 }
 
 static ATOMS: SyncPtr<[RbsAtomDescriptor; 6]> = SyncPtr([
