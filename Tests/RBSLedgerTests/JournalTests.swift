@@ -138,12 +138,12 @@ struct JournalTests {
         #expect(reason.contains("document key"))
     }
 
-    @Test("the document key is the id's first 8 bytes; a non-hex id gets key 0")
-    func documentKey() {
-        #expect(JournalEntry.documentKey(of: String(repeating: "0", count: 64)) == 0)
-        #expect(JournalEntry.documentKey(of: "0123456789abcdef" + String(repeating: "f", count: 48)) == 0x0123_4567_89ab_cdef)
-        #expect(JournalEntry.documentKey(of: "ffffffffffffffff" + String(repeating: "0", count: 48)) == -1)
-        #expect(JournalEntry.documentKey(of: "not hex") == 0)
+    @Test("the document key before v15 (what the step finds old entries by) is the id's first 8 bytes; a non-hex id gets key 0")
+    func legacyDocumentKey() {
+        #expect(LedgerSchema.legacyDocumentKey(of: String(repeating: "0", count: 64)) == 0)
+        #expect(LedgerSchema.legacyDocumentKey(of: "0123456789abcdef" + String(repeating: "f", count: 48)) == 0x0123_4567_89ab_cdef)
+        #expect(LedgerSchema.legacyDocumentKey(of: "ffffffffffffffff" + String(repeating: "0", count: 48)) == -1)
+        #expect(LedgerSchema.legacyDocumentKey(of: "not hex") == 0)
     }
 
     @Test("SQLite: verify names a bad signature")
