@@ -8,6 +8,13 @@ struct JournalTests {
     /// A ledger with three posted payments, closed (so the WAL is checkpointed into the main file); these tests
     /// edit the SQLite file itself, so they run on SQLite only (PostgresStoreTests has the database's refusals).
     static func closedLedgerWithThreeEntries() throws -> (Fixture, [Document]) {
+        let (f, documents) = try ledgerWithThreeEntries()
+        try f.ledger.close()
+        return (f, documents)
+    }
+
+    /// The same three posted payments (1.00, 2.00, 3.00), the ledger left open.
+    static func ledgerWithThreeEntries() throws -> (Fixture, [Document]) {
         let f = try Fixture(engine: .sqlite)
         var documents: [Document] = []
         for amount in ["1.00", "2.00", "3.00"] {
@@ -15,7 +22,6 @@ struct JournalTests {
             documents.append(document)
             _ = try f.ledger.signAndPost(document, code: f.nextCode())
         }
-        try f.ledger.close()
         return (f, documents)
     }
 

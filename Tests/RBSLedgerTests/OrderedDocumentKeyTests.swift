@@ -71,13 +71,7 @@ struct OrderedDocumentKeyTests {
 
     @Test("SQLite: a data folder from before v15 (keys of the id alone, no basket times) is upgraded: verify ok, repeats and a retried basket answer with their first outcomes")
     func upgradesOldFolder() throws {
-        let f = try Fixture(engine: .sqlite)
-        var documents: [Document] = []
-        for amount in ["1.00", "2.00", "3.00"] {
-            let document = try f.payment(amount: amount)
-            documents.append(document)
-            _ = try f.ledger.signAndPost(document, code: f.nextCode())
-        }
+        let (f, documents) = try JournalTests.ledgerWithThreeEntries()
         // A basket holding a document journaled before it (answered with that entry) and two new ones.
         let basket = try Basket([documents[1], try f.payment(amount: "4.00"), try f.payment(amount: "5.00")])
         let signed = try f.ledger.signAndPost(basket: basket, code: f.nextCode())
