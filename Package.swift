@@ -92,8 +92,9 @@ let package = Package(
             "CoreFoundation", "FoundationEssentials", "FoundationInternationalization", "_FoundationICU",
             "_FoundationCShims", "_FoundationCollections", "_CFXMLInterface", "xml2",
         ].map { .linkedLibrary($0) }),
-        // rbs-bench's baselines in C (-O2), out of the Swift optimiser's sight: a direct call, a bare ffi_call, a sink.
-        .target(name: "CBenchFloor", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("ffi")]),
+        // rbs-bench's baselines in C (-O2), out of the Swift optimiser's sight: a direct call, a bare ffi_call, a sink, and the
+        // bare storage floor of group commit on the system's libsqlite3 (the one GRDBSQLite links for the ledger).
+        .target(name: "CBenchFloor", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("ffi"), .linkedLibrary("sqlite3")]),
         .executableTarget(name: "rbs-bench", dependencies: ["CBenchFloor", "RBSCore", "RBSExpressions", "RBSLedger", "RBSMoney"]),
         .testTarget(name: "RBSMoneyTests", dependencies: ["RBSMoney"]),
         .testTarget(name: "RBSExpressionsTests", dependencies: ["RBSExpressions", "RBSMoney"]),

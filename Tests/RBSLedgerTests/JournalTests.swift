@@ -8,6 +8,13 @@ struct JournalTests {
     /// A ledger with three posted payments, closed (so the WAL is checkpointed into the main file); these tests
     /// edit the SQLite file itself, so they run on SQLite only (PostgresStoreTests has the database's refusals).
     static func closedLedgerWithThreeEntries() throws -> (Fixture, [Document]) {
+        let (f, documents) = try ledgerWithThreeEntries()
+        try f.ledger.close()
+        return (f, documents)
+    }
+
+    /// The same three posted payments (1.00, 2.00, 3.00), the ledger left open.
+    static func ledgerWithThreeEntries() throws -> (Fixture, [Document]) {
         let f = try Fixture(engine: .sqlite)
         var documents: [Document] = []
         for amount in ["1.00", "2.00", "3.00"] {
@@ -15,7 +22,6 @@ struct JournalTests {
             documents.append(document)
             _ = try f.ledger.signAndPost(document, code: f.nextCode())
         }
-        try f.ledger.close()
         return (f, documents)
     }
 
@@ -138,12 +144,12 @@ struct JournalTests {
         #expect(reason.contains("document key"))
     }
 
-    @Test("the document key is the id's first 8 bytes; a non-hex id gets key 0")
-    func documentKey() {
-        #expect(JournalEntry.documentKey(of: String(repeating: "0", count: 64)) == 0)
-        #expect(JournalEntry.documentKey(of: "0123456789abcdef" + String(repeating: "f", count: 48)) == 0x0123_4567_89ab_cdef)
-        #expect(JournalEntry.documentKey(of: "ffffffffffffffff" + String(repeating: "0", count: 48)) == -1)
-        #expect(JournalEntry.documentKey(of: "not hex") == 0)
+    @Test("the document key before v15 (what the step finds old entries by) is the id's first 8 bytes; a non-hex id gets key 0")
+    func legacyDocumentKey() {
+        #expect(LedgerSchema.legacyDocumentKey(of: String(repeating: "0", count: 64)) == 0)
+        #expect(LedgerSchema.legacyDocumentKey(of: "0123456789abcdef" + String(repeating: "f", count: 48)) == 0x0123_4567_89ab_cdef)
+        #expect(LedgerSchema.legacyDocumentKey(of: "ffffffffffffffff" + String(repeating: "0", count: 48)) == -1)
+        #expect(LedgerSchema.legacyDocumentKey(of: "not hex") == 0)
     }
 
     @Test("SQLite: verify names a bad signature")

@@ -25,4 +25,26 @@ void rbs_bench_sink(int64_t value);
 /* Returns its argument through a volatile: a pointer the optimiser cannot follow. */
 void *rbs_bench_opaque(void *pointer);
 
+/* The bare storage floor of group commit: the rows one batch of the ledger writes — per document a journal entry
+   (its columns and sizes: a 64-hex id, `document_bytes` of document, a 64-byte signature, two 32-byte hashes, the
+   posting's accounts and amount) and a posting; per batch the two touched accounts' balances — inserted with
+   SQLite's C API through statements prepared once, `batch_size` documents a transaction, in the ledger's pragmas
+   (WAL, synchronous = FULL, wal_autocheckpoint = 8000, a 64 MiB cache). No signing, no hashing, no lookups, no
+   secondary index and no trigger: what SQLite alone costs to make those rows durable. */
+typedef struct rbs_storage_floor rbs_storage_floor;
+
+/* Opens (creating) the floor's database at `path` with the ledger's tables; NULL on failure, with a message in
+   `error` (up to `error_size` bytes). */
+rbs_storage_floor *rbs_storage_floor_open(const char *path, char *error, int error_size);
+
+/* Writes `batches` batches of `batch_size` documents (one transaction, one fsync each) and returns the wall time
+   they took in seconds, or a negative number on failure (the message in `error`); `cpu_seconds` gets the calling
+   thread's CPU time over the same span (the rest is waiting for the disk). Rows continue the sequence the previous
+   call left, so the tables grow as the ledger's do. */
+double rbs_storage_floor_run(rbs_storage_floor *floor, int batches, int batch_size, int document_bytes,
+                             double *cpu_seconds, char *error, int error_size);
+
+/* Closes the database (the file stays; the caller removes it). */
+void rbs_storage_floor_close(rbs_storage_floor *floor);
+
 #endif

@@ -170,8 +170,12 @@ extension Ledger {
                     return .failure(error)  // committed: the wrong attempt counts
                 case .success(let authorization):
                     try db.execute(
-                        "INSERT INTO baskets (basket_id, list, signature, key_id, customer, recorded_ms) VALUES (?, ?, ?, ?, ?, ?)",
-                        basketId, listBytes, basketSignature, identity.keyId, customer, now)
+                        """
+                        INSERT INTO baskets (basket_id, list, signature, key_id, customer, recorded_ms, document_times)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """,
+                        basketId, listBytes, basketSignature, identity.keyId, customer, now,
+                        Self.documentTimes(basket.documents.map(\.createdAtMilliseconds)))
                     let tip = try Journal.tip(db).sequence
                     let outcomes = try bank.apply(count: basket.documents.count, publicKey: publicKey, authorization: authorization,
                                                   basketId: basketId, in: db) { index in
@@ -208,15 +212,41 @@ extension Ledger {
     static func basketOutcome(_ id: String, in db: any SQLTransaction) throws -> BasketOutcome? {
         guard let row = try db.row("SELECT * FROM baskets WHERE basket_id = ?", id) else { return nil }
         let record = try BasketRecord(row: row)
+        // The entries journaled in this basket, by its own index (each document's first); a document journaled before
+        // the basket (answered with its first outcome) by its document key, from the `created_at` times the basket
+        // row keeps (``documentTimes(_:)``), since a key leads with its document's time.
+        var journaled: [String: SQLRow] = [:]
+        for entry in try db.rows("SELECT * FROM journal WHERE basket_id = ? ORDER BY seq", id) {
+            let documentId: String = try entry["document_id"]
+            if journaled[documentId] == nil { journaled[documentId] = entry }
+        }
+        let times = Self.documentTimes(in: try row["document_times"])
         var outcomes: [Outcome] = []
         for (offset, documentId) in record.list.documentIds.enumerated() {
-            guard let entry = try db.rows("SELECT * FROM journal WHERE document_key = ? AND document_id = ?",
-                                          arguments: [.integer(JournalEntry.documentKey(of: documentId)), .text(documentId)]).first else {
+            var entry = journaled[documentId]
+            if entry == nil, offset < times.count {
+                let key = JournalEntry.documentKey(of: documentId, createdAtMilliseconds: times[offset])
+                entry = try db.rows("SELECT * FROM journal WHERE document_key = ? AND document_id = ? ORDER BY seq",
+                                    arguments: [.integer(key), .text(documentId)]).first
+            }
+            guard let entry else {
                 throw LedgerError.unreadableEntry(sequence: 0, detail: "document \(offset + 1) of basket \(id) (\(documentId)) has no journal entry")
             }
             outcomes.append(try EmbeddedBank.outcome(of: try JournalEntry(row: entry), in: db))
         }
         return BasketOutcome(list: record.list, outcomes: outcomes, repeated: true)
+    }
+
+    /// A basket's `document_times` column: its documents' `created_at` in milliseconds, in list order, separated by
+    /// spaces (what finds the entry of a document journaled before the basket by its key).
+    static func documentTimes(_ times: [Int64]) -> String {
+        times.map(String.init).joined(separator: " ")
+    }
+
+    /// The times of a `document_times` column (none when it is empty or not in that form).
+    static func documentTimes(in text: String?) -> [Int64] {
+        let times = (text ?? "").split(separator: " ").map { Int64($0) }
+        return times.contains(nil) ? [] : times.compactMap { $0 }
     }
 
     /// The first outcomes of the basket a request id was answered with, or `nil` when the request is new. A request

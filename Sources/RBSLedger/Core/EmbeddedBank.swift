@@ -127,8 +127,9 @@ public struct EmbeddedBank: Sendable {
                 continue
             }
             // By the compact indexed key, then the full id (the key alone may be shared by different ids).
+            let key = JournalEntry.documentKey(of: id, createdAtMilliseconds: signed.document.createdAtMilliseconds)
             if let row = try db.rows("SELECT * FROM journal WHERE document_key = ? AND document_id = ? ORDER BY seq DESC",
-                                     arguments: [.integer(JournalEntry.documentKey(of: id)), .text(id)]).first {
+                                     arguments: [.integer(key), .text(id)]).first {
                 let outcome = try Self.outcome(of: try JournalEntry(row: row), in: db)
                 state.settled[id] = outcome
                 outcomes.append(outcome)
@@ -272,7 +273,7 @@ public struct EmbeddedBank: Sendable {
             record = entry(.posted, posting: posting, amount: amountText, balance: newDebitText)
             outcome = .posted(Receipt(documentId: documentId, posting: posting, debitBalance: newDebit, sequence: sequence))
         }
-        try record.insert(db)
+        try record.insert(db, createdAtMilliseconds: signed.document.createdAtMilliseconds)
         state.tip = (sequence, record.hash)
         state.settled[documentId] = outcome
         return outcome

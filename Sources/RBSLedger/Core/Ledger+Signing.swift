@@ -152,7 +152,7 @@ extension Ledger {
         }
     }
 
-    /// Starts encoding, identifying and signing `batch` with the enrolled key on all cores but one now, for a later
+    /// Starts encoding, identifying and signing `batch` with the enrolled key on every core now, for a later
     /// ``process(_:code:requests:expectedDocumentId:forms:)`` — group commit of batch after batch: prepare the next
     /// batch, then process the current one, and the cores sign the next while the current one is journaled and its
     /// commit waits for the disk. With `previous` (a batch prepared before and not yet processed), this batch's
@@ -164,8 +164,8 @@ extension Ledger {
         try prepare(batch, identity: try identity(), after: previous)
     }
 
-    /// The checks signing in order would refuse first, then the signer started on `batch` (on one core fewer than
-    /// there are: the committing thread, which sets the pace, keeps a core of its own).
+    /// The checks signing in order would refuse first, then the signer started on `batch` (a worker per core: the
+    /// committing thread spends much of its turn waiting for the disk, and signs a chunk itself when it gets ahead).
     private func prepare(_ batch: [Document], identity: SigningIdentity,
                          after previous: PreparedBatch?) throws(LedgerError) -> PreparedBatch {
         if case .ocra = identity.authenticator, batch.count != 1 {

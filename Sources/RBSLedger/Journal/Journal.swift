@@ -99,7 +99,7 @@ public struct Journal: Sendable {
             }
             if entry.kind == .awaiting { awaiting[entry.sequence] = entry }
             // The lookup key is not part of the hash: a wrong one would hide the entry from the idempotency check.
-            if (try? row.decode(Int64.self, forColumn: "document_key")) != JournalEntry.documentKey(of: entry.documentId) {
+            if (try? row.decode(Int64.self, forColumn: "document_key")) != JournalEntry.documentKey(of: entry.documentId, canonical: entry.document) {
                 return .bad(sequence: entry.sequence, reason: "the entry's document key does not match its document id (the lookup column was altered)")
             }
             previousHash = entry.hash

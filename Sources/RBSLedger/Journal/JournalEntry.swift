@@ -194,8 +194,9 @@ public struct JournalEntry: Sendable, Hashable {
         }
     }
 
-    /// Appends this entry (its sequence and previous hash must follow the last entry).
-    func insert(_ db: any SQLTransaction) throws {
+    /// Appends this entry (its sequence and previous hash must follow the last entry). `createdAtMilliseconds` is
+    /// its document's `created_at` (the caller has the document decoded), which leads its ``documentKey(of:createdAtMilliseconds:)``.
+    func insert(_ db: any SQLTransaction, createdAtMilliseconds: Int64) throws {
         try db.execute(
             """
             INSERT INTO journal (seq, kind, document_id, document, signature, key_id, reason_code, reason, debit, credit,
@@ -207,33 +208,62 @@ public struct JournalEntry: Sendable, Hashable {
                 .integer(sequence), .text(kind.rawValue), .text(documentId), .blob(document), .blob(signature), .text(keyId),
                 reasonCode.sqlValue, reason.sqlValue, debit.sqlValue, credit.sqlValue, amount.sqlValue, currency.sqlValue,
                 balanceAfter.sqlValue, .integer(recordedAtMilliseconds), .blob(previousHash), .blob(hash),
-                .integer(Self.documentKey(of: documentId)), authorization?.method.rawValue.sqlValue ?? .null,
+                .integer(Self.documentKey(of: documentId, createdAtMilliseconds: createdAtMilliseconds)),
+                authorization?.method.rawValue.sqlValue ?? .null,
                 authorization?.suite.sqlValue ?? .null, authorization?.challenge.sqlValue ?? .null,
                 authorization?.response.sqlValue ?? .null, authorization?.secretId.sqlValue ?? .null, basketId.sqlValue,
                 secondOf.map { .integer($0) } ?? .null,
             ])
     }
 
-    /// The journal's compact lookup key for a document id (the `document_key` column, indexed): the id's first 8
-    /// bytes (its first 16 hex digits) as a big-endian signed integer. Not unique by itself — a lookup always
-    /// compares the full `document_id` too — it only keeps the index small (8 bytes a key instead of 64 of text),
-    /// so inserting a random id touches few pages. Not covered by the hash; ``Journal/verify(authenticator:)`` checks it.
-    static func documentKey(of documentId: String) -> Int64 {
-        var key: UInt64 = 0
+    /// The journal's compact lookup key for a document (the `document_key` column, indexed; schema step
+    /// `v15-ordered-document-key`): the document's `created_at` in milliseconds in the high 42 bits, the first 21
+    /// bits of its id below. Not unique by itself — a lookup always compares the full `document_id` too — but a
+    /// function of the document alone, so a repeat of a document finds its first entry by it. Leading with the time
+    /// makes the keys of documents drafted moments ago arrive nearly in order, so a batch's inserts land on the
+    /// index's last few pages instead of one random page each (87 WAL pages a batch of 100 at 15,000 entries with
+    /// the id's bytes alone, growing with the journal). Times outside 1970…2109 are clamped (the key only loses its
+    /// order). Not covered by the hash; ``Journal/verify(authenticator:)`` checks it.
+    static func documentKey(of documentId: String, createdAtMilliseconds: Int64) -> Int64 {
+        let time = UInt64(min(max(createdAtMilliseconds, 0), Int64(1) << 42 - 1))
+        var prefix: UInt64 = 0
         var digits = 0
         for byte in documentId.utf8 {
-            guard digits < 16 else { break }
+            guard digits < 6 else { break }
             let value: UInt8
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
             case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
             case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte - UInt8(ascii: "A") + 10
-            default: return 0  // not a hex id: every such id shares key 0, still told apart by the full id
+            default: return Int64(time << 21)  // not a hex id: the time alone, still told apart by the full id
             }
-            key = key << 4 | UInt64(value)
+            prefix = prefix << 4 | UInt64(value)
             digits += 1
         }
-        return Int64(bitPattern: digits == 16 ? key : 0)
+        // 6 hex digits are 24 bits: the first 21 of them.
+        return Int64(time << 21 | (digits == 6 ? prefix >> 3 : 0))
+    }
+
+    /// ``documentKey(of:createdAtMilliseconds:)`` of a stored document, its time read from its canonical bytes
+    /// (time 0 when they do not hold one: such bytes fail ``Journal/verify(authenticator:)`` before the key is looked at).
+    static func documentKey(of documentId: String, canonical: Data) -> Int64 {
+        documentKey(of: documentId, createdAtMilliseconds: createdAtMilliseconds(ofCanonical: canonical) ?? 0)
+    }
+
+    /// The `created_at` of canonical document bytes (its 5th line, `CANONICAL.md`), without decoding the rest.
+    static func createdAtMilliseconds(ofCanonical bytes: Data) -> Int64? {
+        var line = 1
+        var start = bytes.startIndex
+        for index in bytes.indices where bytes[index] == 0x0A {
+            if line == 5 {
+                let prefix = "created_at=".utf8
+                guard let text = String(data: bytes[start..<index], encoding: .utf8), text.utf8.starts(with: prefix) else { return nil }
+                return Timestamp.parse(String(text.dropFirst(prefix.count)))
+            }
+            line += 1
+            start = bytes.index(after: index)
+        }
+        return nil
     }
 }
 

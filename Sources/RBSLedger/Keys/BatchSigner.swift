@@ -37,8 +37,9 @@ final class BatchSigner: @unchecked Sendable {
         let signature: Data
     }
 
-    /// Starts one worker thread fewer than there are cores (at least one: the committing thread keeps a core, and
-    /// signs too while it waits), after `predecessor` has handed out its last chunk when one is given.
+    /// Starts one worker thread per core, after `predecessor` has handed out its last chunk when one is given. (One
+    /// fewer, leaving the committing thread a core of its own, left a core idle through every commit's fsync once
+    /// the commit came near the bare storage floor, which waits for the disk more than it computes: issue #33.)
     init(key: Curve25519.Signing.PrivateKey, documents: [Document], chunkSize: Int = 4, after predecessor: BatchSigner? = nil) {
         self.key = key
         self.documents = documents
@@ -48,7 +49,7 @@ final class BatchSigner: @unchecked Sendable {
         chunkCount = (documents.count + chunkSize - 1) / chunkSize
         results = .allocate(capacity: max(documents.count, 1))
         done = Array(repeating: false, count: chunkCount)
-        for _ in 0..<min(max(1, Parallel.cores - 1), chunkCount) {
+        for _ in 0..<min(max(1, Parallel.cores), chunkCount) {
             DispatchQueue.global(qos: .userInitiated).async(group: group) { [self] in
                 self.predecessor?.waitUntilHandedOut(unless: self)
                 while let chunk = claim() { sign(chunk) }

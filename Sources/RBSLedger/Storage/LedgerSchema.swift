@@ -67,6 +67,11 @@ enum LedgerSchema {
         // Publisher keys with a scope and a term (issue #32 item 2, as The Update Framework delegates): the plugin ids
         // a key may sign, the last day it is trusted, and its revocation (a revoked key stays, never trusted again).
         Step(name: "v16-trust-scope", apply: trustScope),
+        // Group commit at the storage floor (issue #33 item 4): the journal's document key leads with the document's
+        // own `created_at` (``JournalEntry/documentKey(of:createdAtMilliseconds:)``), so a batch's keys land on the
+        // index's last pages instead of one random page each; every existing entry's key is recomputed. A basket
+        // keeps its documents' times, which find the entry of a document journaled before it by that key.
+        Step(name: "v15-ordered-document-key", apply: orderedDocumentKey),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -413,6 +418,67 @@ enum LedgerSchema {
             ALTER TABLE trusted_keys ADD COLUMN revoked_ms INTEGER;
             ALTER TABLE trusted_keys ADD COLUMN revoked_reason TEXT;
             """, db.dialect))
+    }
+
+    private static func orderedDocumentKey(_ db: any SQLTransaction) throws {
+        let d = db.dialect
+        try db.execute("ALTER TABLE baskets ADD COLUMN document_times TEXT")
+        // Both tables are append-only: their refusal of UPDATE is lifted for this step's transaction only and made
+        // again, word for word, before it commits (a failure rolls all of it back).
+        let journalChanged = "the journal is append-only: entries cannot be changed", basketChanged = "signed baskets cannot be changed"
+        let lift = d == .sqlite ? "DROP TRIGGER journal_no_update; DROP TRIGGER baskets_no_update;"
+            : "DROP TRIGGER journal_no_update ON journal; DROP TRIGGER baskets_no_update ON baskets;"
+        try db.executeScript(lift)
+
+        // Each basket's documents' times, read from their entries while the old keys (the id's first 8 bytes) still
+        // find them.
+        for basket in try db.rows("SELECT basket_id, list FROM baskets") {
+            let basketId: String = try basket["basket_id"]
+            let list: Data = try basket["list"]
+            guard let ids = try? BasketList.decode(list).documentIds else { continue }  // verify names a damaged list
+            var times: [Int64] = []
+            for id in ids {
+                let document = try db.value(Data.self, "SELECT document FROM journal WHERE document_key = ? AND document_id = ? ORDER BY seq",
+                                            legacyDocumentKey(of: id), id)
+                times.append(document.flatMap(JournalEntry.createdAtMilliseconds(ofCanonical:)) ?? 0)
+            }
+            try db.execute("UPDATE baskets SET document_times = ? WHERE basket_id = ?", Ledger.documentTimes(times), basketId)
+        }
+
+        // Every entry's key, from its own document, a page of entries at a time (a journal can be large).
+        var after: Int64 = 0
+        while true {
+            let page = try db.rows("SELECT seq, document_id, document FROM journal WHERE seq > ? ORDER BY seq LIMIT 5000", after)
+            guard !page.isEmpty else { break }
+            for row in page {
+                let sequence: Int64 = try row["seq"]
+                let id: String = try row["document_id"]
+                let document: Data = try row["document"]
+                try db.execute("UPDATE journal SET document_key = ? WHERE seq = ?",
+                               JournalEntry.documentKey(of: id, canonical: document), sequence)
+                after = sequence
+            }
+        }
+        if d == .sqlite { try db.execute("REINDEX journal_document_key") }
+        try db.executeScript([
+            refuse("UPDATE", on: "journal", named: "journal_no_update", journalChanged, in: d),
+            refuse("UPDATE", on: "baskets", named: "baskets_no_update", basketChanged, in: d),
+        ].joined(separator: "\n"))
+    }
+
+    /// The document key before `v15-ordered-document-key`: the id's first 16 hex digits as a big-endian signed
+    /// integer (0 for an id that is not hex) — what finds an entry in a journal that step has not rewritten yet.
+    static func legacyDocumentKey(of documentId: String) -> Int64 {
+        var key: UInt64 = 0
+        for byte in documentId.utf8.prefix(16) {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): key = key << 4 | UInt64(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): key = key << 4 | UInt64(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): key = key << 4 | UInt64(byte - UInt8(ascii: "A") + 10)
+            default: return 0
+            }
+        }
+        return documentId.utf8.count >= 16 ? Int64(bitPattern: key) : 0
     }
 
     private static func duplicateLookup(_ db: any SQLTransaction) throws {
