@@ -12,7 +12,7 @@ struct FeeTests {
 
     /// A payment of `amount` with `extra` fields (the fee, its currency, …), drafted by the host's signer.
     static func payment(_ f: Fixture, amount: String = "2500.00", extra: [DocumentField]) throws -> Document {
-        try f.ledger.draft(operation: "topup.mobile", plugin: "ru.example.payments.quick", pluginVersion: "1.1.0", fields: [
+        try f.ledger.draft(operation: "topup.mobile", plugin: "ru.example.payments.quick", pluginVersion: "1.0.0", fields: [
             DocumentField("from", CoreTests.current), DocumentField("account", payee), DocumentField("amount", amount),
             DocumentField("currency", "RUB"), DocumentField("bic", "044525593"), DocumentField("name", "ПАО МТС"),
             DocumentField("purpose", "Пополнение +7 916 123-45-67"),

@@ -122,10 +122,14 @@ public enum DocumentPresentation {
         let feeCurrency = value(.feeCurrency) ?? currency
         var rows = [Row(label: HostMessage.fee.text(language), value: Amount.shown(fee, currency: feeCurrency, language),
                         field: PaymentField.fee.key, prominent: true)]
-        let document = fields.map { DocumentField($0.key, $0.value) }
-        if let payment = try? Payment(fields: document), payment.fee != nil {
-            rows.append(Row(label: HostMessage.totalDebited.text(language), value: Amount.shown(payment.totalDebited, language),
-                            prominent: true))
+        // The sum as the core makes it (``Payment/totalDebited``): both in the payment's currency, exact in minor units.
+        guard feeCurrency == currency, let known = Currency(code: currency), let amount = value(.amount),
+              let debited = try? Money(plain: amount, currency: known), let charged = try? Money(plain: fee, currency: known) else {
+            return rows
+        }
+        let (sum, overflow) = debited.minorUnits.addingReportingOverflow(charged.minorUnits)
+        if !overflow, let total = Money(minorUnits: sum, currency: known) {
+            rows.append(Row(label: HostMessage.totalDebited.text(language), value: Amount.shown(total, language), prominent: true))
         }
         return rows
     }

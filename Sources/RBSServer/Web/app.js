@@ -996,7 +996,10 @@ async function showReviewScreen(run) {
   }
   const review = state.review;
   showScreen("review");
-  $("review-summary").textContent = [review.amount && format.amount(review.amount, review.currency), review.payee].filter(Boolean).join(" → ");
+  // With a fee the summary leads with what leaves the account (the amount plus the fee), the fee beside it.
+  const debited = review.fee ? format.amount(review.totalDebited, review.currency) + " (" + t("fee") + " " + format.amount(review.fee, review.currency) + ")"
+    : review.amount && format.amount(review.amount, review.currency);
+  $("review-summary").textContent = [debited, review.payee].filter(Boolean).join(" → ");
   $("review-fields").replaceChildren(...review.fields.map((line) => {
     const entry = line.atom && state.atoms.get(line.atom);
     const editable = entry && !entry.view.hidden && ["input", "enum", "account", "toggle"].includes(entry.atom.kind);
@@ -1081,8 +1084,13 @@ async function showReceiptScreen(id) {
   const lines = [[t("status"), statusWord(receipt.status), receipt.status], [t("journalEntry"), String(receipt.journal)]];
   if (receipt.posting) {
     lines.push([t("from"), receipt.posting.debit, "account-number"], [t("to"), receipt.posting.credit, "account-number"],
-      [t("amount"), format.amount(receipt.posting.amount, receipt.posting.currency)],
-      [t("balanceNow"), format.amount(receipt.posting.balanceAfter, receipt.posting.currency)]);
+      [t("amount"), format.amount(receipt.posting.amount, receipt.posting.currency)]);
+    // A fee the core posted with the amount, and what left the account in all (the amount plus the fee).
+    if (receipt.posting.fee) {
+      lines.push([t("fee"), format.amount(receipt.posting.fee, receipt.posting.currency)],
+        [t("totalDebited"), format.amount(receipt.posting.totalDebited, receipt.posting.currency)]);
+    }
+    lines.push([t("balanceNow"), format.amount(receipt.posting.balanceAfter, receipt.posting.currency)]);
   }
   if (receipt.reason) lines.push([t("reason"), receipt.reason]);
   lines.push([t("documentHash"), receipt.documentHash, "hash"]);
