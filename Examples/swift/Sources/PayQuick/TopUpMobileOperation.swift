@@ -23,8 +23,8 @@ final class TopUpMobileOperation: Operation, OperationDefinition {
     static let translations = [
         Translation("ru", title: "Пополнение мобильного", category: "Платежи",
                     hints: ["phone": "10 цифр без +7, например 9161234567",
-                            "amount": "от 10 до 15 000 ₽; комиссия 1%, не меньше 1 ₽"],
-                    errors: ["amount": "Сумма пополнения — от 10 до 15 000 ₽"]),
+                            "amount": "от 10 ₽; комиссия 1%, не меньше 1 ₽"],
+                    errors: ["amount": "Сумма пополнения — не меньше 10 ₽"]),
         Translation("en", captions: ["srcAccount": "Debit account",
                                      "operatorCode": "Operator",
                                      "phone": "Phone number",
@@ -53,8 +53,8 @@ final class TopUpMobileOperation: Operation, OperationDefinition {
     required init() {
         super.init()
         phone.hint = "10 digits without +7, e.g. 9161234567"
-        amount.hint = "10 to 15,000 ₽; fee 1%, at least 1 ₽"
-        amount.validIf("amount >= 10 AND amount <= 15000", "A top-up is 10 to 15,000 ₽")
+        amount.hint = "at least 10 ₽; fee 1%, at least 1 ₽"
+        amount.validIf("amount >= 10", "A top-up is at least 10 ₽")
     }
 
     override var atoms: [Atom] { [srcAccount, operatorCode, phone, amount, feeInfo, btnSend] }
