@@ -55,7 +55,7 @@ extension OnlineBank {
                                recordedAt: iso(milliseconds: entry.recordedAtMilliseconds), debit: entry.debit,
                                credit: entry.credit, amount: entry.amount ?? document?.text(of: .amount),
                                currency: entry.currency ?? document?.text(of: .currency),
-                               fee: payment?.fee?.plain, totalDebited: payment?.totalDebited.plain,
+                               fee: payment?.fee?.plain, totalDebited: payment?.fee.map { _ in payment?.totalDebited.plain } ?? nil,
                                balanceAfter: entry.balanceAfter, reason: entry.reason, basket: entry.basketId,
                                operation: document?.operation, payee: document?.text(of: .payeeName), purpose: document?.text(of: .purpose))
     }

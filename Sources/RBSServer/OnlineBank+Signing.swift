@@ -140,7 +140,7 @@ extension OnlineBank {
                                                     currency: posting.amount.currency.code,
                                                     balanceAfter: Amount.text(posted.debitBalance, currency: posting.amount.currency.code),
                                                     fee: posting.fee?.amount.plain, feeAccount: posting.fee?.account,
-                                                    totalDebited: posting.totalDebited.plain),
+                                                    totalDebited: posting.fee.map { _ in posting.totalDebited.plain }),
                                reason: nil)
         case .acknowledged(let document, let sequence):
             return API.Receipt(status: "posted", journal: sequence, documentHash: document, posting: nil, reason: nil)
@@ -178,7 +178,7 @@ extension OnlineBank {
                               API.ReviewLine(caption: $0.caption, value: $0.value, prominent: $0.prominent, atom: $0.atom)
                           },
                           amount: payment?.amount.plain, currency: payment?.amount.currency.code,
-                          fee: payment?.fee?.plain, totalDebited: payment?.totalDebited.plain, payee: payment?.payee.name,
+                          fee: payment?.fee?.plain, totalDebited: payment?.fee.map { _ in payment?.totalDebited.plain } ?? nil, payee: payment?.payee.name,
                           documentHash: sign.document.id, method: sign.method.rawValue,
                           passkey: sign.method == .passkey ? passkey.flatMap { key in
                               party.map {

@@ -246,7 +246,7 @@ package enum API {
         /// The fee the document carries (plain decimal text, in `currency`), absent when it carries none; the core posts
         /// it with the amount to the bank's fee income account.
         package var fee: String? = nil
-        /// What leaves the debit account: the amount plus the fee (the amount when there is no fee).
+        /// What leaves the debit account: the amount plus the fee; absent, as `fee` is, when there is no fee.
         package var totalDebited: String? = nil
         package var payee: String?
         /// The document's id: the SHA-256 of its canonical bytes, which the signature covers.
@@ -326,8 +326,8 @@ package enum API {
         /// The fee posted with the amount (to `feeAccount`, the bank's fee income account), absent without one.
         package var fee: String? = nil
         package var feeAccount: String? = nil
-        /// The amount plus the fee: what left the debit account.
-        package var totalDebited: String
+        /// The amount plus the fee: what left the debit account; absent, as `fee` is, when there is no fee.
+        package var totalDebited: String? = nil
     }
 
     package struct Receipt: Encodable, Sendable {
@@ -392,7 +392,7 @@ package enum API {
         /// The fee the document carries (plain decimal text, in `currency`), absent when it carries none; the core posts
         /// it with the amount to the bank's fee income account.
         package var fee: String? = nil
-        /// What leaves the debit account: the amount plus the fee (the amount when there is no fee).
+        /// What leaves the debit account: the amount plus the fee; absent, as `fee` is, when there is no fee.
         package var totalDebited: String? = nil
         package var payee: String?
         package var payeeAccount: String?
@@ -443,7 +443,7 @@ package enum API {
         /// The fee the document carries (plain decimal text, in `currency`), absent when it carries none; the core posts
         /// it with the amount to the bank's fee income account.
         package var fee: String? = nil
-        /// What leaves the debit account: the amount plus the fee (the amount when there is no fee).
+        /// What leaves the debit account: the amount plus the fee; absent, as `fee` is, when there is no fee.
         package var totalDebited: String? = nil
         package var balanceAfter: String?
         package var reason: String?

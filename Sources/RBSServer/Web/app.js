@@ -499,7 +499,8 @@ async function showStatement(query) {
   $("statement-lines").tBodies[0].replaceChildren(...statement.lines.map((line) => element("tr", {},
     cell(t("time"), format.time(line.postedAt)),
     element("td", { "data-label": t("counterparty") }, element("span", { "data-source": "value",
-      text: [line.counterparty.name, line.counterparty.account].filter(Boolean).join(", ") })),
+      // A fee's line (kind "fee") goes to the bank's fee income account: named as the bank's fee.
+      text: [line.kind === "fee" ? t("fee") : line.counterparty.name, line.counterparty.account].filter(Boolean).join(", ") })),
     element("td", { "data-label": t("purpose") }, element("span", { "data-source": "value", text: line.purpose })),
     cell(t("amount"), (line.direction === "credit" ? "+" : "") + money(line.amount), "num " + line.direction),
     cell(t("balance"), money(line.balance), "num"))));

@@ -74,17 +74,18 @@ final class TopUpMobileOperation: Operation, OperationDefinition {
         return rubles * 100 + (Int64(fraction + String(repeating: "0", count: 2 - fraction.count)) ?? 0)
     }
 
-    /// Kopecks as plain decimal text with two decimals ("2525.00").
-    static func plain(_ minor: Int64) -> String {
+    /// Kopecks as plain decimal text with two decimals ("2525.00"); with `separator` "," as the form's Russian
+    /// caption writes it.
+    static func plain(_ minor: Int64, separator: String = ".") -> String {
         let kopecks = minor % 100
-        return "\(minor / 100)." + (kopecks < 10 ? "0" : "") + "\(kopecks)"
+        return "\(minor / 100)" + separator + (kopecks < 10 ? "0" : "") + "\(kopecks)"
     }
 
     override func onAtomValueChanged(_ sender: Atom, commit: Bool) {
         guard sender === amount else { return }
         if let minor = Self.minorUnits(amount.stringValue), minor > 0 {
             let fee = Self.feeMinor(minor)
-            feeInfo.caption = "Комиссия 1%: \(Self.plain(fee)) ₽, к списанию \(Self.plain(minor + fee)) ₽"
+            feeInfo.caption = "Комиссия 1%: \(Self.plain(fee, separator: ",")) ₽, к списанию \(Self.plain(minor + fee, separator: ",")) ₽"
         } else {
             feeInfo.caption = "Комиссия 1% (не меньше 1 ₽)"
         }
