@@ -9,10 +9,10 @@ struct ContractTests {
         ["id": "card.unblock", "title": "Unblock a card", "category": "Cards", "plugin": "ru.example.cards", "pluginVersion": "1.1.0"],
         ["id": "pay.pp.quick", "title": "Quick payment", "category": "Payments", "plugin": "ru.example.payments.quick",
          "pluginVersion": "1.0.0"],
-        ["id": "pay.pp.tax", "title": "Budget payment", "category": "Payments", "plugin": "ru.example.payments.tax",
-         "pluginVersion": "1.1.0"],
         ["id": "topup.mobile", "title": "Mobile top-up", "category": "Payments", "plugin": "ru.example.payments.quick",
          "pluginVersion": "1.0.0"],
+        ["id": "pay.pp.tax", "title": "Budget payment", "category": "Payments", "plugin": "ru.example.payments.tax",
+         "pluginVersion": "1.1.0"],
         ["id": "transfer.own", "title": "Transfer between own accounts", "category": "Transfers",
          "plugin": "ru.example.transfers", "pluginVersion": "1.0.0"],
     ]
@@ -138,7 +138,7 @@ struct ContractTests {
         let list = try sandbox.host(["list", "--json"])
         #expect(list.status == 0, "\(list)")
         let ids = try #require(try jsonObject(list.stdout) as? [[String: Any]]).compactMap { $0["id"] as? String }
-        #expect(ids == ["card.block", "card.unblock", "pay.pp.quick"])
+        #expect(ids == ["card.block", "card.unblock", "pay.pp.quick", "topup.mobile"])
         // One line per broken plugin on standard error, naming it; standard output stays clean JSON.
         #expect(list.stderrLines.count == 3, "\(list.stderr)")
         for name in ["garbage.so", "truncated.so", "empty.so"] {
