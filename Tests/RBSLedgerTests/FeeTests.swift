@@ -103,6 +103,13 @@ struct FeeTests {
         #expect(!forged.isValid(publicKey: f.identity.publicKey))
     }
 
+    @Test("a basket's totals are what its documents debit: amount plus fee")
+    func basketTotals() throws {
+        let f = try Fixture()
+        let basket = try Basket([try Self.payment(f, extra: [DocumentField("fee", "25.00")]), try f.payment(amount: "100.00")])
+        #expect(basket.totals.map { "\($0.amount) \($0.currency)" } == ["2625.00 RUB"])
+    }
+
     @Test("verify finds a fee income balance its postings do not give")
     func verifyReconcilesIncome() throws {
         let f = try Fixture()
