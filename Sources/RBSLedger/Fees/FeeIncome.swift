@@ -33,18 +33,9 @@ public enum FeeIncome {
         guard let number = number(of: currency) else {
             throw LedgerError.corruptDatabase(path: "", detail: "no fee income account can be made for currency \(currency)")
         }
-        let scale = fee.currency.minorUnits
-        let stored = try db.value(String.self, "SELECT balance FROM fee_income WHERE currency = ?", currency)
-        if stored == nil {
-            try db.execute("INSERT INTO fee_income (currency, number, balance) VALUES (?, ?, ?)",
-                           arguments: [.text(currency), .text(number), .text(DecimalText.format(0, scale: scale) ?? "0")])
-        }
-        guard let balance = DecimalText.parse(stored ?? "0") else {
-            throw LedgerError.corruptDatabase(path: "", detail: "the \(currency) fee income has balance \"\(stored ?? "")\", not a decimal")
-        }
-        let sum = balance + fee.amount
-        try db.execute("UPDATE fee_income SET balance = ? WHERE currency = ?",
-                       arguments: [.text(DecimalText.format(sum, scale: scale) ?? sum.description), .text(currency)])
+        // The same bookkeeping as the exchange positions, the core's other own accounts.
+        try ExchangePosition.add(fee.amount, to: "fee_income", currency: currency, number: number, scale: fee.currency.minorUnits,
+                                 named: "fee income", in: db)
         try db.execute(
             "INSERT INTO postings (document_id, debit, credit, amount, currency, time_ms, journal_seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
             arguments: [.text(documentId), .text(debit), .text(number), .text(fee.plain), .text(currency), .integer(time), .integer(sequence)])

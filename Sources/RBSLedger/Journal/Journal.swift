@@ -216,20 +216,15 @@ public struct Journal: Sendable {
             let fee = feeLegs[sequence] == nil ? "" : " and one for its fee"
             return "journal entry \(sequence) is posted but has \(count) postings (it should have exactly \(legs == 0 ? "one" : "two, the legs of its conversion")\(fee))"
         }
-        for row in incomes {
-            let currency: String = try column(row, "currency")
-            let number: String = try column(row, "number")
-            let text: String = try column(row, "balance")
-            guard let balance = DecimalText.parse(text), balance == movement[number] ?? 0 else {
-                return "the bank's \(currency) fee income \(number) holds \(text) \(currency), but its postings give \(movement[number] ?? 0) \(currency)"
-            }
-        }
-        for row in positions {
-            let currency: String = try column(row, "currency")
-            let number: String = try column(row, "number")
-            let text: String = try column(row, "balance")
-            guard let balance = DecimalText.parse(text), balance == movement[number] ?? 0 else {
-                return "the bank's \(currency) position \(number) holds \(text) \(currency), but its postings give \(movement[number] ?? 0) \(currency)"
+        // The bank's own accounts, opened at zero by the core: each holds exactly what its postings give.
+        for (rows, what) in [(positions, "position"), (incomes, "fee income")] {
+            for row in rows {
+                let currency: String = try column(row, "currency")
+                let number: String = try column(row, "number")
+                let text: String = try column(row, "balance")
+                guard let balance = DecimalText.parse(text), balance == movement[number] ?? 0 else {
+                    return "the bank's \(currency) \(what) \(number) holds \(text) \(currency), but its postings give \(movement[number] ?? 0) \(currency)"
+                }
             }
         }
         for row in accounts {

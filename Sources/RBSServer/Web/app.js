@@ -998,7 +998,7 @@ async function showReviewScreen(run) {
   const review = state.review;
   showScreen("review");
   // With a fee the summary leads with what leaves the account (the amount plus the fee), the fee beside it.
-  const debited = review.fee ? format.amount(review.totalDebited, review.currency) + " (" + t("fee") + " " + format.amount(review.fee, review.currency) + ")"
+  const debited = review.fee ? format.amount(review.totalDebited, review.currency) + " (" + t("fee").toLocaleLowerCase(state.lang) + " " + format.amount(review.fee, review.currency) + ")"
     : review.amount && format.amount(review.amount, review.currency);
   $("review-summary").textContent = [debited, review.payee].filter(Boolean).join(" → ");
   $("review-fields").replaceChildren(...review.fields.map((line) => {
