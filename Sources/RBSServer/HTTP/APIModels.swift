@@ -303,6 +303,9 @@ package enum API {
         package var credit: String?
         package var amount: String?
         package var currency: String?
+        /// The document's fee and the amount plus the fee, as in the review; absent without a fee.
+        package var fee: String? = nil
+        package var totalDebited: String? = nil
         package var payee: String?
         package var purpose: String?
         /// Every field of the signed document (card numbers masked, as signed).
