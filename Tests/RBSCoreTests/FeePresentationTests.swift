@@ -78,6 +78,22 @@ struct FeePresentationTests {
         }
     }
 
+    @Test("the core's fee refusals are said in Russian from their facts, naming the amount, the fee and the total")
+    func refusalsInRussian() throws {
+        let ledger = try ledger()
+        let keyId = try ledger.keys.load().keyId
+        func refusal(_ fields: [DocumentField]) throws -> Rejection? {
+            try ledger.bank.validate(try ledger.draft(operation: "topup.mobile", plugin: "ru.example.payments.quick", pluginVersion: "1.0.0",
+                                                      fields: fields, keyId: keyId))
+        }
+        let base = [DocumentField("from", Self.from), DocumentField("account", "40702810100000001234"), DocumentField("currency", "RUB")]
+        let short = try #require(try refusal(base + [DocumentField("amount", "147000.00"), DocumentField("fee", "1470.00")]))
+        #expect(HostMessage.describe(short, .ru)
+                == "недостаточно средств на счёте \(Self.from): остаток 147475.00 RUB, сумма 147000.00 RUB плюс комиссия 1470.00 RUB = 148470.00 RUB")
+        let other = try #require(try refusal(base + [DocumentField("amount", "10.00"), DocumentField("fee", "1.00"), DocumentField("feeCurrency", "USD")]))
+        #expect(HostMessage.describe(other, .ru) == "комиссия указана в USD, а платёж — в RUB: банк берёт комиссию только в валюте платежа")
+    }
+
     @Test("the statement has the payment's line and the fee's line of the same entry, the fee's counterparty the bank")
     func statementLines() throws {
         let ledger = try ledger()

@@ -82,12 +82,12 @@ public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
     static func insufficientFunds(account: String, balance: String, amount: String, fee: String, total: String, currency: String) -> Rejection {
         Rejection(code: .insufficientFunds,
                   message: "insufficient funds on \(account): balance \(balance) \(currency), amount \(amount) \(currency) plus fee \(fee) \(currency) = \(total) \(currency)",
-                  facts: ["account": account, "balance": balance, "amount": amount, "fee": fee, "total": total, "currency": currency])
+                  facts: ["account": account, "balance": balance, "amount": amount, "feeAmount": fee, "total": total, "currency": currency])
     }
     static func feeNotCarried(_ fee: String) -> Rejection {
         Rejection(code: .feeNotCarried,
                   message: "the document carries a fee (\"\(PaymentField.fee.key)\": \"\(fee)\") but moves no money: only a payment (a document with an amount) can carry a fee",
-                  facts: ["field": PaymentField.fee.key, "fee": fee])
+                  facts: ["field": PaymentField.fee.key, "feeAmount": fee])
     }
     static func feeAccountNamed(_ key: String, _ value: String) -> Rejection {
         Rejection(code: .feeAccountNamed,

@@ -139,7 +139,7 @@ public enum PaymentError: Error, Sendable, Hashable, CustomStringConvertible {
             Rejection(code: .feeCurrencyMismatch, message: description,
                       facts: ["feeCurrency": feeCurrency, "currency": currency, "field": PaymentField.feeCurrency.key, "label": label])
         case .totalTooLarge(let amount, let fee, let currency):
-            Rejection(code: .amountNotPositive, message: description, facts: ["amount": amount, "fee": fee, "currency": currency])
+            Rejection(code: .amountNotPositive, message: description, facts: ["amount": amount, "feeAmount": fee, "currency": currency])
         }
     }
 }
