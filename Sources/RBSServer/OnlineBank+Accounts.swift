@@ -49,11 +49,13 @@ extension OnlineBank {
     /// One journal entry as the API lists it: the posting's keys, and the document's operation, payee and purpose.
     static func line(_ entry: JournalEntry) -> API.JournalLine {
         let document = try? CanonicalEncoding.decode(entry.document)
+        let payment = Payment.of(document)
         // A refused document has no posting: its money fields as signed (whatever the core found wrong with them).
         return API.JournalLine(sequence: entry.sequence, kind: entry.kind.rawValue, documentHash: entry.documentId,
                                recordedAt: iso(milliseconds: entry.recordedAtMilliseconds), debit: entry.debit,
                                credit: entry.credit, amount: entry.amount ?? document?.text(of: .amount),
                                currency: entry.currency ?? document?.text(of: .currency),
+                               fee: payment?.fee?.plain, totalDebited: payment?.fee.map { _ in payment?.totalDebited.plain } ?? nil,
                                balanceAfter: entry.balanceAfter, reason: entry.reason, basket: entry.basketId,
                                operation: document?.operation, payee: document?.text(of: .payeeName), purpose: document?.text(of: .purpose))
     }

@@ -116,7 +116,8 @@ extension OnlineBank {
             let (reviewed, (run, document)) = element
             let payment = Payment.of(document)
             return API.BasketDocument(run: run, operation: reviewed.operation, documentHash: document.id,
-                                      amount: payment?.amount.plain, currency: payment?.amount.currency.code, payee: payment?.payee.name,
+                                      amount: payment?.amount.plain, currency: payment?.amount.currency.code,
+                                      fee: payment?.fee?.plain, totalDebited: payment?.fee.map { _ in payment?.totalDebited.plain } ?? nil, payee: payment?.payee.name,
                                       payeeAccount: payment?.creditAccount,
                                       fields: reviewed.lines.map { API.ReviewLine(caption: $0.caption, value: $0.value, prominent: $0.prominent) },
                                       refusal: reviewed.refusal?.message,

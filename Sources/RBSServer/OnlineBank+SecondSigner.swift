@@ -15,7 +15,8 @@ extension OnlineBank {
                         journal: pending.entry.sequence, documentHash: pending.entry.documentId,
                         signedAt: pending.signedAt, signedBy: pending.signedBy,
                         operation: document.operation, debit: pending.entry.debit, credit: pending.entry.credit,
-                        amount: pending.entry.amount, currency: pending.entry.currency, payee: payment?.payee.name,
+                        amount: pending.entry.amount, currency: pending.entry.currency, fee: payment?.fee?.plain,
+                        totalDebited: payment?.fee.map { _ in payment?.totalDebited.plain } ?? nil, payee: payment?.payee.name,
                         purpose: payment?.purpose, fields: Dictionary(document.fields.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a }),
                         canSign: pending.entry.keyId != customer.keyId && pending.signedBy != customer.name)
                 }

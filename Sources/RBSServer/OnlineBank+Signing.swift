@@ -138,7 +138,9 @@ extension OnlineBank {
                                posting: API.Posting(debit: posting.debit, credit: posting.credit,
                                                     amount: posting.amount.plain,
                                                     currency: posting.amount.currency.code,
-                                                    balanceAfter: Amount.text(posted.debitBalance, currency: posting.amount.currency.code)),
+                                                    balanceAfter: Amount.text(posted.debitBalance, currency: posting.amount.currency.code),
+                                                    fee: posting.fee?.amount.plain, feeAccount: posting.fee?.account,
+                                                    totalDebited: posting.fee.map { _ in posting.totalDebited.plain }),
                                reason: nil)
         case .acknowledged(let document, let sequence):
             return API.Receipt(status: "posted", journal: sequence, documentHash: document, posting: nil, reason: nil)
@@ -175,7 +177,8 @@ extension OnlineBank {
         return API.Review(fields: sign.review(in: language).map {
                               API.ReviewLine(caption: $0.caption, value: $0.value, prominent: $0.prominent, atom: $0.atom)
                           },
-                          amount: payment?.amount.plain, currency: payment?.amount.currency.code, payee: payment?.payee.name,
+                          amount: payment?.amount.plain, currency: payment?.amount.currency.code,
+                          fee: payment?.fee?.plain, totalDebited: payment?.fee.map { _ in payment?.totalDebited.plain } ?? nil, payee: payment?.payee.name,
                           documentHash: sign.document.id, method: sign.method.rawValue,
                           passkey: sign.method == .passkey ? passkey.flatMap { key in
                               party.map {

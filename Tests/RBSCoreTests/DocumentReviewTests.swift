@@ -235,7 +235,7 @@ struct DocumentReviewTests {
     func catalogueHasBoth() {
         let messages: [HostMessage] = [
             .amount, .currency, .payee, .payeeTaxID, .payeeAccount, .bank, .bic, .debitAccount, .card, .purpose, .document,
-            .challenge, .signedWith, .signingMethod(.totp), .signingMethod(.ocra), .signingMethod(.passkey), .yes, .no, .formKeys, .optional, .blocked,
+            .fee, .totalDebited, .challenge, .signedWith, .signingMethod(.totp), .signingMethod(.ocra), .signingMethod(.passkey), .yes, .no, .formKeys, .optional, .blocked,
             .form, .needsAttention, .noAccountHere, .tryAgain, .fixOrGoOn, .backToThatField, .enterSubmits, .enterPresses,
             .submitHelp, .actionHelp, .pressEnterOrWord("x"), .optionalHelp, .formHelpKeys, .cleared("x"), .kindText(""),
             .kindDigits(""), .kindNumber, .kindAmount("RUB"), .kindDate, .kindChoice(3), .kindToggle, .kindAccount,

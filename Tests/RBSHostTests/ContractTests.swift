@@ -9,20 +9,22 @@ struct ContractTests {
         ["id": "card.unblock", "title": "Unblock a card", "category": "Cards", "plugin": "ru.example.cards", "pluginVersion": "1.1.0"],
         ["id": "pay.pp.quick", "title": "Quick payment", "category": "Payments", "plugin": "ru.example.payments.quick",
          "pluginVersion": "1.0.0"],
+        ["id": "topup.mobile", "title": "Mobile top-up", "category": "Payments", "plugin": "ru.example.payments.quick",
+         "pluginVersion": "1.0.0"],
         ["id": "pay.pp.tax", "title": "Budget payment", "category": "Payments", "plugin": "ru.example.payments.tax",
          "pluginVersion": "1.1.0"],
         ["id": "transfer.own", "title": "Transfer between own accounts", "category": "Transfers",
          "plugin": "ru.example.transfers", "pluginVersion": "1.0.0"],
     ]
 
-    @Test("list --json: exactly {id, title, category, plugin, pluginVersion} for each of the five operations")
+    @Test("list --json: exactly {id, title, category, plugin, pluginVersion} for each of the six operations")
     func listJSON() throws {
         let sandbox = try HostSandbox()
         let result = try sandbox.host(["list", "--json"])
         #expect(result.status == 0, "\(result)")
         #expect(result.stderr.isEmpty)
         let array = try #require(try jsonObject(result.stdout) as? [[String: Any]])
-        #expect(array.count == 5)
+        #expect(array.count == 6)
         for item in array {
             #expect(keys(item) == ["id", "title", "category", "plugin", "pluginVersion"])
         }
@@ -136,7 +138,7 @@ struct ContractTests {
         let list = try sandbox.host(["list", "--json"])
         #expect(list.status == 0, "\(list)")
         let ids = try #require(try jsonObject(list.stdout) as? [[String: Any]]).compactMap { $0["id"] as? String }
-        #expect(ids == ["card.block", "card.unblock", "pay.pp.quick"])
+        #expect(ids == ["card.block", "card.unblock", "pay.pp.quick", "topup.mobile"])
         // One line per broken plugin on standard error, naming it; standard output stays clean JSON.
         #expect(list.stderrLines.count == 3, "\(list.stderr)")
         for name in ["garbage.so", "truncated.so", "empty.so"] {

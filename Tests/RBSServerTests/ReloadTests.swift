@@ -46,7 +46,7 @@ struct ReloadTests {
             }
             #expect(changes == ["ru.example.payments.quick": "added", "ru.example.transfers": "removed"])
             let operations = try await api.call(.get, "/api/v1/operations", token: token).array.compactMap { $0["id"] as? String }
-            #expect(operations == ["pay.pp.quick"])
+            #expect(operations == ["pay.pp.quick", "topup.mobile"])
             #expect(try await api.call(.post, "/api/v1/runs", token: token, json: ["operation": "transfer.own"]).status == 404)
             // The open run still works on the version it started with.
             let shown = try await api.call(.get, "/api/v1/runs/\(run)", token: token)

@@ -30,6 +30,9 @@ extension HostMessage {
         func fact(_ key: String) -> String { facts[key] ?? "?" }
         guard !facts.isEmpty else { return rejection.message }
         switch rejection.code {
+        case .insufficientFunds where facts["feeAmount"] != nil:
+            return "недостаточно средств на счёте \(fact("account")): остаток \(fact("balance")) \(fact("currency")), сумма \(fact("amount")) \(fact("currency"))"
+                + " плюс комиссия \(fact("feeAmount")) \(fact("currency")) = \(fact("total")) \(fact("currency"))"
         case .insufficientFunds:
             return "недостаточно средств на счёте \(fact("account")): остаток \(fact("balance")) \(fact("currency")), сумма \(fact("amount")) \(fact("currency"))"
         case .accountBlocked:
@@ -43,6 +46,9 @@ extension HostMessage {
         case .currencyMismatch:
             return "документ в валюте \(fact("document")), а счёт \(fact("account")) — в \(fact("accountCurrency"))"
         case .unknownCurrency: return "банк не ведёт счетов в валюте «\(fact("currency"))»"
+        case .amountNotPositive where facts["field"] == PaymentField.fee.key: return "комиссия \(fact("amount")) не больше нуля"
+        case .amountNotPositive where facts["feeAmount"] != nil:
+            return "сумма \(fact("amount")) \(fact("currency")) вместе с комиссией \(fact("feeAmount")) \(fact("currency")) больше наибольшей суммы, которую проводит банк"
         case .amountNotPositive: return "сумма \(fact("amount")) не больше нуля"
         case .tooManyDecimals:
             return "в сумме \(fact("amount")) больше знаков после запятой (\(fact("minorUnits"))), чем у \(fact("currency"))"
@@ -66,6 +72,12 @@ extension HostMessage {
         case .notSignersCard: return "карта \(fact("card")) принадлежит другому клиенту: заблокировать или разблокировать её может только её владелец"
         case .cardAlreadyBlocked: return "карта \(fact("card")) уже заблокирована"
         case .cardNotBlocked: return "карта \(fact("card")) не заблокирована: разблокировать нечего"
+        case .feeCurrencyMismatch:
+            return "комиссия указана в \(fact("feeCurrency")), а платёж — в \(fact("currency")): банк берёт комиссию только в валюте платежа"
+        case .feeNotCarried:
+            return "в документе есть комиссия («\(fact("field"))»: «\(fact("feeAmount"))»), но он не переводит денег: комиссию может нести только платёж (документ с суммой)"
+        case .feeAccountNamed:
+            return "документ указывает счёт для комиссии («\(fact("field"))»: «\(fact("account"))»): комиссия зачисляется на счёт доходов банка, его не выбирает документ — уберите это поле"
         case .unknownCardAction: return "действие с картой должно быть «block» или «unblock», а не «\(fact("action"))»"
         case .invisibleCharacter:
             return "поле «\(fact("field"))» содержит невидимый символ \(fact("character")) (\(fact("name"))) в позиции \(fact("position")): "

@@ -11,6 +11,8 @@ extension HostMessage {
         case bankName, bankWithBIC(String), correspondentAccount
         case operation, plugin, created, payer
         case statusLabel, journalEntry, recorded, debitedCredited, amountPosted, balanceAfter, reason
+        /// A posted fee (``FeeIncome``): the fee and the bank's income account it went to, and the amount plus the fee.
+        case feePosted, totalPosted, feeLine
         case documentHash, signatureEd25519, signaturePasskey, keyId, authorisedWith, entryHash, response
         case authorisedTOTP, authorisedOCRA(suite: String, basket: Bool), authorisedPasskey(suite: String), notRecorded
         case basketOutcome(id: String, posted: Int, of: Int, repeated: Bool), basketInvalid(id: String)
@@ -56,6 +58,9 @@ extension HostMessage {
             case .recorded: language.pick("Recorded", "Записан")
             case .debitedCredited: language.pick("Debited → credited", "Списано → зачислено")
             case .amountPosted: language.pick("Amount posted", "Проведённая сумма")
+            case .feePosted: language.pick("Fee posted", "Проведённая комиссия")
+            case .totalPosted: language.pick("Total debited", "Всего списано")
+            case .feeLine: language.pick("Bank fee", "Комиссия банка")
             case .balanceAfter: language.pick("Balance after", "Остаток после")
             case .reason: language.pick("Reason", "Причина")
             case .documentHash: language.pick("Document hash (SHA-256)", "Хеш документа (SHA-256)")

@@ -12,6 +12,8 @@ public enum HostMessage: Sendable, Equatable {
     case signedWith, signingMethod(SigningMethod), yes, no
     // A conversion's rows (``DocumentPresentation``): the amount debited and credited, the rate and its time.
     case debited, credited, exchangeRate, rateTime
+    // A fee's rows (``DocumentPresentation``): the fee the document carries and what leaves the account in all.
+    case fee, totalDebited
     case basketTotal(documents: Int), basketId, basketEmpty, basketAdded(position: Int, count: Int), basketRemoved(Int, left: Int)
     case basketCleared(Int), basketNoSuchDocument(Int, count: Int), basketWouldRefuse(String), basketHeader(Int)
     case basketUsage, basketNothingFilled, basketAllRefused, basketCodePrompt, basketResponsePrompt(String)
@@ -77,6 +79,8 @@ public enum HostMessage: Sendable, Equatable {
         case .credited: language.pick("Credited", "Зачисляется")
         case .exchangeRate: language.pick("Exchange rate", "Курс обмена")
         case .rateTime: language.pick("Rate as of", "Курс на")
+        case .fee: language.pick("Fee", "Комиссия")
+        case .totalDebited: language.pick("Total debited", "Всего к списанию")
         case .signedWith: language.pick("Signed with", "Способ подписи")
         case .signingMethod(let method):
             switch method {

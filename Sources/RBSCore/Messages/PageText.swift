@@ -22,7 +22,7 @@ public enum PageText: String, CaseIterable, Sendable {
     case duplicateConfirm, duplicateFirst, codeLabel, codeHint, signAndSend, signWithPasskey, addToBasket, backToForm
     case theDocument, payee
     // The receipt.
-    case receipt, status, journalEntry, from, to, balanceNow, reason, done, posted, rejected, awaiting
+    case receipt, status, journalEntry, from, to, balanceNow, reason, done, posted, rejected, awaiting, fee, totalDebited
     // The basket.
     case basket, basketIntro, basketOperation, basketPayeeAccount, basketReview, basketTotal, basketId, basketCode
     case basketSign, basketMake, basketClear, basketAdded, basketSigned, basketEmptied, basketRefuse, basketDuplicate
@@ -137,6 +137,8 @@ public enum PageText: String, CaseIterable, Sendable {
         case .from: language.pick("From", "Со счёта")
         case .to: language.pick("To", "На счёт")
         case .balanceNow: language.pick("Balance now", "Остаток после платежа")
+        case .fee: HostMessage.fee.text(language)
+        case .totalDebited: HostMessage.Report.totalPosted.text(language)
         case .reason: language.pick("Reason", "Причина")
         case .done: language.pick("Done", "Готово")
         case .posted: HostMessage.posted.text(language)

@@ -49,6 +49,9 @@ public enum DocumentPresentation {
         rows += conversion
         // The credited currency and the pair are shown in the rows above.
         if !conversion.isEmpty { shown.formUnion(Conversion.Key.all) }
+        let fee = feeRows(fields, language: language)
+        rows += fee
+        if !fee.isEmpty { shown.formUnion([PaymentField.fee.key, PaymentField.feeCurrency.key]) }
         for role in [DocumentFieldRole.payee, .payeeTaxID, .payeeAccount, .payeeBank, .debitAccount] {
             for (key, value) in fields where !value.isEmpty && !shown.contains(key) && presentation(key).role == role {
                 var text = CardNumberMask.masked(value)
@@ -105,6 +108,30 @@ public enum DocumentPresentation {
             Row(label: HostMessage.exchangeRate.text(language), value: rateText, field: Key.rate, prominent: true),
             Row(label: HostMessage.rateTime.text(language), value: Self.instant(time), field: Key.time, prominent: true),
         ]
+    }
+
+    /// A fee's rows, right after the amount (and a conversion's rows), both prominent: the fee in its currency and
+    /// the total debited, the amount plus the fee — what the core checks the balance against and posts
+    /// (``Payment/totalDebited``), so "к списанию" is always what leaves the account. None without a fee; a fee
+    /// that is not an amount, or in another currency than the payment's, is shown as written with no total (the core
+    /// refuses such a document, and the review says why).
+    static func feeRows(_ fields: [(key: String, value: String)], language: HostLanguage) -> [Row] {
+        func value(_ field: PaymentField) -> String? { fields.first { $0.key == field.key && !$0.value.isEmpty }?.value }
+        guard let fee = value(.fee) else { return [] }
+        let currency = value(.currency) ?? ""
+        let feeCurrency = value(.feeCurrency) ?? currency
+        var rows = [Row(label: HostMessage.fee.text(language), value: Amount.shown(fee, currency: feeCurrency, language),
+                        field: PaymentField.fee.key, prominent: true)]
+        // The sum as the core makes it (``Payment/totalDebited``): both in the payment's currency, exact in minor units.
+        guard feeCurrency == currency, let known = Currency(code: currency), let amount = value(.amount),
+              let debited = try? Money(plain: amount, currency: known), let charged = try? Money(plain: fee, currency: known) else {
+            return rows
+        }
+        let (sum, overflow) = debited.minorUnits.addingReportingOverflow(charged.minorUnits)
+        if !overflow, let total = Money(minorUnits: sum, currency: known) {
+            rows.append(Row(label: HostMessage.totalDebited.text(language), value: Amount.shown(total, language), prominent: true))
+        }
+        return rows
     }
 
     /// A rate as signed (6 decimals) without the trailing zeros past the second, with the language's decimal

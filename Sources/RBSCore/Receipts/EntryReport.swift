@@ -82,7 +82,8 @@ public struct EntryReport: Sendable, Hashable {
         sections.append(Section(title: text(.documentSection),
                                 rows: Self.documentRows(document, operation: descriptor, payer: payer(document.keyId) ?? Self.payer(keyId: document.keyId, ledger: ledger),
                                                         directory: directory, language: language)))
-        sections.append(Section(title: text(.outcomeSection), rows: Self.outcomeRows(entry, balance: !receipt, language: language)))
+        sections.append(Section(title: text(.outcomeSection),
+                                rows: Self.outcomeRows(entry, payment: Payment.of(document), balance: !receipt, language: language)))
         sections.append(Section(title: text(.signatureSection), rows: Self.signatureRows(entry, language: language)))
         if !receipt, let basketId = entry.basketId {
             sections.append(Section(title: text(.basketSection),
@@ -121,7 +122,10 @@ public struct EntryReport: Sendable, Hashable {
         return rows
     }
 
-    static func outcomeRows(_ entry: JournalEntry, balance: Bool, language: HostLanguage) -> [Row] {
+    /// The entry's outcome; for a posted payment with a fee, the fee leg the core posted with the amount (to the bank's
+    /// fee income account of its currency, ``FeeIncome``: `verify` holds the entry's fee posting to its document's
+    /// fee) and the total debited.
+    static func outcomeRows(_ entry: JournalEntry, payment: Payment?, balance: Bool, language: HostLanguage) -> [Row] {
         func text(_ report: HostMessage.Report) -> String { report.text(language) }
         var rows = [Row(label: text(.statusLabel), value: HostMessage.status(entry.kind).text(language)),
                     Row(label: text(.journalEntry), value: String(entry.sequence)),
@@ -131,6 +135,11 @@ public struct EntryReport: Sendable, Hashable {
         }
         if let amount = entry.amount, let currency = entry.currency {
             rows.append(Row(label: text(.amountPosted), value: Amount.shown(amount, currency: currency, language)))
+        }
+        if entry.kind == .posted, let payment, let fee = payment.fee, let debit = entry.debit,
+           let income = FeeIncome.number(of: fee.currency.code) {
+            rows.append(Row(label: text(.feePosted), value: "\(Amount.shown(fee, language)): \(debit) → \(income)"))
+            rows.append(Row(label: text(.totalPosted), value: Amount.shown(payment.totalDebited, language)))
         }
         if balance, let after = entry.balanceAfter, let currency = entry.currency {
             rows.append(Row(label: text(.balanceAfter), value: Amount.shown(after, currency: currency, language)))

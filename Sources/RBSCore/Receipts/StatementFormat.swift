@@ -29,6 +29,8 @@ public enum StatementFormat {
             public var purpose: String
             public var amount: String
             public var balance: String
+            /// `payment`, or `fee`: the fee leg of the same journal entry, to the bank's fee income account.
+            public var kind: String
         }
 
         public var account: String
@@ -76,8 +78,16 @@ public enum StatementFormat {
                 .init(journal: line.sequence, postedAt: iso.string(from: Timestamp.date(milliseconds: line.postedAtMilliseconds)),
                       documentId: line.documentId, operation: line.operation, direction: line.direction,
                       counterparty: .init(account: line.counterpartyAccount, name: line.counterpartyName),
-                      purpose: line.purpose, amount: text(line.amount), balance: text(line.balanceAfter))
+                      purpose: line.purpose, amount: text(line.amount), balance: text(line.balanceAfter),
+                      kind: line.isFee ? "fee" : "payment")
             })
+    }
+
+    /// A line's counterparty as a person reads it: the name and the account; for a fee leg, the bank's fee and the
+    /// income account it went to (the payment's own line of the entry names the payee).
+    public static func counterparty(_ line: StatementLine, language: HostLanguage) -> String {
+        let name = line.isFee ? HostMessage.Report.feeLine.text(language) : line.counterpartyName
+        return [name, line.counterpartyAccount].filter { !$0.isEmpty }.joined(separator: ", ")
     }
 
     /// A posting's time as a statement writes it: `31.03.2026 14:05` in `timeZone`.
@@ -124,8 +134,7 @@ public enum StatementFormat {
             let amount = (line.amount > 0 ? "+" : "") + money(line.amount)
             writer.row(label: times.string(from: Timestamp.date(milliseconds: line.postedAtMilliseconds)) + " · " + String(line.sequence),
                        value: amount)
-            let counterparty = [line.counterpartyName, line.counterpartyAccount].filter { !$0.isEmpty }.joined(separator: ", ")
-            writer.row(label: label(.counterpartyColumn), value: counterparty)
+            writer.row(label: label(.counterpartyColumn), value: counterparty(line, language: language))
             if !line.purpose.isEmpty { writer.row(label: label(.purposeColumn), value: line.purpose) }
             writer.row(label: label(.balance), value: money(line.balanceAfter))
         }

@@ -15,7 +15,7 @@ public struct Basket: Sendable, Hashable {
     public let list: BasketList
 
     /// Refuses an empty basket, more than ``maximumDocuments``, the same document twice, and documents for
-    /// different keys. Totals add each document's `amount` into its `currency` (documents without an amount, a card
+    /// different keys. Totals add each document's `amount` and `fee` into its `currency` (documents without an amount, a card
     /// block, add nothing), exactly, with the currency's minor units (``totals(of:)``).
     public init(_ documents: [Document]) throws(BasketError) {
         guard let first = documents.first else { throw .empty }
@@ -33,7 +33,8 @@ public struct Basket: Sendable, Hashable {
         list = BasketList(keyId: first.keyId, documentIds: ids, totals: try Self.totals(of: documents))
     }
 
-    /// Each currency's sum of the documents' amounts (documents that move no money, a card block, add nothing),
+    /// Each currency's sum of what the documents debit — the amount plus the fee (``Payment/totalDebited``): what
+    /// the person approves altogether leaves their accounts — (documents that move no money, a card block, add nothing),
     /// exact, written with the currency's minor units. A document with a missing or malformed money field cannot be
     /// in a basket: its total would be a guess (``BasketError/badPayment(position:_:)``).
     static func totals(of documents: [Document]) throws(BasketError) -> [BasketTotal] {
@@ -41,7 +42,7 @@ public struct Basket: Sendable, Hashable {
         for (offset, document) in documents.enumerated() {
             let payment: Payment?
             do { payment = try Payment(document) } catch { throw .badPayment(position: offset + 1, error) }
-            guard let amount = payment?.amount else { continue }
+            guard let amount = payment?.totalDebited else { continue }
             let (sum, overflow) = (sums[amount.currency] ?? 0).addingReportingOverflow(amount.minorUnits)
             guard !overflow, let total = Money(minorUnits: sum, currency: amount.currency) else {
                 throw .badAmount(position: offset + 1, amount: amount.plain)

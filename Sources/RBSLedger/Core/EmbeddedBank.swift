@@ -237,7 +237,7 @@ public struct EmbeddedBank: Sendable {
         let outcome: Outcome
         var decision: Plan = if let decline = completing?.decline { .reject(decline) } else { try decide(signed.document, state: &state, in: db) }
         if completing == nil, case .post(let posting, let amountText, _, _) = decision,
-           try state.secondSignerPolicy(for: keyId, in: db)?.requiresSecondSigner(amount: posting.amount.amount, currency: posting.amount.currency.code) == true {
+           try state.secondSignerPolicy(for: keyId, in: db)?.requiresSecondSigner(amount: posting.totalDebited.amount, currency: posting.amount.currency.code) == true {
             decision = .awaitSecondSigner(posting, amountText)
         }
         switch decision {
@@ -269,6 +269,9 @@ public struct EmbeddedBank: Sendable {
                     "INSERT INTO postings (document_id, debit, credit, amount, currency, time_ms, journal_seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     arguments: [.text(documentId), .text(posting.debit), .text(posting.credit), .text(amountText),
                                 .text(posting.amount.currency.code), .integer(now), .integer(sequence)])
+            }
+            if let fee = posting.fee {
+                try FeeIncome.post(fee.amount, debit: posting.debit, documentId: documentId, sequence: sequence, time: now, in: db)
             }
             record = entry(.posted, posting: posting, amount: amountText, balance: newDebitText)
             outcome = .posted(Receipt(documentId: documentId, posting: posting, debitBalance: newDebit, sequence: sequence))
@@ -335,7 +338,12 @@ public struct EmbeddedBank: Sendable {
         // The typed payment (``Payment``): a missing or malformed money field is refused, naming the field.
         let read: Payment?
         do { read = try Payment(document) } catch { return .reject(error.rejection) }
+        // The fee's account is the core's alone (``FeeIncome``): a document naming one is refused, not ignored, so no
+        // review ever shows an account the money would not go to.
+        if let named = document[FeeIncome.reservedKey] { return .reject(.feeAccountNamed(FeeIncome.reservedKey, named)) }
         guard let payment = read else {
+            // Only a payment carries a fee: on a document that moves no money it would be signed and never posted.
+            if let fee = document.text(of: .fee) ?? document.text(of: .feeCurrency) { return .reject(.feeNotCarried(fee)) }
             // A document that moves no money and names a card by its masked number is about that card; a payment
             // that mentions a card (a card-to-account transfer's masked source) is decided as a payment below.
             if let card = document["cardMasked"] { return try cardPlan(document, card: card, state: &state, in: db) }
@@ -372,18 +380,28 @@ public struct EmbeddedBank: Sendable {
         if conversion == nil, let credited = document[Conversion.Key.creditAmount] ?? document[Conversion.Key.pair] {
             return .reject(.conversionMismatch(document: credited, expected: "no conversion (both accounts are in \(currency))"))
         }
+        // The balance must cover everything that leaves the account: the amount and the fee, decided here once.
+        let total = payment.totalDebited
         let covered = if let balance = debitState.minor, debitState.scale == minorUnits {
-            balance >= amountMinor
+            balance >= total.minorUnits
         } else {
-            debitState.balance >= amount
+            debitState.balance >= total.amount
         }
         guard covered else {
-            return .reject(.insufficientFunds(
-                account: from, balance: DecimalText.format(debitState.balance, scale: minorUnits) ?? debitState.balance.description,
-                amount: payment.amount.plain, currency: currency))
+            let balance = DecimalText.format(debitState.balance, scale: minorUnits) ?? debitState.balance.description
+            if let fee = payment.fee {
+                return .reject(.insufficientFunds(account: from, balance: balance, amount: payment.amount.plain, fee: fee.plain,
+                                                  total: total.plain, currency: currency))
+            }
+            return .reject(.insufficientFunds(account: from, balance: balance, amount: payment.amount.plain, currency: currency))
+        }
+        var feeLeg: FeeLeg?
+        if let fee = payment.fee {
+            guard let income = FeeIncome.number(of: currency) else { return .reject(.unknownCurrency(currency)) }
+            feeLeg = FeeLeg(amount: fee, account: income)
         }
         let posting = Posting(debit: from, credit: credit, amount: payment.amount, internalTransfer: internalTransfer,
-                              conversion: conversion)
+                              conversion: conversion, fee: feeLeg)
         return .post(posting, payment.amount.plain, amountMinor, minorUnits)
     }
 
@@ -509,7 +527,7 @@ public struct EmbeddedBank: Sendable {
             return .posted(Receipt(
                 documentId: entry.documentId,
                 posting: Posting(debit: debit, credit: credit, amount: amount, internalTransfer: internalTransfer,
-                                 conversion: conversion),
+                                 conversion: conversion, fee: try FeeIncome.posted(sequence: entry.sequence, in: db)),
                 debitBalance: balance, sequence: entry.sequence))
         }
     }
@@ -574,11 +592,16 @@ extension EmbeddedBank.BatchState {
     }
 
     /// Moves `posting`'s money between the in-memory balances: its amount (`minor` in minor units, when known, with
-    /// `scale` decimals) off the debit account, and onto the credit account when it is one of the bank's — its
+    /// `scale` decimals) and its fee off the debit account, and onto the credit account when it is one of the bank's — its
     /// conversion's credited amount in its own currency for a conversion. Returns the debit account's balance
     /// (``add(_:minor:to:scale:)``).
     mutating func move(_ posting: Posting, minor: Int64?, scale: Int) throws -> (Decimal, String) {
-        let debited = try add(-posting.amount.amount, minor: minor.map { -$0 }, to: posting.debit, scale: scale)
+        var debited = try add(-posting.amount.amount, minor: minor.map { -$0 }, to: posting.debit, scale: scale)
+        if let fee = posting.fee {
+            // The fee leaves the same account in the same currency; its income account is the core's (``FeeIncome``),
+            // moved by the posting itself, not here.
+            debited = try add(-fee.amount.amount, minor: -fee.amount.minorUnits, to: posting.debit, scale: scale)
+        }
         if let conversion = posting.conversion {
             let creditScale = Currency(code: conversion.creditCurrency)?.minorUnits ?? scale
             _ = try add(conversion.creditAmount, minor: DecimalText.minorUnits(conversion.creditText, scale: creditScale),

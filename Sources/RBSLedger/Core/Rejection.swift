@@ -39,6 +39,13 @@ public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
         case cardNotBlocked = "card_not_blocked"
         /// The document names a card but its `action` is neither `block` nor `unblock`.
         case unknownCardAction = "unknown_card_action"
+        /// The document's fee is written in another currency than its amount (``PaymentError/feeCurrencyMismatch``).
+        case feeCurrencyMismatch = "fee_currency_mismatch"
+        /// The document carries a fee but moves no money (a card block, a request): only a payment can carry one.
+        case feeNotCarried = "fee_not_carried"
+        /// The document names an account for its fee: the fee goes to the bank's own income account, which the core
+        /// chooses (``FeeIncome``), never one a document names.
+        case feeAccountNamed = "fee_account_named"
     }
 
     public let code: Code
@@ -69,6 +76,23 @@ public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
     static func insufficientFunds(account: String, balance: String, amount: String, currency: String) -> Rejection {
         Rejection(code: .insufficientFunds, message: "insufficient funds on \(account): balance \(balance) \(currency), amount \(amount) \(currency)",
                   facts: ["account": account, "balance": balance, "amount": amount, "currency": currency])
+    }
+    /// The balance covers less than the amount plus the fee: the message names all three, so a person sees why an
+    /// amount below the balance is refused.
+    static func insufficientFunds(account: String, balance: String, amount: String, fee: String, total: String, currency: String) -> Rejection {
+        Rejection(code: .insufficientFunds,
+                  message: "insufficient funds on \(account): balance \(balance) \(currency), amount \(amount) \(currency) plus fee \(fee) \(currency) = \(total) \(currency)",
+                  facts: ["account": account, "balance": balance, "amount": amount, "feeAmount": fee, "total": total, "currency": currency])
+    }
+    static func feeNotCarried(_ fee: String) -> Rejection {
+        Rejection(code: .feeNotCarried,
+                  message: "the document carries a fee (\"\(PaymentField.fee.key)\": \"\(fee)\") but moves no money: only a payment (a document with an amount) can carry a fee",
+                  facts: ["field": PaymentField.fee.key, "feeAmount": fee])
+    }
+    static func feeAccountNamed(_ key: String, _ value: String) -> Rejection {
+        Rejection(code: .feeAccountNamed,
+                  message: "the document names an account for its fee (\"\(key)\": \"\(value)\"): the bank credits a fee to its own income account, which no document chooses — remove the field",
+                  facts: ["field": key, "account": value])
     }
     static func blocked(_ account: String) -> Rejection {
         Rejection(code: .accountBlocked, message: "account \(account) is blocked and accepts no debits",

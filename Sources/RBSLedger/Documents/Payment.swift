@@ -5,7 +5,7 @@ import RBSMoney
 /// read from a document that moves money. The one place that knows under which key each is written (``key``); nothing
 /// outside this mapping reads a money field by its key.
 public enum PaymentField: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    case amount, currency, debitAccount, creditAccount, payeeName, payeeBank, payeeTaxID, payeeKPP, purpose, fee
+    case amount, currency, debitAccount, creditAccount, payeeName, payeeBank, payeeTaxID, payeeKPP, purpose, fee, feeCurrency
 
     /// The key the document contract fixes for the field when the operation's labels name no other
     /// (`rbs.document-labels/1` may give ``payeeTaxID`` to a key of the plugin's own).
@@ -21,6 +21,7 @@ public enum PaymentField: String, Sendable, Hashable, CaseIterable, CustomString
         case .payeeKPP: "kpp"
         case .purpose: "purpose"
         case .fee: "fee"
+        case .feeCurrency: "feeCurrency"
         }
     }
 
@@ -37,6 +38,7 @@ public enum PaymentField: String, Sendable, Hashable, CaseIterable, CustomString
         case .payeeKPP: "the payee's KPP"
         case .purpose: "the purpose"
         case .fee: "the fee"
+        case .feeCurrency: "the currency of the fee"
         }
     }
 
@@ -91,12 +93,19 @@ public enum PaymentError: Error, Sendable, Hashable, CustomStringConvertible {
     case unknownCurrency(String, label: String)
     /// More decimals than the currency has (never rounded).
     case tooManyDecimals(PaymentField, text: String, currency: Currency, label: String)
+    /// The fee is written in another currency than the amount: the core posts a fee only in the payment's currency,
+    /// from the same account (a fee in another currency would need a conversion nobody signed).
+    case feeCurrencyMismatch(feeCurrency: String, currency: String, label: String)
+    /// The total debited (the amount plus the fee) is beyond what an amount can hold.
+    case totalTooLarge(amount: String, fee: String, currency: String)
 
     /// The field the error is about.
     public var field: PaymentField {
         switch self {
         case .missing(let field, _, _), .notPositive(let field, _, _), .tooManyDecimals(let field, _, _, _): field
         case .unknownCurrency: .currency
+        case .feeCurrencyMismatch: .feeCurrency
+        case .totalTooLarge: .fee
         }
     }
 
@@ -110,6 +119,10 @@ public enum PaymentError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(label): \"\(code)\" is not an ISO 4217 currency an amount can be written in"
         case .tooManyDecimals(_, let text, let currency, let label):
             "\(label): \(text) has more than \(currency.minorUnits) decimals, the minor units of \(currency.code)"
+        case .feeCurrencyMismatch(let feeCurrency, let currency, let label):
+            "\(label): the fee is in \(feeCurrency) but the payment is in \(currency); the bank takes a fee only in the payment's currency"
+        case .totalTooLarge(let amount, let fee, let currency):
+            "the amount \(amount) \(currency) plus the fee \(fee) \(currency) is beyond the largest amount the bank posts"
         }
     }
 
@@ -122,6 +135,11 @@ public enum PaymentError: Error, Sendable, Hashable, CustomStringConvertible {
             Rejection(code: .amountNotPositive, message: description, facts: ["amount": text, "field": field.key, "label": label])
         case .unknownCurrency(let code, _): .unknownCurrency(code)
         case .tooManyDecimals(_, let text, let currency, _): .tooManyDecimals(text, currency: currency.code, minorUnits: currency.minorUnits)
+        case .feeCurrencyMismatch(let feeCurrency, let currency, let label):
+            Rejection(code: .feeCurrencyMismatch, message: description,
+                      facts: ["feeCurrency": feeCurrency, "currency": currency, "field": PaymentField.feeCurrency.key, "label": label])
+        case .totalTooLarge(let amount, let fee, let currency):
+            Rejection(code: .amountNotPositive, message: description, facts: ["amount": amount, "feeAmount": fee, "currency": currency])
         }
     }
 }
@@ -146,13 +164,19 @@ public struct Payment: Sendable, Hashable {
     public let creditAccount: String
     public let payee: Payee
     public let purpose: String?
-    /// The fee the document carries, in the payment's currency, or nil when it carries none (the core posts no fee
-    /// of its own: this is the document's slot, not a posting).
+    /// The fee the document carries, in the payment's currency, or nil when it carries none. The core posts it from
+    /// the debit account to the bank's fee income account of that currency (``FeeIncome``) in the transaction that
+    /// posts the amount; the document names no account for it (a plugin cannot direct a fee anywhere).
     public let fee: Money?
+
+    /// What leaves the debit account: the amount plus the fee (the amount when there is none). Made when the
+    /// payment is read, so a sum beyond what an amount can hold is refused there (``PaymentError/totalTooLarge``).
+    public let totalDebited: Money
 
     /// Reads `document` as a payment; nil when it moves no money (no amount: a card block, a request).
     /// - Throws: ``PaymentError`` for a missing or malformed money field, checked in the order the core has always
-    ///   refused them: debit account, credit account, currency, amount, the currency's decimals, the fee.
+    ///   refused them: debit account, credit account, currency, amount, the currency's decimals, the fee, the fee's
+    ///   currency (when the document writes one, it must be the payment's).
     public init?(_ document: Document, layout: PaymentLayout = .contract) throws(PaymentError) {
         try self.init(fields: document.fields, layout: layout)
     }
@@ -181,6 +205,18 @@ public struct Payment: Sendable, Hashable {
         fee = try present(.fee).map { (text) throws(PaymentError) in
             guard DecimalText.parse(text).map({ $0 > 0 }) == true else { throw .notPositive(.fee, text: text, label: layout.label(.fee)) }
             return try Self.money(text, currency, .fee, layout)
+        }
+        if let feeCurrency = present(.feeCurrency), feeCurrency != code {
+            throw .feeCurrencyMismatch(feeCurrency: feeCurrency, currency: code, label: layout.label(.feeCurrency))
+        }
+        if let fee {
+            let (sum, overflow) = amount.minorUnits.addingReportingOverflow(fee.minorUnits)
+            guard !overflow, let total = Money(minorUnits: sum, currency: currency) else {
+                throw .totalTooLarge(amount: amount.plain, fee: fee.plain, currency: code)
+            }
+            totalDebited = total
+        } else {
+            totalDebited = amount
         }
         payee = Payee(name: present(.payeeName), taxID: present(.payeeTaxID), kpp: present(.payeeKPP), bank: present(.payeeBank))
         purpose = present(.purpose)

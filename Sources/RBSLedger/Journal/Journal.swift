@@ -112,11 +112,12 @@ public struct Journal: Sendable {
 
     /// What does not add up between the journal, the postings and the balances, or `nil`: every posting has its
     /// `posted` journal entry with the same document, accounts, amount and currency; every `posted` entry has
-    /// exactly one posting; every account's balance is its opening balance (the seed's, or the one `customers add`
+    /// exactly one posting, two for a conversion, one more for a fee (which is the fee its signed document carries, paid
+    /// to the bank's fee income account of its currency); every account's balance and every fee income account's is its opening balance (the seed's, or the one `customers add`
     /// opened it with) minus what it paid plus
     /// what it received.
     func reconcile() throws(LedgerError) -> String? {
-        let (postings, posted, accounts, exchanges, positions) = try database.read { db in
+        let (postings, posted, accounts, exchanges, positions, fees, incomes) = try database.read { db in
             (try db.rows("""
                 SELECT p.id, p.document_id, p.debit, p.credit, p.amount, p.currency, p.journal_seq,
                        j.kind AS j_kind, j.document_id AS j_document, j.debit AS j_debit, j.credit AS j_credit,
@@ -128,10 +129,16 @@ public struct Journal: Sendable {
                        (SELECT count(*) FROM exchanges e WHERE e.journal_seq = j.seq) AS legs
                 FROM journal j WHERE j.kind = 'posted' AND (SELECT count(*) FROM postings p WHERE p.journal_seq = j.seq)
                     != 1 + (SELECT count(*) FROM exchanges e WHERE e.journal_seq = j.seq)
+                         + (SELECT count(*) FROM fees f WHERE f.journal_seq = j.seq)
                 """),
              try db.rows("SELECT number, currency, balance, opening FROM accounts ORDER BY position"),
              try db.rows("SELECT journal_seq, credit_amount, credit_currency FROM exchanges"),
-             try db.rows("SELECT currency, number, balance FROM exchange_positions ORDER BY currency"))
+             try db.rows("SELECT currency, number, balance FROM exchange_positions ORDER BY currency"),
+             try db.rows("""
+                SELECT f.journal_seq, f.amount, f.currency, f.account, j.kind AS j_kind, j.currency AS j_currency, j.document
+                FROM fees f LEFT JOIN journal j ON j.seq = f.journal_seq ORDER BY f.journal_seq
+                """),
+             try db.rows("SELECT currency, number, balance FROM fee_income ORDER BY currency"))
         }
         // A row of the wrong shape (a damaged file) is reported as such, naming the column.
         func column<T: SQLColumn>(_ row: SQLRow, _ name: String) throws(LedgerError) -> T {
@@ -152,6 +159,27 @@ public struct Journal: Sendable {
             let currency: String = try column(row, "currency")
             positionNumbers[currency] = try column(row, "number")
         }
+        // A fee is one more posting of its entry: the debit account pays the bank's fee income account of the entry's
+        // currency the fee its signed document carries (``FeeIncome``).
+        var feeLegs: [Int64: [String?]] = [:]
+        for row in fees {
+            let sequence: Int64 = try column(row, "journal_seq")
+            let amount: String = try column(row, "amount"), currency: String = try column(row, "currency")
+            let account: String = try column(row, "account")
+            guard (try column(row, "j_kind") as String?) == JournalEntry.Kind.posted.rawValue else {
+                return "the fee of journal entry \(sequence) names an entry that is not a posted one"
+            }
+            let bytes: Data? = try column(row, "document")
+            let signed = bytes.flatMap { try? CanonicalEncoding.decode($0) }.flatMap { Payment.of($0)?.fee }
+            guard let signed, signed.plain == amount, signed.currency.code == currency,
+                  (try column(row, "j_currency") as String?) == currency else {
+                return "the fee \(amount) \(currency) of journal entry \(sequence) is not the fee its signed document carries"
+            }
+            guard account == FeeIncome.number(of: currency) else {
+                return "the fee of journal entry \(sequence) went to \(account), not the bank's \(currency) fee income account"
+            }
+            feeLegs[sequence] = [amount, currency, account]
+        }
         var movement: [String: Decimal] = [:]
         for row in postings {
             let id: Int64 = try column(row, "id")
@@ -161,7 +189,9 @@ public struct Journal: Sendable {
             guard (try column(row, "j_kind") as String?) == JournalEntry.Kind.posted.rawValue else {
                 return "posting \(id) names journal entry \(sequence), which is not a posted entry: the posting has no journal entry"
             }
-            if let credited = converted[sequence] {
+            if let fee = feeLegs[sequence], fields == [journaled[0], journaled[1], fee[2], fee[0], fee[1]] {
+                // The entry's fee leg (checked against its document above).
+            } else if let credited = converted[sequence] {
                 let currencies = [journaled[4], credited[1]]
                 let legs: [[String?]] = [
                     [journaled[0], journaled[1], currencies[0].flatMap { positionNumbers[$0] }, journaled[3], journaled[4]],
@@ -183,14 +213,18 @@ public struct Journal: Sendable {
             let sequence: Int64 = try column(row, "seq")
             let count: Int64 = try column(row, "n")
             let legs: Int64 = try column(row, "legs")
-            return "journal entry \(sequence) is posted but has \(count) postings (it should have exactly \(legs == 0 ? "one" : "two, the legs of its conversion"))"
+            let fee = feeLegs[sequence] == nil ? "" : " and one for its fee"
+            return "journal entry \(sequence) is posted but has \(count) postings (it should have exactly \(legs == 0 ? "one" : "two, the legs of its conversion")\(fee))"
         }
-        for row in positions {
-            let currency: String = try column(row, "currency")
-            let number: String = try column(row, "number")
-            let text: String = try column(row, "balance")
-            guard let balance = DecimalText.parse(text), balance == movement[number] ?? 0 else {
-                return "the bank's \(currency) position \(number) holds \(text) \(currency), but its postings give \(movement[number] ?? 0) \(currency)"
+        // The bank's own accounts, opened at zero by the core: each holds exactly what its postings give.
+        for (rows, what) in [(positions, "position"), (incomes, "fee income")] {
+            for row in rows {
+                let currency: String = try column(row, "currency")
+                let number: String = try column(row, "number")
+                let text: String = try column(row, "balance")
+                guard let balance = DecimalText.parse(text), balance == movement[number] ?? 0 else {
+                    return "the bank's \(currency) \(what) \(number) holds \(text) \(currency), but its postings give \(movement[number] ?? 0) \(currency)"
+                }
             }
         }
         for row in accounts {

@@ -47,17 +47,25 @@ enum ExchangePosition {
         guard let number = number(of: currency), let scale = Currency(code: currency)?.minorUnits else {
             throw LedgerError.corruptDatabase(path: "", detail: "no position account can be made for currency \(currency)")
         }
-        let stored = try db.value(String.self, "SELECT balance FROM exchange_positions WHERE currency = ?", currency)
+        try add(delta, to: "exchange_positions", currency: currency, number: number, scale: scale, named: "position", in: db)
+        return number
+    }
+
+    /// Adds `delta` to the balance of the bank's own account of `currency` in `table` (`exchange_positions`,
+    /// `fee_income`: currency, number, balance), opening it at zero with `number` first; `named` is what a damaged
+    /// balance's message calls the account.
+    static func add(_ delta: Decimal, to table: String, currency: String, number: String, scale: Int, named: String,
+                    in db: any SQLTransaction) throws {
+        let stored = try db.value(String.self, "SELECT balance FROM \(table) WHERE currency = ?", currency)
         if stored == nil {
-            try db.execute("INSERT INTO exchange_positions (currency, number, balance) VALUES (?, ?, ?)",
+            try db.execute("INSERT INTO \(table) (currency, number, balance) VALUES (?, ?, ?)",
                            arguments: [.text(currency), .text(number), .text(DecimalText.format(0, scale: scale) ?? "0")])
         }
         guard let balance = DecimalText.parse(stored ?? "0") else {
-            throw LedgerError.corruptDatabase(path: "", detail: "the \(currency) position has balance \"\(stored ?? "")\", not a decimal")
+            throw LedgerError.corruptDatabase(path: "", detail: "the \(currency) \(named) has balance \"\(stored ?? "")\", not a decimal")
         }
         let sum = balance + delta
-        try db.execute("UPDATE exchange_positions SET balance = ? WHERE currency = ?",
+        try db.execute("UPDATE \(table) SET balance = ? WHERE currency = ?",
                        arguments: [.text(DecimalText.format(sum, scale: scale) ?? sum.description), .text(currency)])
-        return number
     }
 }

@@ -37,7 +37,7 @@ extension Ledger {
             throw .emptyPeriod(start: Timestamp.format(milliseconds: Timestamp.milliseconds(start)),
                                end: Timestamp.format(milliseconds: Timestamp.milliseconds(end)))
         }
-        let (accountRow, owned, postings, holders) = try read { db in
+        let (accountRow, owned, postings, holders, incomes) = try read { db in
             let accountRow = try db.row("SELECT * FROM accounts WHERE number = ?", number)
             let owned = try customer.map { customer in
                 try db.value(Bool.self, "SELECT 1 FROM customer_accounts WHERE number = ? AND customer_id = ?",
@@ -50,7 +50,8 @@ extension Ledger {
                 """, number, number)
             var holders: [String: String] = [:]
             for row in try db.rows("SELECT number, owner FROM accounts") { holders[try row["number"]] = try row["owner"] }
-            return (accountRow, owned, postings, holders)
+            let incomes = Set(try db.rows("SELECT number FROM fee_income").map { row in try row["number"] as String })
+            return (accountRow, owned, postings, holders, incomes)
         }
         guard let accountRow else { throw .unknownAccount(number) }
         // A row of the wrong shape (a damaged file) is reported as such, naming the column.
@@ -98,11 +99,16 @@ extension Ledger {
             if Conversion(document: document) != nil, let payment {
                 counterparty = direction == .debit ? payment.creditAccount : payment.debitAccount
             }
-            let name = direction == .debit ? (payment?.payee.name ?? holders[counterparty] ?? "") : (holders[counterparty] ?? "")
-            lines.append(StatementLine(
+            // The fee leg of a payment goes to the bank's income account: its counterparty is the bank, not the payee.
+            let isFee = direction == .debit && incomes.contains(credit)
+            if isFee { counterparty = credit }
+            let name = isFee ? "" : direction == .debit ? (payment?.payee.name ?? holders[counterparty] ?? "") : (holders[counterparty] ?? "")
+            var line = StatementLine(
                 sequence: sequence, postedAtMilliseconds: time, documentId: try column(row, "document_id"), operation: document.operation,
                 direction: direction, counterpartyAccount: counterparty, counterpartyName: name,
-                purpose: payment?.purpose ?? "", amount: signed, balanceAfter: opening + moved))
+                purpose: payment?.purpose ?? "", amount: signed, balanceAfter: opening + moved)
+            line.isFee = isFee
+            lines.append(line)
         }
         let closing = opening + moved
         if period.end == nil, running != account.balance.amount {

@@ -27,6 +27,9 @@ public struct StatementLine: Sendable, Hashable {
     public var amount: Decimal
     /// The account's balance after this posting.
     public var balanceAfter: Decimal
+    /// Whether the posting is the fee leg of its entry (to the bank's fee income account, ``FeeIncome``), shown as
+    /// the bank's fee beside the payment's own line of the same entry.
+    public var isFee: Bool = false
 
     public init(sequence: Int64, postedAtMilliseconds: Int64, documentId: String, operation: String, direction: Direction,
                 counterpartyAccount: String, counterpartyName: String, purpose: String, amount: Decimal, balanceAfter: Decimal) {

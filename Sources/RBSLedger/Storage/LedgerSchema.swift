@@ -72,6 +72,10 @@ enum LedgerSchema {
         // index's last pages instead of one random page each; every existing entry's key is recomputed. A basket
         // keeps its documents' times, which find the entry of a document journaled before it by that key.
         Step(name: "v15-ordered-document-key", apply: orderedDocumentKey),
+        // Fees (issue #32 item 4): the bank's fee income account in each currency a fee was taken in (opened by the
+        // core, as its exchange positions are) and each posted fee by journal entry, so `verify` reconciles the fee
+        // leg of a payment with its document and the income accounts with their postings.
+        Step(name: "v17-fees", apply: fees),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -537,6 +541,24 @@ enum LedgerSchema {
             );
             """, db.dialect) + "\n" + appendOnly("exchanges", changed: "conversions are append-only: they cannot be changed",
                                                   deleted: "conversions are append-only: they cannot be deleted", in: db.dialect))
+    }
+
+    private static func fees(_ db: any SQLTransaction) throws {
+        try db.executeScript(types("""
+            CREATE TABLE fee_income (
+                currency TEXT PRIMARY KEY NOT NULL,
+                number TEXT NOT NULL UNIQUE,
+                balance TEXT NOT NULL
+            );
+            CREATE TABLE fees (
+                journal_seq INTEGER PRIMARY KEY NOT NULL,
+                document_id TEXT NOT NULL,
+                amount TEXT NOT NULL,
+                currency TEXT NOT NULL,
+                account TEXT NOT NULL
+            );
+            """, db.dialect) + "\n" + appendOnly("fees", changed: "fees are append-only: they cannot be changed",
+                                                  deleted: "fees are append-only: they cannot be deleted", in: db.dialect))
     }
 
     private static func loginAttempts(_ db: any SQLTransaction) throws {

@@ -243,6 +243,11 @@ package enum API {
         package var fields: [ReviewLine]
         package var amount: String?
         package var currency: String?
+        /// The fee the document carries (plain decimal text, in `currency`), absent when it carries none; the core posts
+        /// it with the amount to the bank's fee income account.
+        package var fee: String? = nil
+        /// What leaves the debit account: the amount plus the fee; absent, as `fee` is, when there is no fee.
+        package var totalDebited: String? = nil
         package var payee: String?
         /// The document's id: the SHA-256 of its canonical bytes, which the signature covers.
         package var documentHash: String
@@ -298,6 +303,9 @@ package enum API {
         package var credit: String?
         package var amount: String?
         package var currency: String?
+        /// The document's fee and the amount plus the fee, as in the review; absent without a fee.
+        package var fee: String? = nil
+        package var totalDebited: String? = nil
         package var payee: String?
         package var purpose: String?
         /// Every field of the signed document (card numbers masked, as signed).
@@ -318,6 +326,11 @@ package enum API {
         package var amount: String
         package var currency: String
         package var balanceAfter: String
+        /// The fee posted with the amount (to `feeAccount`, the bank's fee income account), absent without one.
+        package var fee: String? = nil
+        package var feeAccount: String? = nil
+        /// The amount plus the fee: what left the debit account; absent, as `fee` is, when there is no fee.
+        package var totalDebited: String? = nil
     }
 
     package struct Receipt: Encodable, Sendable {
@@ -379,6 +392,11 @@ package enum API {
         package var documentHash: String
         package var amount: String?
         package var currency: String?
+        /// The fee the document carries (plain decimal text, in `currency`), absent when it carries none; the core posts
+        /// it with the amount to the bank's fee income account.
+        package var fee: String? = nil
+        /// What leaves the debit account: the amount plus the fee; absent, as `fee` is, when there is no fee.
+        package var totalDebited: String? = nil
         package var payee: String?
         package var payeeAccount: String?
         package var fields: [ReviewLine]
@@ -425,6 +443,11 @@ package enum API {
         package var credit: String?
         package var amount: String?
         package var currency: String?
+        /// The fee the document carries (plain decimal text, in `currency`), absent when it carries none; the core posts
+        /// it with the amount to the bank's fee income account.
+        package var fee: String? = nil
+        /// What leaves the debit account: the amount plus the fee; absent, as `fee` is, when there is no fee.
+        package var totalDebited: String? = nil
         package var balanceAfter: String?
         package var reason: String?
         /// The basket the document was signed in, or absent.

@@ -499,7 +499,8 @@ async function showStatement(query) {
   $("statement-lines").tBodies[0].replaceChildren(...statement.lines.map((line) => element("tr", {},
     cell(t("time"), format.time(line.postedAt)),
     element("td", { "data-label": t("counterparty") }, element("span", { "data-source": "value",
-      text: [line.counterparty.name, line.counterparty.account].filter(Boolean).join(", ") })),
+      // A fee's line (kind "fee") goes to the bank's fee income account: named as the bank's fee.
+      text: [line.kind === "fee" ? t("fee") : line.counterparty.name, line.counterparty.account].filter(Boolean).join(", ") })),
     element("td", { "data-label": t("purpose") }, element("span", { "data-source": "value", text: line.purpose })),
     cell(t("amount"), (line.direction === "credit" ? "+" : "") + money(line.amount), "num " + line.direction),
     cell(t("balance"), money(line.balance), "num"))));
@@ -996,7 +997,10 @@ async function showReviewScreen(run) {
   }
   const review = state.review;
   showScreen("review");
-  $("review-summary").textContent = [review.amount && format.amount(review.amount, review.currency), review.payee].filter(Boolean).join(" → ");
+  // With a fee the summary leads with what leaves the account (the amount plus the fee), the fee beside it.
+  const debited = review.fee ? format.amount(review.totalDebited, review.currency) + " (" + t("fee").toLocaleLowerCase(state.lang) + " " + format.amount(review.fee, review.currency) + ")"
+    : review.amount && format.amount(review.amount, review.currency);
+  $("review-summary").textContent = [debited, review.payee].filter(Boolean).join(" → ");
   $("review-fields").replaceChildren(...review.fields.map((line) => {
     const entry = line.atom && state.atoms.get(line.atom);
     const editable = entry && !entry.view.hidden && ["input", "enum", "account", "toggle"].includes(entry.atom.kind);
@@ -1081,8 +1085,13 @@ async function showReceiptScreen(id) {
   const lines = [[t("status"), statusWord(receipt.status), receipt.status], [t("journalEntry"), String(receipt.journal)]];
   if (receipt.posting) {
     lines.push([t("from"), receipt.posting.debit, "account-number"], [t("to"), receipt.posting.credit, "account-number"],
-      [t("amount"), format.amount(receipt.posting.amount, receipt.posting.currency)],
-      [t("balanceNow"), format.amount(receipt.posting.balanceAfter, receipt.posting.currency)]);
+      [t("amount"), format.amount(receipt.posting.amount, receipt.posting.currency)]);
+    // A fee the core posted with the amount, and what left the account in all (the amount plus the fee).
+    if (receipt.posting.fee) {
+      lines.push([t("fee"), format.amount(receipt.posting.fee, receipt.posting.currency)],
+        [t("totalDebited"), format.amount(receipt.posting.totalDebited, receipt.posting.currency)]);
+    }
+    lines.push([t("balanceNow"), format.amount(receipt.posting.balanceAfter, receipt.posting.currency)]);
   }
   if (receipt.reason) lines.push([t("reason"), receipt.reason]);
   lines.push([t("documentHash"), receipt.documentHash, "hash"]);

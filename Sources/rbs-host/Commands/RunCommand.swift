@@ -22,6 +22,11 @@ struct RunReport: Encodable {
         var amount: String
         var currency: String
         var balanceAfter: String
+        /// The fee posted with the amount, the bank's fee income account it went to and the amount plus the fee:
+        /// the same keys as the web API's receipt, absent when the document carried no fee.
+        var fee: String? = nil
+        var feeAccount: String? = nil
+        var totalDebited: String? = nil
     }
 
     /// What became of the run; `run --json` writes the raw value. Exit 0 only when posted. `unknown` is
@@ -74,7 +79,9 @@ extension RunReport {
                       posting: .init(debit: posting.debit, credit: posting.credit,
                                      amount: posting.amount.plain,
                                      currency: posting.amount.currency.code,
-                                     balanceAfter: Amount.text(receipt.debitBalance, currency: posting.amount.currency.code)))
+                                     balanceAfter: Amount.text(receipt.debitBalance, currency: posting.amount.currency.code),
+                                     fee: posting.fee?.amount.plain, feeAccount: posting.fee?.account,
+                                     totalDebited: posting.fee.map { _ in posting.totalDebited.plain }))
         case .acknowledged(_, let sequence):
             self.init(status: .posted, journal: sequence, document: json, errors: [], kind: .acknowledged)
         case .rejected(_, let sequence, let reason):
@@ -417,8 +424,13 @@ enum RunText {
             let credited = fields[Conversion.Key.creditAmount].flatMap { amount in
                 fields[Conversion.Key.creditCurrency].map { " → " + Amount.shown(amount, currency: $0, language) }
             } ?? ""
+            // A fee: the amount, the fee and what left the account in all, as the review showed them.
+            let fee = posting.fee.map { fee in
+                " + \(HostMessage.fee.text(language).lowercased()) \(Amount.shown(fee, currency: posting.currency, language))"
+                    + (posting.totalDebited.map { " = " + Amount.shown($0, currency: posting.currency, language) } ?? "")
+            } ?? ""
             lines.append("  \(posting.debit) → \(posting.credit): \(Amount.shown(posting.amount, currency: posting.currency, language))"
-                + "\(credited); \(HostMessage.balanceNow.text(language)) \(Amount.shown(posting.balanceAfter, currency: posting.currency, language))")
+                + "\(fee)\(credited); \(HostMessage.balanceNow.text(language)) \(Amount.shown(posting.balanceAfter, currency: posting.currency, language))")
         }
         for issue in report.errors { lines.append("  ⚠ " + named(issue, captions: report.captions)) }
         return lines.joined(separator: "\n")

@@ -57,7 +57,7 @@ enum StatementText {
             var table = Table(header: [text(.dateColumn), text(.accountsHeader), text(.counterpartyColumn), text(.purposeColumn),
                                        text(.amountColumn), text(.balance)], rightAligned: [1, 4, 5])
             for line in statement.lines {
-                let counterparty = [line.counterpartyName, line.counterpartyAccount].filter { !$0.isEmpty }.joined(separator: ", ")
+                let counterparty = StatementFormat.counterparty(line, language: language)
                 let amount = (line.amount > 0 ? "+" : "") + Amount.shown(line.amount, currency: currency, language, code: false)
                 table.rows.append([times.string(from: date(line.postedAtMilliseconds)), String(line.sequence), counterparty,
                                    line.purpose, amount, Amount.shown(line.balanceAfter, currency: currency, language, code: false)])

@@ -144,7 +144,9 @@ public func isDestInnCorrect(_ instance: UnsafeMutableRawPointer?) -> Bool {
 
 @_cdecl("rbs_plugin_entry")
 public func rbsPluginEntry() -> UnsafeRawPointer? {
+    // The mobile top-up (issue #32 item 4) is an operation more; pay.pp.quick is unchanged, so templates and
+    // `repeat` of its entries keep their version.
     Plugin.entry(id: "ru.example.payments.quick", name: "Quick payment", version: "1.0.0", vendor: "Example Bank",
-                 description: "A quick payment order to any bank.",
-                 requires: ["rbs.accounts/1", "rbs.directory/1"], operations: [PayPPQuickOperation.self])
+                 description: "A quick payment order to any bank, and a mobile top-up with a commission.",
+                 requires: ["rbs.accounts/1", "rbs.directory/1"], operations: [PayPPQuickOperation.self, TopUpMobileOperation.self])
 }
