@@ -220,7 +220,7 @@ struct DocumentReviewTests {
             return try ledger.bank.validate(document)
         }())
         #expect(HostMessage.wouldRefuse(rejection, .ru)
-            == "банк отклонит этот документ: недостаточно средств на счёте 40817810438000000001: остаток 150000.00 RUB, сумма 999999.00 RUB — ничего не подписано, одноразовый код не использован")
+            == "банк отклонит этот документ: недостаточно средств на счёте 40817810438000000001: остаток 150\u{00A0}000,00 RUB, сумма 999\u{00A0}999,00 RUB — ничего не подписано, одноразовый код не использован")
         #expect(HostMessage.wouldRefuse(rejection, .en) == LedgerError.wouldBeRejected(rejection).description)
         #expect(HostMessage.describe(LedgerError.code(.wrong(attemptsLeft: 1)), .ru)
             == "одноразовый код неверен; проверьте часы устройства с приложением-аутентификатором; осталось попыток до блокировки подписи на 5 минут: 1")

@@ -89,7 +89,7 @@ struct FeePresentationTests {
         let base = [DocumentField("from", Self.from), DocumentField("account", "40702810100000001234"), DocumentField("currency", "RUB")]
         let short = try #require(try refusal(base + [DocumentField("amount", "147000.00"), DocumentField("fee", "1470.00")]))
         #expect(HostMessage.describe(short, .ru)
-                == "недостаточно средств на счёте \(Self.from): остаток 147475.00 RUB, сумма 147000.00 RUB плюс комиссия 1470.00 RUB = 148470.00 RUB")
+                == "недостаточно средств на счёте \(Self.from): остаток 147\u{00A0}475,00 RUB, сумма 147\u{00A0}000,00 RUB плюс комиссия 1\u{00A0}470,00 RUB = 148\u{00A0}470,00 RUB")
         let other = try #require(try refusal(base + [DocumentField("amount", "10.00"), DocumentField("fee", "1.00"), DocumentField("feeCurrency", "USD")]))
         #expect(HostMessage.describe(other, .ru) == "комиссия указана в USD, а платёж — в RUB: банк берёт комиссию только в валюте платежа")
     }

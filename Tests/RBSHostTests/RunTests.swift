@@ -101,6 +101,13 @@ struct RunTests {
         #expect(report.errors.map(\.message) == [
             "the bank would refuse this document: insufficient funds on \(Demo.current): balance 150000.00 RUB, amount 999999999.00 RUB — nothing was signed and no one-time code was used",
         ])
+        // Under --lang ru the same refusal is the core's reason in Russian, its amounts as Russian writes them.
+        let russian = try sandbox.host(["--lang", "ru"] + sandbox.runArguments("pay.pp.quick", assignments, code: code).filter { $0 != "--json" })
+        #expect(russian.status == 1)
+        #expect(russian.stdout.split(separator: "\n").map(String.init) == [
+            "не отправлено",
+            "  ⚠ банк отклонит этот документ: недостаточно средств на счёте \(Demo.current): остаток 150\u{00A0}000,00 RUB, сумма 999\u{00A0}999\u{00A0}999,00 RUB — ничего не подписано, одноразовый код не использован",
+        ], "\(russian)")
         #expect(try sandbox.balances() == Demo.seedBalances)
         #expect(try sandbox.journal().isEmpty)
         // The code was not spent: the same code signs a document the core accepts.

@@ -28,13 +28,15 @@ extension HostMessage {
         guard language == .ru else { return rejection.message }
         let facts = rejection.facts
         func fact(_ key: String) -> String { facts[key] ?? "?" }
+        // An amount of the document's currency as a Russian reader writes it ("150 000,00 RUB").
+        func money(_ key: String) -> String { Amount.shown(fact(key), currency: fact("currency"), .ru) }
         guard !facts.isEmpty else { return rejection.message }
         switch rejection.code {
         case .insufficientFunds where facts["feeAmount"] != nil:
-            return "недостаточно средств на счёте \(fact("account")): остаток \(fact("balance")) \(fact("currency")), сумма \(fact("amount")) \(fact("currency"))"
-                + " плюс комиссия \(fact("feeAmount")) \(fact("currency")) = \(fact("total")) \(fact("currency"))"
+            return "недостаточно средств на счёте \(fact("account")): остаток \(money("balance")), сумма \(money("amount"))"
+                + " плюс комиссия \(money("feeAmount")) = \(money("total"))"
         case .insufficientFunds:
-            return "недостаточно средств на счёте \(fact("account")): остаток \(fact("balance")) \(fact("currency")), сумма \(fact("amount")) \(fact("currency"))"
+            return "недостаточно средств на счёте \(fact("account")): остаток \(money("balance")), сумма \(money("amount"))"
         case .accountBlocked:
             return facts["direction"] == "credit" ? "счёт \(fact("account")) заблокирован и не принимает зачислений"
                 : "счёт \(fact("account")) заблокирован и не допускает списаний"

@@ -70,7 +70,8 @@ struct RunReport: Encodable {
 
 extension RunReport {
     /// The report of a journaled outcome (a run's, or a request id's first one).
-    init(outcome: Outcome, document: Document) {
+    /// - Parameter language: the core's reason for a rejection is said in it (as every message of `run` is).
+    init(outcome: Outcome, document: Document, language: HostLanguage = .en) {
         let json = Self.document(document)
         switch outcome {
         case .posted(let receipt):
@@ -85,7 +86,7 @@ extension RunReport {
         case .acknowledged(_, let sequence):
             self.init(status: .posted, journal: sequence, document: json, errors: [], kind: .acknowledged)
         case .rejected(_, let sequence, let reason):
-            self.init(status: .rejected, journal: sequence, document: json, errors: [AtomIssue(atom: nil, message: reason.message)])
+            self.init(status: .rejected, journal: sequence, document: json, errors: [AtomIssue(atom: nil, message: HostMessage.describe(reason, language))])
         case .awaiting(_, let sequence):
             self.init(status: .awaiting, journal: sequence, document: json, errors: [])
         }
@@ -351,7 +352,7 @@ struct RunOptions: ParsableArguments {
             // document it refuses.
             if let refusal = sign.refusal {
                 return .run(RunReport(status: .invalid, journal: nil, document: RunReport.document(sign.document),
-                                      errors: [AtomIssue(atom: nil, message: LedgerError.wouldBeRejected(refusal).description)]))
+                                      errors: [AtomIssue(atom: nil, message: HostMessage.wouldRefuse(refusal, language))]))
             }
             // The same payment again within 24 hours is posted only when the person says so.
             if let duplicate = sign.duplicate, !confirmDuplicate {
@@ -375,9 +376,9 @@ struct RunOptions: ParsableArguments {
             if let request, outcome.documentId != sign.document.id, let first = try? RunReport.first(of: request, in: ledger) {
                 return .run(first)
             }
-            return .run(RunReport(outcome: outcome, document: sign.document))
+            return .run(RunReport(outcome: outcome, document: sign.document, language: language))
         } catch let error as LedgerError {
-            return invalid([AtomIssue(atom: nil, message: error.description)])
+            return invalid([AtomIssue(atom: nil, message: HostMessage.describe(error, language))])
         } catch {
             return invalid([AtomIssue(atom: nil, message: String(describing: error))])
         }
