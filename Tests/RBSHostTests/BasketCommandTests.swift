@@ -112,6 +112,24 @@ struct BasketCommandTests {
         #expect(lines.contains("  1. posted — journal entry 1") && lines.contains("  2. rejected — journal entry 2"), "\(text)")
     }
 
+    @Test("--lang ru: the basket's outcome, each document's status and the core's reason in Russian, amounts as Russian writes them")
+    func partialInRussian() throws {
+        let sandbox = try HostSandbox()
+        try sandbox.initKeys()
+        let file = try Self.file(sandbox, [Self.payment("ООО Ромашка", "40702810938000000001", "100000"),
+                                          Self.payment("ООО Лютик", Demo.external, "60000")])
+        sandbox.step()
+        let russian = try sandbox.host(["--lang", "ru", "basket", "sign", "--file", file, "--code", try sandbox.code()])
+        let screen = russian.stdout.split(separator: "\n").map(String.init)
+        #expect(russian.status == 1 && screen.count == 5 && screen[0].hasSuffix(": проведено 1 из 2"), "\(russian)")
+        #expect(Array(screen.dropFirst()) == [
+            "  1. проведено — запись журнала 1",
+            "    \(Demo.current) → 40702810938000000001: 100\u{00A0}000,00 RUB; остаток 50\u{00A0}000,00 RUB",
+            "  2. отклонено — запись журнала 2",
+            "    ⚠ недостаточно средств на счёте \(Demo.current): остаток 50\u{00A0}000,00 RUB, сумма 60\u{00A0}000,00 RUB",
+        ], "\(russian)")
+    }
+
     @Test("a refused value names its document and atom; nothing is signed and the code is not used")
     func invalidValue() throws {
         let sandbox = try HostSandbox()

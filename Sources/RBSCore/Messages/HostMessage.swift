@@ -16,6 +16,8 @@ public enum HostMessage: Sendable, Equatable {
     case fee, totalDebited
     case basketTotal(documents: Int), basketId, basketEmpty, basketAdded(position: Int, count: Int), basketRemoved(Int, left: Int)
     case basketCleared(Int), basketNoSuchDocument(Int, count: Int), basketWouldRefuse(String), basketHeader(Int)
+    /// `run --challenge` and `basket sign --challenge` without --json: the challenge issued, and how to answer it.
+    case challengeIssued(String), challengeHowTo(String)
     case basketUsage, basketNothingFilled, basketAllRefused, basketCodePrompt, basketResponsePrompt(String)
     case basketSigningMethod(SigningMethod)
 
@@ -108,6 +110,11 @@ public enum HostMessage: Sendable, Equatable {
         case .basketWouldRefuse(let reason):
             language.pick("the bank would refuse it now: \(reason) — it will be journaled as rejected unless that changes",
                           "банк сейчас откажет: \(reason) — документ будет отклонён, если ничего не изменится")
+        case .challengeIssued(let grouped):
+            language.pick("Challenge \(grouped) — nothing is posted yet", "Запрос \(grouped) — ещё ничего не проведено")
+        case .challengeHowTo(let challenge):
+            language.pick("Type the challenge into your authenticator (or `rbs-host keys respond \(challenge)`), then within 5 minutes:",
+                          "Введите запрос в аутентификатор (или `rbs-host keys respond \(challenge)`), затем в течение 5 минут:")
         case .basketHeader(let count):
             language.pick("\(count) document\(count == 1 ? "" : "s") signed together with one code:", "документов, подписываемых одним кодом: \(count)")
         case .basketUsage:

@@ -86,13 +86,14 @@ struct BasketCommand: ParsableCommand {
                 if json {
                     JSONOutput.print(report)
                 } else {
-                    print((["Challenge " + Terminal.bold(OCRASuite.grouped(report.challenge)) + " — nothing is posted yet"]
-                        + BasketText.review(module, language: .en)
-                        + ["Type the challenge into your authenticator (or `rbs-host keys respond \(report.challenge)`), then within 5 minutes:",
+                    let language = global.language
+                    print(([HostMessage.challengeIssued(Terminal.bold(OCRASuite.grouped(report.challenge))).text(language)]
+                        + BasketText.review(module, language: language)
+                        + [HostMessage.challengeHowTo(report.challenge).text(language),
                            "  rbs-host basket sign --file \(self.file) --response RESPONSE --basket \(report.basket)"]).joined(separator: "\n"))
                 }
             case .signed(let report):
-                if json { JSONOutput.print(report) } else { print(BasketText.render(report)) }
+                if json { JSONOutput.print(report) } else { print(BasketText.render(report, language: global.language)) }
                 if report.status != .posted { throw ExitCode.failure }
             }
         }
@@ -121,7 +122,7 @@ struct BasketCommand: ParsableCommand {
                 do {
                     request = try LedgerRequest(id: requestId)
                     if let request, let first = try ledger.basketOutcome(of: request) {
-                        return .signed(BasketReport(outcome: first, documents: [], ledger: ledger))
+                        return .signed(BasketReport(outcome: first, documents: [], ledger: ledger, language: global.language))
                     }
                 } catch {
                     return invalid(String(describing: error))
@@ -176,7 +177,8 @@ struct BasketCommand: ParsableCommand {
                                                       documents: module.basket.documents.map(RunReport.document)), module)
                 }
                 let outcome = try module.sign(code: code ?? response ?? "", request: request, confirmDuplicate: confirmDuplicate)
-                return .signed(BasketReport(outcome: outcome, documents: module.basket.documents, ledger: ledger))
+                return .signed(BasketReport(outcome: outcome, documents: module.basket.documents, ledger: ledger,
+                                            language: global.language))
             } catch let error as LedgerError {
                 return invalid(error.description)
             } catch {

@@ -237,7 +237,7 @@ struct RunOptions: ParsableArguments {
             if json {
                 JSONOutput.print(issued)
             } else {
-                print(RunText.render(challenge: issued, review: module.review, command: shown))
+                print(RunText.render(challenge: issued, review: module.review(in: global.language), command: shown, language: global.language))
             }
             return
         }
@@ -389,10 +389,11 @@ struct RunOptions: ParsableArguments {
 enum RunText {
     /// `run --challenge` without --json: the review (amount and payee with the challenge) and how to answer.
     /// `command` is how the run was asked for ("run pay.pp.quick", "repeat 5"), to say how to answer.
-    static func render(challenge report: ChallengeReport, review: [SignModule.Line], command: String) -> String {
-        var lines = ["Challenge " + Terminal.bold(OCRASuite.grouped(report.challenge)) + " — nothing is posted yet"]
+    static func render(challenge report: ChallengeReport, review: [SignModule.Line], command: String,
+                       language: HostLanguage = .en) -> String {
+        var lines = [HostMessage.challengeIssued(Terminal.bold(OCRASuite.grouped(report.challenge))).text(language)]
         for line in review { lines.append("  \(line.caption): \(line.value)") }
-        lines.append("Type the challenge into your authenticator (or `rbs-host keys respond \(report.challenge)`), then within 5 minutes:")
+        lines.append(HostMessage.challengeHowTo(report.challenge).text(language))
         lines.append("  rbs-host \(command) --set … (the same values) --response RESPONSE --document \(report.document.id)")
         return lines.joined(separator: "\n")
     }

@@ -69,8 +69,8 @@ struct BasketReport: Encodable {
     }
 
     /// The report of a signed basket. `documents` are the basket's documents by id (a repeat's first documents are
-    /// read back from the journal when they are not among them).
-    init(outcome: BasketOutcome, documents: [Document], ledger: Ledger) {
+    /// read back from the journal when they are not among them); a rejection's reason is said in `language`.
+    init(outcome: BasketOutcome, documents: [Document], ledger: Ledger, language: HostLanguage = .en) {
         var byId: [String: Document] = [:]
         for document in documents { byId[document.id] = document }
         var reports: [DocumentReport] = []
@@ -79,7 +79,7 @@ struct BasketReport: Encodable {
                 ?? (try? ledger.journal.entry(result.sequence)).flatMap { $0 }.flatMap { try? CanonicalEncoding.decode($0.document) }
             var report: RunReport
             if let document {
-                report = RunReport(outcome: result, document: document)
+                report = RunReport(outcome: result, document: document, language: language)
             } else {
                 report = RunReport(status: .rejected, journal: result.sequence, document: nil,
                                    errors: [AtomIssue(atom: nil, message: "journal entry \(result.sequence) cannot be read back")])
@@ -142,7 +142,7 @@ enum BasketText {
                 lines.append(line.prominent ? Terminal.bold(text) : text)
             }
             if let refusal = document.refusal {
-                lines.append(Terminal.yellow("     ⚠ " + HostMessage.basketWouldRefuse(refusal.message).text(language)))
+                lines.append(Terminal.yellow("     ⚠ " + HostMessage.basketWouldRefuse(HostMessage.describe(refusal, language)).text(language)))
             }
             if let duplicate = document.duplicate {
                 lines.append(Terminal.yellow("     ⚠ " + HostMessage.report(.warning).text(language) + ": "

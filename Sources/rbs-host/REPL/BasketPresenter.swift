@@ -52,7 +52,8 @@ final class BasketPresenter {
         let prompt = module.challenge.map { console.text(.basketResponsePrompt(OCRASuite.grouped($0))) } ?? console.text(.basketCodePrompt)
         return SignPresenter.askForCode(console, prompt: prompt) { code throws(LedgerError) in
             let outcome = try module.sign(code: code, confirmDuplicate: !repeats.isEmpty)
-            return BasketText.render(BasketReport(outcome: outcome, documents: module.basket.documents, ledger: ledger), language: console.language)
+            return BasketText.render(BasketReport(outcome: outcome, documents: module.basket.documents, ledger: ledger,
+                                                 language: console.language), language: console.language)
         }
     }
 }

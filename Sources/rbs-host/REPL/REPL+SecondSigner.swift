@@ -46,8 +46,8 @@ extension REPL {
             let outcome = try decline ? ledger.decline(entry: entry, reason: reason, code: code, as: user)
                 : ledger.approve(entry: entry, code: code, as: user)
             guard let signed = try ledger.journal.entries().first(where: { $0.sequence == outcome.sequence }) else { return }
-            console.say(RunText.render(RunReport(outcome: outcome, document: try CanonicalEncoding.decode(signed.document)),
-                                       language: console.language))
+            console.say(RunText.render(RunReport(outcome: outcome, document: try CanonicalEncoding.decode(signed.document),
+                                                 language: console.language), language: console.language))
         } catch let error as LedgerError {
             console.error(HostMessage.describe(error, console.language))
         } catch {

@@ -43,8 +43,8 @@ final class SignPresenter {
         return Self.askForCode(console, prompt: module.challenge.map { console.text(.responsePrompt(OCRASuite.grouped($0))) }
             ?? console.text(.codePrompt)) { code throws(LedgerError) in
             // Reaching the code with a duplicate means the person answered yes; one posted since is the core's to refuse.
-            RunText.render(RunReport(outcome: try module.sign(code: code, confirmDuplicate: module.duplicate != nil), document: module.document),
-                           language: console.language)
+            RunText.render(RunReport(outcome: try module.sign(code: code, confirmDuplicate: module.duplicate != nil), document: module.document,
+                                     language: console.language), language: console.language)
         }
     }
 
