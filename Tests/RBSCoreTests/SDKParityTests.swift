@@ -2,12 +2,13 @@ import Foundation
 @testable import RBSCore
 import Testing
 
-/// The SDKs at parity with the C headers (issue #32 item 7): a plugin written against the Rust binding
-/// (`SDK/rust/rbs-plugin-abi`) and one written with RBSPluginKit reach init/deinit, every host service of
-/// rbs/services.h and every extension (requirements, document labels, texts, state), in this process and in a worker.
-@Suite("SDK parity: every extension and service from Rust and Swift", .serialized)
+/// The SDKs at parity with the C headers (issue #32 item 7): one plugin in C, one written against the Rust binding
+/// (`SDK/rust/rbs-plugin-abi`) and one written with RBSPluginKit, the same form each, reach init/deinit, every host
+/// service of rbs/services.h and every extension (requirements, document labels, texts, state, function reads), in
+/// this process and in a worker.
+@Suite("SDK parity: every extension and service from C, Rust and Swift", .serialized)
 struct SDKParityTests {
-    enum Language: String, CaseIterable, Sendable { case rust, swift }
+    enum Language: String, CaseIterable, Sendable { case c, rust, swift }
     /// The fixture plugin, built once with cargo (offline: the binding is a path crate, no registry).
     static let plugin: Result<URL, any Error> = Result {
         let manifest = Fixtures.root.appendingPathComponent("Tests/Fixtures/rust-extensions/Cargo.toml")
@@ -35,7 +36,11 @@ struct SDKParityTests {
     static func host(_ language: Language, isolation: IsolationSettings?) throws -> (Runtime, URL, StandardErrorLog) {
         let folder = Fixtures.temporaryDirectory("\(language)-extensions")
         let file = folder.appendingPathComponent("\(language)-extensions.so")
-        try FileManager.default.copyItem(at: language == .rust ? try plugin.get() : try swiftPlugin(), to: file)
+        switch language {
+        case .c: try Fixtures.compile(Fixtures.root.appendingPathComponent("Tests/Fixtures/extensions/extensions.c"), to: file)
+        case .rust: try FileManager.default.copyItem(at: try plugin.get(), to: file)
+        case .swift: try FileManager.default.copyItem(at: try swiftPlugin(), to: file)
+        }
         let log = StandardErrorLog(minimum: .error)
         let runtime = Runtime(paths: HostPaths(plugins: folder.path, data: Fixtures.temporaryDirectory("rust-data")),
                               accounts: StaticAccounts(DemoAccounts.list),
@@ -50,22 +55,27 @@ struct SDKParityTests {
         let (runtime, file, log) = try Self.host(language, isolation: inWorker ? WorkerIsolationTests.settings(deadline: .seconds(10)) : nil)
         #expect(runtime.registry.failedRecords.isEmpty, "\(runtime.registry.failedRecords.map(\.error))")
         let operation = "\(language).ext"
-        // What the plugin logs is tagged by its source: the Rust one names itself, RBSPluginKit's `host.log` the id.
-        let source = language == .rust ? "rust-extensions" : "tests.swift.extensions"
+        // What the plugin logs is tagged by its source: C and Rust name themselves, RBSPluginKit's `host.log` the id.
+        let source = language == .swift ? "tests.swift.extensions" : "\(language)-extensions"
         let session = try runtime.open(operation)
         // rbs.clock/1 (the frozen clock), rbs.accounts/1 (count, at, find), the run counter.
         #expect(session.atom("today")?.caption == "2026-05-28 at 1780000000000 ms")
         let first = try #require(DemoAccounts.list.first)
         #expect(session.atom("accounts")?.caption
                     == "\(DemoAccounts.list.count) accounts, the first \(first.number) (\(first.currency)), found again by number")
-        #expect(session.atom("runs")?.caption == (language == .rust ? "run 1" : "run 1, 0 cards"))
+        #expect(session.atom("runs")?.caption == (language == .swift ? "run 1, 0 cards" : "run 1"))
+        // rbs.function-reads/1: bankKnown reads bic alone, and shows the bank's line once the directory knew it.
+        #expect(session.operation.descriptor.functions.map(\.reads) == [["bic"]])
+        #expect(session.atom("bank")?.visible == false)
         // rbs.directory/1, and rbs.log/1 from a callback.
         try session.commit("bic", text: "044525225")
+        #expect(session.atom("bank")?.visible == true)
         let bank = try #require(BankDirectory.bundled().bank(bic: "044525225"))
         #expect(session.atom("bank")?.caption == "\(bank.name), \(bank.city)")
         #expect(session.atom("bic")?.error == nil)
         try session.commit("bic", text: "000000000")
         #expect(session.atom("bic")?.error == "no bank with this BIC in the directory")
+        #expect(session.atom("bank")?.visible == false)
         try session.commit("bic", text: "044525225")
         // rbs.texts/1: the operation's title and an atom's caption in Russian; rbs.document-labels/1 in the review.
         session.language = .ru

@@ -4,12 +4,16 @@ import Synchronization
 /// tests.swift.extensions — a test plugin, not an example to copy into Plugins/: it reaches every extension and host
 /// service of the C ABI through RBSPluginKit, so an SDK that lags the headers fails a test (issue #32 item 7):
 /// init/deinit with the host's services and `register`, rbs.accounts/1, rbs.directory/1, rbs.log/1, rbs.clock/1,
-/// rbs.cards/1, and the extensions rbs.requirements/1, rbs.document-labels/1, rbs.texts/1 and rbs.state/1 (the count
-/// of runs opened survives a hot reload). Its form shows what the services said in its text atoms' captions.
+/// rbs.cards/1, and the extensions rbs.requirements/1, rbs.document-labels/1, rbs.texts/1, rbs.state/1 (the count
+/// of runs opened survives a hot reload) and rbs.function-reads/1 (bankKnown reads bic alone). Its form shows what the
+/// services said in its text atoms' captions. Its twins: Tests/Fixtures/extensions (C), Tests/Fixtures/rust-extensions.
 final class ExtensionsCheckOperation: Operation, OperationDefinition {
     static let id = "swift.ext"
     static let title = "Extensions check"
     static let category = "Tests"
+    static let functions: [ExportedFunction] = [
+        .method("bankKnown", symbol: "swift_ext_bank_known", signature: "bool()", reads: ["bic"]),
+    ]
     static let documentLabels = [
         DocumentFieldLabel("bic", atom: "bic"),
         DocumentFieldLabel("day", "Day"),
@@ -24,6 +28,14 @@ final class ExtensionsCheckOperation: Operation, OperationDefinition {
     let bic = TextInputAtom(caption: "BIC", type: .digitsOnly, length: 9...9)
     let bank = TextAtom(caption: "Bank")
     let send = ButtonAtom(caption: "Send")
+
+    /// Whether the directory knew the BIC this run was told last.
+    var bankKnown = false
+
+    required init() {
+        super.init()
+        bank.showIf("bankKnown")
+    }
 
     override var atoms: [Atom] { [today, accounts, runs, bic, bank, send] }
 
@@ -47,7 +59,9 @@ final class ExtensionsCheckOperation: Operation, OperationDefinition {
 
     override func onAtomValueChanged(_ sender: Atom, commit: Bool) {
         guard sender === bic, commit else { return }
-        if let found = host.bank(bic: bic.stringValue) {
+        let found = host.bank(bic: bic.stringValue)
+        bankKnown = found != nil
+        if let found {
             host.log("looked up \(bic.stringValue)")
             bank.caption = "\(found.name), \(found.city)"
             bic.setError(nil)
@@ -59,6 +73,11 @@ final class ExtensionsCheckOperation: Operation, OperationDefinition {
     override func document() throws(DocumentRefusal) -> [(key: String, value: String)] {
         [("bic", bic.stringValue), ("day", host.today() ?? "")]
     }
+}
+
+@_cdecl("swift_ext_bank_known")
+public func swiftExtBankKnown(_ instance: UnsafeMutableRawPointer?) -> Bool {
+    ExtensionsCheckOperation.from(instance)?.bankKnown ?? false
 }
 
 /// What this plugin keeps across its runs and hands to its next version.

@@ -1,8 +1,9 @@
 //! tests.rust.extensions — a test plugin that reaches every extension and host service of the C ABI through the Rust
 //! binding (`SDK/rust/rbs-plugin-abi`), so a binding that lags the headers fails a test, not a product team:
 //! init/deinit, the host services rbs.accounts/1, rbs.directory/1, rbs.log/1, rbs.clock/1 (looked up with
-//! `service`), and the extensions rbs.requirements/1, rbs.document-labels/1, rbs.texts/1 and rbs.state/1 (the count
-//! of runs opened survives a hot reload). Its form shows what the services said in its text atoms' captions.
+//! `service`), and the extensions rbs.requirements/1, rbs.document-labels/1, rbs.texts/1, rbs.state/1 (the count
+//! of runs opened survives a hot reload) and rbs.function-reads/1 (bankKnown reads bic alone). Its form shows what
+//! the services said in its text atoms' captions. Its twins: Tests/Fixtures/extensions (C), ExtensionsCheck (Swift).
 
 use rbs_plugin_abi::*;
 use std::ffi::{c_char, c_void, CStr, CString};
@@ -20,9 +21,26 @@ static ATOMS: SyncPtr<[RbsAtomDescriptor; 6]> = SyncPtr([
     atom(c"accounts", RBS_ATOM_TEXT, c"Accounts"),
     atom(c"runs", RBS_ATOM_TEXT, c"Runs"),
     RbsAtomDescriptor { input_type: RBS_INPUT_DIGITS, min_length: 9, max_length: 9, ..atom(c"bic", RBS_ATOM_INPUT, c"BIC") },
-    atom(c"bank", RBS_ATOM_TEXT, c"Bank"),
+    RbsAtomDescriptor { show_if: c"bankKnown".as_ptr(), ..atom(c"bank", RBS_ATOM_TEXT, c"Bank") },
     RbsAtomDescriptor { flags: RBS_ATOM_FLAG_SUBMIT, ..atom(c"send", RBS_ATOM_BUTTON, c"Send") },
 ]);
+
+static FUNCTIONS: SyncPtr<[RbsFunctionDescriptor; 1]> = SyncPtr([RbsFunctionDescriptor {
+    name: c"bankKnown".as_ptr(),
+    symbol: c"rust_ext_bank_known".as_ptr(),
+    signature: c"bool()".as_ptr(),
+    flags: RBS_FUNCTION_INSTANCE,
+}]);
+
+/// Whether the directory knew the BIC this run was told last (reads `bic` alone: rbs.function-reads/1).
+///
+/// # Safety
+/// `instance` is one this plugin's create() returned (the host passes it to an instance function).
+#[no_mangle]
+pub unsafe extern "C" fn rust_ext_bank_known(instance: *mut c_void) -> bool {
+    // SAFETY: the host passes a live instance of this plugin, or NULL.
+    unsafe { instance.cast::<Run>().as_ref() }.is_some_and(|run| run.bank_known)
+}
 
 static OPERATIONS: SyncPtr<[RbsOperationDescriptor; 1]> = SyncPtr([RbsOperationDescriptor {
     id: OPERATION.as_ptr(),
@@ -30,8 +48,8 @@ static OPERATIONS: SyncPtr<[RbsOperationDescriptor; 1]> = SyncPtr([RbsOperationD
     category: c"Tests".as_ptr(),
     atom_count: 6,
     atoms: &ATOMS.0 as *const [RbsAtomDescriptor; 6] as *const RbsAtomDescriptor,
-    function_count: 0,
-    functions: ptr::null(),
+    function_count: 1,
+    functions: &FUNCTIONS.0 as *const [RbsFunctionDescriptor; 1] as *const RbsFunctionDescriptor,
     create: Some(create),
     destroy: Some(destroy),
     value_changed: Some(value_changed),
@@ -122,6 +140,20 @@ unsafe extern "C" fn load_state(bytes: *const u8, size: usize) -> bool {
     true
 }
 
+static BANK_KNOWN_READS: SyncPtr<[*const c_char; 1]> = SyncPtr([c"bic".as_ptr()]);
+
+static READS: SyncPtr<[RbsFunctionReads; 1]> = SyncPtr([RbsFunctionReads {
+    operation_id: OPERATION.as_ptr(),
+    function: c"bankKnown".as_ptr(),
+    atom_count: 1,
+    atom_ids: &BANK_KNOWN_READS.0 as *const [*const c_char; 1] as *const *const c_char,
+}]);
+
+static FUNCTION_READS: SyncPtr<RbsFunctionReadsExtension> = SyncPtr(RbsFunctionReadsExtension {
+    count: 1,
+    functions: &READS.0 as *const [RbsFunctionReads; 1] as *const RbsFunctionReads,
+});
+
 static STATE: SyncPtr<RbsStateExtension> = SyncPtr(RbsStateExtension { save: Some(save_state), load: Some(load_state) });
 
 unsafe extern "C" fn get_extension(id: *const c_char) -> *const c_void {
@@ -138,6 +170,8 @@ unsafe extern "C" fn get_extension(id: *const c_char) -> *const c_void {
         &TEXTS.0 as *const RbsTextsExtension as *const c_void
     } else if id == RBS_EXT_STATE {
         &STATE.0 as *const RbsStateExtension as *const c_void
+    } else if id == RBS_EXT_FUNCTION_READS {
+        &FUNCTION_READS.0 as *const RbsFunctionReadsExtension as *const c_void
     } else {
         ptr::null()
     }
@@ -190,6 +224,7 @@ struct Run {
     module: *mut RbsModule,
     bic: String,
     day: String,
+    bank_known: bool,
 }
 
 /// A string the host owns, as Rust text ("" for NULL).
@@ -280,7 +315,7 @@ unsafe extern "C" fn create(_operation: *const RbsOperationDescriptor, host: *co
         return ptr::null_mut();
     }
     let runs = RUNS.fetch_add(1, Ordering::SeqCst) + 1;
-    let mut run = Box::new(Run { host, module, bic: String::new(), day: String::new() });
+    let mut run = Box::new(Run { host, module, bic: String::new(), day: String::new(), bank_known: false });
     match run.clock() {
         Some((day, now)) => {
             run.set_caption(c"today", &format!("{day} at {now} ms"));
@@ -321,7 +356,9 @@ unsafe extern "C" fn value_changed(instance: *mut c_void, atom: *const c_char, v
         unsafe { std::slice::from_raw_parts(lent.data.cast::<u8>(), usize::try_from(lent.length).unwrap_or(0)) }
     };
     run.bic = String::from_utf8_lossy(bytes).into_owned();
-    match run.bank(&run.bic) {
+    let bank = run.bank(&run.bic);
+    run.bank_known = bank.is_some();
+    match bank {
         Some(bank) => {
             log(&format!("looked up {}", run.bic));
             run.set_caption(c"bank", &bank);
