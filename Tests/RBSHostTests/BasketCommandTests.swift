@@ -128,6 +128,11 @@ struct BasketCommandTests {
             "  2. отклонено — запись журнала 2",
             "    ⚠ недостаточно средств на счёте \(Demo.current): остаток 50\u{00A0}000,00 RUB, сумма 60\u{00A0}000,00 RUB",
         ], "\(russian)")
+        // Read back from the journal (journal show, the receipt) the reason is said from its journaled facts.
+        let show = try sandbox.host(["--lang", "ru", "journal", "show", "2"])
+        #expect(show.stdout.split(separator: "\n").map(String.init)
+                    .contains("  Причина:                  недостаточно средств на счёте \(Demo.current): остаток 50\u{00A0}000,00 RUB, сумма 60\u{00A0}000,00 RUB"),
+                "\(show)")
     }
 
     @Test("a refused value names its document and atom; nothing is signed and the code is not used")

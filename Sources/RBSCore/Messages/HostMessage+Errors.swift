@@ -23,6 +23,14 @@ extension HostMessage {
                       "банк отклонит этот документ: \(describe(rejection, language)) — ничего не подписано, одноразовый код не использован")
     }
 
+    /// A journal entry's reason (a rejection's, a decline's) in `language`: from the code and facts journaled with it;
+    /// the journaled English message for an entry from before the facts were kept. Nil when the entry has none.
+    public static func reason(of entry: JournalEntry, _ language: HostLanguage) -> String? {
+        guard let reason = entry.reason else { return nil }
+        guard let code = entry.reasonCode.flatMap(Rejection.Code.init(rawValue:)) else { return reason }
+        return describe(Rejection(code: code, message: reason, facts: entry.reasonFacts), language)
+    }
+
     /// The core's reason, from its code and facts (the message as journaled when the facts are not known).
     public static func describe(_ rejection: Rejection, _ language: HostLanguage) -> String {
         guard language == .ru else { return rejection.message }

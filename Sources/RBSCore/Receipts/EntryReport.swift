@@ -144,7 +144,7 @@ public struct EntryReport: Sendable, Hashable {
         if balance, let after = entry.balanceAfter, let currency = entry.currency {
             rows.append(Row(label: text(.balanceAfter), value: Amount.shown(after, currency: currency, language)))
         }
-        if let reason = entry.reason { rows.append(Row(label: text(.reason), value: reason)) }
+        if let reason = HostMessage.reason(of: entry, language) { rows.append(Row(label: text(.reason), value: reason)) }
         return rows
     }
 

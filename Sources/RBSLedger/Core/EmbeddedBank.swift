@@ -223,7 +223,7 @@ public struct EmbeddedBank: Sendable {
         let sequence = tip.sequence + 1
         func entry(_ kind: JournalEntry.Kind, rejection: Rejection? = nil, posting: Posting? = nil,
                    amount: String? = nil, balance: String? = nil) -> JournalEntry {
-            JournalEntry(
+            var entry = JournalEntry(
                 sequence: sequence, kind: kind, documentId: documentId, document: signed.canonicalBytes,
                 signature: signed.signature, keyId: keyId, reasonCode: rejection?.code.rawValue,
                 reason: rejection?.message, debit: posting?.debit, credit: posting?.credit,
@@ -231,6 +231,8 @@ public struct EmbeddedBank: Sendable {
                 balanceAfter: balance, recordedAtMilliseconds: now, authorization: authorization, basketId: basketId,
                 secondOf: completing?.sequence,
                 previousHash: tip.hash)
+            entry.reasonFacts = rejection?.facts ?? [:]
+            return entry
         }
 
         let record: JournalEntry
@@ -512,7 +514,8 @@ public struct EmbeddedBank: Sendable {
             guard let code, let message = entry.reason else {
                 throw LedgerError.unreadableEntry(sequence: entry.sequence, detail: "a rejection without a reason")
             }
-            return .rejected(documentId: entry.documentId, sequence: entry.sequence, reason: Rejection(code: code, message: message))
+            return .rejected(documentId: entry.documentId, sequence: entry.sequence,
+                             reason: Rejection(code: code, message: message, facts: entry.reasonFacts))
         case .posted:
             guard let debit = entry.debit, let credit = entry.credit, let currency = entry.currency.flatMap(Currency.init(code:)),
                   let amount = entry.amount.flatMap({ try? Money(plain: $0, currency: currency) }), let balance = entry.balanceAfter.flatMap(DecimalText.parse)

@@ -93,6 +93,7 @@ public struct Journal: Sendable {
                 first = found
             }
             if let reason = Self.problem(with: entry, previousHash: previousHash, keys: keys, firstSigner: first?.keyId)
+                ?? entry.reasonFactsProblem
                 ?? baskets.problem(with: entry, keys: keys)
                 ?? Self.authorizationProblem(with: entry, authenticator: authenticator) {
                 return .bad(sequence: entry.sequence, reason: reason + baskets.context(of: entry))

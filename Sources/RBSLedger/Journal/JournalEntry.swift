@@ -34,6 +34,12 @@ public struct JournalEntry: Sendable, Hashable {
     public let keyId: String
     public let reasonCode: String?
     public let reason: String?
+    /// The facts a rejection's `reason` was made from (``Rejection/facts``), so it can be said in another language;
+    /// empty for other kinds and for entries journaled before schema step v18. Not part of the hash: ``Journal/verify``
+    /// checks each fact against the hashed `reason`.
+    public internal(set) var reasonFacts: [String: String] = [:]
+    /// The row's `reason_facts` is not a JSON object of strings (set when read; `verify` reports it).
+    var reasonFactsUnreadable = false
     public let debit: String?
     public let credit: String?
     /// Plain decimal text with the currency's minor units.
@@ -187,6 +193,11 @@ public struct JournalEntry: Sendable, Hashable {
                 secondOf: try row.decode(Int64?.self, forColumn: "second_of"),
                 previousHash: try row.decode(Data.self, forColumn: "prev_hash"),
                 hash: try row.decode(Data.self, forColumn: "hash"))
+            // Facts that do not decode are none (the message stays); `verify` names the entry.
+            if let facts = try row.decode(String?.self, forColumn: "reason_facts") {
+                reasonFacts = Self.decodeFacts(facts) ?? [:]
+                if Self.decodeFacts(facts) == nil { reasonFactsUnreadable = true }
+            }
         } catch let error as LedgerError {
             throw error
         } catch {
@@ -201,8 +212,9 @@ public struct JournalEntry: Sendable, Hashable {
             """
             INSERT INTO journal (seq, kind, document_id, document, signature, key_id, reason_code, reason, debit, credit,
                                  amount, currency, balance_after, recorded_ms, prev_hash, hash, document_key,
-                                 auth_method, auth_suite, auth_challenge, auth_response, auth_secret_id, basket_id, second_of)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 auth_method, auth_suite, auth_challenge, auth_response, auth_secret_id, basket_id, second_of,
+                                 reason_facts)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             arguments: [
                 .integer(sequence), .text(kind.rawValue), .text(documentId), .blob(document), .blob(signature), .text(keyId),
@@ -213,6 +225,7 @@ public struct JournalEntry: Sendable, Hashable {
                 authorization?.suite.sqlValue ?? .null, authorization?.challenge.sqlValue ?? .null,
                 authorization?.response.sqlValue ?? .null, authorization?.secretId.sqlValue ?? .null, basketId.sqlValue,
                 secondOf.map { .integer($0) } ?? .null,
+                reasonFacts.isEmpty ? .null : .text(Self.encodeFacts(reasonFacts)),
             ])
     }
 
@@ -344,5 +357,32 @@ extension JournalEntry: Codable {
             basketId: try c.decodeIfPresent(String.self, forKey: .basket),
             secondOf: try c.decodeIfPresent(Int64.self, forKey: .secondOf),
             previousHash: try hex(.previousHash), hash: try hex(.hash))
+    }
+}
+
+extension JournalEntry {
+    /// A rejection's facts as stored: a JSON object of strings, keys sorted (one spelling for one set of facts).
+    static func encodeFacts(_ facts: [String: String]) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: facts, options: [.sortedKeys]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func decodeFacts(_ text: String) -> [String: String]? {
+        try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))
+    }
+
+    /// The facts a rejection's reason was made from, checked against its hashed English message: each fact that
+    /// the message spells out must be in it, so a Russian reason cannot say other facts than the signed chain does.
+    /// The direction of a blocked account and an invisible character's code, name and position are said in other
+    /// words. Nil when they agree.
+    var reasonFactsProblem: String? {
+        if reasonFactsUnreadable { return "its rejection's facts (reason_facts) are not a JSON object of strings" }
+        guard !reasonFacts.isEmpty else { return nil }
+        guard kind == .rejected, let reason else { return "it holds rejection facts but is no rejection" }
+        let saidOtherwise: Set<String> = ["direction", "character", "name", "position"]
+        for (key, value) in reasonFacts.sorted(by: { $0.key < $1.key }) where !saidOtherwise.contains(key) && !reason.contains(value) {
+            return "its rejection's fact \(key)=\"\(value)\" is not in its journaled reason (the reason_facts column was altered)"
+        }
+        return nil
     }
 }

@@ -76,6 +76,10 @@ enum LedgerSchema {
         // core, as its exchange positions are) and each posted fee by journal entry, so `verify` reconciles the fee
         // leg of a payment with its document and the income accounts with their postings.
         Step(name: "v17-fees", apply: fees),
+        // A rejection's facts beside its journaled English message (issue #28 item 7): `journal show`, receipts and
+        // a retried request say the core's reason in the reader's language from them. Presentation only: the hashed
+        // message stays what the chain proves, and `verify` checks every fact against it.
+        Step(name: "v18-rejection-facts", apply: rejectionFacts),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -541,6 +545,10 @@ enum LedgerSchema {
             );
             """, db.dialect) + "\n" + appendOnly("exchanges", changed: "conversions are append-only: they cannot be changed",
                                                   deleted: "conversions are append-only: they cannot be deleted", in: db.dialect))
+    }
+
+    private static func rejectionFacts(_ db: any SQLTransaction) throws {
+        try db.executeScript("ALTER TABLE journal ADD COLUMN reason_facts TEXT;")
     }
 
     private static func fees(_ db: any SQLTransaction) throws {

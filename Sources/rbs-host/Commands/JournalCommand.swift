@@ -163,7 +163,7 @@ enum JournalText {
                 formatter.string(from: Timestamp.date(milliseconds: entry.recordedAtMilliseconds)),
                 HostMessage.status(entry.kind).text(language), document?.operation ?? "?", amount, route,
                 method(entry.authorization, language) + (entry.basketId.map { " · " + text(.inBasket(String($0.prefix(8)))) } ?? ""),
-                entry.reason ?? "",
+                HostMessage.reason(of: entry, language) ?? "",
             ])
         }
         return table.render()
