@@ -15,11 +15,13 @@ extension OnlineBank {
     func presented(_ receipt: API.Receipt, for customer: Customer, language: HostLanguage) async -> API.Receipt {
         let ledger = self.ledger, directory = runtime.locator.optional(BankDirectory.self), registry = runtime.registry
         let report = try? await Self.blocking {
-            try EntryReport(sequence: receipt.journal, ledger: ledger, directory: directory, receipt: receipt.status == "posted",
-                            language: language, operation: registry.listedDescriptor)
+            (try EntryReport(sequence: receipt.journal, ledger: ledger, directory: directory, receipt: receipt.status == "posted",
+                             language: language, operation: registry.listedDescriptor),
+             try ledger.journal.entry(receipt.journal).flatMap { HostMessage.reason(of: $0, language) })
         }
-        guard let report else { return receipt }
+        guard let (report, reason) = report else { return receipt }
         var presented = receipt
+        presented.reasonText = reason
         presented.title = report.title
         presented.sections = API.Section.of(report)
         return presented
@@ -46,6 +48,7 @@ extension OnlineBank {
                     let report = try EntryReport(entry: entry, ledger: ledger, directory: directory, receipt: false, language: language,
                                                  payer: { names[$0] }, operation: registry.listedDescriptor)
                     var presented = line
+                    presented.reasonText = HostMessage.reason(of: entry, language)
                     presented.title = report.title
                     presented.sections = API.Section.of(report)
                     return presented

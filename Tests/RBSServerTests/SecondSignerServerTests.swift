@@ -91,6 +91,11 @@ struct SecondSignerServerTests {
             let declined = try await api.call(.post, "/api/v1/pending/1/reject", token: carolToken, json: ["code": code, "reason": "not agreed"])
             #expect(declined.status == 200)
             #expect(declined.object["status"] as? String == "rejected" && declined.object["reason"] as? String == "declined by the second signer carol: not agreed")
+            // The reason in the reader's language, from its journaled facts; `reason` stays the journaled English.
+            let history = try await api.call(.get, "/api/v1/journal?lang=ru", token: alice).array
+            let line = try #require(history.first { $0["kind"] as? String == "rejected" })
+            #expect(line["reason"] as? String == "declined by the second signer carol: not agreed")
+            #expect(line["reasonText"] as? String == "второй подписант carol отклонил документ: not agreed", "\(line)")
             let replayed = try await api.call(.post, "/api/v1/pending/2/approve", token: carolToken, json: ["code": code])
             #expect(replayed.status == 409 && replayed.object["type"] as? String == "urn:rbs-host:problem:replayed-code")
             #expect(try await api.call(.get, "/api/v1/accounts", token: alice).array.first?["balance"] as? String == "150000.00")

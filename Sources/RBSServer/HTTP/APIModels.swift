@@ -339,6 +339,8 @@ package enum API {
         package var documentHash: String
         package var posting: Posting?
         package var reason: String?
+        /// `reason` in the request's language, from the rejection's journaled facts (absent without a reason).
+        package var reasonText: String? = nil
         /// The entry as a person reads it (`journal show`'s and the receipt's presentation), in the request's
         /// language: a title and labelled sections, for the web client to render as given.
         package var title: String?
@@ -450,6 +452,8 @@ package enum API {
         package var totalDebited: String? = nil
         package var balanceAfter: String?
         package var reason: String?
+        /// `reason` in the request's language, from the rejection's journaled facts (absent without a reason).
+        package var reasonText: String? = nil
         /// The basket the document was signed in, or absent.
         package var basket: String?
         /// The document's operation ("pay.pp.quick"), its payee's name and its purpose, when it has them.

@@ -327,7 +327,7 @@ async function loadJournal() {
   $("journal").hidden = lines.length === 0;
   body.replaceChildren(...lines.map((line) => element("tr", {},
     cell(t("entry"), String(line.sequence)),
-    cell(t("outcome"), statusWord(line.kind) + (line.reason ? ": " + line.reason : ""), line.kind),
+    cell(t("outcome"), statusWord(line.kind) + (line.reason ? ": " + (line.reasonText || line.reason) : ""), line.kind),
     cell(t("debitCredit"), line.debit ? line.debit + " → " + line.credit : "—", "account-number"),
     cell(t("amount"), line.amount ? format.amount(line.amount, line.currency) : "", "num"),
     cell(t("time"), format.time(line.recordedAt)))));
@@ -1093,7 +1093,7 @@ async function showReceiptScreen(id) {
     }
     lines.push([t("balanceNow"), format.amount(receipt.posting.balanceAfter, receipt.posting.currency)]);
   }
-  if (receipt.reason) lines.push([t("reason"), receipt.reason]);
+  if (receipt.reason) lines.push([t("reason"), receipt.reasonText || receipt.reason]);
   lines.push([t("documentHash"), receipt.documentHash, "hash"]);
   $("receipt-lines").replaceChildren(...lines.flatMap(([term, value, className]) => [element("dt", { text: term }),
     element("dd", { className: (className || "") + " wide", text: value })]));
@@ -1188,7 +1188,7 @@ $("basket-sign-form").addEventListener("submit", async (event) => {
       element("dt", {}, (index + 1) + ". ", element("span", { "data-source": "plugin", text: state.basket[index].title })),
       element("dd", { className: receipt.status + " wide", text: statusWord(receipt.status) + " — " + t("journalEntry") + " " + receipt.journal
         + (receipt.posting ? ": " + format.amount(receipt.posting.amount, receipt.posting.currency) + " → " + receipt.posting.credit : "")
-        + (receipt.reason ? ": " + receipt.reason : "") })]));
+        + (receipt.reason ? ": " + (receipt.reasonText || receipt.reason) : "") })]));
     const posted = answer.receipts.filter((r) => r.status === "posted").length;
     state.basket = [];
     keepBasket();
