@@ -25,6 +25,17 @@ struct PresentationTests {
         #expect(run.report.status == "posted", "run --json's contract")
     }
 
+    @Test("the REPL names a field that needs attention once, by its caption, as run does: ⚠ обязательное поле: Оператор",
+          arguments: [("en", "  ⚠ required: Operator"), ("ru", "  ⚠ обязательное поле: Оператор")])
+    func attentionNamesTheFieldOnce(language: String, line: String) throws {
+        let sandbox = try HostSandbox()
+        try sandbox.initKeys()
+        // The operator left empty, then the submit: the form says what needs attention and goes back to it.
+        let result = try sandbox.repl("run topup.mobile\n1\n\n9161234567\n2500\n\ncancel\nquit\n", arguments: ["--lang", language])
+        let lines = result.out.split(separator: "\n").map(String.init)
+        #expect(lines.contains(line), "\(result.out)\n\(result.err)")
+    }
+
     @Test("journal show under --lang ru: the plugin's labels and enum titles, the payer, amounts and dates as Russian writes them, no English captions")
     func journalShowRussian() throws {
         let sandbox = try HostSandbox.withTwoPostings()

@@ -163,9 +163,11 @@ final class FormModule {
             return .failed(why)
         case .needsAttention(let issues):
             console.say(Terminal.yellow(console.text(.needsAttention)))
+            // Each field named once, by its caption, as `run` names it ("required: Оператор", not "Оператор: required: Оператор").
+            var captions: [String: String] = [:]
+            for id in issues.compactMap(\.atom) { captions[id] = session.atom(id)?.caption }
             for issue in issues {
-                let caption = issue.atom.flatMap { session.atom($0)?.caption } ?? console.text(.form)
-                console.say("  ⚠ \(caption): \(issue.message)")
+                console.say("  ⚠ " + (issue.atom == nil ? "\(console.text(.form)): \(issue.message)" : RunText.named(issue, captions: captions)))
             }
             let first = issues.compactMap(\.atom).compactMap { id in atoms.firstIndex { $0.id == id } }.min()
             cursor = first ?? 0
