@@ -36,6 +36,19 @@ struct PresentationTests {
         #expect(lines.contains(line), "\(result.out)\n\(result.err)")
     }
 
+    @Test("keys init and keys show speak the person's language; the REPL's keys init takes --name as the command does")
+    func keysInRussian() throws {
+        let sandbox = try HostSandbox()
+        let result = try sandbox.repl("keys init --name Тестов\nkeys\nquit\n", arguments: ["--lang", "ru"])
+        let lines = result.out.split(separator: "\n").map(String.init)
+        #expect(lines.contains("Добавьте это в приложение-аутентификатор (TOTP, SHA1, 6 цифр, 30 с):"), "\(result.out)")
+        #expect(lines.contains("Имя:           Тестов"), "\(result.out)")
+        #expect(lines.contains("Способ:        одноразовый код TOTP — НЕ привязан к операции (подтверждает только присутствие; без динамической привязки)"),
+                "\(result.out)")
+        let english = try sandbox.host(["keys"])
+        #expect(english.stdout.hasPrefix("Name:       Тестов\nKey id:     "), "\(english)")
+    }
+
     @Test("journal show under --lang ru: the plugin's labels and enum titles, the payer, amounts and dates as Russian writes them, no English captions")
     func journalShowRussian() throws {
         let sandbox = try HostSandbox.withTwoPostings()

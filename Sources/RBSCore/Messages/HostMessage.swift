@@ -18,6 +18,8 @@ public enum HostMessage: Sendable, Equatable {
     case basketCleared(Int), basketNoSuchDocument(Int, count: Int), basketWouldRefuse(String), basketHeader(Int)
     /// `run --challenge` and `basket sign --challenge` without --json: the challenge issued, and how to answer it.
     case challengeIssued(String), challengeHowTo(String)
+    /// `keys init` and `keys show` (the command's and the REPL's): the signing key's fields and how to load the secret.
+    case keyName, keyIdLabel, publicKeyLabel, methodLabel, suiteLabel, addToAuthenticator, loadIntoOCRA, ocraSuiteLabel, ocraSecretLabel
     case basketUsage, basketNothingFilled, basketAllRefused, basketCodePrompt, basketResponsePrompt(String)
     case basketSigningMethod(SigningMethod)
 
@@ -110,6 +112,17 @@ public enum HostMessage: Sendable, Equatable {
         case .basketWouldRefuse(let reason):
             language.pick("the bank would refuse it now: \(reason) — it will be journaled as rejected unless that changes",
                           "банк сейчас откажет: \(reason) — документ будет отклонён, если ничего не изменится")
+        case .keyName: language.pick("Name", "Имя")
+        case .keyIdLabel: language.pick("Key id", "Ключ")
+        case .publicKeyLabel: language.pick("Public key", "Открытый ключ")
+        case .methodLabel: language.pick("Method", "Способ")
+        case .suiteLabel: language.pick("Suite", "Параметры")
+        case .addToAuthenticator:
+            language.pick("Add this to your authenticator app (TOTP, SHA1, 6 digits, 30 s):",
+                          "Добавьте это в приложение-аутентификатор (TOTP, SHA1, 6 цифр, 30 с):")
+        case .loadIntoOCRA: language.pick("Load this into your OCRA authenticator (RFC 6287):", "Загрузите это в аутентификатор OCRA (RFC 6287):")
+        case .ocraSuiteLabel: language.pick("suite", "набор")
+        case .ocraSecretLabel: language.pick("secret", "секрет")
         case .challengeIssued(let grouped):
             language.pick("Challenge \(grouped) — nothing is posted yet", "Запрос \(grouped) — ещё ничего не проведено")
         case .challengeHowTo(let challenge):

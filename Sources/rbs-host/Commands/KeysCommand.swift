@@ -53,7 +53,7 @@ struct KeysCommand: ParsableCommand {
                 if json {
                     JSONOutput.print(KeysText.EnrolmentJSON(enrolment))
                 } else {
-                    print(([KeysText.enrolment(enrolment)] + [created].compactMap { $0 }).joined(separator: "\n"))
+                    print(([KeysText.enrolment(enrolment, language: global.language)] + [created].compactMap { $0 }).joined(separator: "\n"))
                 }
             }
         }
@@ -79,7 +79,7 @@ struct KeysCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
-            try KeysCommand.reporting { print(KeysText.identity(try KeyStore(dataDirectory: global.paths.data).load())) }
+            try KeysCommand.reporting { print(KeysText.identity(try KeyStore(dataDirectory: global.paths.data).load(), language: global.language)) }
         }
     }
 
@@ -153,30 +153,33 @@ enum KeysText {
         }
     }
 
-    static func enrolment(_ enrolment: Enrolment) -> String {
-        var lines = [
-            "Key id:     \(enrolment.keyId)",
-            "Public key: \(Hex.encode(enrolment.publicKey))",
-            "Method:     \(enrolment.authenticator.method.label)",
-        ]
+    /// What `keys init` made, in `language`: the key's fields, then how to load the secret into the authenticator.
+    static func enrolment(_ enrolment: Enrolment, language: HostLanguage = .en) -> String {
+        var lines = fields([(.keyIdLabel, enrolment.keyId), (.publicKeyLabel, Hex.encode(enrolment.publicKey)),
+                            (.methodLabel, HostMessage.signingMethod(enrolment.authenticator.method).text(language))], language)
         if let uri = enrolment.uri {
-            lines.append("Add this to your authenticator app (TOTP, SHA1, 6 digits, 30 s):")
+            lines.append(HostMessage.addToAuthenticator.text(language))
             lines.append(uri)
         } else if let secret = enrolment.ocraSecretHex {
-            lines.append("Load this into your OCRA authenticator (RFC 6287):")
-            lines.append("  suite:  \(enrolment.authenticator.suiteText)")
-            lines.append("  secret: \(secret)")
+            lines.append(HostMessage.loadIntoOCRA.text(language))
+            lines += fields([(.ocraSuiteLabel, enrolment.authenticator.suiteText), (.ocraSecretLabel, secret)], language)
+                .map { "  " + $0 }
         }
         return lines.joined(separator: "\n")
     }
 
-    static func identity(_ identity: SigningIdentity) -> String {
-        """
-        Name:       \(identity.name)
-        Key id:     \(identity.keyId)
-        Public key: \(Hex.encode(identity.publicKey.rawRepresentation))
-        Method:     \(identity.authenticator.method.label)
-        Suite:      \(identity.authenticator.suiteText)
-        """
+    /// `keys show`, in `language`.
+    static func identity(_ identity: SigningIdentity, language: HostLanguage = .en) -> String {
+        fields([(.keyName, identity.name), (.keyIdLabel, identity.keyId),
+                (.publicKeyLabel, Hex.encode(identity.publicKey.rawRepresentation)),
+                (.methodLabel, HostMessage.signingMethod(identity.authenticator.method).text(language)),
+                (.suiteLabel, identity.authenticator.suiteText)], language).joined(separator: "\n")
+    }
+
+    /// "Label: value" lines, the values in one column.
+    private static func fields(_ rows: [(HostMessage, String)], _ language: HostLanguage) -> [String] {
+        let labels = rows.map { $0.0.text(language) + ":" }
+        let width = labels.map(\.count).max() ?? 0
+        return zip(labels, rows).map { label, row in label.padding(toLength: width + 1, withPad: " ", startingAt: 0) + row.1 }
     }
 }

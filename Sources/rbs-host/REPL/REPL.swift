@@ -241,15 +241,16 @@ final class REPL: @unchecked Sendable {
         let store = KeyStore(dataDirectory: runtime.paths.data)
         do {
             if arguments.first == "init" {
-                // keys init [NAME] [--method ocra] [--force]
+                // keys init [NAME | --name NAME] [--method ocra] [--force], as the command takes it
                 let options = Array(arguments.dropFirst())
                 let ocra = zip(options, options.dropFirst()).contains { $0 == "--method" && $1 == "ocra" }
-                let name = zip([""] + options, options).first { !$0.0.hasPrefix("--") && !$0.1.hasPrefix("--") }?.1
+                let named = zip(options, options.dropFirst()).first { $0.0 == "--name" }?.1
+                let name = named ?? zip([""] + options, options).first { !$0.0.hasPrefix("--") && !$0.1.hasPrefix("--") }?.1
                     ?? HostEnvironment.current.user ?? "user"
                 let suite = ocra ? try OCRASuite(OCRASuite.hostDefault) : nil
                 let (enrolment, created) = try KeysText.initialize(dataDirectory: runtime.paths.data, location: runtime.paths.database, name: name,
                                                                    force: arguments.contains("--force"), ocra: suite)
-                console.say(([KeysText.enrolment(enrolment)] + [created].compactMap { $0 }).joined(separator: "\n"))
+                console.say(([KeysText.enrolment(enrolment, language: console.language)] + [created].compactMap { $0 }).joined(separator: "\n"))
             } else if arguments.first == "code" {
                 // keys code [--ahead N]: the current one-time code, as `rbs-host keys code` prints it.
                 let options = try CommandArguments(Array(arguments.dropFirst()), command: "keys code", options: ["--ahead"])
@@ -261,7 +262,7 @@ final class REPL: @unchecked Sendable {
                 guard arguments.count >= 2 else { throw CommandArguments.Problem.usage("keys respond CHALLENGE") }
                 console.say(try KeysText.response(to: arguments.dropFirst().joined(), of: try store.load()))
             } else if arguments.isEmpty || arguments.first == "show" {
-                console.say(KeysText.identity(try store.load()))
+                console.say(KeysText.identity(try store.load(), language: console.language))
             } else {
                 throw CommandArguments.Problem.usage("keys [show | code [--ahead N] | respond CHALLENGE | init [NAME] [--method ocra] [--force]]")
             }
