@@ -45,6 +45,11 @@ struct PresentationTests {
         #expect(lines.contains("Имя:           Тестов"), "\(result.out)")
         #expect(lines.contains("Способ:        одноразовый код TOTP — НЕ привязан к операции (подтверждает только присутствие; без динамической привязки)"),
                 "\(result.out)")
+        // A first start says what it created in the person's language too.
+        let fresh = sandbox.data.appendingPathComponent("fresh")
+        let created = try sandbox.host(["--lang", "ru", "--data", fresh.path, "init"])
+        #expect(created.status == 0 && created.stdout.hasPrefix("создан новый журнал ") && created.stdout.contains(" в \(fresh.path)"),
+                "\(created)")
         let english = try sandbox.host(["keys"])
         #expect(english.stdout.hasPrefix("Name:       Тестов\nKey id:     "), "\(english)")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import RBSLedger
 
 /// Why a plugin is not in service, why a run's plugin failed, and what a reload did — in the person's language.
 /// English is each value's own `description` (what logs and `--json` carry); Russian is written here from the
@@ -176,6 +177,26 @@ extension HostMessage {
     /// Why a plugin file is not in service (`plugins`, the lines after a start), in `language`.
     public static func describe(_ record: PluginRecord, _ language: HostLanguage) -> String? {
         record.problem.map { describe($0, language) } ?? record.error
+    }
+}
+
+extension HostMessage {
+    /// What a first start (`init`, `keys init` in a fresh folder) did, in `language`.
+    public static func describe(_ creation: Ledger.Creation, _ language: HostLanguage) -> String {
+        guard language == .ru else { return creation.description }
+        func end(_ end: Ledger.Creation.Note.End) -> String {
+            end.sequence == 0 ? "пустой журнал" : "запись журнала \(end.sequence) (хеш \(end.hash.prefix(12))…)"
+        }
+        return creation.notes.map { note in
+            switch note {
+            case .created(let ledger, let path): "создан новый журнал \(ledger) в \(path)"
+            case .adopted(let path, let ledger, let last): "\(path) принят как есть: журнал \(ledger), \(end(last))"
+            case .movedAside(let path, let aside): "\(path), в котором не было журнала, перенесён в \(aside)"
+            case .joined(let ledger, let path): "открыт журнал \(ledger) в \(path), который только что создал другой хост"
+            case .previousLedgerGivenUp(let ledger, let last): "прежний журнал \(ledger) (до: \(end(last))) оставлен"
+            case .entriesGivenUp(let from, let to): "записи журнала \(from)–\(to), сделанные раньше, оставлены"
+            }
+        }.joined(separator: "; ")
     }
 }
 

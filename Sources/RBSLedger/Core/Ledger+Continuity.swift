@@ -5,8 +5,39 @@ import Foundation
 extension Ledger {
     /// What `rbs-host init` did.
     public struct Creation: Sendable, CustomStringConvertible {
+        /// One thing it did, as facts (a front end says it in the person's language; `description` in English).
+        public enum Note: Sendable, Hashable, CustomStringConvertible {
+            /// The journal's end: its last entry (0: empty) and that entry's hash, as hex.
+            public struct End: Sendable, Hashable, CustomStringConvertible {
+                public let sequence: Int64
+                public let hash: String
+                public var description: String {
+                    sequence == 0 ? "an empty journal" : "journal entry \(sequence) (hash \(hash.prefix(12))…)"
+                }
+            }
+
+            case created(ledger: String, path: String)
+            case adopted(path: String, ledger: String, end: End)
+            case movedAside(path: String, to: String)
+            case joined(ledger: String, path: String)
+            case previousLedgerGivenUp(ledger: String, end: End)
+            case entriesGivenUp(from: Int64, to: Int64)
+
+            public var description: String {
+                switch self {
+                case .created(let ledger, let path): "created a new ledger \(ledger) in \(path)"
+                case .adopted(let path, let ledger, let end): "adopted \(path) as it is: ledger \(ledger), \(end)"
+                case .movedAside(let path, let aside): "moved \(path), which held no ledger, to \(aside)"
+                case .joined(let ledger, let path): "opened ledger \(ledger) in \(path), which another host created a moment ago"
+                case .previousLedgerGivenUp(let ledger, let end): "the previous ledger \(ledger) (ending at \(end)) is given up"
+                case .entriesGivenUp(let from, let to): "journal entries \(from)–\(to) recorded before are given up"
+                }
+            }
+        }
+
+        public let notes: [Note]
         /// One line a person reads: what was created or adopted, and what was given up.
-        public let description: String
+        public var description: String { notes.map(\.description).joined(separator: "; ") }
     }
 
     /// Whether `dataDirectory` holds nothing of a ledger: no database (or an empty file; with PostgreSQL, a
@@ -63,7 +94,7 @@ extension Ledger {
                         + "\(absence ?? databasePath) — restore the folder from a backup")
             }
         }
-        var notes: [String] = []
+        var notes: [Creation.Note] = []
         var created = true
         let database: LedgerDatabase
         if absence == nil {
@@ -77,7 +108,7 @@ extension Ledger {
                 database = existing
                 created = false
                 let current = try database.read(LedgerTip.current)
-                notes.append("adopted \(databasePath) as it is: ledger \(current.ledgerId), \(current.entryText)")
+                notes.append(.adopted(path: databasePath, ledger: current.ledgerId, end: current.end))
             } else if location != .dataFolder {
                 // Tables of the ledger's appeared since absence was asked (another host creating it): open them.
                 database = try LedgerDatabase(dataDirectory: dataDirectory, location: location, create: true)
@@ -88,7 +119,7 @@ extension Ledger {
                     throw .dataDirectory(path: dataDirectory.path, detail: "cannot move \(databasePath) aside: \(String(cString: strerror(errno)))")
                 }
                 for suffix in ["-wal", "-shm"] { _ = rename(databasePath + suffix, aside + suffix) }
-                notes.append("moved \(databasePath), which held no ledger, to \(aside)")
+                notes.append(.movedAside(path: databasePath, to: aside))
                 database = try LedgerDatabase(dataDirectory: dataDirectory, create: true)
             }
         } else {
@@ -102,20 +133,20 @@ extension Ledger {
         if created, location != .dataFolder, database.stepsApplied.isEmpty {
             // Another host made the tables between our look and our lock: this one joins that ledger.
             created = false
-            notes.append("opened ledger \(current.ledgerId) in \(databasePath), which another host created a moment ago")
+            notes.append(.joined(ledger: current.ledgerId, path: databasePath))
         }
-        if created { notes.insert("created a new ledger \(current.ledgerId) in \(databasePath)", at: 0) }
+        if created { notes.insert(.created(ledger: current.ledgerId, path: databasePath), at: 0) }
         if let record {
             if record.ledgerId != current.ledgerId {
-                notes.append("the previous ledger \(record.ledgerId) (ending at \(record.entryText)) is given up")
+                notes.append(.previousLedgerGivenUp(ledger: record.ledgerId, end: record.end))
             } else if record.sequence > current.sequence {
-                notes.append("journal entries \(current.sequence + 1)–\(record.sequence) recorded before are given up")
+                notes.append(.entriesGivenUp(from: current.sequence + 1, to: record.sequence))
             }
             try database.carryCodeState(from: record, now: Timestamp.milliseconds(clock()))
         }
         database.record(try database.read(LedgerTip.current))
         let ledger = Ledger(dataDirectory: dataDirectory, database: database, clock: clock)
-        return (ledger, Creation(description: notes.joined(separator: "; ")))
+        return (ledger, Creation(notes: notes))
     }
 
     /// Opens the existing database of `dataDirectory` (or at `location`) after checking that it continues the

@@ -115,7 +115,8 @@ struct LedgerTip: Sendable, Equatable {
     }
 
     /// A short reference to the recorded entry: "entry 9 (hash 3fa1c2d4…)".
-    var entryText: String {
-        sequence == 0 ? "an empty journal" : "journal entry \(sequence) (hash \(Hex.encode(hash).prefix(12))…)"
-    }
+    var entryText: String { end.description }
+
+    /// The journal's end this tip names, as ``Ledger/Creation/Note`` reports it.
+    var end: Ledger.Creation.Note.End { Ledger.Creation.Note.End(sequence: sequence, hash: Hex.encode(hash)) }
 }

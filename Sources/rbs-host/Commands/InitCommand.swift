@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RBSCore
 import RBSLedger
 
 /// `rbs-host init`: the explicit first start that creates the ledger (the journal and the embedded core).
@@ -20,7 +21,7 @@ struct InitCommand: ParsableCommand {
         do {
             let (ledger, creation) = try Ledger.create(dataDirectory: global.paths.data, location: global.paths.database, clock: { HostClock.current.now }, force: force)
             try ledger.close()
-            print(creation.description)
+            print(HostMessage.describe(creation, global.language))
         } catch {
             Terminal.error(error.description)
             throw ExitCode.failure

@@ -49,7 +49,7 @@ struct KeysCommand: ParsableCommand {
             try KeysCommand.reporting {
                 let ocra: OCRASuite? = method == SigningMethod.ocra.rawValue ? try OCRASuite(suite) : nil
                 let (enrolment, created) = try KeysText.initialize(dataDirectory: global.paths.data, location: global.paths.database, name: name,
-                                                                   force: force, ocra: ocra)
+                                                                   force: force, ocra: ocra, language: global.language)
                 if json {
                     JSONOutput.print(KeysText.EnrolmentJSON(enrolment))
                 } else {
@@ -121,13 +121,13 @@ enum KeysText {
     /// `keys init` (the command and the REPL's): creates the keys and, in a fresh data folder, the ledger too
     /// (the documented first start); returns the enrolment and, when a ledger was created, what was created.
     static func initialize(dataDirectory: URL, location: LedgerLocation, name: String, force: Bool,
-                           ocra: OCRASuite?) throws -> (enrolment: Enrolment, created: String?) {
+                           ocra: OCRASuite?, language: HostLanguage = .en) throws -> (enrolment: Enrolment, created: String?) {
         var created: String?
         if Ledger.isFresh(dataDirectory, location: location) {
             // The ledger first: once a key exists, only `init --force` may start a ledger here.
             let (ledger, creation) = try Ledger.create(dataDirectory: dataDirectory, location: location, clock: { HostClock.current.now })
             try ledger.close()
-            created = creation.description
+            created = HostMessage.describe(creation, language)
         }
         let enrolment = try KeyStore(dataDirectory: dataDirectory).initialize(name: name, force: force, ocra: ocra)
         return (enrolment, created)

@@ -249,7 +249,8 @@ final class REPL: @unchecked Sendable {
                     ?? HostEnvironment.current.user ?? "user"
                 let suite = ocra ? try OCRASuite(OCRASuite.hostDefault) : nil
                 let (enrolment, created) = try KeysText.initialize(dataDirectory: runtime.paths.data, location: runtime.paths.database, name: name,
-                                                                   force: arguments.contains("--force"), ocra: suite)
+                                                                   force: arguments.contains("--force"), ocra: suite,
+                                                                   language: console.language)
                 console.say(([KeysText.enrolment(enrolment, language: console.language)] + [created].compactMap { $0 }).joined(separator: "\n"))
             } else if arguments.first == "code" {
                 // keys code [--ahead N]: the current one-time code, as `rbs-host keys code` prints it.
