@@ -194,9 +194,8 @@ public struct JournalEntry: Sendable, Hashable {
                 previousHash: try row.decode(Data.self, forColumn: "prev_hash"),
                 hash: try row.decode(Data.self, forColumn: "hash"))
             // Facts that do not decode are none (the message stays); `verify` names the entry.
-            if let facts = try row.decode(String?.self, forColumn: "reason_facts") {
-                reasonFacts = Self.decodeFacts(facts) ?? [:]
-                if Self.decodeFacts(facts) == nil { reasonFactsUnreadable = true }
+            if let text = try row.decode(String?.self, forColumn: "reason_facts") {
+                if let facts = Self.decodeFacts(text) { reasonFacts = facts } else { reasonFactsUnreadable = true }
             }
         } catch let error as LedgerError {
             throw error
