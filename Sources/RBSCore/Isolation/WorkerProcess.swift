@@ -355,8 +355,7 @@ final class WorkerProcess: @unchecked Sendable {
                 switch frame.kind {
                 case .reply:
                     return frame
-                case .getValue, .setValue, .setCaption, .setVisible, .setError, .log, .accountsCount, .accountsAt,
-                     .accountsFind, .directoryLookup, .clockNow, .clockToday, .cardsCount, .cardsAt:
+                case let kind where kind.isCallback:
                     let reply: WireWriter?
                     trace.countCallback()
                     do { reply = try serve(&frame) } catch {
