@@ -4,7 +4,7 @@ import Testing
 
 /// The SDKs at parity with the C headers (issue #32 item 7): one plugin in C, one written against the Rust binding
 /// (`SDK/rust/rbs-plugin-abi`) and one written with RBSPluginKit, the same form each, reach init/deinit, every host
-/// service of rbs/services.h and every extension (requirements, document labels, texts, state, function reads), in
+/// service of rbs/services.h and every extension (requirements, document labels, texts, state, function reads) and run-time texts, in
 /// this process and in a worker.
 @Suite("SDK parity: every extension and service from C, Rust and Swift", .serialized)
 struct SDKParityTests {
@@ -76,7 +76,14 @@ struct SDKParityTests {
         try session.commit("bic", text: "000000000")
         #expect(session.atom("bic")?.error == "no bank with this BIC in the directory")
         #expect(session.atom("bank")?.visible == false)
+        // rbs.run-texts/1: the plugin's mark in each language, shown in the reader's, also after a switch.
+        session.language = .ru
+        #expect(session.atom("bic")?.error == "банка с таким БИК нет в справочнике")
+        #expect(session.attention().map(\.message).contains("банка с таким БИК нет в справочнике"))
+        session.language = .en
+        #expect(session.atom("bic")?.error == "no bank with this BIC in the directory")
         try session.commit("bic", text: "044525225")
+        #expect(session.atom("bic")?.error == nil)
         // rbs.texts/1: the operation's title and an atom's caption in Russian; rbs.document-labels/1 in the review.
         session.language = .ru
         #expect(session.operation.descriptor.title == "Проверка расширений")

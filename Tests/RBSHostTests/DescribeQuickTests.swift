@@ -108,6 +108,9 @@ struct DescribeQuickTests {
         #expect(form["destBic"].value == "999999999")
         #expect(form["destBic"].error == "Unknown BIC 999999999: check it against the payee's details")
         #expect(form["destBicInfo"].caption == "")
+        // RBSPluginKit's showBank writes the mark in English and Russian (rbs.run-texts/1).
+        #expect(try sandbox.describe("pay.pp.quick", ["destBic=999999999"], language: "ru")["destBic"].error
+                == "БИК 999999999 нет в справочнике банков: сверьте его с реквизитами получателя")
         let after = try sandbox.describe("pay.pp.quick", ["destBic=044525225", "destBic=044525998"])
         #expect(after["destBic"].error == "Unknown BIC 044525998: check it against the payee's details")
         #expect(after["destBicInfo"].caption == "")

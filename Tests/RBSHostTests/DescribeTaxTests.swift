@@ -223,7 +223,9 @@ struct DescribeTaxTests {
         #expect(try sandbox.describe("pay.pp.tax", ["destKpp=77080100"])["destKpp"].error?.hasPrefix("too short") == true)
         #expect(try sandbox.describe("pay.pp.tax", ["payerStatus=1"])["payerStatus"].error?.hasPrefix("too short") == true)
         let unknown = try sandbox.describe("pay.pp.tax", ["destBic=123456789"])
-        #expect(unknown["destBic"].error == "БИК 123456789 нет в справочнике банков: сверьте его с реквизитами получателя")
+        #expect(unknown["destBic"].error == "BIC 123456789 is not in the bank directory: check it against the payee's details")
+        #expect(try sandbox.describe("pay.pp.tax", ["destBic=123456789"], language: "ru")["destBic"].error
+                == "БИК 123456789 нет в справочнике банков: сверьте его с реквизитами получателя")
         #expect(unknown["destBicInfo"].caption == "")
     }
 

@@ -35,6 +35,10 @@ struct DescribeTransferCardTests {
                                                                "fromAccount=\(Demo.savings)", "amount=10"])
         #expect(form.formError == "Choose two different accounts")
         #expect(form.ready == false)
+        // The plugin's own mark in the reader's language (rbs.run-texts/1).
+        let russian = try HostSandbox().describe("transfer.own", ["fromAccount=\(Demo.current)", "toAccount=\(Demo.savings)",
+                                                                  "fromAccount=\(Demo.savings)", "amount=10"], language: "ru")
+        #expect(russian.formError == "Выберите два разных счёта")
     }
 
     @Test("transfer.own: RUB → USD is no form error; `run` converts at the bank's imported rate, `journal show` and verify show both legs")
@@ -77,6 +81,9 @@ struct DescribeTransferCardTests {
         #expect(message.hasPrefix("The amount is more than the balance of 150000"), "\(message)")
         #expect(message.hasSuffix("RUB"))
         #expect(over.ready == false)
+        let russian = try sandbox.describe("transfer.own", ["fromAccount=\(Demo.current)", "toAccount=\(Demo.savings)",
+                                                            "amount=150000.01"], language: "ru")
+        #expect(russian["amount"].error == "Сумма больше остатка: 150 000,00 RUB")
         let exact = try sandbox.describe("transfer.own", ["fromAccount=\(Demo.current)", "toAccount=\(Demo.savings)",
                                                           "amount=150000"])
         #expect(exact["amount"].error == nil)
@@ -120,9 +127,13 @@ struct DescribeTransferCardTests {
     func ownCards() throws {
         let sandbox = try HostSandbox()
         let form = try sandbox.describe("card.unblock", ["cardNumber=4111 11** **** 1111", "confirm=yes"])
-        #expect(form["yourCards"].caption == "Ваши карты: 4111 11** **** 1111 (активна), 2200 00** **** 0004 (активна)")
+        #expect(form["yourCards"].caption == "Your cards: 4111 11** **** 1111 (active), 2200 00** **** 0004 (active)")
         #expect(form["cardNumber"].error == "4111 11** **** 1111 is not blocked: there is nothing to unblock")
         #expect(!form.ready)
+        // What the plugin writes while the form runs, in Russian under --lang ru (rbs.run-texts/1).
+        let russian = try sandbox.describe("card.unblock", ["cardNumber=4111 11** **** 1111", "confirm=yes"], language: "ru")
+        #expect(russian["yourCards"].caption == "Ваши карты: 4111 11** **** 1111 (активна), 2200 00** **** 0004 (активна)")
+        #expect(russian["cardNumber"].error == "карта 4111 11** **** 1111 не заблокирована: разблокировать нечего")
     }
 
     @Test("card.block: 13 to 23 characters (digits in groups)")

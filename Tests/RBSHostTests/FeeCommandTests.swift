@@ -7,6 +7,17 @@ import Testing
 struct FeeCommandTests {
     static let topUp = ["srcAccount=\(Demo.current)", "operatorCode=mts", "phone=9161234567", "amount=2500"]
 
+    @Test("the form's fee line, written by the plugin while it runs, is in the reader's language (rbs.run-texts/1)")
+    func liveFeeLine() throws {
+        let sandbox = try HostSandbox()
+        #expect(try sandbox.describe("topup.mobile", Self.topUp)["feeInfo"].caption == "Fee 1%: 25.00 ₽, total debited 2525.00 ₽")
+        #expect(try sandbox.describe("topup.mobile", Self.topUp, language: "ru")["feeInfo"].caption
+                == "Комиссия 1%: 25,00 ₽, к списанию 2525,00 ₽")
+        // Before an amount: the declared line, translated by rbs.texts/1.
+        #expect(try sandbox.describe("topup.mobile", [], language: "ru")["feeInfo"].caption == "Комиссия 1% (не меньше 1 ₽)")
+        #expect(try sandbox.describe("topup.mobile", [])["feeInfo"].caption == "Fee 1% (at least 1 ₽)")
+    }
+
     @Test("run prints amount + fee = total; its JSON posting has fee, feeAccount, totalDebited; journal show, the receipt and the statement show them")
     func rendered() throws {
         let sandbox = try HostSandbox()

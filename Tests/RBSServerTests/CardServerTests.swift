@@ -55,11 +55,18 @@ struct CardServerTests {
         try await bank.test { api in
             let token = try await api.login(bank.alice)
             let opened = try await api.open("card.block", token)
-            #expect(atom("yourCards", in: opened["atoms"])?["caption"] as? String == "Ваши карты: 4111 11** **** 1111 (активна)")
+            #expect(atom("yourCards", in: opened["atoms"])?["caption"] as? String == "Your cards: 4111 11** **** 1111 (active)")
             let run = try #require(opened["id"] as? String)
             let answer = try await api.commit(run, "cardNumber", "2202 20** **** 0008", token)
             #expect(atom("cardNumber", in: answer.object["changed"])?["error"] as? String
                     == "2202 20** **** 0008 is not one of your cards: yours are 4111 11** **** 1111", "\(answer.text)")
+            // The web client's language switch reloads the run in the other language: what the plugin wrote while it
+            // ran (rbs.run-texts/1) follows, with no call into the plugin.
+            let russian = try await api.call(.get, "/api/v1/runs/\(run)", token: token, language: "ru")
+            #expect(atom("yourCards", in: russian.object["atoms"])?["caption"] as? String == "Ваши карты: 4111 11** **** 1111 (активна)",
+                    "\(russian.text)")
+            #expect(atom("cardNumber", in: russian.object["atoms"])?["error"] as? String
+                    == "2202 20** **** 0008 — не ваша карта: ваши — 4111 11** **** 1111", "\(russian.text)")
             #expect(try bank.ledger.cards(ofCustomer: "bob").first?.blocked == false)
         }
     }

@@ -50,6 +50,7 @@ typedef struct transfer {
     const rbs_host_t *host;
     rbs_module_t *module;
     const rbs_accounts_service_t *accounts;
+    const rbs_run_texts_service_t *texts; /* NULL on a host older than ABI 1.4 */
     char from[32];
     char to[32];
     char amount[40]; /* decimal string, '.' separator, as the host validated it */
@@ -83,6 +84,26 @@ static int to_minor(const char *text, long long *out) {
     return 1;
 }
 
+/* A decimal string ("125000.00") as Russian writes it ("125 000,00"): digits grouped by three with a space, a
+ * comma before the fraction. */
+static void russian_amount(const char *plain, char *out, size_t size) {
+    size_t whole = strcspn(plain, "."), at = 0;
+    for (size_t i = 0; plain[i] != '\0' && at + 4 < size; i++) {
+        if (i < whole && i > 0 && plain[i] != '-' && (whole - i) % 3 == 0 && plain[i - 1] != '-') out[at++] = ' ';
+        out[at++] = plain[i] == '.' ? ',' : plain[i];
+    }
+    out[at] = '\0';
+}
+
+/* Marks `atom` (NULL: the whole form) in Russian, this plugin's own language, and in English: the host shows the
+ * person's (rbs.run-texts/1, ABI 1.4); an older host gets the Russian through set_error. */
+static void mark(const transfer_t *self, const char *atom, const char *ru, const char *en) {
+    const rbs_host_t *host = self->host;
+    const rbs_text_variant_t variants[] = { { "ru", ru }, { "en", en } };
+    if (self->texts != NULL && self->texts->set_error(self->texts->context, self->module, atom, 2, variants)) return;
+    host->set_error(host, self->module, atom, ru);
+}
+
 /* Re-checks the pair of accounts and the amount against the balance; marks the form or clears it. */
 static void check(transfer_t *self) {
     const rbs_host_t *host = self->host;
@@ -96,7 +117,7 @@ static void check(transfer_t *self) {
     snprintf(from_balance, sizeof from_balance, "%s", from.balance);
     if (self->to[0] != '\0') {
         if (strcmp(self->from, self->to) == 0) {
-            host->set_error(host, self->module, NULL, "Choose two different accounts");
+            mark(self, NULL, "Выберите два разных счёта", "Choose two different accounts");
             return;
         }
         /* Accounts in two currencies are converted by the core at the bank's rate (the amount is in the debit
@@ -104,9 +125,11 @@ static void check(transfer_t *self) {
     }
     long long amount, balance;
     if (self->amount[0] != '\0' && to_minor(self->amount, &amount) && to_minor(from_balance, &balance) && amount > balance) {
-        char message[160];
-        snprintf(message, sizeof message, "The amount is more than the balance of %s %s", from_balance, from_currency);
-        host->set_error(host, self->module, "amount", message);
+        char ru[160], en[160], shown[64];
+        russian_amount(from_balance, shown, sizeof shown);
+        snprintf(ru, sizeof ru, "Сумма больше остатка: %s %s", shown, from_currency);
+        snprintf(en, sizeof en, "The amount is more than the balance of %s %s", from_balance, from_currency);
+        mark(self, "amount", ru, en);
     }
 }
 
@@ -118,6 +141,7 @@ static void *transfer_create(const rbs_operation_descriptor_t *operation, const 
     self->module = module;
     self->accounts = host->get_service(host, RBS_SERVICE_ACCOUNTS);
     if (self->accounts == NULL) host->log(host, RBS_LOG_WARNING, "no accounts service: balances are not checked");
+    self->texts = host->get_service(host, RBS_SERVICE_RUN_TEXTS);
     return self;
 }
 

@@ -56,6 +56,21 @@ open class Atom {
     /// Marks the atom as needing attention with `message`, or clears the mark with nil.
     public func setError(_ message: String?) { context?.setError(id, message) }
 
+    /// Sets the caption in each language the plugin writes, its own first (`rbs.run-texts/1`, ABI 1.4): the host
+    /// shows the person's, also after they switch language; a host older than 1.4 shows the first.
+    /// ```swift
+    /// feeInfo.setCaption(["ru": "Комиссия: 25,00 ₽", "en": "Fee: 25.00 ₽"])
+    /// ```
+    public func setCaption(_ texts: KeyValuePairs<String, String>) {
+        guard let first = texts.first else { return }
+        storedCaption = first.value
+        context?.setTexts(.caption, id, texts)
+    }
+
+    /// Marks the atom with the message in each language the plugin writes, its own first (`rbs.run-texts/1`).
+    /// Clear it with `setError(nil)`.
+    public func setError(_ texts: KeyValuePairs<String, String>) { context?.setTexts(.error, id, texts) }
+
     /// Shows or hides an atom that has no `showIf`.
     public func setVisible(_ visible: Bool) { context?.setVisible(id, visible) }
 

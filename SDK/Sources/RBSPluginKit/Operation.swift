@@ -1,12 +1,24 @@
 import CRBSPlugin
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Refuses a submit: the atom is marked with the message and the person is asked to fix it.
 public struct DocumentRefusal: Error, Sendable {
     public var atom: String?
     public var message: String
+    /// The message in each language the plugin writes, its own first (`rbs.run-texts/1`), or nil: only `message`.
+    public var texts: KeyValuePairs<String, String>?
     public init(atom: String? = nil, _ message: String) {
         self.atom = atom
         self.message = message
+    }
+
+    /// A refusal said in each language the plugin writes, its own first: the host shows the person's.
+    public init(atom: String? = nil, _ texts: KeyValuePairs<String, String>) {
+        self.atom = atom
+        message = texts.first?.value ?? ""
+        self.texts = texts
     }
 }
 
@@ -151,6 +163,35 @@ final class InstanceContext {
         _ = host.pointee.set_error?(host, module, atom, message)
     }
 
+    enum RunTextKind { case caption, error }
+
+    /// A caption or mark in several languages: through `rbs.run-texts/1` when the host offers it, else the first
+    /// text through `set_caption` / `set_error` (a host older than ABI 1.4).
+    func setTexts(_ kind: RunTextKind, _ atom: String?, _ texts: KeyValuePairs<String, String>) {
+        guard let first = texts.first else { return }
+        guard let table = host.pointee.get_service?(host, RBS_SERVICE_RUN_TEXTS)?
+            .assumingMemoryBound(to: rbs_run_texts_service_t.self).pointee else {
+            if kind == .caption, let atom { setCaption(atom, first.value) } else { setError(atom, first.value) }
+            return
+        }
+        // The C strings live until the call returns: the host copies what it keeps.
+        let strings = texts.flatMap { [strdup($0.key), strdup($0.value)] }
+        defer { strings.forEach { free($0) } }
+        let variants = stride(from: 0, to: strings.count, by: 2).map {
+            rbs_text_variant_t(language: UnsafePointer(strings[$0]), text: UnsafePointer(strings[$0 + 1]))
+        }
+        variants.withUnsafeBufferPointer { buffer in
+            let count = UInt32(buffer.count)
+            switch kind {
+            case .caption:
+                guard let atom else { return }
+                _ = table.set_caption?(table.context, module, atom, count, buffer.baseAddress)
+            case .error:
+                _ = table.set_error?(table.context, module, atom, count, buffer.baseAddress)
+            }
+        }
+    }
+
     /// Re-reads every atom's value from the host (hidden atoms read as empty).
     func refreshValues() {
         for atom in operation.atoms {
@@ -176,7 +217,8 @@ extension Operation {
             return bank
         }
         info.caption = ""
-        bic.setError("Unknown BIC \(bic.stringValue): check it against the payee's details")
+        bic.setError(["en": "Unknown BIC \(bic.stringValue): check it against the payee's details",
+                      "ru": "БИК \(bic.stringValue) нет в справочнике банков: сверьте его с реквизитами получателя"])
         return nil
     }
 }

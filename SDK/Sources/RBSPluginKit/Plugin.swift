@@ -244,7 +244,7 @@ public enum Plugin {
         context.refreshValues()
         let fields: [(key: String, value: String)]
         do throws(DocumentRefusal) { fields = try context.operation.document() } catch {
-            context.setError(error.atom, error.message)
+            if let texts = error.texts { context.setTexts(.error, error.atom, texts) } else { context.setError(error.atom, error.message) }
             return rbs_status_t(RBS_INVALID)
         }
         for (key, value) in fields {

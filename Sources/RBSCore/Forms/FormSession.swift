@@ -15,6 +15,11 @@ public final class FormSession {
     /// The atoms whose caption the plugin set at run time (host->set_caption): shown as the plugin set them, whatever
     /// the language.
     private var captionsSetByPlugin = Set<Int>()
+    /// The captions and marks the plugin set with a variant per language (rbs.run-texts/1), by atom index (the
+    /// form's mark under nil): ``captions`` and ``marks`` hold the variant of ``language``, chosen again when it
+    /// changes.
+    private var captionTexts: [Int: RunText] = [:]
+    private var markTexts: [Int?: RunText] = [:]
     private let locator: ServiceLocator
     private var model: FormModel
     private var captions: [String]
@@ -42,6 +47,10 @@ public final class FormSession {
             operation = declared.localized(language)
             for (index, atom) in operation.descriptor.atoms.enumerated() where !captionsSetByPlugin.contains(index) {
                 captions[index] = atom.caption
+            }
+            for (index, text) in captionTexts { captions[index] = text.text(for: language) }
+            for (index, text) in markTexts {
+                if let index { marks[index] = text.text(for: language) } else { formMark = text.text(for: language) }
             }
         }
     }
@@ -215,6 +224,7 @@ public final class FormSession {
         var failure: FormSessionError?
         let result = recording(committed: index) {
             marks[index] = nil
+            markTexts[index] = nil
             // The plugin has not heard of the value yet: its functions' answers are the ones kept (RunFunctions).
             apply(model.set(index, to: value, instance: instance))
             if let module {
@@ -581,12 +591,25 @@ extension FormSession: ModuleControl {
             operation.plugin.hostTable.log(.warning, "set_caption(\(id)) refused: the caption is not valid UTF-8")
             return false
         }
+        captionTexts[index] = nil
+        show(caption: text, at: index)
+        return true
+    }
+
+    /// rbs.run-texts/1's set_caption: the caption in each language the plugin writes.
+    func pluginSetCaption(atom id: String, texts: RunText) -> Bool {
+        guard let index = index(of: id) else { return false }
+        captionTexts[index] = texts
+        show(caption: texts.text(for: language), at: index)
+        return true
+    }
+
+    private func show(caption text: String, at index: Int) {
         captionsSetByPlugin.insert(index)
         if captions[index] != text {
             captions[index] = text
             pending?.captions.append(index)
         }
-        return true
     }
 
     func pluginSetVisible(atom id: String, visible: Bool) -> Bool {
@@ -596,12 +619,27 @@ extension FormSession: ModuleControl {
     }
 
     func pluginSetError(atom id: String?, message: String?) -> Bool {
+        mark(atom: id, message: message, texts: nil)
+    }
+
+    /// rbs.run-texts/1's set_error: the mark in each language the plugin writes.
+    func pluginSetError(atom id: String?, texts: RunText) -> Bool {
+        mark(atom: id, message: texts.text(for: language), texts: texts)
+    }
+
+    func pluginRefused(_ call: String, atom: String?, _ why: RunTextRefusal) {
+        operation.plugin.hostTable.log(.warning, "\(RBS_SERVICE_RUN_TEXTS) \(call)(\(atom ?? "the form")) refused: \(why)")
+    }
+
+    private func mark(atom id: String?, message: String?, texts: RunText?) -> Bool {
         guard let id else {
             formMark = message
+            markTexts[nil] = texts
             return true
         }
         guard let index = index(of: id) else { return false }
         marks[index] = message
+        markTexts[index] = texts
         pending?.judged.insert(index)
         return true
     }

@@ -18,6 +18,7 @@ final class HostServiceTables: @unchecked Sendable {
     private let cardsTable: UnsafeMutablePointer<rbs_cards_service_t>
     private let logTable: UnsafeMutablePointer<rbs_log_service_t>
     private let clockTable: UnsafeMutablePointer<rbs_clock_service_t>
+    private let runTextsTable: UnsafeMutablePointer<rbs_run_texts_service_t>
 
     init(locator: ServiceLocator) {
         self.locator = locator
@@ -26,6 +27,7 @@ final class HostServiceTables: @unchecked Sendable {
         cardsTable = .allocate(capacity: 1)
         logTable = .allocate(capacity: 1)
         clockTable = .allocate(capacity: 1)
+        runTextsTable = .allocate(capacity: 1)
         let context = Unmanaged.passUnretained(self).toOpaque()
 
         accountsTable.initialize(to: rbs_accounts_service_t(
@@ -133,11 +135,36 @@ final class HostServiceTables: @unchecked Sendable {
                 for (index, byte) in bytes.enumerated() { out[index] = CChar(bitPattern: byte) }
             }))
 
+        // The module's own form keeps the variants: the context is not needed, the module names the run.
+        runTextsTable.initialize(to: rbs_run_texts_service_t(
+            context: context,
+            set_caption: { _, module, atom, count, variants in
+                guard let control = ModuleHandle.from(module)?.control, let atom else { return false }
+                let id = String(cString: atom)
+                do throws(RunTextRefusal) {
+                    return control.pluginSetCaption(atom: id, texts: try RunText.read(count: count, variants))
+                } catch {
+                    control.pluginRefused("set_caption", atom: id, error)
+                    return false
+                }
+            },
+            set_error: { _, module, atom, count, variants in
+                guard let control = ModuleHandle.from(module)?.control else { return false }
+                let id = atom.map { String(cString: $0) }
+                do throws(RunTextRefusal) {
+                    return control.pluginSetError(atom: id, texts: try RunText.read(count: count, variants))
+                } catch {
+                    control.pluginRefused("set_error", atom: id, error)
+                    return false
+                }
+            }))
+
         try? locator.registerTable(UnsafeRawPointer(accountsTable), id: RBS_SERVICE_ACCOUNTS, owner: "rbs-host")
         try? locator.registerTable(UnsafeRawPointer(directoryTable), id: RBS_SERVICE_DIRECTORY, owner: "rbs-host")
         try? locator.registerTable(UnsafeRawPointer(cardsTable), id: RBS_SERVICE_CARDS, owner: "rbs-host")
         try? locator.registerTable(UnsafeRawPointer(logTable), id: RBS_SERVICE_LOG, owner: "rbs-host")
         try? locator.registerTable(UnsafeRawPointer(clockTable), id: RBS_SERVICE_CLOCK, owner: "rbs-host")
+        try? locator.registerTable(UnsafeRawPointer(runTextsTable), id: RBS_SERVICE_RUN_TEXTS, owner: "rbs-host")
     }
 
     private var now: Date { locator.optional((any Clock).self)?.now ?? Date() }

@@ -11,6 +11,11 @@ protocol ModuleControl: AnyObject {
     func pluginSetVisible(atom: String, visible: Bool) -> Bool
     /// `atom` nil marks the whole form; `message` nil clears the mark.
     func pluginSetError(atom: String?, message: String?) -> Bool
+    /// rbs.run-texts/1: a caption or mark in each language the plugin writes (checked already).
+    func pluginSetCaption(atom: String, texts: RunText) -> Bool
+    func pluginSetError(atom: String?, texts: RunText) -> Bool
+    /// A rbs.run-texts/1 call (`set_caption`, `set_error`) that was refused: logged for the plugin's author.
+    func pluginRefused(_ call: String, atom: String?, _ why: RunTextRefusal)
 }
 
 /// The object behind an `rbs_module_t *`: lives exactly as long as the module, so a plugin calling with a module

@@ -185,6 +185,7 @@ extension PluginWorker {
         private let cards: UnsafeMutablePointer<rbs_cards_service_t> = .allocate(capacity: 1)
         private let logService: UnsafeMutablePointer<rbs_log_service_t> = .allocate(capacity: 1)
         private let clock: UnsafeMutablePointer<rbs_clock_service_t> = .allocate(capacity: 1)
+        private let runTexts: UnsafeMutablePointer<rbs_run_texts_service_t> = .allocate(capacity: 1)
         private let name = strdup("rbs-host")
         private let version = strdup(RBSHost.version)
 
@@ -423,6 +424,7 @@ extension PluginWorker {
                     case RBS_SERVICE_CARDS: return UnsafeRawPointer(server.cards)
                     case RBS_SERVICE_LOG: return UnsafeRawPointer(server.logService)
                     case RBS_SERVICE_CLOCK: return UnsafeRawPointer(server.clock)
+                    case RBS_SERVICE_RUN_TEXTS: return UnsafeRawPointer(server.runTexts)
                     default: return nil
                     }
                 },
@@ -530,6 +532,16 @@ extension PluginWorker {
                                              corr_account: server.arena.keep(fields[2]), city: server.arena.keep(fields[3]))
                     return true
                 }))
+            runTexts.initialize(to: rbs_run_texts_service_t(
+                context: nil,
+                set_caption: { _, module, atom, count, variants in
+                    guard let server = Server.current, let atom else { return false }
+                    return server.runText(.setCaptionTexts, module: module, atom: String(cString: atom), count: count, variants)
+                },
+                set_error: { _, module, atom, count, variants in
+                    guard let server = Server.current else { return false }
+                    return server.runText(.setErrorTexts, module: module, atom: atom.map { String(cString: $0) }, count: count, variants)
+                }))
             logService.initialize(to: rbs_log_service_t(
                 context: nil,
                 write: { _, level, source, message in
@@ -551,6 +563,26 @@ extension PluginWorker {
                     let bytes = Array(text.utf8.prefix(10)) + [0]
                     for (index, byte) in bytes.enumerated() { out[index] = CChar(bitPattern: byte) }
                 }))
+        }
+
+        /// A rbs.run-texts/1 call: read here (the plugin's pointers live in this process), checked again by the host.
+        /// A refusal is logged for the plugin's author, as the host does for a plugin in its own process.
+        fileprivate func runText(_ kind: WireKind, module: OpaquePointer?, atom: String?, count: UInt32,
+                                 _ variants: UnsafePointer<rbs_text_variant_t>?) -> Bool {
+            let texts: RunText
+            do throws(RunTextRefusal) { texts = try RunText.read(count: count, variants) } catch {
+                var log = WireWriter(.log)
+                log.u32(UInt32(RBS_LOG_WARNING))
+                log.optionalString(nil)
+                log.string("\(RBS_SERVICE_RUN_TEXTS) \(kind == .setCaptionTexts ? "set_caption" : "set_error")(\(atom ?? "the form")) refused: \(error)")
+                notify(log)
+                return false
+            }
+            var writer = WireWriter(kind)
+            writer.u32(UInt32(truncatingIfNeeded: UInt(bitPattern: module)))
+            if kind == .setCaptionTexts { writer.string(atom ?? "") } else { writer.optionalString(atom) }
+            writer.variants(texts)
+            return boolCallback(writer)
         }
 
         private func account(_ writer: WireWriter, into out: UnsafeMutablePointer<rbs_account_t>?) -> Bool {

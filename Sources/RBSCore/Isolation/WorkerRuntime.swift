@@ -466,6 +466,20 @@ final class WorkerRuntime: PluginRuntime, @unchecked Sendable {
             let atom = try frame.string()
             let caption = try frame.string()
             reply.bool(control?.pluginSetCaption(atom: atom, caption: caption) ?? false)
+        case .setCaptionTexts, .setErrorTexts:
+            let control = control(try frame.u32())
+            let caption = frame.kind == .setCaptionTexts
+            let atom = caption ? try frame.string() : try frame.optionalString()
+            let variants = try frame.variants()
+            do throws(RunTextRefusal) {
+                let texts = try RunText(checking: variants)
+                let taken = caption ? atom.flatMap { control?.pluginSetCaption(atom: $0, texts: texts) }
+                                    : control?.pluginSetError(atom: atom, texts: texts)
+                reply.bool(taken ?? false)
+            } catch {
+                control?.pluginRefused(caption ? "set_caption" : "set_error", atom: atom, error)
+                reply.bool(false)
+            }
         case .setVisible:
             let control = control(try frame.u32())
             let atom = try frame.string()

@@ -39,6 +39,8 @@ enum WireKind: UInt8 {
     case clockToday = 51     // → reply str
     case cardsCount = 52     // → reply u32 (the cards are read now and kept for the cardsAt that follow)
     case cardsAt = 53        // index u32 → reply present bool, id str, masked str, account str, blocked bool
+    case setCaptionTexts = 54 // module, atom, variants u32 × (language str, text str) → reply bool (rbs.run-texts/1)
+    case setErrorTexts = 55  // module, atom?, variants u32 × (language str, text str) → reply bool
 
     /// A worker → host callback: the plugin calling its host table (40 and up), answered while a request waits —
     /// or while the worker starts, when init() uses a service.
@@ -69,6 +71,14 @@ struct WireWriter {
     mutating func optionalString(_ value: String?) {
         bool(value != nil)
         if let value { string(value) }
+    }
+    /// A text's variants per language (rbs.run-texts/1).
+    mutating func variants(_ text: RunText) {
+        u32(UInt32(text.variants.count))
+        for variant in text.variants {
+            string(variant.language)
+            string(variant.text)
+        }
     }
     /// A C string (its bytes as they are, up to the NUL).
     mutating func cString(_ value: UnsafePointer<CChar>?) {
@@ -149,6 +159,13 @@ struct WireReader {
     mutating func data() throws(WireError) -> [UInt8] { Array(try take(Int(try u32()))) }
     mutating func string() throws(WireError) -> String { String(decoding: try data(), as: UTF8.self) }
     mutating func optionalString() throws(WireError) -> String? { try bool() ? try string() : nil }
+    /// A text's variants as a worker sent them: checked again by the caller (a worker is not trusted).
+    mutating func variants() throws(WireError) -> [TextVariant] {
+        let count = Int(try u32())
+        // Each variant is at least two lengths: a count the frame cannot hold is refused before anything is reserved.
+        guard count <= (bytes.count - offset) / 8 else { throw WireError(description: "a \(kind) frame is cut short") }
+        return try (0..<count).map { _ throws(WireError) in TextVariant(language: try string(), text: try string()) }
+    }
 
     /// An `rbs_value_t` as type and byte strings (see `WireValue.withC`).
     mutating func value() throws(WireError) -> WireValue {

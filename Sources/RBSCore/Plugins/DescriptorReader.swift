@@ -272,7 +272,8 @@ struct DescriptorReader {
     static let maxRequirements = 64
 
     /// The host services a plugin may require by id (registered by `HostServiceTables`).
-    static let hostServices: Set<String> = [RBS_SERVICE_ACCOUNTS, RBS_SERVICE_DIRECTORY, RBS_SERVICE_LOG, RBS_SERVICE_CLOCK]
+    static let hostServices: Set<String> = [RBS_SERVICE_ACCOUNTS, RBS_SERVICE_CARDS, RBS_SERVICE_DIRECTORY, RBS_SERVICE_LOG,
+                                            RBS_SERVICE_CLOCK, RBS_SERVICE_RUN_TEXTS]
 
     /// Reads the plugin's `rbs.requirements/1` (if it offers it) and refuses the plugin, naming the first feature
     /// this host lacks: an ABI version newer than the host's, or a service the host does not offer.

@@ -98,7 +98,13 @@ static rbs_status_t value_changed(void *instance, const char *atom, const rbs_va
         self->host->set_caption(self->host, self->module, "bank", text);
         self->host->set_error(self->host, self->module, "bic", NULL);
     } else {
-        self->host->set_error(self->host, self->module, "bic", "no bank with this BIC in the directory");
+        /* rbs.run-texts/1: the mark in English (this plugin's own language) and Russian. */
+        const rbs_run_texts_service_t *texts = self->host->get_service(self->host, RBS_SERVICE_RUN_TEXTS);
+        const rbs_text_variant_t variants[] = {
+            { "en", "no bank with this BIC in the directory" }, { "ru", "банка с таким БИК нет в справочнике" },
+        };
+        if (texts == NULL || !texts->set_error(texts->context, self->module, "bic", 2, variants))
+            self->host->set_error(self->host, self->module, "bic", "no bank with this BIC in the directory");
     }
     return RBS_OK;
 }
@@ -121,8 +127,9 @@ static const rbs_plugin_descriptor_t descriptor = {
     .operation_count = 1, .operations = operations,
 };
 
-static const char *const features[] = { RBS_SERVICE_ACCOUNTS, RBS_SERVICE_DIRECTORY, RBS_SERVICE_LOG, RBS_SERVICE_CLOCK };
-static const rbs_requirements_extension_t requirements = { .count = 4, .features = features };
+static const char *const features[] = { RBS_SERVICE_ACCOUNTS, RBS_SERVICE_DIRECTORY, RBS_SERVICE_LOG, RBS_SERVICE_CLOCK,
+                                        RBS_SERVICE_RUN_TEXTS };
+static const rbs_requirements_extension_t requirements = { .count = 5, .features = features };
 
 static const rbs_document_label_t labels[] = {
     { .operation_id = "c.ext", .key = "bic", .role = RBS_FIELD_ROLE_OTHER, .atom_id = "bic" },

@@ -94,9 +94,10 @@ final class HostSandbox {
     // MARK: - Forms
 
     /// `describe OP --set … --json`, decoded; fails the test on a non-zero exit.
-    func describe(_ operation: String, _ assignments: [String] = [],
+    func describe(_ operation: String, _ assignments: [String] = [], language: String? = nil,
                   sourceLocation: SourceLocation = #_sourceLocation) throws -> FormJSON {
-        let result = try host(["describe", operation] + assignments.flatMap { ["--set", $0] } + ["--json"],
+        let result = try host(["describe", operation] + assignments.flatMap { ["--set", $0] } + ["--json"]
+                                + (language.map { ["--lang", $0] } ?? []),
                               sourceLocation: sourceLocation)
         try #require(result.status == 0, "describe exited non-zero: \(result)", sourceLocation: sourceLocation)
         return try decode(FormJSON.self, result.stdout, sourceLocation: sourceLocation)

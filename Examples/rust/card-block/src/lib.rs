@@ -439,6 +439,18 @@ unsafe fn lent(text: *const c_char) -> String {
     unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned()
 }
 
+/// A message this plugin writes while a form runs, in both its languages.
+struct Said {
+    ru: String,
+    en: String,
+}
+
+impl Said {
+    fn new(ru: &str, en: &str) -> Said {
+        Said { ru: String::from(ru), en: String::from(en) }
+    }
+}
+
 impl CardBlock {
     /// The signer's cards, from the host's rbs.cards/1 service; None when the host offers no such service.
     fn own_cards(&self) -> Option<Vec<OwnCard>> {
@@ -464,63 +476,71 @@ impl CardBlock {
         Some(cards)
     }
 
-    /// The signer's cards as one line for the form: "4111 11** **** 1111 (активна), …".
-    fn cards_line(cards: &[OwnCard]) -> String {
+    /// The signer's cards as one line for the form: "Ваши карты: 4111 11** **** 1111 (активна), …", and in English.
+    fn cards_line(cards: &[OwnCard]) -> Said {
         if cards.is_empty() {
-            return String::from("Ваши карты: у вас нет карт");
+            return Said::new("Ваши карты: у вас нет карт", "Your cards: you have no cards");
         }
-        let listed: Vec<String> = cards
-            .iter()
-            .map(|card| format!("{} ({})", card.masked, if card.blocked { "заблокирована" } else { "активна" }))
-            .collect();
-        format!("Ваши карты: {}", listed.join(", "))
+        let listed = |blocked: &str, active: &str| -> String {
+            let each: Vec<String> =
+                cards.iter().map(|card| format!("{} ({})", card.masked, if card.blocked { blocked } else { active })).collect();
+            each.join(", ")
+        };
+        Said {
+            ru: format!("Ваши карты: {}", listed("заблокирована", "активна")),
+            en: format!("Your cards: {}", listed("blocked", "active")),
+        }
     }
 
     /// Shows the signer's cards in the `yourCards` line.
     fn show_cards(&self) {
         let Some(cards) = self.own_cards() else { return };
-        // SAFETY: as in set_error.
-        let Some(host) = (unsafe { self.host.as_ref() }) else { return };
-        let Some(set_caption) = host.set_caption else { return };
-        let Ok(caption) = CString::new(Self::cards_line(&cards)) else { return };
-        // SAFETY: every pointer is valid for the call; the host copies the caption.
-        unsafe { set_caption(self.host, self.module, c"yourCards".as_ptr(), caption.as_ptr()) };
+        self.say(RunTextKind::Caption, Some(c"yourCards"), &Self::cards_line(&cards));
     }
 
     /// Why the typed card cannot be chosen: not one of the signer's cards, or already in the state asked for.
     /// Only early help: the core decides again on the signed document, whoever built it.
-    fn ownership_problem(&self, masked: &str) -> Option<String> {
+    fn ownership_problem(&self, masked: &str) -> Option<Said> {
         let cards = self.own_cards()?;
         let Some(card) = cards.iter().find(|card| card.masked == masked) else {
             let yours: Vec<&str> = cards.iter().map(|card| card.masked.as_str()).collect();
             return Some(if yours.is_empty() {
-                format!("{masked} is not one of your cards: you have no cards")
+                Said {
+                    ru: format!("{masked} — не ваша карта: у вас нет карт"),
+                    en: format!("{masked} is not one of your cards: you have no cards"),
+                }
             } else {
-                format!("{masked} is not one of your cards: yours are {}", yours.join(", "))
+                Said {
+                    ru: format!("{masked} — не ваша карта: ваши — {}", yours.join(", ")),
+                    en: format!("{masked} is not one of your cards: yours are {}", yours.join(", ")),
+                }
             });
         };
         match (self.unblock, card.blocked) {
-            (false, true) => Some(format!("{masked} is already blocked")),
-            (true, false) => Some(format!("{masked} is not blocked: there is nothing to unblock")),
+            (false, true) => Some(Said {
+                ru: format!("карта {masked} уже заблокирована"),
+                en: format!("{masked} is already blocked"),
+            }),
+            (true, false) => Some(Said {
+                ru: format!("карта {masked} не заблокирована: разблокировать нечего"),
+                en: format!("{masked} is not blocked: there is nothing to unblock"),
+            }),
             _ => None,
         }
     }
 
     /// Marks an atom (or the whole form, `atom` None) with a message.
-    fn set_error(&self, atom: Option<&CStr>, message: &str) {
-        // SAFETY: `host` is valid from create() until destroy() returns (rbs/operation.h).
-        let Some(host) = (unsafe { self.host.as_ref() }) else {
-            return;
-        };
-        let Some(set_error) = host.set_error else {
-            return;
-        };
-        let Ok(message) = CString::new(message) else {
-            return;
-        };
-        let atom = atom.map_or(ptr::null(), CStr::as_ptr);
-        // SAFETY: every pointer is valid for the call; the host copies what it keeps.
-        unsafe { set_error(self.host, self.module, atom, message.as_ptr()) };
+    fn set_error(&self, atom: Option<&CStr>, message: &Said) {
+        self.say(RunTextKind::Error, atom, message);
+    }
+
+    /// Sets a caption or a mark in Russian (this plugin's own language) and English: the host shows the person's
+    /// (rbs.run-texts/1), or the Russian on a host older than ABI 1.4.
+    fn say(&self, kind: RunTextKind, atom: Option<&CStr>, said: &Said) {
+        let (Ok(ru), Ok(en)) = (CString::new(said.ru.as_str()), CString::new(said.en.as_str())) else { return };
+        // SAFETY: `host` and `module` are valid from create() until destroy() returns, and this runs inside a call
+        // the host made; the host copies what it keeps.
+        unsafe { set_run_text(self.host, self.module, kind, atom, &[(c"ru", ru.as_c_str()), (c"en", en.as_c_str())]) };
     }
 
     /// Clears an atom's mark: a marked form cannot be submitted, so a mark this plugin set must go once it is fixed.
@@ -537,20 +557,23 @@ impl CardBlock {
     }
 
     /// Whether the committed value of `atom` holds; the message for it when it does not.
-    fn problem(&self, atom: &CStr) -> Option<String> {
+    fn problem(&self, atom: &CStr) -> Option<Said> {
         match atom.to_bytes() {
             b"cardNumber" => match masked_of(&self.card) {
-                None => Some(String::from("Check the card number: a Mir, Visa or Mastercard number with a correct check digit")),
+                None => Some(Said::new(
+                    "Проверьте номер карты: номер карты «Мир», Visa или Mastercard с верной контрольной цифрой",
+                    "Check the card number: a Mir, Visa or Mastercard number with a correct check digit",
+                )),
                 Some(masked) => self.ownership_problem(&masked),
             },
             b"reason" if !self.unblock && !REASON_VALUES.contains(&self.reason.as_str()) => {
-                Some(String::from("Choose why the card is blocked"))
+                Some(Said::new("Выберите причину блокировки", "Choose why the card is blocked"))
             }
-            b"confirm" if !self.confirmed => Some(String::from(if self.unblock {
-                "Turn the confirmation on to unblock the card"
+            b"confirm" if !self.confirmed => Some(if self.unblock {
+                Said::new("Включите подтверждение, чтобы разблокировать карту", "Turn the confirmation on to unblock the card")
             } else {
-                "Turn the confirmation on to block the card"
-            })),
+                Said::new("Включите подтверждение, чтобы заблокировать карту", "Turn the confirmation on to block the card")
+            }),
             _ => None,
         }
     }

@@ -66,7 +66,8 @@ final class ExtensionsCheckOperation: Operation, OperationDefinition {
             bank.caption = "\(found.name), \(found.city)"
             bic.setError(nil)
         } else {
-            bic.setError("no bank with this BIC in the directory")
+            // rbs.run-texts/1: the mark in English (this plugin's own language) and Russian.
+            bic.setError(["en": "no bank with this BIC in the directory", "ru": "банка с таким БИК нет в справочнике"])
         }
     }
 

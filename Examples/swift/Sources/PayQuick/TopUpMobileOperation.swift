@@ -85,18 +85,23 @@ final class TopUpMobileOperation: Operation, OperationDefinition {
         guard sender === amount else { return }
         if let minor = Self.minorUnits(amount.stringValue), minor > 0 {
             let fee = Self.feeMinor(minor)
-            feeInfo.caption = "Комиссия 1%: \(Self.plain(fee, separator: ",")) ₽, к списанию \(Self.plain(minor + fee, separator: ",")) ₽"
+            // In both languages the form is read in (rbs.run-texts/1): the host shows the person's.
+            feeInfo.setCaption([
+                "ru": "Комиссия 1%: \(Self.plain(fee, separator: ",")) ₽, к списанию \(Self.plain(minor + fee, separator: ",")) ₽",
+                "en": "Fee 1%: \(Self.plain(fee)) ₽, total debited \(Self.plain(minor + fee)) ₽",
+            ])
         } else {
-            feeInfo.caption = "Комиссия 1% (не меньше 1 ₽)"
+            feeInfo.setCaption(["ru": "Комиссия 1% (не меньше 1 ₽)", "en": "Fee 1% (at least 1 ₽)"])
         }
     }
 
     override func document() throws(DocumentRefusal) -> [(key: String, value: String)] {
         guard let chosen = Self.operators.first(where: { $0.code == operatorCode.stringValue }) else {
-            throw DocumentRefusal(atom: "operatorCode", "Choose the operator")
+            throw DocumentRefusal(atom: "operatorCode", ["ru": "Выберите оператора", "en": "Choose the operator"])
         }
         guard let minor = Self.minorUnits(amount.stringValue) else {
-            throw DocumentRefusal(atom: "amount", "The amount \(amount.stringValue) is not an amount in rubles")
+            throw DocumentRefusal(atom: "amount", ["ru": "\(amount.stringValue) — не сумма в рублях",
+                                                   "en": "The amount \(amount.stringValue) is not an amount in rubles"])
         }
         let number = phone.stringValue
         return [

@@ -247,14 +247,15 @@ final class PayPPTaxOperation: Operation, OperationDefinition {
         showTreasuryBank()
     }
 
-    /// The bank's name under the BIC, or a Russian mark on the BIC when the directory does not know it.
+    /// The bank's name under the BIC, or a mark on the BIC (in Russian and English) when the directory does not know it.
     func showTreasuryBank() {
         if let bank = host.bank(bic: destBic.stringValue) {
             destBicInfo.caption = bank.name
             destBic.setError(nil)
         } else {
             destBicInfo.caption = ""
-            destBic.setError("БИК \(destBic.stringValue) нет в справочнике банков: сверьте его с реквизитами получателя")
+            destBic.setError(["ru": "БИК \(destBic.stringValue) нет в справочнике банков: сверьте его с реквизитами получателя",
+                              "en": "BIC \(destBic.stringValue) is not in the bank directory: check it against the payee's details"])
         }
     }
 

@@ -13,7 +13,7 @@ use std::ffi::{c_char, c_void};
 // ---- rbs/version.h ----
 
 pub const RBS_ABI_MAJOR: u32 = 1;
-pub const RBS_ABI_MINOR: u32 = 3;
+pub const RBS_ABI_MINOR: u32 = 4;
 pub const RBS_ABI_PATCH: u32 = 0;
 
 #[repr(C)]
@@ -311,6 +311,86 @@ pub struct RbsClockService {
     pub today: Option<unsafe extern "C" fn(context: *mut c_void, out: *mut c_char)>,
 }
 
+pub const RBS_SERVICE_RUN_TEXTS: &std::ffi::CStr = c"rbs.run-texts/1";
+/// The most variants of one run-time text (one per language).
+pub const RBS_RUN_TEXT_MAX_VARIANTS: u32 = 32;
+
+/// `rbs_text_variant_t`: one language's version of a caption or mark set while a form runs.
+#[repr(C)]
+pub struct RbsTextVariant {
+    /// An ISO 639-1 code in lowercase: "ru", "en".
+    pub language: *const c_char,
+    /// UTF-8, 1..RBS_TEXT_MAX_BYTES bytes, no control character.
+    pub text: *const c_char,
+}
+
+/// `rbs_run_texts_service_t` (ABI 1.4): `host->set_caption` and `host->set_error` with the text in each language the
+/// plugin writes; the host shows the person's, and the first to a reader of another language.
+#[repr(C)]
+pub struct RbsRunTextsService {
+    pub context: *mut c_void,
+    pub set_caption: Option<
+        unsafe extern "C" fn(
+            context: *mut c_void,
+            module: *mut RbsModule,
+            atom_id: *const c_char,
+            count: u32,
+            variants: *const RbsTextVariant,
+        ) -> bool,
+    >,
+    pub set_error: Option<
+        unsafe extern "C" fn(
+            context: *mut c_void,
+            module: *mut RbsModule,
+            atom_id: *const c_char,
+            count: u32,
+            variants: *const RbsTextVariant,
+        ) -> bool,
+    >,
+}
+
+/// What a run-time text replaces: an atom's caption, or a mark (an atom's, or the whole form's with no atom).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum RunTextKind {
+    Caption,
+    Error,
+}
+
+/// Sets a caption or a mark in every language in `variants` (language, text), the first being the plugin's own:
+/// through `rbs.run-texts/1` when the host offers it, else (a host older than ABI 1.4) `set_caption`/`set_error`
+/// with the first text. `atom` None marks the whole form (`RunTextKind::Error` only). False when the host refused.
+///
+/// # Safety
+/// `host` and `module` are the pointers `create` received, valid until `destroy`; call it only from inside a call
+/// the host made into the plugin.
+pub unsafe fn set_run_text(
+    host: *const RbsHost,
+    module: *mut RbsModule,
+    kind: RunTextKind,
+    atom: Option<&std::ffi::CStr>,
+    variants: &[(&std::ffi::CStr, &std::ffi::CStr)],
+) -> bool {
+    let Some(first) = variants.first() else { return false };
+    let atom = atom.map_or(std::ptr::null(), std::ffi::CStr::as_ptr);
+    if let Some(service) = unsafe { service::<RbsRunTextsService>(host, RBS_SERVICE_RUN_TEXTS) } {
+        let table: Vec<RbsTextVariant> = variants
+            .iter()
+            .map(|(language, text)| RbsTextVariant { language: language.as_ptr(), text: text.as_ptr() })
+            .collect();
+        let call = match kind {
+            RunTextKind::Caption => service.set_caption,
+            RunTextKind::Error => service.set_error,
+        };
+        let Ok(count) = u32::try_from(table.len()) else { return false };
+        return call.is_some_and(|call| unsafe { call(service.context, module, atom, count, table.as_ptr()) });
+    }
+    let Some(host_table) = (unsafe { host.as_ref() }) else { return false };
+    match kind {
+        RunTextKind::Caption => host_table.set_caption.is_some_and(|call| unsafe { call(host, module, atom, first.1.as_ptr()) }),
+        RunTextKind::Error => host_table.set_error.is_some_and(|call| unsafe { call(host, module, atom, first.1.as_ptr()) }),
+    }
+}
+
 /// The service `id` of the host, as `T` (one of the `Rbs*Service` structs above, matching `id`), or None when the
 /// host does not offer it.
 ///
@@ -587,6 +667,8 @@ const _: () = {
     assert!(size_of::<RbsDirectoryService>() == 16 && offset_of!(RbsDirectoryService, lookup) == 8);
     assert!(size_of::<RbsLogService>() == 16 && offset_of!(RbsLogService, write) == 8);
     assert!(size_of::<RbsClockService>() == 24 && offset_of!(RbsClockService, today) == 16);
+    assert!(size_of::<RbsTextVariant>() == 16 && offset_of!(RbsTextVariant, text) == 8);
+    assert!(size_of::<RbsRunTextsService>() == 24 && offset_of!(RbsRunTextsService, set_error) == 16);
     assert!(size_of::<RbsStateExtension>() == 16 && offset_of!(RbsStateExtension, load) == 8);
     assert!(size_of::<RbsFunctionReads>() == 32 && offset_of!(RbsFunctionReads, atom_ids) == 24);
     assert!(size_of::<RbsFunctionReadsExtension>() == 16 && offset_of!(RbsFunctionReadsExtension, functions) == 8);

@@ -364,7 +364,14 @@ unsafe extern "C" fn value_changed(instance: *mut c_void, atom: *const c_char, v
             run.set_caption(c"bank", &bank);
             run.set_error(c"bic", None);
         }
-        None => run.set_error(c"bic", Some("no bank with this BIC in the directory")),
+        // rbs.run-texts/1: the mark in English (this plugin's own language) and Russian.
+        // SAFETY: host and module are the ones create() received; this runs inside the host's call.
+        None => {
+            let _ = unsafe {
+                set_run_text(run.host, run.module, RunTextKind::Error, Some(c"bic"),
+                             &[(c"en", c"no bank with this BIC in the directory"), (c"ru", c"банка с таким БИК нет в справочнике")])
+            };
+        }
     }
     RBS_OK
 }

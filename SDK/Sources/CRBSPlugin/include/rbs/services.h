@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "host.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -87,6 +89,39 @@ typedef struct rbs_clock_service {
     /* Writes today's date "YYYY-MM-DD" in the host's time zone and a NUL into out (at least 11 bytes). */
     void (*today)(void *context, char out[11]);
 } rbs_clock_service_t;
+
+/* ---- rbs.run-texts/1 (ABI 1.4): a caption or a mark set at run time, in every language the plugin writes ---- */
+#define RBS_SERVICE_RUN_TEXTS "rbs.run-texts/1"
+
+/* The most variants of one text (one per language). */
+#define RBS_RUN_TEXT_MAX_VARIANTS 32
+
+/* One language's version of a text a plugin sets while a form runs. */
+typedef struct rbs_text_variant {
+    const char *language; /* required: an ISO 639-1 code in lowercase: "ru", "en" */
+    const char *text;     /* required: UTF-8, 1..RBS_TEXT_MAX_BYTES bytes (rbs/ext/texts.h), no control character */
+} rbs_text_variant_t;
+
+/*
+ * host->set_caption and host->set_error with the text in each language the plugin writes. The host keeps every
+ * variant and shows the one of the person's language (`--lang`, the web client's choice, the API's `lang`) — also
+ * after that person switches language while the form is open — and the first variant to a reader of a language the
+ * plugin does not write. A plugin that writes a message in one language only keeps calling host->set_caption /
+ * set_error; one on a host older than ABI 1.4 gets NULL from get_service and falls back to them.
+ *
+ * Both refuse (return false, and the host logs why, naming the atom) a call that names no atom of the module, gives
+ * 0 or more than RBS_RUN_TEXT_MAX_VARIANTS variants, a NULL or malformed language, a language twice, a NULL, empty,
+ * over-long or non-UTF-8 text, or a control character in it; the form then keeps what it showed before.
+ * set_error: `atom_id` NULL marks the whole form; clearing a mark is host->set_error with a NULL message.
+ * [in-callback]
+ */
+typedef struct rbs_run_texts_service {
+    void *context;
+    bool (*set_caption)(void *context, rbs_module_t *module, const char *atom_id, uint32_t count,
+                        const rbs_text_variant_t *variants);
+    bool (*set_error)(void *context, rbs_module_t *module, const char *atom_id, uint32_t count,
+                      const rbs_text_variant_t *variants);
+} rbs_run_texts_service_t;
 
 #ifdef __cplusplus
 }
