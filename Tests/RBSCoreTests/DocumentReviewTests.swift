@@ -243,7 +243,7 @@ struct DocumentReviewTests {
             .notOffered, .cancelledNothingPosted, .posted, .rejected, .notSubmitted, .unknown, .journalEntry(1), .balanceNow,
             .errorLabel, .controlCharacter(7), .tooShort(length: 1, minimum: 2), .tooLong(length: 3, maximum: 2),
             .digitsOnly("x", position: 1), .amountNotPositive, .noSuchMonth(date: "2026-13-01", month: 13),
-            .noSuchDay(date: "2026-02-30", day: 30, month: 2, year: 2026), .required("X"), .notADate("x"),
+            .noSuchDay(date: "2026-02-30", day: 30, month: 2, year: 2026), .required("X"), .notValid("X"), .notADate("x"),
             .notOnList(4, count: 3), .startsMoreThanOne("x", titles: ["a"]), .notAnOptionByNumber("x", titles: ["a"]),
             .answerYesOrNo("x"), .accountNotHere(3, account: "1", offered: ["1) 1"]), .notAnOfferedAccount("x", offered: []),
             .operationRefused, .greeting(version: "0.1.0", operations: 4, plugins: 4, editor: "libedit"),

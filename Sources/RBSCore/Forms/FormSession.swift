@@ -135,7 +135,7 @@ public final class FormSession {
         var error = visible ? marks[index] : nil
         // A failing valid-if speaks once every field it reads has a value (a key check waiting for the BIC does not).
         if error == nil, visible, !model.values[index].isNull, !model.isValid(index), validIfIsComplete(index) {
-            error = atom.errorText ?? "invalid"
+            error = atom.errorText ?? HostMessage.notValid(captions[index]).text(language)
         }
         return AtomState(descriptor: atom, caption: captions[index], visible: visible, value: value, error: error)
     }
@@ -436,7 +436,7 @@ public final class FormSession {
                 issues.append(AtomIssue(atom: atom.id, message: HostMessage.required(captions[index]).text(language)))
             } else if !model.values[index].isNull, !model.isValid(index) {
                 // An empty atom is judged by whether it is required, not by its valid-if.
-                issues.append(AtomIssue(atom: atom.id, message: atom.errorText ?? "invalid"))
+                issues.append(AtomIssue(atom: atom.id, message: atom.errorText ?? HostMessage.notValid(captions[index]).text(language)))
             }
         }
         return issues

@@ -40,6 +40,8 @@ public enum HostMessage: Sendable, Equatable {
     case invisibleCharacter(caption: String, InvisibleCharacter)
     case digitsOnly(Character, position: Int), amountNotPositive, noSuchMonth(date: String, month: Int)
     case noSuchDay(date: String, day: Int, month: Int, year: Int), required(String), notADate(String)
+    /// A value whose valid-if fails, of an atom that says no error text of its own.
+    case notValid(String)
     case notOnList(Int, count: Int), startsMoreThanOne(String, titles: [String])
     case notAnOptionByNumber(String, titles: [String]), answerYesOrNo(String)
     case accountNotHere(Int, account: String, offered: [String]), notAnOfferedAccount(String, offered: [String])
@@ -254,6 +256,7 @@ public enum HostMessage: Sendable, Equatable {
             language.pick("\(date): day \(day) does not exist in month \(month) of \(year)",
                           "\(date): в месяце \(month) \(year) года нет дня \(day)")
         case .required(let caption): language.pick("required: \(caption)", "обязательное поле: \(caption)")
+        case .notValid(let caption): language.pick("not a valid value: \(caption)", "недопустимое значение: \(caption)")
         case .notADate(let text):
             language.pick("'\(text)' is not a date: write ДД.ММ.ГГГГ (31.03.2025) or YYYY-MM-DD (2025-03-31)",
                           "«\(text)» — не дата: введите ДД.ММ.ГГГГ (31.03.2025) или ГГГГ-ММ-ДД (2025-03-31)")
