@@ -40,12 +40,13 @@ class Failure(Exception):
 class World:
     """One front end's fresh data folder: the host's signer (keys init) and two customers, alice and bob."""
 
-    def __init__(self, binary, plugins):
-        self.binary, self.plugins = binary, plugins
+    def __init__(self, binary, plugins, extra=()):
+        self.binary = binary
         self.data = tempfile.mkdtemp(prefix="rbs-parity-")
         os.chmod(self.data, 0o700)
+        self.plugins = with_plugins(plugins, extra, self.data) if extra else plugins
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("RBS_") and k not in ("LC_ALL", "LC_MESSAGES")}
-        self.env.update(RBS_HOME=self.data, RBS_PLUGINS=plugins, RBS_CLOCK=CLOCK, RBS_DEV="1", NO_COLOR="1", LANG="C.UTF-8",
+        self.env.update(RBS_HOME=self.data, RBS_PLUGINS=self.plugins, RBS_CLOCK=CLOCK, RBS_DEV="1", NO_COLOR="1", LANG="C.UTF-8",
                         SWIFT_BACKTRACE="enable=no")
         self.host(["keys", "init", "--name", "operator"])
         self.accounts = {}
@@ -92,6 +93,24 @@ class World:
         shutil.rmtree(self.data, ignore_errors=True)
 
 
+def with_plugins(plugins, sources, data):
+    """A plugins folder of the examples and the scenario's own C plugins (`plugins` in the corpus: sources under the
+    repository), compiled against the SDK's headers; unsigned, as RBS_DEV=1 allows."""
+    folder = os.path.join(data, "plugins")
+    os.mkdir(folder)
+    for name in os.listdir(plugins):
+        if name.endswith(".so"):
+            shutil.copy(os.path.join(plugins, name), folder)
+    for source in sources:
+        output = os.path.join(folder, os.path.splitext(os.path.basename(source))[0] + ".so")
+        built = subprocess.run(["cc", "-std=c11", "-shared", "-fPIC", "-fvisibility=hidden", "-I",
+                                os.path.join(ROOT, "SDK/Sources/CRBSPlugin/include"), "-o", output,
+                                os.path.join(ROOT, source)], capture_output=True, text=True)
+        if built.returncode != 0:
+            raise Failure(f"cc {source}: {built.stderr.strip()}")
+    return folder
+
+
 def fill(values, roles):
     return [(atom, value.format(**roles)) for atom, value in values]
 
@@ -124,10 +143,10 @@ def run_cli(world, scenario):
     if not errors:
         raise Failure(f"status {report.get('status')} with no errors: {report}")
     first = errors[0]
-    message = first.get("message", "")
-    if first.get("atom"):
+    kind = classify(first.get("message", ""))
+    if kind.startswith("other") and first.get("atom"):
         return "invalid-value", first["atom"]
-    return classify(message), None
+    return kind, None
 
 
 def classify(message):
@@ -138,6 +157,8 @@ def classify(message):
         return "duplicate"
     if message.startswith("the one-time code is wrong") or message.startswith("одноразовый код неверен"):
         return "wrong-code"
+    if "the run was ended, nothing was signed or posted" in message:
+        return "plugin-fault"
     return "other: " + message
 
 
@@ -293,7 +314,7 @@ class Server:
 def problem_outcome(status, answer):
     kind = (answer or {}).get("type", "").rsplit(":", 1)[-1]
     return {"would-be-rejected": ("refused", None), "duplicate": ("duplicate", None), "wrong-code": ("wrong-code", None),
-            "step-up-required": ("step-up-required", None),
+            "step-up-required": ("step-up-required", None), "plugin-failed": ("plugin-fault", None),
             "invalid-value": ("invalid-value", (answer or {}).get("atom"))}.get(kind, (f"other: {status} {answer}", None))
 
 
@@ -349,7 +370,7 @@ FRONT_ENDS = {"repl": run_repl, "cli": run_cli, "api": run_api}
 def check(options, scenario, front):
     """Runs `scenario` through `front` in a world of its own: the problems found (none when it matches)."""
     expected = scenario["expect"]
-    world = World(options.binary, options.plugins)
+    world = World(options.binary, options.plugins, scenario.get("plugins", ()))
     try:
         if "rates" in scenario:
             world.import_rates(scenario["rates"])
