@@ -7,7 +7,8 @@ struct PluginCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plugin", abstract: "Create, check, and sign plugins; make publisher keys.",
         subcommands: [PluginNewCommand.self, PluginCheckCommand.self, PluginKeygenCommand.self, PluginSignCommand.self,
-                      PluginCheckChildCommand.self, PluginAllowDowngradeCommand.self])
+                      PluginCheckChildCommand.self, PluginAllowDowngradeCommand.self, PluginPackCommand.self,
+                      PluginInstallCommand.self, PluginUninstallCommand.self, PluginHistoryCommand.self])
 }
 
 /// `rbs-host plugin allow-downgrade ID`: lets the next reload of a host on this data folder replace plugin ID by a
