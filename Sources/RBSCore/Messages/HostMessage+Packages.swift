@@ -21,6 +21,8 @@ extension HostMessage {
             return "\(path): подпись «\(entry)» не сходится (повреждена или подделана) — не устанавливайте его; попросите пакет у издателя заново"
         case .damaged(let path, let entry):
             return "\(path): «\(entry == "the package" ? "пакет" : entry)» — не то, что было подписано (изменён или повреждён после подписи) — не устанавливайте его; скопируйте или скачайте пакет заново"
+        case .untrustedKey(let path, let key, let shared):
+            return "\(path) подписан ключом \(key), которому нет доверия — если вы доверяете его издателю, выполните `rbs-host trust add \(key) --ids ПРЕФИКС.*`\(shared ? " с --database этого хоста (ключи общей базы — ключи всех хостов)" : "") и установите снова (--dev не меняет того, что принимает install)"
         case .untrusted(let path, let refusal): return "\(path): \(describe(refusal, language))"
         case .malformedManifest(let path, let reason):
             return "\(path): его manifest.json не читается (\(reason)) — попросите у издателя пакет, сделанный `rbs-host plugin pack`"
@@ -105,9 +107,9 @@ extension HostMessage {
             case .uninstall: language.pick("uninstall", "удаление")
             }
             let from = entry.previousVersion.map { " (\(language.pick("was", "была")) \($0))" } ?? ""
-            let key = entry.publisherKey.map { " \(language.pick("key", "ключ")) \($0.prefix(16))…" } ?? ""
-            let publisher = entry.publisher.map { " \($0)" } ?? ""
-            return "\(entry.time)  \(action)  \(entry.id) \(entry.version)\(from) \(language.pick("by", "кто:")) \(entry.by)\(publisher)\(key)"
+            let publisher = entry.publisher.map { ", \(language.pick("publisher", "издатель")) \($0)" } ?? ""
+            let key = entry.publisherKey.map { ", \(language.pick("key", "ключ")) \($0.prefix(16))…" } ?? ""
+            return "\(entry.time)  \(action)  \(entry.id) \(entry.version)\(from) — \(entry.by)\(publisher)\(key)"
         }.joined(separator: "\n")
     }
 

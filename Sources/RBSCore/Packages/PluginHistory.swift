@@ -77,6 +77,13 @@ public struct PluginHistory: Sendable {
         return (entries, unreadable)
     }
 
+    /// Who runs the command, for the history: `USER` as the host read it, else the account of this process's uid.
+    public static func user(_ environmentUser: String?) -> String {
+        if let environmentUser, !environmentUser.isEmpty { return environmentUser }
+        if let entry = getpwuid(getuid()), let name = entry.pointee.pw_name { return String(cString: name) }
+        return "uid \(getuid())"
+    }
+
     /// A time as the file writes it.
     public static func timestamp(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()

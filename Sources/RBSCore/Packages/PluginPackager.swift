@@ -85,8 +85,8 @@ public struct PackageChange: Sendable, Equatable {
 /// `<id>.so` and `<id>.so.sig` (or over the signed file that already holds the id): what every start and reload then
 /// checks, by the loose plugin's rules. They land so that nothing half-written or unsigned is ever seen there: both
 /// are written under hidden names (which the scanner and the watcher pass over) and synced; the signature is
-/// renamed into place first — holding the old file's signature too when a file is replaced — then the object, then
-/// the signature without the old one.
+/// renamed into place first — holding the replaced file's signature too, so whichever of the two files a host reads
+/// has its signature there — then the object.
 public enum PluginPackager {
     // MARK: - pack
 
@@ -227,6 +227,8 @@ public enum PluginPackager {
             switch error {
             case .badSignature: throw .badSignature(path: path, entry: entry)
             case .changedAfterSigning: throw .damaged(path: path, entry: entry == PluginPackage.signatureEntry ? "the package" : entry)
+            case .untrustedKey(let key): throw .untrustedKey(path: path, publicKey: key, shared: false)
+            case .untrustedSharedKey(let key): throw .untrustedKey(path: path, publicKey: key, shared: true)
             default: throw .untrusted(path: path, error)
             }
         }
@@ -297,12 +299,12 @@ public enum PluginPackager {
         }
         let signaturePath = target + ".sig"
         do {
-            // While the object is swapped, the signature file holds the old file's signature and the new one.
-            let during = (installed?.signatures ?? []) + [verified.objectSignature]
-            try TrustFile.write(during.map(\.text).joined(), to: signaturePath, mode: 0o644)
+            // The signature file holds the replaced file's signature and the new one, so a host that read either
+            // file's bytes, before or after the switch, finds their signature beside them.
+            let signatures = (installed?.signatures ?? []) + [verified.objectSignature]
+            try TrustFile.write(signatures.map(\.text).joined(), to: signaturePath, mode: 0o644)
             try TrustFile.commit(staged, to: target)
             placed = true
-            if during.count > 1 { try TrustFile.write(verified.objectSignature.text, to: signaturePath, mode: 0o644) }
         } catch { throw .io(path: target, reason: error.description) }
         TrustFile.syncDirectory(folder)
         entry.file = target

@@ -66,7 +66,7 @@ struct PluginInstallCommand: ParsableCommand {
                                                     dataDirectory: global.paths.data, policy: policy,
                                                     isolation: try global.isolationSettings(),
                                                     allowDowngrade: allowDowngrade,
-                                                    by: HostEnvironment.current.user ?? "unknown")
+                                                    by: PluginHistory.user(HostEnvironment.current.user))
             print(HostMessage.describe(change, language))
         } catch let error as PackageError {
             Terminal.error(HostMessage.describe(error, language), label: HostMessage.errorLabel.text(language))
@@ -87,7 +87,7 @@ struct PluginUninstallCommand: ParsableCommand {
         let language = global.language
         do throws(PackageError) {
             let change = try PluginPackager.uninstall(id, folder: global.paths.plugins, dataDirectory: global.paths.data,
-                                                      by: HostEnvironment.current.user ?? "unknown")
+                                                      by: PluginHistory.user(HostEnvironment.current.user))
             print(HostMessage.describe(change, language))
         } catch {
             Terminal.error(HostMessage.describe(error, language), label: HostMessage.errorLabel.text(language))
