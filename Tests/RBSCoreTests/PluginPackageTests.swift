@@ -99,9 +99,9 @@ struct PluginPackageTests {
         damaged[elf + 4000] ^= 0x01
         try Data(damaged).write(to: URL(fileURLWithPath: path))
         #expect(Self.refusal(host, path)?.description
-            == "\(path): 'the package' is not what was signed (changed or damaged after signing) — do not install it; copy or download the package again")
+            == "\(path): its contents are not what was signed (changed or damaged after signing) — do not install it; copy or download the package again")
         #expect(HostMessage.describe(try #require(Self.refusal(host, path)), .ru)
-            == "\(path): «пакет» — не то, что было подписано (изменён или повреждён после подписи) — не устанавливайте его; скопируйте или скачайте пакет заново")
+            == "\(path): его содержимое — не то, что было подписано (изменён или повреждён после подписи) — не устанавливайте его; скопируйте или скачайте пакет заново")
 
         var forged = original
         // A hex digit of the Ed25519 signature on the package signature's last line.

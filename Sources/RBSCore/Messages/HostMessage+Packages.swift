@@ -20,7 +20,7 @@ extension HostMessage {
         case .badSignature(let path, let entry):
             return "\(path): подпись «\(entry)» не сходится (повреждена или подделана) — не устанавливайте его; попросите пакет у издателя заново"
         case .damaged(let path, let entry):
-            return "\(path): «\(entry == "the package" ? "пакет" : entry)» — не то, что было подписано (изменён или повреждён после подписи) — не устанавливайте его; скопируйте или скачайте пакет заново"
+            return "\(path): \(entry.map { "его объект «\($0)» —" } ?? "его содержимое —") не то, что было подписано (изменён или повреждён после подписи) — не устанавливайте его; скопируйте или скачайте пакет заново"
         case .untrustedKey(let path, let key, let shared):
             return "\(path) подписан ключом \(key), которому нет доверия — если вы доверяете его издателю, выполните `rbs-host trust add \(key) --ids ПРЕФИКС.*`\(shared ? " с --database этого хоста (ключи общей базы — ключи всех хостов)" : "") и установите снова (--dev не меняет того, что принимает install)"
         case .untrusted(let path, let refusal): return "\(path): \(describe(refusal, language))"

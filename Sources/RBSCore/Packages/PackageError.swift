@@ -15,8 +15,9 @@ public enum PackageError: Error, CustomStringConvertible, Sendable, Hashable {
     case unusableSignature(path: String, entry: String, TrustError)
     /// The package signature does not verify for its key: damaged or forged.
     case badSignature(path: String, entry: String)
-    /// The bytes are not the ones signed: the package (or one object in it) was changed or damaged after signing.
-    case damaged(path: String, entry: String)
+    /// The bytes are not the ones signed: the package (`entry` nil) or one object in it was changed or damaged after
+    /// signing.
+    case damaged(path: String, entry: String?)
     /// The key that signed it is not among the trusted keys (`shared`: the shared database's).
     case untrustedKey(path: String, publicKey: String, shared: Bool)
     /// The key that signed it is not trusted for it (revoked, expired, or the id outside its scope).
@@ -75,7 +76,7 @@ public enum PackageError: Error, CustomStringConvertible, Sendable, Hashable {
         case .badSignature(let path, let entry):
             "\(path): the signature '\(entry)' does not verify (damaged or forged) — do not install it; ask its publisher for the package again"
         case .damaged(let path, let entry):
-            "\(path): '\(entry)' is not what was signed (changed or damaged after signing) — do not install it; copy or download the package again"
+            "\(path): \(entry.map { "its object '\($0)' is" } ?? "its contents are") not what was signed (changed or damaged after signing) — do not install it; copy or download the package again"
         case .untrustedKey(let path, let key, let shared):
             "\(path) is signed by an untrusted key \(key) — if you trust its publisher, run `rbs-host trust add \(key) --ids ID-PREFIX.*`\(shared ? " with this host's --database (the shared database's keys are every host's)" : ""), then install again (--dev does not change what install accepts)"
         case .untrusted(let path, let refusal): "\(path): \(refusal.description)"

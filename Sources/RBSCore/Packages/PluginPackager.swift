@@ -226,7 +226,7 @@ public enum PluginPackager {
         } catch {
             switch error {
             case .badSignature: throw .badSignature(path: path, entry: entry)
-            case .changedAfterSigning: throw .damaged(path: path, entry: entry == PluginPackage.signatureEntry ? "the package" : entry)
+            case .changedAfterSigning: throw .damaged(path: path, entry: entry == PluginPackage.signatureEntry ? nil : entry)
             case .untrustedKey(let key): throw .untrustedKey(path: path, publicKey: key, shared: false)
             case .untrustedSharedKey(let key): throw .untrustedKey(path: path, publicKey: key, shared: true)
             default: throw .untrusted(path: path, error)
