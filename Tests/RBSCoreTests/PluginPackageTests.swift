@@ -284,4 +284,39 @@ struct PluginPackageTests {
         }
         #expect(throws: PackageError.badObjectOption("x86_64")) { try PackRequest.objects(["x86_64"]) }
     }
+    @Test("a .sig holding two signatures: the block for the file's bytes is the one checked; bytes neither names are refused")
+    func signatureBlocks() throws {
+        let host = try Host()
+        let old = try host.build("1.0.0"), new = try host.build("1.1.0")
+        let target = host.folder.appendingPathComponent("versioned.so")
+        try host.copy(new.plugin, as: "versioned.so")
+        let both = try String(contentsOf: old.signature, encoding: .utf8) + String(contentsOf: new.signature, encoding: .utf8)
+        try both.write(toFile: target.path + ".sig", atomically: true, encoding: .utf8)
+        let policy = PluginTrustPolicy(dataDirectory: host.data, development: false)
+        try policy.verify(try [UInt8](Data(contentsOf: new.plugin)), path: target.path)
+        try policy.verify(try [UInt8](Data(contentsOf: old.plugin)), path: target.path)
+        let other = try [UInt8](Data(contentsOf: try host.build("1.2.0").plugin))
+        let newHash = try PluginSignature.parse(try String(contentsOf: new.signature, encoding: .utf8), path: "").fileSHA256
+        #expect(throws: PluginProblem.untrusted(.changedAfterSigning(path: target.path, fileSHA256: ContentHash.sha256(other),
+                                                                     signedSHA256: newHash))) {
+            try policy.verify(other, path: target.path)
+        }
+    }
+
+    @Test("every package refusal has its own Russian text, naming the package", arguments: [
+        PackageError.truncated(path: "p.rbspkg", entry: "package.sig", size: 10),
+        .malformed(path: "p.rbspkg", offset: 3, reason: "x"), .badSignature(path: "p.rbspkg", entry: "package.sig"),
+        .untrustedKey(path: "p.rbspkg", publicKey: "ab", shared: true),
+        .wrongArchitecture(path: "p.rbspkg", host: "x86_64", offered: ["aarch64"]),
+        .missingObject(path: "p.rbspkg", architecture: "x86_64", entry: "objects/x86_64.so"),
+        .abiOutOfRange(path: "p.rbspkg", min: "2.0", below: "3.0", host: "1.3"),
+        .descriptorMismatch(path: "p.rbspkg", architecture: "x86_64", manifestID: "a", manifestVersion: "1", id: "b", version: "1"),
+        .downgrade(path: "p.rbspkg", id: "a", installed: "1.1.0", offered: "1.0.0"),
+    ])
+    func russianTexts(_ error: PackageError) {
+        let russian = HostMessage.describe(error, .ru)
+        #expect(russian != error.description)
+        #expect(russian.hasPrefix("p.rbspkg") || russian.hasPrefix("в p.rbspkg"), "\(russian)")
+        #expect(russian.unicodeScalars.contains { (0x0410...0x044F).contains($0.value) }, "\(russian)")
+    }
 }
