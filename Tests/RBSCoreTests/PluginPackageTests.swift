@@ -51,6 +51,15 @@ struct PluginPackageTests {
         return path
     }
 
+    /// A host serving 1.1.0 installed from a package, with a package of 1.0.0 beside it.
+    static func servingNewer() throws -> (host: Host, older: String) {
+        let host = try Host()
+        let newer = try pack(host, "1.1.0").path, older = try pack(host, "1.0.0").path
+        _ = try install(host, newer)
+        host.runtime.loadPlugins()
+        return (host, older)
+    }
+
     /// The plugin folder's names, hidden ones too.
     static func names(_ host: Host) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: host.folder.path).sorted()
@@ -177,10 +186,7 @@ struct PluginPackageTests {
 
     @Test("a lower version is refused, naming --allow-downgrade; with it, installed, recorded as a downgrade and taken by the next reload")
     func downgrade() throws {
-        let host = try Host()
-        let newer = try Self.pack(host, "1.1.0").path, older = try Self.pack(host, "1.0.0").path
-        _ = try Self.install(host, newer)
-        host.runtime.loadPlugins()
+        let (host, older) = try Self.servingNewer()
         #expect(Self.refusal(host, older)?.description
             == "\(older) is version 1.0.0 of test.versioned, lower than version 1.1.0 installed or last in service here: a downgrade is refused — to roll back on purpose, install it with --allow-downgrade")
         let change = try Self.install(host, older, allowDowngrade: true)
@@ -191,10 +197,7 @@ struct PluginPackageTests {
 
     @Test("a version below the one last in service is refused even after the file was uninstalled")
     func downgradeAfterUninstall() throws {
-        let host = try Host()
-        let newer = try Self.pack(host, "1.1.0").path, older = try Self.pack(host, "1.0.0").path
-        _ = try Self.install(host, newer)
-        host.runtime.loadPlugins()
+        let (host, older) = try Self.servingNewer()
         _ = try PluginPackager.uninstall("test.versioned", folder: host.folder.path, dataDirectory: host.data, by: "tester")
         #expect(Self.refusal(host, older) == .downgrade(path: older, id: "test.versioned", installed: "1.1.0", offered: "1.0.0"))
     }

@@ -23,13 +23,13 @@ struct PluginPackCommand: ParsableCommand {
 
     func run() throws {
         let language = global.language
-        do throws(PackageError) {
+        try PackageRefusal.exit(language) { () throws(PackageError) in
             let changes: String
             do { changes = try String(contentsOfFile: changelog, encoding: .utf8) } catch {
                 throw PackageError.io(path: changelog, reason: (error as NSError).localizedDescription)
             }
             let publisherKey: PublisherKey
-            do { publisherKey = try PublisherKey.load(from: key) } catch { throw PackageError.signing(error) }
+            do throws(TrustError) { publisherKey = try PublisherKey.load(from: key) } catch { throw PackageError.signing(error) }
             let request = PackRequest(objects: try PackRequest.objects(objects), key: publisherKey, publisher: publisher,
                                       texts: try PackRequest.texts(titles: title, descriptions: description),
                                       services: uses, changelog: changes, abiMin: abiMin, abiBelow: abiBelow)
@@ -40,9 +40,6 @@ struct PluginPackCommand: ParsableCommand {
                 throw PackageError.io(path: file, reason: (error as NSError).localizedDescription)
             }
             print(HostMessage.packed(manifest, file: file, key: publisherKey.publicKeyHex, language))
-        } catch {
-            Terminal.error(HostMessage.describe(error, language), label: HostMessage.errorLabel.text(language))
-            throw ExitCode.failure
         }
     }
 }
@@ -60,17 +57,14 @@ struct PluginInstallCommand: ParsableCommand {
 
     func run() throws {
         let language = global.language
-        do {
+        let isolation = try global.isolationSettings()
+        try PackageRefusal.exit(language) { () throws(PackageError) in
             let policy = PluginTrustPolicy(dataDirectory: global.paths.data, location: global.paths.database, development: false)
             let change = try PluginPackager.install(packageAt: package, folder: global.paths.plugins,
-                                                    dataDirectory: global.paths.data, policy: policy,
-                                                    isolation: try global.isolationSettings(),
+                                                    dataDirectory: global.paths.data, policy: policy, isolation: isolation,
                                                     allowDowngrade: allowDowngrade,
                                                     by: PluginHistory.user(HostEnvironment.current.user))
             print(HostMessage.describe(change, language))
-        } catch let error as PackageError {
-            Terminal.error(HostMessage.describe(error, language), label: HostMessage.errorLabel.text(language))
-            throw ExitCode.failure
         }
     }
 }
@@ -85,13 +79,10 @@ struct PluginUninstallCommand: ParsableCommand {
 
     func run() throws {
         let language = global.language
-        do throws(PackageError) {
+        try PackageRefusal.exit(language) { () throws(PackageError) in
             let change = try PluginPackager.uninstall(id, folder: global.paths.plugins, dataDirectory: global.paths.data,
                                                       by: PluginHistory.user(HostEnvironment.current.user))
             print(HostMessage.describe(change, language))
-        } catch {
-            Terminal.error(HostMessage.describe(error, language), label: HostMessage.errorLabel.text(language))
-            throw ExitCode.failure
         }
     }
 }
@@ -106,7 +97,7 @@ struct PluginHistoryCommand: ParsableCommand {
 
     func run() throws {
         let language = global.language
-        do throws(PackageError) {
+        try PackageRefusal.exit(language) { () throws(PackageError) in
             let history = PluginHistory(dataDirectory: global.paths.data)
             let (entries, unreadable) = try history.entries()
             if !unreadable.isEmpty {
@@ -114,7 +105,14 @@ struct PluginHistoryCommand: ParsableCommand {
                                label: HostMessage.historyWarningLabel(language))
             }
             if json { JSONOutput.print(entries) } else { print(HostMessage.render(entries, language)) }
-        } catch {
+        }
+    }
+}
+
+/// How the package commands end on a refusal: its text in the person's language on standard error, exit status 1.
+enum PackageRefusal {
+    static func exit(_ language: HostLanguage, _ body: () throws(PackageError) -> Void) throws {
+        do { try body() } catch {
             Terminal.error(HostMessage.describe(error, language), label: HostMessage.errorLabel.text(language))
             throw ExitCode.failure
         }
