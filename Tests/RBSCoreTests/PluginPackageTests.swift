@@ -322,4 +322,20 @@ struct PluginPackageTests {
         #expect(russian.hasPrefix("p.rbspkg") || russian.hasPrefix("в p.rbspkg"), "\(russian)")
         #expect(russian.unicodeScalars.contains { (0x0410...0x044F).contains($0.value) }, "\(russian)")
     }
+    @Test("a byte changed anywhere in a package (container, manifest, object, signatures) is refused, never accepted")
+    func everyByteCounts() throws {
+        let host = try Host()
+        let (path, _) = try Self.pack(host, "1.0.0")
+        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let policy = PluginTrustPolicy(dataDirectory: host.data, development: false)
+        _ = try PluginPackager.verify(original, path: path, policy: policy)
+        var accepted: [Int] = []
+        for offset in stride(from: 0, to: original.count, by: max(1, original.count / 600)) {
+            var changed = original
+            // The lowest bit: flipping 0x20 would only change a hex letter's case, which the signature format ignores.
+            changed[offset] ^= 0x01
+            if (try? PluginPackager.verify(changed, path: path, policy: policy)) != nil { accepted.append(offset) }
+        }
+        #expect(accepted == [])
+    }
 }
