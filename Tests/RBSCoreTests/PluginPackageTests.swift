@@ -338,4 +338,13 @@ struct PluginPackageTests {
         }
         #expect(accepted == [])
     }
+    @Test("a plugin folder other users can write to is refused before anything is placed: hosts would not load from it")
+    func unsafeFolder() throws {
+        let host = try Host()
+        let (path, _) = try Self.pack(host, "1.0.0")
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: host.folder.path)
+        let folder = host.folder.path
+        #expect(Self.refusal(host, path) == .untrusted(path: folder, .writableByOthers(.pluginFolder(folder), path: folder, mode: 0o777)))
+        #expect(try Self.names(host).isEmpty)
+    }
 }

@@ -263,6 +263,10 @@ public enum PluginPackager {
                                                         attributes: [.posixPermissions: 0o755])
             } catch { throw .io(path: folder, reason: (error as NSError).localizedDescription) }
         }
+        // A folder hosts refuse to load from (others can write to it) would take the file and serve nothing.
+        do throws(PluginProblem) { try PluginTrustPolicy.checkFolder(folder) } catch {
+            if case .untrusted(let refusal) = error { throw .untrusted(path: folder, refusal) }
+        }
         let installed = Installed.find(manifest.id, in: folder)
         let target = installed?.path ?? (folder.hasSuffix("/") ? folder : folder + "/") + manifest.id + ".so"
         let objectHash = ContentHash.sha256(verified.object)
