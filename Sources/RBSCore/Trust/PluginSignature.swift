@@ -75,6 +75,20 @@ public struct PluginSignature: Sendable, Equatable {
         return signature
     }
 
+    /// Parses a signature file that may hold several signatures one after another, each starting with ``header``
+    /// (`plugin install` replacing a plugin writes the old and the new one while the new file is renamed into place).
+    public static func parseAll(_ text: String, path: String) throws(TrustError) -> [PluginSignature] {
+        var blocks: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            if line == header || blocks.isEmpty { blocks.append("") }
+            blocks[blocks.count - 1] += line + "\n"
+        }
+        guard !blocks.isEmpty else { throw .malformedSignature(path: path, reason: "the file is empty") }
+        var signatures: [PluginSignature] = []
+        for block in blocks { signatures.append(try parse(block, path: path)) }
+        return signatures
+    }
+
     /// Whether the signature is the key's over ``canonicalMessage``.
     public var isValid: Bool {
         guard let keyBytes = Hex.decode(publicKey), let signatureBytes = Hex.decode(signature),

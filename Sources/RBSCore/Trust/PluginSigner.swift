@@ -25,13 +25,23 @@ public enum PluginSigner {
     /// says; the image is stopped at once (`init` is never called).
     static func readManifest(path: String, expectedSHA256: String,
                              isolation: IsolationSettings) throws(TrustError) -> PluginManifest {
+        let manifest: (value: PluginManifest, contentHash: String)
+        do { manifest = try openManifest(path: path, isolation: isolation) } catch {
+            throw .unloadable(error.description)
+        }
+        guard manifest.contentHash == expectedSHA256 else { throw .changedWhileSigning(path: path) }
+        return manifest.value
+    }
+
+    /// The validated manifest of a plugin file and the hash of the bytes that were opened, read as ``readManifest``
+    /// reads it (`plugin install` reads a package's object so, to hold it to the package's manifest).
+    static func openManifest(path: String, isolation: IsolationSettings) throws(PluginLoadError)
+        -> (value: PluginManifest, contentHash: String) {
         let images = FileManager.default.temporaryDirectory.appendingPathComponent("rbs-sign-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: images) }
         let loader = PluginLoader(imagesDirectory: images, locator: ServiceLocator(), isolation: isolation)
-        let image: PluginImage
-        do { image = try loader.load(path: path) } catch { throw .unloadable(error.description) }
+        let image = try loader.load(path: path)
         defer { image.stop(locator: ServiceLocator()) }
-        guard image.contentHash == expectedSHA256 else { throw .changedWhileSigning(path: path) }
-        return image.manifest
+        return (image.manifest, image.contentHash)
     }
 }

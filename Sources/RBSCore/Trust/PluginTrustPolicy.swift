@@ -60,30 +60,43 @@ public final class PluginTrustPolicy: @unchecked Sendable {
         guard !development else { return }
         let signaturePath = path + ".sig"
         guard FileManager.default.fileExists(atPath: signaturePath) else { throw .untrusted(.notSigned(path: path)) }
-        let signature: PluginSignature
-        do { signature = try PluginSignature.parse(try TrustFile.read(signaturePath), path: signaturePath) } catch {
+        let signatures: [PluginSignature]
+        do { signatures = try PluginSignature.parseAll(try TrustFile.read(signaturePath), path: signaturePath) } catch {
             throw .untrusted(.unusableSignature(error))
         }
-        guard signature.isValid else { throw .untrusted(.badSignature(path: path, signaturePath: signaturePath)) }
+        let hash = PluginSignature.sha256(bytes)
+        // The block for these bytes: `plugin install` replacing a plugin leaves the old and the new signature in the
+        // file while the new .so is renamed into place, so the .so seen at any moment has its signature there.
+        let signature = signatures.first { $0.fileSHA256 == hash } ?? signatures[signatures.count - 1]
+        do { try check(signature, contentSHA256: hash, path: path, signaturePath: signaturePath) } catch {
+            throw .untrusted(error)
+        }
+        lock.withLock { accepted[hash] = signature }
+    }
+
+    /// The one check a signature passes, a loose plugin's `.sig` and a plugin package's alike: it verifies for its
+    /// key, the key is trusted (not revoked, within its term, for the id the signature names) and the signed hash is
+    /// `contentSHA256`, the hash of the bytes at hand.
+    public func check(_ signature: PluginSignature, contentSHA256 hash: String, path: String,
+                      signaturePath: String) throws(TrustRefusal) {
+        guard signature.isValid else { throw .badSignature(path: path, signaturePath: signaturePath) }
         let trusted: [String: TrustedKeys.Entry]
         do { trusted = try trustedKeys() } catch {
-            throw .untrusted(.unreadableTrustedKeys(error))
+            throw .unreadableTrustedKeys(error)
         }
         guard let entry = trusted[signature.publicKey.lowercased()] else {
             let key = signature.publicKey
-            throw .untrusted(store.isShared ? .untrustedSharedKey(publicKey: key) : .untrustedKey(publicKey: key))
+            throw store.isShared ? .untrustedSharedKey(publicKey: key) : .untrustedKey(publicKey: key)
         }
         // The key's scope, term and revocation, checked on the id the signature names (before anything is opened;
         // the manifest check then holds the file to that id).
         if let today = CalendarDay.containing(clock(), in: .gmt),
            let refusal = entry.refusal(signing: signature.pluginID, today: today) {
-            throw .untrusted(refusal)
+            throw refusal
         }
-        let hash = PluginSignature.sha256(bytes)
         guard hash == signature.fileSHA256 else {
-            throw .untrusted(.changedAfterSigning(path: path, fileSHA256: hash, signedSHA256: signature.fileSHA256))
+            throw .changedAfterSigning(path: path, fileSHA256: hash, signedSHA256: signature.fileSHA256)
         }
-        lock.withLock { accepted[hash] = signature }
     }
 
     /// The trusted keys (lowercase hex): the file read at every check, as before; the shared database's kept for

@@ -12,10 +12,17 @@ enum TrustFile {
     /// a temporary file is created with the mode and renamed over the target. With `exclusive`, refuses an existing file.
     static func write(_ text: String, to path: String, mode: mode_t, exclusive: Bool = false) throws(TrustError) {
         if exclusive, FileManager.default.fileExists(atPath: path) { throw .keyExists(path: path) }
+        let temporary = try stage(Array(text.utf8), for: path, mode: mode)
+        try commit(temporary, to: path)
+    }
+
+    /// Writes `bytes` with `mode` to a hidden temporary file beside `path` (a name the plugin scanner and watcher pass
+    /// over), synced to disk; ``commit(_:to:)`` renames it into place.
+    static func stage(_ bytes: [UInt8], for path: String, mode: mode_t) throws(TrustError) -> String {
         let temporary = directory(of: path) + "/.\(name(of: path)).\(UUID().uuidString).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
-        if let failure = Array(text.utf8).withUnsafeBytes({ FileDescriptor.writeAll(fd, $0) }) {
+        if let failure = bytes.withUnsafeBytes({ FileDescriptor.writeAll(fd, $0) }) {
             close(fd)
             unlink(temporary)
             throw .io(path: path, reason: String(cString: strerror(failure)))
@@ -23,11 +30,24 @@ enum TrustFile {
         _ = fchmod(fd, mode)
         _ = fsync(fd)
         close(fd)
+        return temporary
+    }
+
+    /// Renames a staged file over `path` (one atomic step), or removes it and says why not.
+    static func commit(_ temporary: String, to path: String) throws(TrustError) {
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             throw .io(path: path, reason: reason)
         }
+    }
+
+    /// Syncs a folder, so the renames into it survive a crash.
+    static func syncDirectory(_ path: String) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        close(fd)
     }
 
     /// The folder part of a path ("." for a bare name), without Foundation's path parsing. The slash is found among

@@ -5,9 +5,10 @@ import RBSCore
 /// `rbs-host plugin …`: tools for plugin authors and publishers.
 struct PluginCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "plugin", abstract: "Create, check, and sign plugins; make publisher keys.",
+        commandName: "plugin", abstract: "Create, check, sign and package plugins; install and uninstall packages; make publisher keys.",
         subcommands: [PluginNewCommand.self, PluginCheckCommand.self, PluginKeygenCommand.self, PluginSignCommand.self,
-                      PluginCheckChildCommand.self, PluginAllowDowngradeCommand.self])
+                      PluginCheckChildCommand.self, PluginAllowDowngradeCommand.self, PluginPackCommand.self,
+                      PluginInstallCommand.self, PluginUninstallCommand.self, PluginHistoryCommand.self])
 }
 
 /// `rbs-host plugin allow-downgrade ID`: lets the next reload of a host on this data folder replace plugin ID by a
