@@ -12,13 +12,13 @@ struct PluginPackageTests {
 
     /// A package of version `version` of the versioned test plugin, signed with `key` (default: the host's).
     static func pack(_ host: Host, _ version: String, key: PublisherKey? = nil, abiMin: String? = nil,
-                     abiBelow: String? = nil) throws -> (path: String, manifest: PackageManifest) {
+                     abiBelow: String? = nil, services: [String] = ["rbs.log/1"]) throws -> (path: String, manifest: PackageManifest) {
         let built = try host.build(version)
         let request = PackRequest(objects: [(PackageArchitecture.host, built.plugin.path)], key: key ?? host.key,
                                   publisher: "Test Bank",
                                   texts: ["en": .init(title: "Versioned", description: "A test plugin"),
                                           "ru": .init(title: "Версии", description: "Тестовый плагин")],
-                                  services: ["rbs.log/1"], changelog: "\(version): a test build\n",
+                                  services: services, changelog: "\(version): a test build\n",
                                   abiMin: abiMin, abiBelow: abiBelow)
         let (bytes, manifest) = try PluginPackager.pack(request, isolation: inProcess)
         let path = host.staging.appendingPathComponent("versioned-\(version)-\(UUID().uuidString.prefix(6)).rbspkg").path
@@ -153,6 +153,16 @@ struct PluginPackageTests {
         #expect(refusal == .abiOutOfRange(path: path, min: "\(ABIVersion.host.major + 1).0",
                                           below: "\(ABIVersion.host.major + 2).0", host: ABIVersion.host.short))
         #expect(refusal.description.hasSuffix("update rbs-host, or install a version of the plugin built for ABI \(ABIVersion.host.short)"))
+    }
+
+    @Test("a service the manifest says the plugin uses and this host does not offer is refused, naming it")
+    func missingService() throws {
+        let host = try Host()
+        let (path, _) = try Self.pack(host, "1.0.0", services: ["rbs.log/1", "rbs.sbp/1"])
+        #expect(Self.refusal(host, path) == .missingService(path: path, service: "rbs.sbp/1", host: ABIVersion.host.short))
+        #expect(try Self.names(host).isEmpty)
+        let (fine, _) = try Self.pack(host, "1.0.0", services: ["rbs.run-texts/1", "rbs.cards/1"])
+        #expect(Self.refusal(host, fine) == nil)
     }
 
     @Test("no object for this host's architecture, a missing object, a manifest id the descriptor does not say: each refused")
@@ -313,6 +323,7 @@ struct PluginPackageTests {
         .wrongArchitecture(path: "p.rbspkg", host: "x86_64", offered: ["aarch64"]),
         .missingObject(path: "p.rbspkg", architecture: "x86_64", entry: "objects/x86_64.so"),
         .abiOutOfRange(path: "p.rbspkg", min: "2.0", below: "3.0", host: "1.3"),
+        .missingService(path: "p.rbspkg", service: "rbs.sbp/1", host: "1.4"),
         .descriptorMismatch(path: "p.rbspkg", architecture: "x86_64", manifestID: "a", manifestVersion: "1", id: "b", version: "1"),
         .downgrade(path: "p.rbspkg", id: "a", installed: "1.1.0", offered: "1.0.0"),
     ])

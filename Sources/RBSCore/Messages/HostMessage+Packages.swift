@@ -32,6 +32,8 @@ extension HostMessage {
             return "в \(path) плагин для \(offered.isEmpty ? "ни одной архитектуры" : offered.joined(separator: ", ")), а не для архитектуры этого хоста \(host) — попросите у издателя пакет с объектом \(host) (`plugin pack --so \(host)=ПУТЬ`)"
         case .missingObject(let path, let architecture, let entry):
             return "\(path): манифест называет объект \(architecture) «\(entry)», которого в пакете нет в подписанном виде — попросите издателя собрать пакет заново"
+        case .missingService(let path, let service, let host):
+            return "\(path) использует сервис \(service), которого этот хост (ABI \(host)) не предоставляет — обновите rbs-host или попросите у издателя версию без него"
         case .abiOutOfRange(let path, let min, let below, let host):
             let newer = PackageManifest.ABIRange.parse(host).flatMap { ours in PackageManifest.ABIRange.parse(min).map { ours < $0 } } ?? false
             return "\(path) нужен хост с ABI от \(min) до \(below) (не включая); ABI этого хоста — \(host) — "

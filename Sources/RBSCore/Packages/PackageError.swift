@@ -32,6 +32,8 @@ public enum PackageError: Error, CustomStringConvertible, Sendable, Hashable {
     case missingObject(path: String, architecture: String, entry: String)
     /// This host's ABI is outside the range the manifest asks for.
     case abiOutOfRange(path: String, min: String, below: String, host: String)
+    /// The manifest says the plugin uses a service this host does not offer.
+    case missingService(path: String, service: String, host: String)
     /// The object's own descriptor says another id or version than the manifest.
     case descriptorMismatch(path: String, architecture: String, manifestID: String, manifestVersion: String,
                             id: String, version: String)
@@ -90,6 +92,8 @@ public enum PackageError: Error, CustomStringConvertible, Sendable, Hashable {
             "\(path): the manifest names the \(architecture) object '\(entry)', which the package does not hold as signed — ask its publisher to pack it again"
         case .abiOutOfRange(let path, let min, let below, let host):
             "\(path) needs a host ABI from \(min) up to (not including) \(below); this host's ABI is \(host) — \(Self.abiAdvice(min: min, host: host))"
+        case .missingService(let path, let service, let host):
+            "\(path) uses the service \(service), which this host (ABI \(host)) does not offer — update rbs-host, or ask its publisher for a version that does without it"
         case .descriptorMismatch(let path, let architecture, let manifestID, let manifestVersion, let id, let version):
             "\(path): the manifest says '\(manifestID)' \(manifestVersion) but its \(architecture) object's descriptor says '\(id)' \(version) — ask its publisher to pack it again from the right build"
         case .unloadable(let path, let architecture, let problem):

@@ -214,6 +214,10 @@ public enum PluginPackager {
             throw .abiOutOfRange(path: path, min: manifest.hostABI.min, below: manifest.hostABI.below,
                                  host: ABIVersion.host.short)
         }
+        // What the plugin says it uses is what the loader would refuse it for later: said now, of the package.
+        if let service = manifest.services.first(where: { !DescriptorReader.isProvided($0) }) {
+            throw .missingService(path: path, service: service, host: ABIVersion.host.short)
+        }
         return Verified(manifest: manifest, signature: signature, object: object, objectSignature: objectSignature,
                         packageSHA256: ContentHash.sha256(bytes))
     }
