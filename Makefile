@@ -115,12 +115,14 @@ test:
 # The concurrent-hosts test runs 70 seconds here (its faults: 5 SIGKILLs and a PostgreSQL restart, each at its share of
 # the documents or of the time): enough documents to race on every balance; throughput is `make bench-pg`'s to measure.
 # Its failover case (30 s) runs the bank on a primary with a synchronous standby, crashes the primary and promotes.
+# The staged rollout (40 s): two hosts follow a publication and roll a crashing version back fleet-wide.
 test-suites:
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --skip RBSServerTests
 	@if [ -n "$$RBS_TEST_POSTGRES" ]; then \
 		python3 Tests/Postgres/concurrent_hosts.py --documents 800 --minimum 450 --seconds 70 && \
-		python3 Tests/Postgres/concurrent_hosts.py --failover --documents 300 --minimum 100 --seconds 30; \
-	else echo "*** SKIPPED: three serve hosts on one PostgreSQL, and their failover (Tests/Postgres/concurrent_hosts.py): no PostgreSQL server ***"; fi
+		python3 Tests/Postgres/concurrent_hosts.py --failover --documents 300 --minimum 100 --seconds 30 && \
+		python3 Tests/Postgres/rollout.py; \
+	else echo "*** SKIPPED: three serve hosts on one PostgreSQL, their failover (Tests/Postgres/concurrent_hosts.py) and a staged rollout on two hosts (Tests/Postgres/rollout.py): no PostgreSQL server ***"; fi
 	@# The web tests (the API fuzzer, the browser walk) wait on pages and requests much of their time: beside them run
 	@# the ledger's suite on PostgreSQL then the server's suites, and the parity corpus (which waits on the hosts it
 	@# starts); each serves its own hosts on its own ports and data folders. Their outputs are printed whole at the end.

@@ -20,6 +20,21 @@ public final class Runtime: @unchecked Sendable {
         set { ledgerLock.withLock { actingParty = newValue } }
     }
 
+    /// The staged rollouts this host follows (``ReleaseTrack``), when its ledger exists: a rolling version is opened
+    /// for the parties its share covers.
+    public var releaseTrack: ReleaseTrack? {
+        get { ledgerLock.withLock { track } }
+        set { ledgerLock.withLock { track = newValue } }
+    }
+    private var track: ReleaseTrack?
+
+    /// The party a rollout's cohort is chosen by: a customer by its holder id; the host's own signer (acting for
+    /// itself, `party` nil or `.host`) is one party, whatever its key.
+    public static func cohortKey(of party: Party?) -> String {
+        if case .customer(let holder) = party { return "customer:\(holder)" }
+        return "host"
+    }
+
     /// - Parameters:
     ///   - accounts: the customer's accounts (by default the embedded bank's, once it exists).
     ///   - scanner: how new or changed plugin files are read (the host uses a child process); nil loads every
@@ -83,26 +98,33 @@ public final class Runtime: @unchecked Sendable {
         return ledger
     }
 
-    /// Opens a run of operation `id` (a module).
-    public func open(_ id: String) throws(RunError) -> FormSession {
-        try open(registered(id), placement: nil)
+    /// Opens a run of operation `id` (a module), of the version `cohort`'s party gets (``releaseTrack``); nil: the
+    /// acting ``party``'s.
+    public func open(_ id: String, cohort: String? = nil) throws(RunError) -> FormSession {
+        let cohort = cohort ?? Self.cohortKey(of: party)
+        return try open(registered(id, cohort: cohort), placement: nil, cohort: cohort)
     }
 
     /// Chooses where a run of operation `id` will be served and holds that place for it (loading its plugin if it is
     /// not yet): for a plugin in workers, the least busy worker of its pool. Open the run with `open(at:)`; a
     /// placement never opened gives its place back when it goes away.
-    public func place(_ id: String) throws(RunError) -> PluginPlacement {
-        let operation = try registered(id)
+    public func place(_ id: String, cohort: String? = nil) throws(RunError) -> PluginPlacement {
+        let operation = try registered(id, cohort: cohort ?? Self.cohortKey(of: party))
         return operation.plugin.runtime.place(operation)
     }
 
     /// Opens the run `placement` was made for, on the worker it chose (the version it was placed on, even if the
     /// plugin was reloaded meanwhile).
-    public func open(at placement: PluginPlacement) throws(RunError) -> FormSession {
-        try open(placement.operation, placement: placement)
+    public func open(at placement: PluginPlacement, cohort: String? = nil) throws(RunError) -> FormSession {
+        try open(placement.operation, placement: placement, cohort: cohort ?? Self.cohortKey(of: party))
     }
 
-    private func registered(_ id: String) throws(RunError) -> RegisteredOperation {
+    private func registered(_ id: String, cohort: String) throws(RunError) -> RegisteredOperation {
+        // A rolling version of the operation's plugin, when the party's cohort is inside its share.
+        if let track = releaseTrack, let pluginID = registry.pluginID(ofOperation: id),
+           let image = track.image(for: pluginID, party: cohort), let compiled = image.compiled[id] {
+            return RegisteredOperation(plugin: image, compiled: compiled)
+        }
         guard let operation = registry.operation(id: id) else {
             let known = registry.operations.map(\.id)
             throw .unknownOperation(id, suggestion: Suggestion.closest(to: id, among: known))
@@ -110,12 +132,16 @@ public final class Runtime: @unchecked Sendable {
         return operation
     }
 
-    private func open(_ operation: RegisteredOperation, placement: PluginPlacement?) throws(RunError) -> FormSession {
+    private func open(_ operation: RegisteredOperation, placement: PluginPlacement?, cohort: String) throws(RunError) -> FormSession {
         do {
             let session = try FormSession(operation: operation, locator: locator, placement: placement)
             session.onClose = { [weak registry] in registry?.collectRetired() }
+            PluginVersionCounters.shared.run(VersionCount.version(of: operation.plugin), party: cohort)
             return session
-        } catch { throw .form(error) }
+        } catch {
+            if case .pluginFault = error { PluginVersionCounters.shared.fault(VersionCount.version(of: operation.plugin)) }
+            throw .form(error)
+        }
     }
 
     /// Watches the plugin folder and reloads on every change, calling `reported` (on the watcher's thread) with

@@ -17,11 +17,13 @@ extension OnlineBank {
                           detail: "there is no operation '\(operation)' (GET /api/v1/operations lists them)")
         }
         let runtime = self.runtime
+        // The version of the plugin this customer gets (a staged rollout's share is chosen by the customer).
+        let cohort = Runtime.cohortKey(of: .customer(customer.holderId))
         // Where the run will live, chosen on the plugin's own lane (which loads the plugin if it is not yet): for a
         // plugin in workers, the least busy worker of its pool, whose lane then carries every call of the run — a
         // run never waits for a busy worker other than its own, nor for another plugin.
         let placement = try await onLane(lanes.lane(for: listing.pluginID), for: customer) { () throws(Problem) -> PluginPlacement in
-            do throws(RunError) { return try runtime.place(operation) } catch {
+            do throws(RunError) { return try runtime.place(operation, cohort: cohort) } catch {
                 throw Problem("cannot-open", "The operation could not be opened", status: 422, detail: error.description)
             }
         }
@@ -36,7 +38,7 @@ extension OnlineBank {
                 throw Self.unavailable(failure)
             } catch {}
             let session: FormSession
-            do throws(RunError) { session = try runtime.open(at: placement) } catch {
+            do throws(RunError) { session = try runtime.open(at: placement, cohort: cohort) } catch {
                 throw Problem("cannot-open", "The operation could not be opened", status: 422, detail: error.description)
             }
             session.language = language

@@ -31,6 +31,8 @@ struct HostEnvironment: Sendable {
     var user: String?
     /// `LC_ALL`, `LC_MESSAGES`, `LANG`: the language of messages when `--lang` is not given.
     var locale: [String: String]
+    /// `RBS_RELEASE_SYNC`: seconds between a REPL's or `serve`'s syncs with the staged rollouts (default 2).
+    var releaseSync: Double?
 
     init(_ environment: [String: String]) {
         func text(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
@@ -46,6 +48,7 @@ struct HostEnvironment: Sendable {
         noColour = environment["NO_COLOR"] != nil
         user = text("USER")
         locale = environment.filter { ["LC_ALL", "LC_MESSAGES", "LANG"].contains($0.key) }
+        releaseSync = text("RBS_RELEASE_SYNC").flatMap(Double.init).flatMap { $0 > 0 && $0 <= 3600 ? $0 : nil }
     }
 
     /// The process's environment, read once.

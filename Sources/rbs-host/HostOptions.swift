@@ -127,8 +127,28 @@ extension HostOptions {
             }
         }
         runtime.loadPlugins()
+        followReleases(runtime)
         return runtime
     }
+
+    /// The staged rollouts of this host's ledger (`plugin publish`), synced once now: a command's runs open the
+    /// version their party gets. None before the ledger exists (a fresh folder has nothing published).
+    func followReleases(_ runtime: Runtime) {
+        guard let releases = try? PluginReleases(dataDirectory: paths.data, location: paths.database, clock: { HostClock.current.now })
+        else { return }
+        // Every host checks a published package as `plugin install` does, whatever `--dev` says.
+        let policy = PluginTrustPolicy(dataDirectory: paths.data, location: paths.database, development: false)
+        let track = ReleaseTrack(releases: releases, loader: runtime.registry.loader, locator: runtime.locator,
+                                 folder: paths.data.appendingPathComponent("releases")) { bytes, name throws(PackageError) in
+            try PluginPackager.verify(bytes, path: name, policy: policy)
+        }
+        runtime.releaseTrack = track
+        track.sync()
+        ReleaseTrack.register(track)
+    }
+
+    /// How often a REPL or `serve` syncs with the staged rollouts: `RBS_RELEASE_SYNC` seconds, else 2.
+    var releaseSyncInterval: Duration { .milliseconds(Int((HostEnvironment.current.releaseSync ?? 2) * 1000)) }
 
     /// The child-process scanner: this same executable, in its `scan` mode, with the same options (with
     /// `--isolation plugin` it opens each plugin in a worker started as the run's workers are).

@@ -55,8 +55,11 @@ struct RBSHostCommand: ParsableCommand {
             let guarded = !child
             if guarded { ExitGuard.begin(type(of: command).configuration.commandName ?? "rbs-host") }
             try command.run()
+            // What this command's runs did is added to the rollouts' counts before the process ends.
+            ReleaseTrack.stopAll()
             ExitGuard.end()
         } catch {
+            ReleaseTrack.stopAll()
             ExitGuard.end()
             exit(withError: error)
         }

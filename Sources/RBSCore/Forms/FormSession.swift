@@ -548,7 +548,11 @@ public final class FormSession {
     /// without calling into the plugin again, and the fault becomes the error the front end shows.
     private func end(_ fault: PluginFault) -> FormSessionError {
         if fault.endsModule {
-            if endedBy == nil { endedBy = fault }
+            if endedBy == nil {
+                endedBy = fault
+                // What the rollout of this version counts (and rolls back by): a run its worker's fault ended.
+                PluginVersionCounters.shared.fault(VersionCount.version(of: operation.plugin))
+            }
             close()
         }
         return .pluginFault(fault)

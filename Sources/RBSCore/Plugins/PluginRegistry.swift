@@ -133,6 +133,11 @@ public final class PluginRegistry: @unchecked Sendable {
         }
     }
 
+    /// The id of the plugin in service that offers operation `id` (without loading it).
+    public func pluginID(ofOperation id: String) -> String? {
+        locked { operationOwners[id].flatMap { byPath[$0]?.manifest.id } }
+    }
+
     /// The operation `id`, loading its plugin first if it is only listed. Nil when no plugin offers it, or when its
     /// plugin fails to load now (the failure is recorded).
     public func operation(id: String) -> RegisteredOperation? {

@@ -133,8 +133,15 @@ public final class BasketModule {
             try ledger.checkDuplicates(basket.documents, confirmed: false, retrying: retrying)
         }
         let forms = drafts.map(\.form)
-        if let customer { return try ledger.signAndPost(basket: basket, code: code, as: customer, request: request, forms: forms) }
-        return try ledger.signAndPost(basket: basket, code: code, request: request, expectedBasketId: pending?.id, forms: forms)
+        let outcome = if let customer {
+            try ledger.signAndPost(basket: basket, code: code, as: customer, request: request, forms: forms)
+        } else {
+            try ledger.signAndPost(basket: basket, code: code, request: request, expectedBasketId: pending?.id, forms: forms)
+        }
+        if !outcome.repeated {
+            for (document, each) in zip(basket.documents, outcome.outcomes) { VersionCount.record(each, of: document) }
+        }
+        return outcome
     }
 
     /// Records the basket as waiting for the response to its challenge (`basket sign … --challenge`).

@@ -119,14 +119,28 @@ public final class SignModule {
     /// A payment that repeats one the signer posted in the last 24 hours is refused with
     /// ``LedgerError/unconfirmedDuplicate(_:)`` before the code is looked at, unless the person `confirmDuplicate`d it.
     public func sign(code: String, request: LedgerRequest? = nil, confirmDuplicate: Bool) throws(LedgerError) -> Outcome {
-        if let refusal = try ledger.bank.validate(document) { throw .wouldBeRejected(refusal) }
+        try checkWithCore()
         try checkDuplicate(confirmed: confirmDuplicate, request: request)
         if method == .passkey {
             throw .code(.wrongMethod(enrolled: .passkey, detail: "this customer signs with their passkey; a one-time code does not sign for them"))
         }
-        if let customer { return try ledger.signAndPost(document, code: code, as: customer, request: request, form: draft.form) }
-        return try ledger.signAndPost(document, code: code, request: request, expectedDocumentId: pending?.document.id,
-                                      form: draft.form)
+        let outcome = if let customer {
+            try ledger.signAndPost(document, code: code, as: customer, request: request, form: draft.form)
+        } else {
+            try ledger.signAndPost(document, code: code, request: request, expectedDocumentId: pending?.document.id,
+                                   form: draft.form)
+        }
+        VersionCount.record(outcome, of: document)
+        return outcome
+    }
+
+    /// The core's check of the document as it would post it now; a refusal counts against the plugin version
+    /// that made the document (`plugin rollout status`).
+    private func checkWithCore() throws(LedgerError) {
+        if let refusal = try ledger.bank.validate(document) {
+            PluginVersionCounters.shared.refused(VersionCount.version(of: document))
+            throw .wouldBeRejected(refusal)
+        }
     }
 
     /// Posts the document signed by the customer's passkey (``method`` is ``SigningMethod/passkey``): `assertion`
@@ -134,13 +148,15 @@ public final class SignModule {
     /// See ``Ledger/signAndPost(_:assertion:as:relyingParty:request:form:onRefusal:)``.
     public func sign(assertion: PasskeyAssertion, relyingParty: RelyingParty, request: LedgerRequest? = nil, confirmDuplicate: Bool,
                      onRefusal: (PasskeyError) -> Void = { _ in }) throws(LedgerError) -> Outcome {
-        if let refusal = try ledger.bank.validate(document) { throw .wouldBeRejected(refusal) }
+        try checkWithCore()
         try checkDuplicate(confirmed: confirmDuplicate, request: request)
         guard let customer, method == .passkey else {
             throw .code(.wrongMethod(enrolled: method, detail: "only a customer with a registered passkey signs with one; use the one-time code"))
         }
-        return try ledger.signAndPost(document, assertion: assertion, as: customer, relyingParty: relyingParty,
-                                      request: request, form: draft.form, onRefusal: onRefusal)
+        let outcome = try ledger.signAndPost(document, assertion: assertion, as: customer, relyingParty: relyingParty,
+                                             request: request, form: draft.form, onRefusal: onRefusal)
+        VersionCount.record(outcome, of: document)
+        return outcome
     }
 
     /// The core's duplicate rule, asked at signing (a payment may have been posted since the review); a retry of a

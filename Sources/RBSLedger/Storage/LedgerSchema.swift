@@ -80,6 +80,10 @@ enum LedgerSchema {
         // a retried request say the core's reason in the reader's language from them. Presentation only: the hashed
         // message stays what the chain proves, and `verify` checks every fact against it.
         Step(name: "v18-rejection-facts", apply: rejectionFacts),
+        // Staged rollouts (issue #32 item 3): each published plugin package with the share of customers who get it
+        // and its state, and per plugin version what the hosts' runs did (runs, posts, refusals, worker faults) and
+        // which parties opened them — shared by every host of one database, so a rollback is the fleet's.
+        Step(name: "v20-plugin-releases", apply: pluginReleases),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -545,6 +549,41 @@ enum LedgerSchema {
             );
             """, db.dialect) + "\n" + appendOnly("exchanges", changed: "conversions are append-only: they cannot be changed",
                                                   deleted: "conversions are append-only: they cannot be deleted", in: db.dialect))
+    }
+
+    private static func pluginReleases(_ db: any SQLTransaction) throws {
+        try db.executeScript(types("""
+            CREATE TABLE plugin_releases (
+                plugin_id TEXT NOT NULL,
+                version TEXT NOT NULL,
+                package BLOB NOT NULL,
+                package_sha256 TEXT NOT NULL,
+                percent INTEGER NOT NULL,
+                state TEXT NOT NULL,
+                reason TEXT,
+                fault_threshold INTEGER NOT NULL,
+                minimum_runs INTEGER NOT NULL,
+                published_ms INTEGER NOT NULL,
+                published_by TEXT NOT NULL,
+                changed_ms INTEGER NOT NULL,
+                PRIMARY KEY (plugin_id, version)
+            );
+            CREATE TABLE plugin_version_counts (
+                plugin_id TEXT NOT NULL,
+                version TEXT NOT NULL,
+                runs INTEGER NOT NULL,
+                posts INTEGER NOT NULL,
+                refusals INTEGER NOT NULL,
+                faults INTEGER NOT NULL,
+                PRIMARY KEY (plugin_id, version)
+            );
+            CREATE TABLE plugin_version_parties (
+                plugin_id TEXT NOT NULL,
+                version TEXT NOT NULL,
+                party TEXT NOT NULL,
+                PRIMARY KEY (plugin_id, version, party)
+            );
+            """, db.dialect))
     }
 
     private static func rejectionFacts(_ db: any SQLTransaction) throws {

@@ -10,7 +10,7 @@ public enum DataFolder {
     public static let entries = [
         "rbs.sqlite", "rbs.sqlite-wal", "rbs.sqlite-shm", "ledger-tip", "signing.key", "totp.secret", "signing.name",
         "trusted-keys", "plugin-cache.bin", "history", "images", "bank-directory.xml", "isolation.conf",
-        "plugin-versions", "allowed-downgrades", "plugin-history",
+        "plugin-versions", "allowed-downgrades", "plugin-history", "releases",
     ]
 
     /// Every problem found, the folder's own first; empty when all is private. Other files someone keeps in the

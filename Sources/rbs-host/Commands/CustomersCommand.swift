@@ -42,7 +42,7 @@ struct CustomersCommand: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "The customers, with their accounts.")
         @OptionGroup var global: GlobalOptions
-        @Flag(help: "Print [{name, userOf, keyId, accounts: [{number, currency, balance}]}] (userOf: the customer a user added by add-user belongs to).")
+        @Flag(help: "Print [{name, userOf, keyId, holderId, accounts: [{number, currency, balance}]}] (userOf: the customer a user added by add-user belongs to; holderId: the bank's id of the customer whose accounts these are, which a staged rollout's share is chosen by).")
         var json = false
 
         func run() throws {
@@ -52,7 +52,7 @@ struct CustomersCommand: ParsableCommand {
                 var rows: [CustomersText.Row] = []
                 for customer in customers {
                     let holder = customer.memberOf.flatMap { id in customers.first { $0.id == id }?.name }
-                    rows.append(CustomersText.Row(name: customer.name, userOf: holder, keyId: customer.keyId,
+                    rows.append(CustomersText.Row(name: customer.name, userOf: holder, keyId: customer.keyId, holderId: customer.holderId,
                                                   accounts: try ledger.customers.accounts(of: customer).map {
                                                       .init(number: $0.number, currency: $0.currency,
                                                             balance: $0.balance.plain)
@@ -115,6 +115,7 @@ enum CustomersText {
         /// The customer whose user this login is (`customers add-user`); nil for a customer's first user.
         var userOf: String?
         var keyId: String
+        var holderId: Int64
         var accounts: [AccountRow]
     }
 

@@ -8,7 +8,8 @@ struct PluginCommand: ParsableCommand {
         commandName: "plugin", abstract: "Create, check, sign and package plugins; install and uninstall packages; make publisher keys.",
         subcommands: [PluginNewCommand.self, PluginCheckCommand.self, PluginKeygenCommand.self, PluginSignCommand.self,
                       PluginCheckChildCommand.self, PluginAllowDowngradeCommand.self, PluginPackCommand.self,
-                      PluginInstallCommand.self, PluginUninstallCommand.self, PluginHistoryCommand.self])
+                      PluginInstallCommand.self, PluginUninstallCommand.self, PluginHistoryCommand.self,
+                      PluginPublishCommand.self, PluginRolloutCommand.self])
 }
 
 /// `rbs-host plugin allow-downgrade ID`: lets the next reload of a host on this data folder replace plugin ID by a

@@ -21,6 +21,7 @@ struct REPLCommand: ParsableCommand {
             }
             print(Terminal.yellow(HostMessage.firstStart(directory: directory).text(global.language)))
         }
+        runtime.releaseTrack?.follow(every: global.releaseSyncInterval)
         let repl = REPL(runtime: runtime, language: global.language)
         var watcher: PluginWatcher?
         if watch ?? global.developmentMode {

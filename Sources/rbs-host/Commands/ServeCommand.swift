@@ -70,6 +70,7 @@ struct ServeCommand: ParsableCommand {
         // A server runs many customers' modules: each plugin in its own worker unless told otherwise.
         let runtime = try global.makeRuntime()
         Listing.printFailures(runtime.registry, language: .en)  // a server's log, read by its operators in one language
+        runtime.releaseTrack?.follow(every: global.releaseSyncInterval)
         let server: Server
         do {
             let clock = HostClock.current
