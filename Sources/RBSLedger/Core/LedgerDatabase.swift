@@ -35,6 +35,16 @@ final class LedgerDatabase: Sendable {
 
     /// What is missing at `location`: the SQLite file's ``absence(in:)``, or for PostgreSQL "postgres://… holds
     /// no ledger tables" (the server is asked; an unreachable one throws).
+    /// The ledger's database at `location` for a part of it kept beside the ledger (trusted keys, rollouts), its
+    /// schema brought up to date as every open does; a PostgreSQL database without the ledger's tables is refused
+    /// with what to run (`rbs-host db migrate`).
+    static func joining(dataDirectory: URL, location: LedgerLocation) throws(LedgerError) -> LedgerDatabase {
+        if case .postgres = location, try absence(in: dataDirectory, location: location) != nil {
+            throw .noLedgerTables(place: location.description)
+        }
+        return try LedgerDatabase(dataDirectory: dataDirectory, location: location)
+    }
+
     static func absence(in dataDirectory: URL, location: LedgerLocation) throws(LedgerError) -> String? {
         switch location {
         case .dataFolder:

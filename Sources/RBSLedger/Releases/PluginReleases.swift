@@ -72,10 +72,7 @@ public struct PluginReleases: Sendable {
 
     public init(dataDirectory: URL, location: LedgerLocation, clock: @escaping @Sendable () -> Date = Date.init)
         throws(LedgerError) {
-        if case .postgres = location, try LedgerDatabase.absence(in: dataDirectory, location: location) != nil {
-            throw .noLedgerTables(place: location.description)
-        }
-        database = try LedgerDatabase(dataDirectory: dataDirectory, location: location)
+        database = try LedgerDatabase.joining(dataDirectory: dataDirectory, location: location)
         self.clock = clock
     }
 

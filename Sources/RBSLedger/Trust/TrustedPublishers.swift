@@ -74,10 +74,7 @@ public struct TrustedPublishers: Sendable {
     /// without the ledger's tables is refused with what to run (`rbs-host db migrate`).
     public init(dataDirectory: URL, location: LedgerLocation, clock: @escaping @Sendable () -> Date = Date.init)
         throws(LedgerError) {
-        if case .postgres = location, try LedgerDatabase.absence(in: dataDirectory, location: location) != nil {
-            throw .noLedgerTables(place: location.description)
-        }
-        database = try LedgerDatabase(dataDirectory: dataDirectory, location: location)
+        database = try LedgerDatabase.joining(dataDirectory: dataDirectory, location: location)
         self.clock = clock
     }
 

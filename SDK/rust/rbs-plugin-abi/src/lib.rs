@@ -329,25 +329,18 @@ pub struct RbsTextVariant {
 #[repr(C)]
 pub struct RbsRunTextsService {
     pub context: *mut c_void,
-    pub set_caption: Option<
-        unsafe extern "C" fn(
-            context: *mut c_void,
-            module: *mut RbsModule,
-            atom_id: *const c_char,
-            count: u32,
-            variants: *const RbsTextVariant,
-        ) -> bool,
-    >,
-    pub set_error: Option<
-        unsafe extern "C" fn(
-            context: *mut c_void,
-            module: *mut RbsModule,
-            atom_id: *const c_char,
-            count: u32,
-            variants: *const RbsTextVariant,
-        ) -> bool,
-    >,
+    pub set_caption: Option<RbsRunTextFn>,
+    pub set_error: Option<RbsRunTextFn>,
 }
+
+/// The signature of both `rbs_run_texts_service_t` functions: `count` variants for `atom_id` of `module`.
+pub type RbsRunTextFn = unsafe extern "C" fn(
+    context: *mut c_void,
+    module: *mut RbsModule,
+    atom_id: *const c_char,
+    count: u32,
+    variants: *const RbsTextVariant,
+) -> bool;
 
 /// What a run-time text replaces: an atom's caption, or a mark (an atom's, or the whole form's with no atom).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
