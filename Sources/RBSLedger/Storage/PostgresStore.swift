@@ -125,7 +125,9 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                             recent.merge(speculative.used) { _, new in new }
                         }
                         return (value, tip)
-                    } catch let refusal as PostgresRefusal where refusal.isConflict {
+                    } catch let refusal as PostgresRefusal where refusal.isConflict || refusal.sqlState == "23505" {
+                        // A unique key another host's commit took first (a journal number, a document id): the whole
+                        // is rolled back, and decided again on what is committed now, as a changed row is.
                         oneCallTrace("conflict: \(refusal.message)")
                         conflicts += 1
                         // A short, growing pause with jitter, so the conflicting hosts do not meet again at once.
