@@ -1,4 +1,5 @@
 import Foundation
+import RBSMoney
 import Synchronization
 import Testing
 @testable import RBSLedger
@@ -384,7 +385,7 @@ struct PostgresStoreTests {
         let ledger = f.ledger
         DispatchQueue.global().async {
             defer { done.signal() }
-            let result = try? ledger.database.write { db in
+            let result: Void? = try? ledger.database.write { db in
                 let title = try db.value(String.self, "SELECT title FROM accounts WHERE number = ?", other)
                 if title != nil, !waited.exchange(true, ordering: .relaxed) {
                     read.signal()
@@ -434,5 +435,100 @@ struct PostgresStoreTests {
         #expect(balance > 50)
         #expect(outcome == "refused at 10.00")
         #expect(try f.balance(account) == 10)
+    }
+
+    @Test("a payment with a fee and a refusal with its facts each reach PostgreSQL in two round trips; verify reconciles both")
+    func feeAndRefusalInTwoRoundTrips() throws {
+        let f = try Fixture(engine: .postgres)
+        let account = CoreTests.current
+        // Warm-up, as a host's first writes are: which columns hold bytes, what a fee payment and a refusal ask.
+        _ = try f.ledger.signAndPost(try FeeTests.payment(f, amount: "10.00", extra: [DocumentField("fee", "1.00")]), code: f.nextCode())
+        _ = try f.ledger.signAndPost(try FeeTests.payment(f, amount: "999999.00", extra: []), code: f.nextCode())
+        let opening = try #require(try f.balance(account))
+        let debited = try #require(Decimal(string: "102.50"))
+
+        let payment = try FeeTests.payment(f, amount: "100.00", extra: [DocumentField("fee", "2.50")])
+        let code = f.nextCode()
+        let before = try #require(f.ledger.databaseRoundTrips)
+        guard case .posted(let receipt) = try f.ledger.signAndPost(payment, code: code) else {
+            Issue.record("the fee payment was not posted")
+            return
+        }
+        let posted = try #require(f.ledger.databaseRoundTrips) - before
+        #expect(posted <= 2, "a payment with a fee took \(posted) round trips")
+        #expect(receipt.posting.totalDebited.plain == "102.50")
+        #expect(try f.balance(account) == opening - debited)
+        let income = try #require(FeeIncome.number(of: "RUB"))
+        let legs = try f.ledger.database.read { db in
+            try db.rows("SELECT debit, credit, amount FROM postings WHERE journal_seq = 3 ORDER BY id").map { row in
+                "\(try row["debit"] as String) → \(try row["credit"] as String) \(try row["amount"] as String)"
+            }
+        }
+        #expect(legs == ["\(account) → \(FeeTests.payee) 100.00", "\(account) → \(income) 2.50"])
+
+        let refused = try FeeTests.payment(f, amount: "888888.00", extra: [])
+        let refusalCode = f.nextCode()
+        let beforeRefusal = try #require(f.ledger.databaseRoundTrips)
+        guard case .rejected(_, 4, let reason) = try f.ledger.signAndPost(refused, code: refusalCode) else {
+            Issue.record("the payment over the balance was not journaled as refused (entry 4)")
+            return
+        }
+        let refusing = try #require(f.ledger.databaseRoundTrips) - beforeRefusal
+        #expect(refusing <= 2, "a refusal took \(refusing) round trips")
+        let facts = ["account": account, "balance": DecimalText.format(opening - debited, scale: 2),
+                     "amount": "888888.00", "currency": "RUB"]
+        #expect(reason.facts == facts)
+        #expect(try f.ledger.journal.entries().last?.reasonFacts == facts)
+        #expect(try f.ledger.journal.verify() == .ok(4))
+    }
+
+    @Test("a journal written before the one-call step verifies after it, and the payments after it extend the same chain")
+    func journalBeforeOneCallStepVerifiesAfter() throws {
+        let f = try Fixture(engine: .postgres)
+        guard case .postgres(let address) = f.location else { Issue.record("not on PostgreSQL"); return }
+        // The database as a host before the step left it: no functions, the step not recorded.
+        let administrator = try PostgresStore(address: address)
+        try administrator.write { db in
+            try db.executeScript("""
+                DROP FUNCTION rbs_v19_read(TEXT[], TEXT[], BIGINT[]);
+                DROP FUNCTION rbs_v19_commit(TEXT[], TEXT[]);
+                DROP FUNCTION rbs_v19_digest(TEXT);
+                DELETE FROM rbs_schema_steps WHERE name = '\(PostgresStore.oneCallStep)';
+                """)
+        }
+        try administrator.close()
+        // Written statement by statement under the ledger's lock: a fee payment, a refusal with its facts, a payment.
+        _ = try f.ledger.signAndPost(try FeeTests.payment(f, amount: "10.00", extra: [DocumentField("fee", "1.00")]), code: f.nextCode())
+        _ = try f.ledger.signAndPost(try FeeTests.payment(f, amount: "999999.00", extra: []), code: f.nextCode())
+        _ = try f.ledger.signAndPost(try f.payment(amount: "5.00"), code: f.nextCode())
+        #expect(try f.ledger.journal.verify() == .ok(3))
+        try f.ledger.close()
+
+        // The next start applies the step again and verifies the chain written before it.
+        #expect(try Ledger.migrateDatabase(dataDirectory: f.directory, location: f.location) == [PostgresStore.oneCallStep])
+        let ledger = try f.reopen()
+        defer { try? ledger.close() }
+        #expect(try ledger.journal.verify() == .ok(3))
+        /// A quick payment drafted by the reopened ledger (the fixture's own is closed).
+        func payment(_ amount: String, fee: String) throws -> Document {
+            try ledger.draft(operation: "topup.mobile", plugin: "ru.example.payments.quick", pluginVersion: "1.0.0", fields: [
+                DocumentField("from", CoreTests.current), DocumentField("account", FeeTests.payee), DocumentField("amount", amount),
+                DocumentField("currency", "RUB"), DocumentField("bic", "044525593"), DocumentField("name", "ПАО МТС"),
+                DocumentField("purpose", "Пополнение +7 916 123-45-67"), DocumentField("fee", fee),
+            ])
+        }
+        for amount in ["6.00", "7.00"] {
+            guard case .posted = try ledger.signAndPost(try payment(amount, fee: "0.50"), code: f.nextCode()) else {
+                Issue.record("a payment after the step was not posted")
+                return
+            }
+        }
+        // Drafted first: a draft reads the accounts' currencies (a read, not the payment's).
+        let last = try payment("20.00", fee: "1.00")
+        let before = try #require(ledger.databaseRoundTrips)
+        _ = try ledger.signAndPost(last, code: f.nextCode())
+        let trips = try #require(ledger.databaseRoundTrips) - before
+        #expect(trips <= 2, "a payment after the step took \(trips) round trips")
+        #expect(try ledger.journal.verify() == .ok(6))
     }
 }

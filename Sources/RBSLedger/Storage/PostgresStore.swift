@@ -109,6 +109,12 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                             guard try fetch(speculative.missing, after: speculative.writes, into: &answered, digests: &digests) else {
                                 break attempts
                             }
+                        } catch let refusal as PostgresRefusal where refusal.sqlState == Self.undefinedFunction {
+                            // The functions are gone (a database restored from before their schema step, which the
+                            // next start applies again): this host writes the classic way until then.
+                            oneCallTrace("no one-call functions: \(refusal.message)")
+                            oneCallWrites.store(false, ordering: .relaxed)
+                            break attempts
                         } catch let refusal as PostgresRefusal where refusal.isConflict {
                             oneCallTrace("fetch conflict: \(refusal.message)")
                             // A deadlock with another host's writes: decide again on what is committed now.
@@ -125,6 +131,11 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                             recent.merge(speculative.used) { _, new in new }
                         }
                         return (value, tip)
+                    } catch let refusal as PostgresRefusal where refusal.sqlState == Self.undefinedFunction {
+                        // As for the read: nothing ran, so the classic way runs the body on what is committed.
+                        oneCallTrace("no one-call functions: \(refusal.message)")
+                        oneCallWrites.store(false, ordering: .relaxed)
+                        break attempts
                     } catch let refusal as PostgresRefusal where refusal.isConflict || refusal.sqlState == "23505" {
                         // A unique key another host's commit took first (a journal number, a document id): the whole
                         // is rolled back, and decided again on what is committed now, as a changed row is.
@@ -303,6 +314,9 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     }
 
     // MARK: - One-call writes
+
+    /// PostgreSQL's SQLSTATE for a function that does not exist (`undefined_function`).
+    static let undefinedFunction = "42883"
 
     /// How many times a body may ask for rows it could not know to ask for before (each a round trip).
     static let maximumReadRounds = 4
