@@ -490,6 +490,7 @@ struct PostgresStoreTests {
         let administrator = try PostgresStore(address: address)
         try administrator.write { db in
             try db.executeScript("""
+                DROP PROCEDURE rbs_v19_commit_durably(TEXT[], TEXT[], TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT);
                 DROP FUNCTION rbs_v19_read(TEXT[], TEXT[], BIGINT[]);
                 DROP FUNCTION rbs_v19_commit(TEXT[], TEXT[]);
                 DROP FUNCTION rbs_v19_digest(TEXT);

@@ -679,6 +679,18 @@ enum LedgerSchema {
                     coalesce((SELECT c.failures FROM code_state c WHERE c.id = 1), 0::BIGINT),
                     (SELECT c.locked_until_ms FROM code_state c WHERE c.id = 1);
             END $fn$;
+            CREATE OR REPLACE PROCEDURE rbs_v19_commit_durably(statements TEXT[], digests TEXT[],
+                INOUT tip_ledger_id TEXT DEFAULT NULL, INOUT tip_seq BIGINT DEFAULT NULL, INOUT tip_hash BYTEA DEFAULT NULL,
+                INOUT code_step BIGINT DEFAULT NULL, INOUT code_failures BIGINT DEFAULT NULL, INOUT code_locked_until BIGINT DEFAULT NULL)
+                LANGUAGE plpgsql AS $fn$
+            BEGIN
+                SELECT c.tip_ledger_id, c.tip_seq, c.tip_hash, c.code_step, c.code_failures, c.code_locked_until
+                    INTO tip_ledger_id, tip_seq, tip_hash, code_step, code_failures, code_locked_until
+                    FROM rbs_v19_commit(statements, digests) AS c;
+                -- Committed here, before the answer row is sent: a client library may take the row (and the command's
+                -- completion) as the answer before the implicit transaction's own commit, which comes after them.
+                COMMIT;
+            END $fn$;
             """)
     }
 

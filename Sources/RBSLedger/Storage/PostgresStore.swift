@@ -408,7 +408,12 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             }
         }
         let rows = try withFreshConnection { connection in
-            try call(connection, "SELECT * FROM rbs_v19_commit($1, $2)", [.texts(statements), .texts(expected)])
+            // A procedure that commits before it answers (`rbs_v19_commit_durably`): postgres-nio completes a query
+            // at its CommandComplete, which the server sends before an implicit transaction commits (at Sync) — so
+            // `SELECT rbs_v19_commit(…)` was answered before the commit was durable, and a primary crashing then lost
+            // an acknowledged payment (PostgresFailoverTests found it). CALL's row comes after the COMMIT inside,
+            // which with a synchronous standby has waited for it.
+            try call(connection, "CALL rbs_v19_commit_durably($1, $2)", [.texts(statements), .texts(expected)])
         }
         guard let row = rows.first else {
             throw PostgresRefusal(sqlState: "", message: "rbs_v19_commit answered no row")
