@@ -591,7 +591,9 @@ enum LedgerSchema {
     /// `rbs_v19_commit(statements, digests)`: under the ledger's advisory lock (taken inside the server and held
     /// only while this one statement runs, never across a round trip), each statement in order: a query whose
     /// digest is not the one given refuses the whole as a serialisation failure (40001: it is run again on fresh
-    /// rows), a write (digest '') runs; then the ledger's tip. Nothing on SQLite.
+    /// rows), a write (digest '') runs; then the ledger's tip. `rbs_v19_commit_durably(statements, digests)`: a
+    /// procedure that runs it and COMMITs before it answers, which is what a host calls (an answer only once the
+    /// commit is durable, on a synchronous standby too). Nothing on SQLite.
     private static func oneCallWrites(_ db: any SQLTransaction) throws {
         guard db.dialect == .postgres else { return }
         try db.executeScript("""

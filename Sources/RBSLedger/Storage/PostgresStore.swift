@@ -393,7 +393,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
         return queries.allSatisfy { answered[$0] != nil }
     }
 
-    /// Runs `operations` in one server transaction (`rbs_v19_commit`): one round trip. Each query is checked against
+    /// Runs `operations` in one server transaction (`rbs_v19_commit`, through `rbs_v19_commit_durably`): one round trip. Each query is checked against
     /// its digest, each write run, in order. Returns the ledger's tip after it.
     private func commit(_ operations: [SpeculativeTransaction.Operation], digests: [String: String]) throws -> LedgerTip {
         var statements: [String] = [], expected: [String] = []
