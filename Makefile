@@ -115,6 +115,7 @@ test:
 # The concurrent-hosts test runs 70 seconds here (its faults: 5 SIGKILLs and a PostgreSQL restart, each at its share of
 # the documents or of the time): enough documents to race on every balance; throughput is `make bench-pg`'s to measure.
 # Its failover case (30 s) runs the bank on a primary with a synchronous standby, crashes the primary and promotes.
+# (RBSLedgerTests' PostgresFailoverTests does the same to one ledger in the first swift test below, ~20 s: its own pair.)
 # The staged rollout (40 s): two hosts follow a publication and roll a crashing version back fleet-wide.
 test-suites:
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --skip RBSServerTests

@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
-"""Sign + journal + post per second on PostgreSQL with one, two and three host processes (issue 17), next to pgbench's
-TPC-B-like rate against the same server in the same run (the database's own ceiling here) and the SQLite figure.
+"""Sign + journal + post per second on PostgreSQL with one, two and three host processes (issues 17 and 30), next to
+pgbench's TPC-B-like rate through the same path in the same run, on loopback and through a proxy adding 1 ms each way
+(Benchmarks/delay_proxy.py: a round trip inside one data centre), and the SQLite figure.
 
 Each host process is `rbs-bench signer` (release build): its own customer, one one-time code and one durable
 transaction per payment (what `serve` does for one signing), all processes started at the same moment against one
-database. The server is a throw-away cluster (Tests/Postgres/cluster.sh) with the default durability (fsync on,
-synchronous_commit on), on this machine's loopback.
+database, reporting the statements (round trips) it sent per payment. The server is a throw-away cluster
+(Tests/Postgres/cluster.sh) with the default durability (fsync on, synchronous_commit on), on this machine's loopback;
+each path (direct, delayed) gets fresh databases for the hosts and its own pgbench database.
 
-Usage: python3 Benchmarks/postgres_bench.py [--write BENCHMARKS.md] [--seconds 10]   (make bench-pg)
+Usage: python3 Benchmarks/postgres_bench.py [--write BENCHMARKS.md] [--seconds 10] [--delay-ms 1]   (make bench-pg)
 Writes its table between <!-- postgres:begin --> and <!-- postgres:end --> of BENCHMARKS.md (rbs-bench keeps it).
 """
 import argparse
 import datetime
 import os
 import re
+import socket
 import shutil
 import subprocess
 import sys
@@ -23,6 +26,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("RBS_BENCH_BUILD", os.path.join(ROOT, ".build-release", "release"))
 CLUSTER = os.path.join(ROOT, "Tests", "Postgres", "cluster.sh")
+PROXY = os.path.join(ROOT, "Benchmarks", "delay_proxy.py")
 
 
 def run(command, **options):
@@ -30,7 +34,7 @@ def run(command, **options):
 
 
 def signers(count, database, seconds, group=None):
-    """`count` signer processes started together; the sum of their rates."""
+    """`count` signer processes started together: the sum of their rates, and their round trips per payment."""
     start_at = time.time() + 3
     extra = ["--group", str(group)] if group else []
     processes = [subprocess.Popen([os.path.join(BUILD, "rbs-bench"), "signer", "--database", database, "--customer",
@@ -38,13 +42,15 @@ def signers(count, database, seconds, group=None):
                                    "--start-at", str(start_at)] + extra,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for index in range(count)]
     total = 0.0
+    trips = []
     for process in processes:
         out, err = process.communicate(timeout=seconds + 120)
-        found = re.search(r"ops (\d+) seconds ([\d.]+)", out)
+        found = re.search(r"ops (\d+) seconds ([\d.]+) roundtrips ([\d.]+)", out)
         if process.returncode != 0 or not found:
             sys.exit(f"rbs-bench signer failed ({process.returncode}): {out}{err}")
         total += int(found.group(1)) / float(found.group(2))
-    return total
+        trips.append(float(found.group(3)))
+    return total, sum(trips) / len(trips)
 
 
 def pgbench(url, clients, seconds):
@@ -52,10 +58,51 @@ def pgbench(url, clients, seconds):
     return float(re.search(r"tps = ([\d.]+) \(without initial connection time\)", out).group(1))
 
 
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_proxy(server_port, delay_ms):
+    """The delay proxy in front of the server: its process and port."""
+    port = free_port()
+    proxy = subprocess.Popen([sys.executable, PROXY, "--listen", str(port), "--to", f"127.0.0.1:{server_port}",
+                              "--delay-ms", str(delay_ms)], stdout=subprocess.PIPE, text=True)
+    if proxy.stdout.readline().strip() != f"listening {port}":
+        proxy.kill()
+        sys.exit("the delay proxy did not start")
+    return proxy, port
+
+
+def measure_path(tag, server, port, options):
+    """One path to the server (the server's own port, or the proxy's): 1, 2 and 3 hosts, group commit, pgbench."""
+    direct = server.rsplit("/", 1)[0]
+    base = re.sub(r":\d+$", f":{port}", direct)
+    figures = {"hosts": {}, "trips": {}, "pgbench": {}}
+    for count in (1, 2, 3):
+        name = f"rbs_bench_{tag}_{count}"
+        run(["psql", server, "-X", "-q", "-c", f"CREATE DATABASE {name}"])
+        database = f"{base}/{name}"
+        run([os.path.join(BUILD, "rbs-bench"), "signer", "--init", "--database", database])
+        figures["hosts"][count], figures["trips"][count] = signers(count, database, options.seconds)
+        print(f"{tag}: PostgreSQL, {count} host process(es): {figures['hosts'][count]:.0f} signed payments/s, "
+              f"{figures['trips'][count]:.2f} round trips a payment", flush=True)
+    figures["group"], figures["group_trips"] = signers(1, f"{base}/rbs_bench_{tag}_1", options.seconds, group=100)
+    print(f"{tag}: PostgreSQL, 1 host process, group commit of 100: {figures['group']:.0f} signed payments/s", flush=True)
+    run(["psql", server, "-X", "-q", "-c", f"CREATE DATABASE pgbench_{tag}"])
+    run(["pgbench", "-i", "-s", "10", "-q", f"{direct}/pgbench_{tag}"])
+    for count in (1, 2, 3):
+        figures["pgbench"][count] = pgbench(f"{base}/pgbench_{tag}", count, options.seconds)
+        print(f"{tag}: pgbench TPC-B-like, {count} client(s): {figures['pgbench'][count]:.0f} tps", flush=True)
+    return figures
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--write", help="the BENCHMARKS.md to put the figures in")
     parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--delay-ms", type=float, default=1.0, help="the proxy's one-way delay")
     options = parser.parse_args()
     for tool in ["rbs-bench"]:
         if not os.path.exists(os.path.join(BUILD, tool)):
@@ -65,78 +112,88 @@ def main():
     # The cluster's own folder (cluster.sh hands it to the postgres user; its parent must be /tmp, which anyone enters).
     folder = tempfile.mkdtemp(prefix="rbs-pg-bench-")
     load_start = open("/proc/loadavg").read().split()[:3]
-    rows = []
+    proxy = None
     try:
         server = run([CLUSTER, "start", folder]).stdout.strip().splitlines()[-1]
-        base = server.rsplit("/", 1)[0]
-        env = dict(os.environ)
-        # The ledger: one database per process count, created as a first host's `rbs-host init` would.
-        rates = {}
-        for count in (1, 2, 3):
-            name = f"rbs_bench_{count}"
-            run(["psql", server, "-X", "-q", "-c", f"CREATE DATABASE {name}"])
-            database = f"{base}/{name}"
-            run([os.path.join(BUILD, "rbs-bench"), "signer", "--init", "--database", database], env=env)
-            rates[count] = signers(count, database, options.seconds)
-            print(f"PostgreSQL, {count} host process(es): {rates[count]:.0f} signed payments/s")
-        group = signers(1, f"{base}/rbs_bench_1", options.seconds, group=100)
-        print(f"PostgreSQL, 1 host process, group commit of 100: {group:.0f} signed payments/s")
-        run(["psql", server, "-X", "-q", "-c", "CREATE DATABASE pgbench"])
-        pgbench_url = f"{base}/pgbench"
-        run(["pgbench", "-i", "-s", "10", "-q", pgbench_url])
-        ceilings = {count: pgbench(pgbench_url, count, options.seconds) for count in (1, 2, 3)}
-        for count, tps in ceilings.items():
-            print(f"pgbench TPC-B-like, {count} client(s): {tps:.0f} tps")
-        sqlite = signers(1, "sqlite", options.seconds)
+        server_port = int(re.search(r":(\d+)/", server).group(1))
+        loopback = measure_path("loopback", server, server_port, options)
+        proxy, proxy_port = start_proxy(server_port, options.delay_ms)
+        delayed = measure_path("delayed", server, proxy_port, options)
+        sqlite, _ = signers(1, "sqlite", options.seconds)
         print(f"SQLite (data folder), 1 host process: {sqlite:.0f} signed payments/s")
         load_end = open("/proc/loadavg").read().split()[:3]
-        for count in (1, 2, 3):
-            rows.append((f"sign + journal + post on PostgreSQL, {count} host process{'es' if count > 1 else ''} "
-                         f"(one code, one transaction each)", rates[count], f"pgbench TPC-B-like, {count} client"
-                         f"{'s' if count > 1 else ''}", ceilings[count]))
-        rows.append(("sign + journal + post on PostgreSQL, 1 host process, group commit (batches of 100: one code, "
-                     "signed in parallel, one transaction)", group, "pgbench TPC-B-like, 1 client", ceilings[1]))
-        rows.append(("sign + journal + post on SQLite (data folder), 1 host process (one code, one transaction each)",
-                     sqlite, "PostgreSQL, 1 host process (above)", rates[1]))
     finally:
+        if proxy:
+            proxy.kill()
         subprocess.run([CLUSTER, "stop", folder], capture_output=True)
         shutil.rmtree(folder, ignore_errors=True)
 
+    delay = options.delay_ms
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     table = [
         "<!-- postgres:begin -->",
-        "## Several hosts on PostgreSQL (issue 17)",
+        "## Several hosts on PostgreSQL (issues 17 and 30)",
         "",
         f"Measured by `make bench-pg` (Benchmarks/postgres_bench.py, {'release' if 'release' in BUILD else 'DEBUG'} "
-        f"build) on {os.cpu_count()} cores, {when}; "
-        f"load average at the start {' '.join(load_start)}, at the end {' '.join(load_end)}. A throw-away PostgreSQL 15 "
-        f"cluster on loopback with the default durability (fsync and synchronous_commit on); each host process is "
-        f"`rbs-bench signer`: its own customer, one one-time code check, Ed25519 signature, journal entry, posting and "
-        f"durable COMMIT per payment, every write transaction behind the ledger's advisory lock; all processes start "
-        f"together, {options.seconds} s each. pgbench's built-in TPC-B-like script (`pgbench -i -s 10`, then "
-        f"`-T {options.seconds} -c N -j N`) runs against the same server in the same run: five statements and one "
-        f"durable COMMIT per transaction, row locks only, so N clients commit in parallel.",
+        f"build) on {os.cpu_count()} cores, {when}; load average at the start {' '.join(load_start)}, at the end "
+        f"{' '.join(load_end)}. A throw-away PostgreSQL 15 cluster with the default durability (fsync and "
+        f"synchronous_commit on), reached two ways in the same run: on loopback, and through Benchmarks/delay_proxy.py "
+        f"adding {delay:g} ms each way (a {2 * delay:g} ms round trip, as inside one data centre; the proxy is a Python "
+        f"process on the same 2 cores). Each host process is `rbs-bench signer`: its own customer, one one-time code "
+        f"check, Ed25519 signature, journal entry, posting and durable commit per payment, through PostgreSQL's "
+        f"one-call writes (one round trip reads what the payment's rules need, one more checks it is unchanged and "
+        f"writes, under the ledger's lock held only inside the server); all processes start together, "
+        f"{options.seconds} s each, on fresh databases. pgbench's built-in TPC-B-like script (`pgbench -i -s 10`, "
+        f"then `-T {options.seconds} -c N -j N`) runs through the same path: seven statements a transaction, each a "
+        f"round trip (BEGIN, three UPDATEs, a SELECT, an INSERT, END), row locks only.",
         "",
-        "| measure | value | baseline (same run) | ratio | bounded by |",
-        "|---|---|---|---|---|",
+        "| path | measure | value | pgbench through the same path | ratio | bounded by |",
+        "|---|---|---|---|---|---|",
     ]
-    bounds = [
-        "16 statements a payment, each a round trip (BEGIN, the ledger's lock, the code state, the document id, the key, "
-        "both accounts, journal entry, posting, balance, the tip, COMMIT): each waits for the server process and two "
-        "thread hand-offs to be scheduled on the shared cores; plus one WAL fsync at COMMIT",
-        "the ledger's advisory lock: payments from all hosts commit one at a time (the hash chain is one sequence), so a "
-        "second host adds no commits; the lock's holder waits on 16 round trips, and with more runnable processes than "
-        "cores it is descheduled while it holds the lock, so the serial section stretches and the sum falls",
-        "as with two, more so: three hosts, their server backends and the rest of the machine's load on 2 cores, while "
-        "one transaction at a time may run",
-        "the batch's statements (≈ 12 round trips a document inside one transaction) and the signing, which 2 cores "
-        "share with the server; one fsync per 100 documents",
-        "SQLite's one writer in the same process: a WAL append and fsync per payment, no network round trips",
-    ]
-    for (name, value, baseline_name, baseline), bound in zip(rows, bounds):
-        ratio = f"{value / baseline:.2f}×" if baseline else "—"
-        table.append(f"| {name} | {value:.0f} ops/s | {baseline_name}: {baseline:.0f} {'ops/s' if 'PostgreSQL' in baseline_name else 'tps'} "
-                     f"| {ratio} | {bound} |")
+    for label, figures, rtt in (("loopback", loopback, None), (f"+{delay:g} ms each way", delayed, 2 * delay)):
+        for count in (1, 2, 3):
+            rate, trips, base = figures["hosts"][count], figures["trips"][count], figures["pgbench"][count]
+            if rtt:
+                per_host = 1000 / (trips * rtt)
+                bound = (f"{trips:.2f} round trips a payment × {rtt:g} ms = {trips * rtt:.1f} ms of waiting: at most "
+                         f"{per_host:.0f}/s a host, {count} × that for {count}")
+            else:
+                bound = (f"{trips:.2f} round trips a payment, each a hand-off to the server process and back on the "
+                         f"shared cores, the speculative body run once per read round in the host, and one WAL fsync "
+                         f"per commit")
+            if count > 1:
+                bound += ("; hosts wait for each other only inside the server (the commit's check and writes under "
+                          "the ledger's lock), and a payment whose rows another host changed meanwhile (the journal's "
+                          "tip, when both commit at once) is refused and read again, so the hosts' sum is bounded by "
+                          "those retries and by 2 cores shared by the hosts, the server" +
+                          (" and the proxy" if rtt else ""))
+            table.append(f"| {label} | {count} host{'s' if count > 1 else ''} (one code, one transaction each) | "
+                         f"{rate:.0f} ops/s | {count} client{'s' if count > 1 else ''}: {base:.0f} tps | "
+                         f"{rate / base:.2f}× | {bound} |")
+        table.append(f"| {label} | 1 host, group commit (batches of 100: one code, signed in parallel, one commit) | "
+                     f"{figures['group']:.0f} ops/s | 1 client: {figures['pgbench'][1]:.0f} tps | "
+                     f"{figures['group'] / figures['pgbench'][1]:.2f}× | {figures['group_trips'] * 100:.1f} round trips "
+                     f"a batch; the signing and the speculative body of 100 documents on the cores the server shares |")
+        for count in (1, 2, 3):
+            base = figures["pgbench"][count]
+            if rtt:
+                bound = f"7 round trips × {rtt:g} ms = {7 * rtt:g} ms a transaction: at most {1000 / (7 * rtt):.0f} tps a client"
+            else:
+                bound = "7 round trips and one fsync a transaction, row locks only; the clients share 2 cores with the server"
+            table.append(f"| {label} | pgbench TPC-B-like, {count} client{'s' if count > 1 else ''} | {base:.0f} tps | "
+                         f"| | {bound} |")
+    table.append(f"| loopback | SQLite (data folder), 1 host process (one code, one transaction each) | {sqlite:.0f} ops/s "
+                 f"| | | SQLite's one writer in the same process: a WAL append and fsync per payment |")
+    table += ["", "Issue 30's targets, from the figures above:", "",
+              "| target | measured | met |", "|---|---|---|"]
+
+    def target(name, value, goal):
+        table.append(f"| {name} ≥ {goal:g} | {value:.2f} | {'yes' if value >= goal else '**no**'} |")
+
+    target(f"+{delay:g} ms: 3 hosts ÷ 1 host", delayed["hosts"][3] / delayed["hosts"][1], 2.5)
+    target(f"+{delay:g} ms: 1 host ÷ pgbench 1 client", delayed["hosts"][1] / delayed["pgbench"][1], 2.0)
+    target("loopback: 3 hosts ÷ 1 host", loopback["hosts"][3] / loopback["hosts"][1], 1.5)
+    target("loopback: 1 host ÷ pgbench 1 client", loopback["hosts"][1] / loopback["pgbench"][1], 0.5)
     table.append("<!-- postgres:end -->")
     text = "\n".join(table)
     print(text)

@@ -4,7 +4,7 @@ import RBSLedger
 /// `rbs-bench signer --database URL|sqlite --customer NAME --seconds S [--start-at UNIX] [--group N]`: one host process that signs,
 /// journals and posts payments as its own customer (its own code state, so processes never wait on each other's
 /// codes) for S seconds, one code and one durable transaction each, as `serve` does for one signing. Prints
-/// `ops N seconds S`. Benchmarks/postgres_bench.py runs one, two and three of them against one PostgreSQL database
+/// `ops N seconds S roundtrips R` (R: statements sent to PostgreSQL per payment). Benchmarks/postgres_bench.py runs one, two and three of them against one PostgreSQL database
 /// (`make bench-pg`); with `sqlite` it works in a fresh data folder of its own.
 func signerProcess(_ arguments: [String]) -> Int32 {
     func option(_ name: String) -> String? {
@@ -57,6 +57,11 @@ func signerProcess(_ arguments: [String]) -> Int32 {
             if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
         }
         let began = DispatchTime.now().uptimeNanoseconds
+        let roundTripsBefore = ledger.databaseRoundTrips ?? 0
+        /// The statements sent to PostgreSQL per payment (0 on SQLite): what a round trip's time multiplies.
+        func roundTrips(_ count: Int) -> String {
+            String(format: "%.2f", Double((ledger.databaseRoundTrips ?? 0) - roundTripsBefore) / Double(max(count, 1)))
+        }
         let deadline = began + UInt64(seconds * 1e9)
         var count = 0
         // --group N: group commit instead, with the host's own key: N documents signed in parallel, journaled and
@@ -78,7 +83,7 @@ func signerProcess(_ arguments: [String]) -> Int32 {
             }
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
             try ledger.close()
-            print("ops \(count) seconds \(String(format: "%.3f", elapsed))")
+            print("ops \(count) seconds \(String(format: "%.3f", elapsed)) roundtrips \(roundTrips(count))")
             return 0
         }
         while DispatchTime.now().uptimeNanoseconds < deadline {
@@ -93,7 +98,7 @@ func signerProcess(_ arguments: [String]) -> Int32 {
         }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
         try ledger.close()
-        print("ops \(count) seconds \(String(format: "%.3f", elapsed))")
+        print("ops \(count) seconds \(String(format: "%.3f", elapsed)) roundtrips \(roundTrips(count))")
         return 0
     } catch {
         FileHandle.standardError.write(Data("signer \(name): \(error)\n".utf8))

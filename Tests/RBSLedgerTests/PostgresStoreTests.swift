@@ -1,4 +1,5 @@
 import Foundation
+import RBSMoney
 import Synchronization
 import Testing
 @testable import RBSLedger
@@ -284,10 +285,12 @@ struct PostgresStoreTests {
         _ = try admin.read { db in try db.rows(kill, arguments: []) }
         // The idle connection is found dead at BEGIN and replaced: nothing of the operation was sent, so it runs.
         #expect(try f.ledger.journal.verify() == .ok(1))
-        // Killed inside a transaction: the operation fails with the outage, and nothing of it is committed.
+        // Killed inside a transaction: the operation fails with the outage, and nothing of it is committed. (A write
+        // that returns rows runs the classic way, statement by statement on one connection, which the kill cuts; a
+        // one-call write holds no connection while its body runs.)
         #expect {
             try f.ledger.database.write { db in
-                try db.execute("UPDATE code_state SET failures = 3 WHERE id = 1")
+                _ = try db.rows("UPDATE code_state SET failures = 3 WHERE id = 1 RETURNING failures", arguments: [])
                 _ = try admin.read { admin in try admin.rows(kill, arguments: []) }
                 _ = try db.rows("SELECT 1", arguments: [])
             }
@@ -337,5 +340,196 @@ struct PostgresStoreTests {
             guard case .historyMissing(_, let found, _) = error as? LedgerError else { return false }
             return found.contains("is another ledger")
         }
+    }
+
+    @Test("a signed payment reaches PostgreSQL in at most two round trips, and a batch of ten in two as well")
+    func paymentInTwoRoundTrips() throws {
+        let f = try Fixture(engine: .postgres)
+        let account = "40817810438000000001"
+        // A host's first writes learn which columns hold bytes and what a payment asks (its key is registered by
+        // the first): from then on it asks everything in one round trip.
+        for amount in ["1.00", "2.00"] { _ = try f.ledger.signAndPost(try f.payment(amount: amount), code: f.nextCode()) }
+        let opening = try #require(try f.balance(account))
+        // Drafted first: a draft reads the bank's accounts (a read, not the payment's).
+        let payment = try f.payment(amount: "4.00")
+        let code = f.nextCode()
+        let before = try #require(f.ledger.databaseRoundTrips)
+        guard case .posted = try f.ledger.signAndPost(payment, code: code) else {
+            Issue.record("the payment was not posted")
+            return
+        }
+        let one = try #require(f.ledger.databaseRoundTrips) - before
+        #expect(one <= 2, "a payment took \(one) round trips")
+        let batch = try (0..<10).map { _ in try f.payment(amount: "3.00") }
+        let batchCode = f.nextCode()
+        let beforeBatch = try #require(f.ledger.databaseRoundTrips)
+        let outcomes = try f.ledger.process(batch: batch, code: batchCode)
+        let ten = try #require(f.ledger.databaseRoundTrips) - beforeBatch
+        #expect(outcomes.allSatisfy { if case .posted = $0 { true } else { false } })
+        #expect(ten <= 2, "a batch of ten took \(ten) round trips")
+        #expect(try f.ledger.journal.verify() == .ok(13))
+        #expect(try f.balance(account) == opening - 34)
+    }
+
+    @Test("payments do not wait for a transaction in flight on other rows: no lock is held between its round trips")
+    func independentPaymentsDoNotWait() throws {
+        let f = try Fixture(engine: .postgres)
+        _ = try f.ledger.signAndPost(try f.payment(amount: "1.00"), code: f.nextCode())
+        let account = "40817810438000000001"
+        let other = try #require(try f.ledger.bank.accounts().first { $0.number != account && $0.currency == "RUB" }?.number)
+        let read = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let waited = Atomic<Bool>(false)
+        let done = DispatchSemaphore(value: 0)
+        let renamed = Atomic<Bool>(false)
+        // A transaction that has read its row and is slow to go on (a far host, a long network): it holds nothing.
+        let ledger = f.ledger
+        DispatchQueue.global().async {
+            defer { done.signal() }
+            let result: Void? = try? ledger.database.write { db in
+                let title = try db.value(String.self, "SELECT title FROM accounts WHERE number = ?", other)
+                if title != nil, !waited.exchange(true, ordering: .relaxed) {
+                    read.signal()
+                    _ = release.wait(timeout: .now() + 20)
+                }
+                try db.execute("UPDATE accounts SET title = ? WHERE number = ?", "renamed while a payment ran", other)
+            }
+            renamed.store(result != nil, ordering: .relaxed)
+        }
+        #expect(read.wait(timeout: .now() + 20) == .success)
+        // Meanwhile a payment from another account commits, without waiting for it.
+        let started = Date()
+        guard case .posted = try f.ledger.signAndPost(try f.payment(amount: "5.00"), code: f.nextCode()) else {
+            Issue.record("the payment was not posted")
+            release.signal()
+            return
+        }
+        #expect(Date().timeIntervalSince(started) < 10)
+        release.signal()
+        #expect(done.wait(timeout: .now() + 20) == .success)
+        let committed = renamed.load(ordering: .relaxed)
+        #expect(committed)
+        #expect(try f.ledger.bank.account(number: other)?.title == "renamed while a payment ran")
+        #expect(try f.ledger.journal.verify() == .ok(2))
+    }
+
+    @Test("a payment whose rows another host changed after it read them is decided again on the new rows")
+    func changedRowsDecidedAgain() throws {
+        let f = try Fixture(engine: .postgres)
+        let account = "40817810438000000001"
+        let balance = try #require(try f.balance(account))
+        let changed = Atomic<Bool>(false)
+        guard case .postgres(let address) = f.location else { Issue.record("not on PostgreSQL"); return }
+        // Between its read and its commit, another host spends all but 10.00 of the balance.
+        let outcome = try f.ledger.database.write { db -> String in
+            let text = try db.value(String.self, "SELECT balance FROM accounts WHERE number = ?", account)
+            if text != nil, !changed.exchange(true, ordering: .relaxed) {
+                let host = try PostgresStore(address: address)
+                try host.write { other in try other.execute("UPDATE accounts SET balance = '10.00' WHERE number = ?", account) }
+                try host.close()
+            }
+            let current = text.flatMap { Decimal(string: $0) } ?? 0
+            guard current >= 50 else { return "refused at \(text ?? "?")" }
+            try db.execute("UPDATE accounts SET balance = ? WHERE number = ?", "\(current - 50)", account)
+            return "taken from \(text ?? "?")"
+        }
+        #expect(balance > 50)
+        #expect(outcome == "refused at 10.00")
+        #expect(try f.balance(account) == 10)
+    }
+
+    @Test("a payment with a fee and a refusal with its facts each reach PostgreSQL in two round trips; verify reconciles both")
+    func feeAndRefusalInTwoRoundTrips() throws {
+        let f = try Fixture(engine: .postgres)
+        let account = CoreTests.current
+        // Warm-up, as a host's first writes are: which columns hold bytes, what a fee payment and a refusal ask.
+        _ = try f.ledger.signAndPost(try FeeTests.payment(f, amount: "10.00", extra: [DocumentField("fee", "1.00")]), code: f.nextCode())
+        _ = try f.ledger.signAndPost(try FeeTests.payment(f, amount: "999999.00", extra: []), code: f.nextCode())
+        let opening = try #require(try f.balance(account))
+        let debited = try #require(Decimal(string: "102.50"))
+
+        let payment = try FeeTests.payment(f, amount: "100.00", extra: [DocumentField("fee", "2.50")])
+        let code = f.nextCode()
+        let before = try #require(f.ledger.databaseRoundTrips)
+        guard case .posted(let receipt) = try f.ledger.signAndPost(payment, code: code) else {
+            Issue.record("the fee payment was not posted")
+            return
+        }
+        let posted = try #require(f.ledger.databaseRoundTrips) - before
+        #expect(posted <= 2, "a payment with a fee took \(posted) round trips")
+        #expect(receipt.posting.totalDebited.plain == "102.50")
+        #expect(try f.balance(account) == opening - debited)
+        let income = try #require(FeeIncome.number(of: "RUB"))
+        let legs = try f.ledger.database.read { db in
+            try db.rows("SELECT debit, credit, amount FROM postings WHERE journal_seq = 3 ORDER BY id").map { row in
+                "\(try row["debit"] as String) → \(try row["credit"] as String) \(try row["amount"] as String)"
+            }
+        }
+        #expect(legs == ["\(account) → \(FeeTests.payee) 100.00", "\(account) → \(income) 2.50"])
+
+        let refused = try FeeTests.payment(f, amount: "888888.00", extra: [])
+        let refusalCode = f.nextCode()
+        let beforeRefusal = try #require(f.ledger.databaseRoundTrips)
+        guard case .rejected(_, 4, let reason) = try f.ledger.signAndPost(refused, code: refusalCode) else {
+            Issue.record("the payment over the balance was not journaled as refused (entry 4)")
+            return
+        }
+        let refusing = try #require(f.ledger.databaseRoundTrips) - beforeRefusal
+        #expect(refusing <= 2, "a refusal took \(refusing) round trips")
+        let facts = ["account": account, "balance": DecimalText.format(opening - debited, scale: 2),
+                     "amount": "888888.00", "currency": "RUB"]
+        #expect(reason.facts == facts)
+        #expect(try f.ledger.journal.entries().last?.reasonFacts == facts)
+        #expect(try f.ledger.journal.verify() == .ok(4))
+    }
+
+    @Test("a journal written before the one-call step verifies after it, and the payments after it extend the same chain")
+    func journalBeforeOneCallStepVerifiesAfter() throws {
+        let f = try Fixture(engine: .postgres)
+        guard case .postgres(let address) = f.location else { Issue.record("not on PostgreSQL"); return }
+        // The database as a host before the step left it: no functions, the step not recorded.
+        let administrator = try PostgresStore(address: address)
+        try administrator.write { db in
+            try db.executeScript("""
+                DROP PROCEDURE rbs_v19_commit_durably(TEXT[], TEXT[], TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT);
+                DROP FUNCTION rbs_v19_read(TEXT[], TEXT[], BIGINT[]);
+                DROP FUNCTION rbs_v19_commit(TEXT[], TEXT[]);
+                DROP FUNCTION rbs_v19_digest(TEXT);
+                DELETE FROM rbs_schema_steps WHERE name = '\(PostgresStore.oneCallStep)';
+                """)
+        }
+        try administrator.close()
+        // Written statement by statement under the ledger's lock: a fee payment, a refusal with its facts, a payment.
+        _ = try f.ledger.signAndPost(try FeeTests.payment(f, amount: "10.00", extra: [DocumentField("fee", "1.00")]), code: f.nextCode())
+        _ = try f.ledger.signAndPost(try FeeTests.payment(f, amount: "999999.00", extra: []), code: f.nextCode())
+        _ = try f.ledger.signAndPost(try f.payment(amount: "5.00"), code: f.nextCode())
+        #expect(try f.ledger.journal.verify() == .ok(3))
+        try f.ledger.close()
+
+        // The next start applies the step again and verifies the chain written before it.
+        #expect(try Ledger.migrateDatabase(dataDirectory: f.directory, location: f.location) == [PostgresStore.oneCallStep])
+        let ledger = try f.reopen()
+        defer { try? ledger.close() }
+        #expect(try ledger.journal.verify() == .ok(3))
+        /// A quick payment drafted by the reopened ledger (the fixture's own is closed).
+        func payment(_ amount: String, fee: String) throws -> Document {
+            try ledger.draft(operation: "topup.mobile", plugin: "ru.example.payments.quick", pluginVersion: "1.0.0", fields: [
+                DocumentField("from", CoreTests.current), DocumentField("account", FeeTests.payee), DocumentField("amount", amount),
+                DocumentField("currency", "RUB"), DocumentField("bic", "044525593"), DocumentField("name", "ПАО МТС"),
+                DocumentField("purpose", "Пополнение +7 916 123-45-67"), DocumentField("fee", fee),
+            ])
+        }
+        for amount in ["6.00", "7.00"] {
+            guard case .posted = try ledger.signAndPost(try payment(amount, fee: "0.50"), code: f.nextCode()) else {
+                Issue.record("a payment after the step was not posted")
+                return
+            }
+        }
+        // Drafted first: a draft reads the accounts' currencies (a read, not the payment's).
+        let last = try payment("20.00", fee: "1.00")
+        let before = try #require(ledger.databaseRoundTrips)
+        _ = try ledger.signAndPost(last, code: f.nextCode())
+        let trips = try #require(ledger.databaseRoundTrips) - before
+        #expect(trips <= 2, "a payment after the step took \(trips) round trips")
+        #expect(try ledger.journal.verify() == .ok(6))
     }
 }

@@ -104,3 +104,11 @@ extension Ledger {
         }
     }
 }
+
+extension Ledger {
+    /// How many statements this ledger has sent to its PostgreSQL server so far, each a network round trip (nil on
+    /// SQLite, which has none): `rbs-bench signer` reports it per payment, and the tests bound it.
+    public var databaseRoundTrips: Int? {
+        (database.store as? PostgresStore)?.roundTrips.load(ordering: .relaxed)
+    }
+}

@@ -113,7 +113,12 @@ final class LedgerDatabase: Sendable {
         try watch.check()
         let (value, tip): (T, LedgerTip)
         do {
-            (value, tip) = try store.write { db in (try body(db), try LedgerTip.current(db)) }
+            if let postgres = store as? PostgresStore {
+                // PostgreSQL's one-call writes report the tip their commit left (the journal is read after the writes).
+                (value, tip) = try postgres.writeReportingTip(body)
+            } else {
+                (value, tip) = try store.write { db in (try body(db), try LedgerTip.current(db)) }
+            }
         } catch {
             throw store.ledgerError(error)
         }

@@ -80,6 +80,10 @@ enum LedgerSchema {
         // a retried request say the core's reason in the reader's language from them. Presentation only: the hashed
         // message stays what the chain proves, and `verify` checks every fact against it.
         Step(name: "v18-rejection-facts", apply: rejectionFacts),
+        // PostgreSQL's one-call writes (issue #30): the functions a host reads a transaction's rows through in one
+        // round trip and commits its writes through in one more, checking under the ledger's lock, inside the
+        // server, that what it read is unchanged (SQLite, one writer in the host's own process, needs neither).
+        Step(name: "v19-one-call-writes", apply: oneCallWrites),
         // Staged rollouts (issue #32 item 3): each published plugin package with the share of customers who get it
         // and its state, and per plugin version what the hosts' runs did (runs, posts, refusals, worker faults) and
         // which parties opened them — shared by every host of one database, so a rollback is the fleet's.
@@ -617,6 +621,118 @@ enum LedgerSchema {
             );
             CREATE INDEX login_attempts_window ON login_attempts (window_start_ms);
             """, db.dialect))
+    }
+
+    /// `rbs_v19_digest(query)`: an MD5 over the rows of a query (each as JSON, in the query's order).
+    /// `rbs_v19_read(writes, queries, writes_before)`: the rows of each query as cells in column order (JSON type and
+    /// text) and its digest, each query run after the first `writes_before` of the transaction's writes — which are
+    /// then undone (a subtransaction rolled back): a host reads what its transaction would see, and writes nothing.
+    /// `rbs_v19_commit(statements, digests)`: under the ledger's advisory lock (taken inside the server and held
+    /// only while this one statement runs, never across a round trip), each statement in order: a query whose
+    /// digest is not the one given refuses the whole as a serialisation failure (40001: it is run again on fresh
+    /// rows), a write (digest '') runs; then the ledger's tip. `rbs_v19_commit_durably(statements, digests)`: a
+    /// procedure that runs it and COMMITs before it answers, which is what a host calls (an answer only once the
+    /// commit is durable, on a synchronous standby too). Nothing on SQLite.
+    private static func oneCallWrites(_ db: any SQLTransaction) throws {
+        guard db.dialect == .postgres else { return }
+        try db.executeScript("""
+            CREATE OR REPLACE FUNCTION rbs_v19_digest(query TEXT) RETURNS TEXT LANGUAGE plpgsql AS $fn$
+            DECLARE digest TEXT;
+            BEGIN
+                EXECUTE 'SELECT md5(coalesce(string_agg(to_json(t)::text, chr(10)), '''')) FROM (' || query || ') AS t' INTO digest;
+                RETURN digest;
+            END $fn$;
+            CREATE OR REPLACE FUNCTION rbs_v19_read(writes TEXT[], queries TEXT[], writes_before BIGINT[])
+                RETURNS TABLE (query_index INT, row_index BIGINT, column_index BIGINT, column_name TEXT, kind TEXT, value_text TEXT)
+                LANGUAGE plpgsql AS $fn$
+            DECLARE
+                i INT;
+                done BIGINT := 0;
+                r RECORD;
+                cell RECORD;
+                n BIGINT;
+                a_query INT[] := '{}';
+                a_row BIGINT[] := '{}';
+                a_column BIGINT[] := '{}';
+                a_name TEXT[] := '{}';
+                a_kind TEXT[] := '{}';
+                a_value TEXT[] := '{}';
+            BEGIN
+                -- A write run only to read after it never waits for another transaction's row: it is skipped instead
+                -- (waiting could deadlock with a commit that waits for this one, and costs a second to detect).
+                PERFORM set_config('lock_timeout', '5ms', true);
+                BEGIN
+                    FOR i IN 1 .. coalesce(array_length(queries, 1), 0) LOOP
+                        WHILE done < writes_before[i] LOOP
+                            done := done + 1;
+                            -- A write the host made on a guess may fail (a key registered since): the queries after it
+                            -- then see the state without it, and the host, deciding on these rows, asks again.
+                            BEGIN
+                                EXECUTE writes[done];
+                            EXCEPTION WHEN OTHERS THEN
+                                NULL;
+                            END;
+                        END LOOP;
+                        n := 0;
+                        FOR r IN EXECUTE queries[i] LOOP
+                            n := n + 1;
+                            FOR cell IN SELECT e.key AS name, e.value AS json, e.position FROM json_each(to_json(r)) WITH ORDINALITY AS e (key, value, position) LOOP
+                                a_query := a_query || i;
+                                a_row := a_row || n;
+                                a_column := a_column || cell.position;
+                                a_name := a_name || cell.name;
+                                a_kind := a_kind || json_typeof(cell.json);
+                                a_value := a_value || (cell.json #>> '{}');
+                            END LOOP;
+                        END LOOP;
+                        a_query := a_query || i;
+                        a_row := a_row || 0::BIGINT;
+                        a_column := a_column || 0::BIGINT;
+                        a_name := a_name || NULL::TEXT;
+                        a_kind := a_kind || 'digest'::TEXT;
+                        a_value := a_value || rbs_v19_digest(queries[i]);
+                    END LOOP;
+                    RAISE EXCEPTION 'the writes were run only to read after them' USING ERRCODE = 'RBS01';
+                EXCEPTION WHEN SQLSTATE 'RBS01' THEN
+                    NULL;
+                END;
+                RETURN QUERY SELECT * FROM unnest(a_query, a_row, a_column, a_name, a_kind, a_value);
+            END $fn$;
+            CREATE OR REPLACE FUNCTION rbs_v19_commit(statements TEXT[], digests TEXT[])
+                RETURNS TABLE (tip_ledger_id TEXT, tip_seq BIGINT, tip_hash BYTEA, code_step BIGINT, code_failures BIGINT, code_locked_until BIGINT)
+                LANGUAGE plpgsql AS $fn$
+            DECLARE i INT;
+            BEGIN
+                PERFORM pg_advisory_xact_lock(\(PostgresStore.ledgerLock));
+                FOR i IN 1 .. coalesce(array_length(statements, 1), 0) LOOP
+                    IF digests[i] = '' THEN
+                        EXECUTE statements[i];
+                    ELSIF rbs_v19_digest(statements[i]) IS DISTINCT FROM digests[i] THEN
+                        RAISE EXCEPTION 'rows this transaction read changed before it committed (statement %)', i
+                            USING ERRCODE = '40001';
+                    END IF;
+                END LOOP;
+                RETURN QUERY SELECT
+                    (SELECT l.ledger_id FROM ledger_identity l WHERE l.id = 1),
+                    coalesce((SELECT j.seq FROM journal j ORDER BY j.seq DESC LIMIT 1), 0::BIGINT),
+                    (SELECT j.hash FROM journal j ORDER BY j.seq DESC LIMIT 1),
+                    (SELECT c.last_step FROM code_state c WHERE c.id = 1),
+                    coalesce((SELECT c.failures FROM code_state c WHERE c.id = 1), 0::BIGINT),
+                    (SELECT c.locked_until_ms FROM code_state c WHERE c.id = 1);
+            END $fn$;
+            CREATE OR REPLACE PROCEDURE rbs_v19_commit_durably(statements TEXT[], digests TEXT[],
+                INOUT tip_ledger_id TEXT DEFAULT NULL, INOUT tip_seq BIGINT DEFAULT NULL, INOUT tip_hash BYTEA DEFAULT NULL,
+                INOUT code_step BIGINT DEFAULT NULL, INOUT code_failures BIGINT DEFAULT NULL, INOUT code_locked_until BIGINT DEFAULT NULL)
+                LANGUAGE plpgsql AS $fn$
+            BEGIN
+                SELECT c.tip_ledger_id, c.tip_seq, c.tip_hash, c.code_step, c.code_failures, c.code_locked_until
+                    INTO tip_ledger_id, tip_seq, tip_hash, code_step, code_failures, code_locked_until
+                    FROM rbs_v19_commit(statements, digests) AS c;
+                -- Committed here, before the answer row is sent: a client library may take the row (and the command's
+                -- completion) as the answer before the implicit transaction's own commit, which comes after them.
+                COMMIT;
+            END $fn$;
+            """)
     }
 
     private static func cards(_ db: any SQLTransaction) throws {

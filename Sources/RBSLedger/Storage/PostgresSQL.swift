@@ -24,6 +24,34 @@ enum PostgresSQL {
         return (String(decoding: out, as: UTF8.self), count)
     }
 
+    /// `sql` with each `?` placeholder replaced by its argument as a typed literal (`'it''s'::text`, `(5)::int8`,
+    /// `'\x0a0b'::bytea`, `NULL`): the one-call write path sends statements as text to a server-side function.
+    /// The literal has the type a bound argument of that kind would have, so the statement means the same. Nil
+    /// when the count of placeholders and arguments differ.
+    static func inlined(_ sql: String, _ arguments: [SQLValue]) -> String? {
+        var out = [UInt8]()
+        out.reserveCapacity(sql.utf8.count + arguments.count * 16)
+        var index = 0
+        walk(Array(sql.utf8)) { byte, code in
+            guard code && byte == UInt8(ascii: "?") else { return out.append(byte) }
+            if index < arguments.count { out.append(contentsOf: literal(arguments[index]).utf8) }
+            index += 1
+        }
+        guard index == arguments.count else { return nil }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// One value as a PostgreSQL literal (standard_conforming_strings is on from PostgreSQL 9.1: a backslash in
+    /// a quoted string is itself, only the quote is doubled).
+    static func literal(_ value: SQLValue) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let number): return "(\(number))::int8"
+        case .text(let text): return "'" + text.replacingOccurrences(of: "'", with: "''") + "'::text"
+        case .blob(let bytes): return "'\\x" + Hex.encode(bytes) + "'::bytea"
+        }
+    }
+
     /// The statements of `script`, each without its `;`, blank ones left out.
     static func statements(_ script: String) -> [String] {
         var statements: [String] = []

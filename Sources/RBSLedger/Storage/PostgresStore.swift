@@ -33,6 +33,8 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     static let ledgerLock: Int64 = 0x5242_534C_4544_4752
     /// The key of the advisory lock migrations hold ("RBSMIGRT").
     static let migrationLock: Int64 = 0x5242_534D_4947_5254
+    /// The schema step that creates the one-call functions (``writeReportingTip(_:)``).
+    static let oneCallStep = "v19-one-call-writes"
     /// How many times a transaction is tried when the server aborts it as a conflict.
     static let maximumAttempts = 5
     /// Idle connections kept for the next operation.
@@ -67,8 +69,87 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     // MARK: - LedgerStore
 
     func write<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
+        try writeReportingTip(body).value
+    }
+
+    /// The classic write: statement by statement, each a round trip, under the ledger's advisory lock taken first.
+    /// For what the one-call path cannot run (``SpeculativeTransaction/lockedPathReason``), and for a ledger whose
+    /// schema has not the functions yet.
+    private func lockedWrite<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
         try transaction(begin: "BEGIN ISOLATION LEVEL READ COMMITTED",
                         lock: "SELECT pg_advisory_xact_lock(\(Self.ledgerLock))", body)
+    }
+
+    /// Runs `body` as one write transaction in at most two round trips when nothing changes under it, and returns
+    /// the ledger's tip after its commit (what `ledger-tip` records).
+    ///
+    /// The body runs in this host's memory (``SpeculativeTransaction``): every query it asks is fetched in one
+    /// round trip (`rbs_v19_read`, on one snapshot; a body whose later queries depend on earlier answers asks again,
+    /// at most ``maximumReadRounds`` times), then its writes go in one more (`rbs_v19_commit`), which under the
+    /// ledger's lock — held only while that statement runs inside the server, never across the network — checks
+    /// that every query the body's decisions rest on still gives the same rows, runs the writes and commits. So each
+    /// rule the core decides (code state, once-only ids, ownership, balance, card and exchange rules) is decided on
+    /// rows that are still the committed ones when the writes land; when any changed (another host committed
+    /// meanwhile), the server refuses with a serialisation failure and the body runs again on fresh rows. What the
+    /// one-call path cannot run goes the classic way (``lockedWrite(_:)``).
+    func writeReportingTip<T>(_ body: (any SQLTransaction) throws -> T) throws -> (value: T, tip: LedgerTip) {
+        if oneCallWrites.load(ordering: .relaxed) {
+            let guesses = recentReads.withLock { $0 }
+            var conflicts = 0
+            attempts: while conflicts < Self.maximumAttempts {
+                var answered: [String: [SQLRow]] = [:]
+                var digests: [String: String] = [:]
+                for _ in 0...Self.maximumReadRounds {
+                    let speculative = SpeculativeTransaction(answered: answered, guesses: guesses)
+                    let result = Result { try body(speculative) }
+                    if speculative.lockedPathReason != nil { oneCallTrace("locked: \(speculative.lockedPathReason ?? "")"); break attempts }
+                    if !speculative.missing.isEmpty {
+                        oneCallTrace("fetch \(speculative.missing.map { "\($0.writesBefore): \($0.text.prefix(90))" })")
+                        do {
+                            guard try fetch(speculative.missing, after: speculative.writes, into: &answered, digests: &digests) else {
+                                break attempts
+                            }
+                        } catch let refusal as PostgresRefusal where refusal.sqlState == Self.undefinedFunction {
+                            // The functions are gone (a database restored from before their schema step, which the
+                            // next start applies again): this host writes the classic way until then.
+                            oneCallTrace("no one-call functions: \(refusal.message)")
+                            oneCallWrites.store(false, ordering: .relaxed)
+                            break attempts
+                        } catch let refusal as PostgresRefusal where refusal.isConflict {
+                            oneCallTrace("fetch conflict: \(refusal.message)")
+                            // A deadlock with another host's writes: decide again on what is committed now.
+                            conflicts += 1
+                            continue attempts
+                        }
+                        continue
+                    }
+                    let value = try result.get()
+                    do {
+                        let tip = try commit(speculative.operations, digests: digests)
+                        recentReads.withLock { recent in
+                            if recent.count > 4_096 { recent.removeAll() }
+                            recent.merge(speculative.used) { _, new in new }
+                        }
+                        return (value, tip)
+                    } catch let refusal as PostgresRefusal where refusal.sqlState == Self.undefinedFunction {
+                        // As for the read: nothing ran, so the classic way runs the body on what is committed.
+                        oneCallTrace("no one-call functions: \(refusal.message)")
+                        oneCallWrites.store(false, ordering: .relaxed)
+                        break attempts
+                    } catch let refusal as PostgresRefusal where refusal.isConflict || refusal.sqlState == "23505" {
+                        // A unique key another host's commit took first (a journal number, a document id): the whole
+                        // is rolled back, and decided again on what is committed now, as a changed row is.
+                        oneCallTrace("conflict: \(refusal.message)")
+                        conflicts += 1
+                        // A short, growing pause with jitter, so the conflicting hosts do not meet again at once.
+                        usleep(UInt32.random(in: 200...1_000) * UInt32(conflicts))
+                        continue attempts
+                    }
+                }
+                break
+            }
+        }
+        return try lockedWrite { db in (try body(db), try LedgerTip.current(db)) }
     }
 
     func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
@@ -85,9 +166,10 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
         try withConnection { connection in
             _ = try run(connection, "SELECT pg_advisory_lock(\(Self.migrationLock))", [])
             var done: [String] = []
+            var applied: Set<String> = []
             do {
                 _ = try run(connection, "CREATE TABLE IF NOT EXISTS rbs_schema_steps (name TEXT PRIMARY KEY, applied_ms BIGINT NOT NULL)", [])
-                let applied = Set(try run(connection, "SELECT name FROM rbs_schema_steps", []).compactMap { $0.values.first.flatMap(String.init(sqlValue:)) })
+                applied = Set(try run(connection, "SELECT name FROM rbs_schema_steps", []).compactMap { $0.values.first.flatMap(String.init(sqlValue:)) })
                 for step in LedgerSchema.steps where !applied.contains(step.name) {
                     _ = try run(connection, "BEGIN", [])
                     do {
@@ -106,6 +188,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                 throw error
             }
             _ = try run(connection, "SELECT pg_advisory_unlock(\(Self.migrationLock))", [])
+            oneCallWrites.store(applied.contains(Self.oneCallStep) || done.contains(Self.oneCallStep), ordering: .relaxed)
             return done
         }
     }
@@ -198,6 +281,22 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
         }
     }
 
+    /// Runs `body` with a pooled connection outside a transaction, like ``withConnection(_:)``, but one found closed
+    /// before anything was sent (an idle connection the server dropped) is replaced and `body` run again.
+    private func withFreshConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        var stale = 0
+        while true {
+            do {
+                return try withConnection(body)
+            } catch PostgresFailure.connectionLost(_, let detail) where detail == Self.closedBeforeSending && stale < Self.idleLimit {
+                stale += 1
+            }
+        }
+    }
+
+    /// What ``call(_:_:_:)`` says of a connection found closed before it sent anything.
+    private static let closedBeforeSending = "the server closed the connection before the statement was sent"
+
     /// Runs `body` with a pooled connection outside a transaction; the connection goes back unless it broke.
     private func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         let connection = try checkout()
@@ -214,7 +313,164 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
         }
     }
 
+    // MARK: - One-call writes
+
+    /// PostgreSQL's SQLSTATE for a function that does not exist (`undefined_function`).
+    static let undefinedFunction = "42883"
+
+    /// How many times a body may ask for rows it could not know to ask for before (each a round trip).
+    static let maximumReadRounds = 4
+
+    /// Whether the server has the one-call functions (schema step `v19-one-call-writes`); set by ``migrate()``.
+    private let oneCallWrites = Atomic<Bool>(false)
+    /// The columns of the ledger's tables that hold bytes (BYTEA) and never text, read once: JSON gives both as
+    /// strings, and a column name that is bytes in one table and text in another sends its query the classic way.
+    private let byteColumns = Mutex<(bytes: Set<String>, ambiguous: Set<String>)?>(nil)
+    /// The rows the queries of the last transactions gave, by query: guesses that let a body ask its later queries
+    /// in the same round trip as its first ones (never used to decide: every query a commit rests on is fetched).
+    private let recentReads = Mutex<[String: [SQLRow]]>([:])
+    /// Statements (round trips) sent to the server by this store so far: what the tests count per payment.
+    let roundTrips = Atomic<Int>(0)
+
+    /// Fetches the rows of the `missing` queries in one round trip (`rbs_v19_read`, each after the writes of the
+    /// transaction before it, undone again) into `answered`, with each query's digest, by the query's key.
+    /// False when a row holds what the one-call path does not read (a column both bytes and text, a JSON value).
+    private func fetch(_ missing: [SpeculativeTransaction.Missing], after writes: [String],
+                       into answered: inout [String: [SQLRow]], digests: inout [String: String]) throws -> Bool {
+        let types = try columnTypes()
+        let needed = missing.map(\.writesBefore).max() ?? 0
+        let cells = try withFreshConnection { connection in
+            try call(connection, "SELECT * FROM rbs_v19_read($1, $2, $3)",
+                     [.texts(Array(writes.prefix(needed))), .texts(missing.map(\.text)), .integers(missing.map { Int64($0.writesBefore) })])
+        }
+        let queries = missing.map(\.key)
+        var collected: [Int: [SQLRow]] = [:]
+        var names: [String] = [], values: [SQLValue] = []
+        var current: (query: Int, row: Int64)?
+        func finishRow() {
+            if let current, !names.isEmpty {
+                collected[current.query, default: []].append(SQLRow(columns: SQLColumns(names), values: values))
+            }
+            names = []
+            values = []
+        }
+        for cell in cells {
+            guard cell.values.count == 6, case .integer(let query) = cell.values[0], case .integer(let row) = cell.values[1],
+                  queries.indices.contains(Int(query) - 1) else { return false }
+            let index = Int(query) - 1
+            let kind = String(sqlValue: cell.values[4]) ?? ""
+            let text = String(sqlValue: cell.values[5])
+            if current.map({ $0.query != index || $0.row != row }) ?? true {
+                finishRow()
+                current = (index, row)
+            }
+            if kind == "digest" {
+                answered[queries[index]] = collected[index] ?? []
+                digests[queries[index]] = text ?? ""
+                current = nil
+                continue
+            }
+            let name = String(sqlValue: cell.values[3]) ?? ""
+            switch kind {
+            case "null": values.append(.null)
+            case "boolean": values.append(.integer(text == "true" ? 1 : 0))
+            case "number":
+                guard let text, let number = Int64(text) else { return false }
+                values.append(.integer(number))
+            case "string":
+                guard let text, !types.ambiguous.contains(name) else { return false }
+                if types.bytes.contains(name) {
+                    guard text.hasPrefix("\\x"), let bytes = Hex.decode(String(text.dropFirst(2))) else { return false }
+                    values.append(.blob(bytes))
+                } else {
+                    values.append(.text(text))
+                }
+            default:
+                return false
+            }
+            names.append(name)
+        }
+        return queries.allSatisfy { answered[$0] != nil }
+    }
+
+    /// Runs `operations` in one server transaction (`rbs_v19_commit`, through `rbs_v19_commit_durably`): one round trip. Each query is checked against
+    /// its digest, each write run, in order. Returns the ledger's tip after it.
+    private func commit(_ operations: [SpeculativeTransaction.Operation], digests: [String: String]) throws -> LedgerTip {
+        var statements: [String] = [], expected: [String] = []
+        for operation in operations {
+            switch operation {
+            case .query(let text, let key):
+                statements.append(text)
+                expected.append(digests[key] ?? "-")
+            case .write(let text):
+                statements.append(text)
+                expected.append("")
+            }
+        }
+        let rows = try withFreshConnection { connection in
+            // A procedure that commits before it answers (`rbs_v19_commit_durably`): postgres-nio completes a query
+            // at its CommandComplete, which the server sends before an implicit transaction commits (at Sync) — so
+            // `SELECT rbs_v19_commit(…)` was answered before the commit was durable, and a primary crashing then lost
+            // an acknowledged payment (PostgresFailoverTests found it). CALL's row comes after the COMMIT inside,
+            // which with a synchronous standby has waited for it.
+            try call(connection, "CALL rbs_v19_commit_durably($1, $2)", [.texts(statements), .texts(expected)])
+        }
+        guard let row = rows.first else {
+            throw PostgresRefusal(sqlState: "", message: "rbs_v19_commit answered no row")
+        }
+        return LedgerTip(
+            ledgerId: try row.decode(String?.self, forColumn: "tip_ledger_id") ?? "",
+            sequence: try row.decode(Int64.self, forColumn: "tip_seq"),
+            hash: try row.decode(Data?.self, forColumn: "tip_hash") ?? JournalEntry.genesisHash,
+            codeStep: try row.decode(Int64?.self, forColumn: "code_step"),
+            codeFailures: Int(try row.decode(Int64.self, forColumn: "code_failures")),
+            lockedUntil: try row.decode(Int64?.self, forColumn: "code_locked_until"))
+    }
+
+    /// The byte columns of the ledger's tables (one round trip, the first time).
+    private func columnTypes() throws -> (bytes: Set<String>, ambiguous: Set<String>) {
+        if let known = byteColumns.withLock({ $0 }) { return known }
+        let rows = try read { db in
+            try db.rows("""
+                SELECT column_name, bool_and(data_type = 'bytea') AS only_bytes, bool_or(data_type = 'bytea') AS some_bytes
+                FROM information_schema.columns WHERE table_schema = current_schema() GROUP BY column_name
+                """)
+        }
+        var bytes: Set<String> = [], ambiguous: Set<String> = []
+        for row in rows {
+            let name = try row.decode(String.self, forColumn: "column_name")
+            if try row.decode(Bool.self, forColumn: "only_bytes") { bytes.insert(name) }
+            else if try row.decode(Bool.self, forColumn: "some_bytes") { ambiguous.insert(name) }
+        }
+        byteColumns.withLock { $0 = (bytes, ambiguous) }
+        return (bytes, ambiguous)
+    }
+
     // MARK: - Statements
+
+    /// An argument of the one-call functions: an array.
+    private enum ArrayArgument {
+        case texts([String])
+        case integers([Int64])
+    }
+
+    /// Runs one statement whose arguments are arrays (the one-call functions') and reads its rows.
+    private func call(_ connection: PostgresConnection, _ sql: String, _ arrays: [ArrayArgument]) throws -> [SQLRow] {
+        guard !connection.isClosed else {
+            throw PostgresFailure.connectionLost(server: address.server, detail: Self.closedBeforeSending)
+        }
+        var binds = PostgresBindings(capacity: arrays.count)
+        for array in arrays {
+            switch array {
+            case .texts(let texts): binds.append(texts)
+            case .integers(let numbers): binds.append(numbers)
+            }
+        }
+        roundTrips.wrappingAdd(1, ordering: .relaxed)
+        let future = connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+            .flatMapThrowing { result in try Self.rows(of: result) }
+        return try wait(future, seconds: address.statementTimeout + 5, connection: connection)
+    }
 
     /// Runs one statement (`$n` placeholders) and reads its rows.
     func run(_ connection: PostgresConnection, _ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
@@ -231,6 +487,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             }
         }
         let query = PostgresQuery(unsafeSQL: sql, binds: binds)
+        roundTrips.wrappingAdd(1, ordering: .relaxed)
         let future = connection.query(query, logger: logger).flatMapThrowing { result in try Self.rows(of: result) }
         return try wait(future, seconds: address.statementTimeout + 5, connection: connection)
     }
@@ -496,4 +753,11 @@ private final class Answer<T>: @unchecked Sendable {
     func wait(seconds: Int) -> Bool {
         done.wait(timeout: .now() + .seconds(seconds)) == .success
     }
+}
+
+
+/// With `RBS_TRACE_ONE_CALL` set, the one-call path says on standard error what it fetches, and each conflict and
+/// fall-back to the classic path: what to look at when a write takes more round trips than two.
+func oneCallTrace(_ text: @autoclosure () -> String) {
+    if ProcessInfo.processInfo.environment["RBS_TRACE_ONE_CALL"] != nil { FileHandle.standardError.write(Data((text() + "\n").utf8)) }
 }
