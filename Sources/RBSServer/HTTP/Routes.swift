@@ -185,8 +185,12 @@ enum Routes {
         }
         api.put("/runs/:run/atoms/:atom") { request, context in
             try await answer {
-                let who = try await customer(request, bank)
-                let commit: API.CommitRequest = try await body(request)
+                let who = try signedIn(request, bank)
+                let commit: API.CommitRequest
+                do { commit = try await body(request) } catch {
+                    _ = try await who.confirmed()  // a removed customer hears 401 before what is wrong with the body
+                    throw error
+                }
                 return json(try await bank.commit(commit.value, atom: try parameter(context, "atom"),
                                                   run: try parameter(context, "run"), language: language(request), for: who))
             }
@@ -194,7 +198,7 @@ enum Routes {
         api.post("/runs/:run/atoms/:atom/press") { request, context in
             try await answer {
                 json(try await bank.press(atom: try parameter(context, "atom"), run: try parameter(context, "run"),
-                                          language: language(request), for: try await customer(request, bank)))
+                                          language: language(request), for: try signedIn(request, bank)))
             }
         }
         api.post("/runs/:run/submit") { request, context in
@@ -253,9 +257,16 @@ enum Routes {
     /// The session token: the cookie, or `Authorization: Bearer TOKEN`.
     static func token(_ request: Request) -> String? {
         if let header = request.headers[.authorization], header.hasPrefix("Bearer ") {
-            return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+            return String(SameOriginGuard.trimmed(header.dropFirst(7)))
         }
         return request.cookies[cookie]?.value
+    }
+
+    /// The request's live session, its customer to be confirmed where the route's work runs (``SignedIn``); 401
+    /// without one.
+    static func signedIn(_ request: Request, _ bank: OnlineBank) throws(Problem) -> SignedIn {
+        guard let token = token(request), let signedIn = bank.signedIn(token: token) else { throw Problem.unauthorized }
+        return signedIn
     }
 
     /// The customer of the request's live session; 401 without one (or when the customer was removed since).
