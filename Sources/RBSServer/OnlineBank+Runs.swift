@@ -107,13 +107,11 @@ extension OnlineBank {
     }
 
     /// Commits `value` to atom `atom`; answers only the atoms that changed. A commit after a submit drops the review.
-    /// The session's customer is confirmed on the run's lane, where the commit goes anyway (see ``SignedIn``).
     func commit(_ value: JSONValue, atom: String, run id: String, language: HostLanguage = .en,
-                for signedIn: SignedIn) async throws(Problem) -> API.Changes {
-        let run = try await find(id, signedIn)
+                for customer: Customer) async throws(Problem) -> API.Changes {
+        let run = try find(id, customer)
         let events = self.events
         return try await onLane(run) { () throws(Problem) -> API.Changes in
-            _ = try signedIn.confirmedHere()
             let session = try Self.editable(run)
             guard let descriptor = session.operation.descriptor.atoms.first(where: { $0.id == atom }) else {
                 throw Problem("unknown-atom", "No such atom", status: 404,
@@ -121,7 +119,7 @@ extension OnlineBank {
             }
             session.language = language
             let typed = try ValueInput.value(for: value, atom: descriptor, in: session)
-            let before = Self.picture(session)
+            let before = Self.atoms(session)
             do throws(FormSessionError) {
                 try session.commit(atom, value: typed)
             } catch {
@@ -132,18 +130,17 @@ extension OnlineBank {
     }
 
     /// Presses a button atom (the plugin's action).
-    func press(atom: String, run id: String, language: HostLanguage = .en, for signedIn: SignedIn) async throws(Problem) -> API.Changes {
-        let run = try await find(id, signedIn)
+    func press(atom: String, run id: String, language: HostLanguage = .en, for customer: Customer) async throws(Problem) -> API.Changes {
+        let run = try find(id, customer)
         let events = self.events
         return try await onLane(run) { () throws(Problem) -> API.Changes in
-            _ = try signedIn.confirmedHere()
             let session = try Self.editable(run)
             session.language = language
             guard session.operation.descriptor.atoms.contains(where: { $0.id == atom }) else {
                 throw Problem("unknown-atom", "No such atom", status: 404,
                               detail: "operation \(session.operation.id) has no atom '\(atom)'", atom: atom)
             }
-            let before = Self.picture(session)
+            let before = Self.atoms(session)
             do throws(FormSessionError) { try session.press(atom) } catch { throw Self.problem(error, atom: atom) }
             return Self.changes(run, session, before: before, events: events)
         }
@@ -165,17 +162,6 @@ extension OnlineBank {
             run.session?.close()
             run.session = nil
             run.sign = nil
-        }
-    }
-
-    /// The run `id` of a session whose customer is confirmed later, on the run's lane; a run that is not found is
-    /// answered only after the customer is confirmed, so a removed customer hears 401 whatever run they name.
-    func find(_ id: String, _ signedIn: SignedIn) async throws(Problem) -> ServerRun {
-        do {
-            return try find(id, signedIn.customer)
-        } catch {
-            _ = try await signedIn.confirmed()
-            throw error
         }
     }
 
@@ -244,8 +230,7 @@ extension OnlineBank {
     }
 
     private static func atoms(_ session: FormSession) -> [API.Atom] {
-        let picture = picture(session)
-        return zip(picture.states, picture.offered).map { ValueInput.json($0, accounts: $1) }
+        session.atoms.map { ValueInput.json($0, accounts: $0.kind == .account ? session.accounts(for: $0.id) : []) }
     }
 
     private static func describe(_ run: ServerRun, _ session: FormSession?) -> API.Run {
@@ -258,28 +243,10 @@ extension OnlineBank {
                        state: run.state.rawValue, ready: session.isReady, formError: session.formError, atoms: atoms(session))
     }
 
-    /// The form as the API renders it, kept without rendering it: each atom's state, and the accounts each account
-    /// picker offers (they follow the form's values through the picker's filter). ``ValueInput/json(_:accounts:)``
-    /// renders an atom from these two alone, so an atom whose state and accounts are as they were renders as it did:
-    /// a commit renders only the atoms it changed, not the whole form twice.
-    struct FormPicture {
-        let states: [AtomState]
-        let offered: [[Account]]
-    }
-
-    private static func picture(_ session: FormSession) -> FormPicture {
-        let states = session.atoms
-        return FormPicture(states: states, offered: states.map { $0.kind == .account ? session.accounts(for: $0.id) : [] })
-    }
-
-    private static func changes(_ run: ServerRun, _ session: FormSession, before: FormPicture, events: EventHub) -> API.Changes {
-        let after = picture(session)
+    private static func changes(_ run: ServerRun, _ session: FormSession, before: [API.Atom], events: EventHub) -> API.Changes {
+        let after = atoms(session)
         var changed: [API.Atom] = []
-        for index in before.states.indices where index < after.states.count
-            && (before.states[index] != after.states[index] || before.offered[index] != after.offered[index]) {
-            let old = ValueInput.json(before.states[index], accounts: before.offered[index])
-            let new = ValueInput.json(after.states[index], accounts: after.offered[index])
-            guard old != new else { continue }
+        for (old, new) in zip(before, after) where old != new {
             changed.append(new)
             if old.caption != new.caption, new.kind == "text" {
                 events.publish(ServerEvent(name: "caption", data: ["run": run.id, "atom": new.id, "caption": new.caption]),

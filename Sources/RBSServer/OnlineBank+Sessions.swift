@@ -108,21 +108,19 @@ extension OnlineBank {
     /// The customer of a live session token, nil when there is none or when the customer or user was removed since
     /// the login (asked of the ledger on every request: then every session of theirs ends).
     func customer(token: String) async throws(Problem) -> Customer? {
-        guard let signedIn = signedIn(token: token) else { return nil }
-        do {
-            return try await signedIn.confirmed()
-        } catch {
-            if error.status == 401 { return nil }
-            throw error
-        }
-    }
-
-    /// The session of a live token, the ledger not yet asked whether its customer is still there: a route that goes
-    /// to a plugin lane (a blocking thread) anyway asks there (``SignedIn/confirmedHere()``), which saves the request
-    /// a hand-off to another thread and back; nil when the token names no live session.
-    func signedIn(token: String) -> SignedIn? {
         guard let customer = sessions.customer(token: token, now: clock()) else { return nil }
-        return SignedIn(customer: customer, ledger: ledger, sessions: sessions)
+        let ledger = self.ledger
+        let active: Bool
+        do {
+            active = try await Self.blocking { try ledger.customers.isActive(customer) }
+        } catch {
+            throw Self.storageProblem("the session's customer could not be read", error)
+        }
+        guard active else {
+            sessions.end(customer: customer.id)
+            return nil
+        }
+        return customer
     }
 
     func logout(token: String) { sessions.end(token: token) }

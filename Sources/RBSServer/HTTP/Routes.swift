@@ -185,12 +185,8 @@ enum Routes {
         }
         api.put("/runs/:run/atoms/:atom") { request, context in
             try await answer {
-                let who = try signedIn(request, bank)
-                let commit: API.CommitRequest
-                do { commit = try await body(request) } catch {
-                    _ = try await who.confirmed()  // a removed customer hears 401 before what is wrong with the body
-                    throw error
-                }
+                let who = try await customer(request, bank)
+                let commit: API.CommitRequest = try await body(request)
                 return json(try await bank.commit(commit.value, atom: try parameter(context, "atom"),
                                                   run: try parameter(context, "run"), language: language(request), for: who))
             }
@@ -198,7 +194,7 @@ enum Routes {
         api.post("/runs/:run/atoms/:atom/press") { request, context in
             try await answer {
                 json(try await bank.press(atom: try parameter(context, "atom"), run: try parameter(context, "run"),
-                                          language: language(request), for: try signedIn(request, bank)))
+                                          language: language(request), for: try await customer(request, bank)))
             }
         }
         api.post("/runs/:run/submit") { request, context in
@@ -260,13 +256,6 @@ enum Routes {
             return String(SameOriginGuard.trimmed(header.dropFirst(7)))
         }
         return request.cookies[cookie]?.value
-    }
-
-    /// The request's live session, its customer to be confirmed where the route's work runs (``SignedIn``); 401
-    /// without one.
-    static func signedIn(_ request: Request, _ bank: OnlineBank) throws(Problem) -> SignedIn {
-        guard let token = token(request), let signedIn = bank.signedIn(token: token) else { throw Problem.unauthorized }
-        return signedIn
     }
 
     /// The customer of the request's live session; 401 without one (or when the customer was removed since).
