@@ -121,8 +121,9 @@ for section in sections {
     }
 }
 // The serving and PostgreSQL figures come from other tools (Benchmarks/serve_load.py, wrk against `rbs-host serve`;
-// Benchmarks/postgres_bench.py, make bench-pg): keep them.
-for part in ["serve", "postgres"] {
+// Benchmarks/postgres_bench.py, make bench-pg): keep them, and the notes on the serving figures (written by hand
+// beside serve_load.py's section, which that script replaces whole).
+for part in ["serve", "serve-notes", "postgres"] {
     if let previous = try? String(contentsOfFile: output, encoding: .utf8),
        let begin = previous.range(of: "<!-- \(part):begin -->"), let end = previous.range(of: "<!-- \(part):end -->"),
        begin.lowerBound < end.upperBound {

@@ -120,7 +120,17 @@ struct HardeningTests {
             let alice = try await api.login(bank.alice)
             let bob = try await api.login(bank.bob)
             #expect(try await api.call(.get, "/api/v1/accounts", token: alice).status == 200)
+            // A run opened before the removal: its commits and presses are refused as the other routes are, and a
+            // run that does not exist is 401 too, not 404 (the customer is confirmed on the run's lane).
+            let opened = try await api.call(.post, "/api/v1/runs", token: alice, json: ["operation": "pay.pp.quick"])
+            let run = try #require(opened.object["id"] as? String)
+            #expect(try await api.call(.put, "/api/v1/runs/\(run)/atoms/amount", token: alice, json: ["value": "10"]).status == 200)
             try bank.ledger.customers.remove(name: "alice")
+            let commit = try await api.call(.put, "/api/v1/runs/\(run)/atoms/amount", token: alice, json: ["value": "20"])
+            #expect(commit.status == 401)
+            #expect(commit.object["type"] as? String == "urn:rbs-host:problem:unauthorized")
+            #expect(try await api.call(.put, "/api/v1/runs/r-none/atoms/amount", token: alice, json: ["value": "20"]).status == 401)
+            #expect(try await api.call(.post, "/api/v1/runs/\(run)/atoms/amount/press", token: alice).status == 401)
             let accounts = try await api.call(.get, "/api/v1/accounts", token: alice)
             #expect(accounts.status == 401)
             #expect(accounts.object["type"] as? String == "urn:rbs-host:problem:unauthorized")

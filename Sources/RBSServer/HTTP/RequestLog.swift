@@ -35,8 +35,17 @@ struct RequestLog: RouterMiddleware {
         let route = Self.route(request.uri.path)
         metrics.observe(method: request.method.rawValue, route: route, status: response.status.code, seconds: seconds)
         let size = response.body.contentLength.map(String.init) ?? "-"
-        write("\(context.remoteAddress) - - [\(Self.timestamp())] \"\(request.method.rawValue) \(Self.clean(request.uri.description)) HTTP/1.1\" \(response.status.code) \(size) \(String(format: "%.6f", seconds))")
+        write("\(context.remoteAddress) - - [\(Self.timestamp())] \"\(request.method.rawValue) \(Self.clean(request.uri.description)) HTTP/1.1\" \(response.status.code) \(size) \(Self.seconds(elapsed))")
         return response
+    }
+
+    /// `elapsed` in seconds with six decimals, as `String(format: "%.6f")` wrote it (without Foundation's printf on
+    /// every request).
+    static func seconds(_ elapsed: Duration) -> String {
+        let micro = max(0, elapsed.components.seconds) * 1_000_000
+            + (max(0, elapsed.components.attoseconds) + 500_000_000_000) / 1_000_000_000_000
+        let fraction = String(micro % 1_000_000)
+        return "\(micro / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
     }
 
     /// The headers every answer carries: the web client's scripts and styles come from this server only.

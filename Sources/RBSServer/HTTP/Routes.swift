@@ -253,7 +253,7 @@ enum Routes {
     /// The session token: the cookie, or `Authorization: Bearer TOKEN`.
     static func token(_ request: Request) -> String? {
         if let header = request.headers[.authorization], header.hasPrefix("Bearer ") {
-            return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+            return String(SameOriginGuard.trimmed(header.dropFirst(7)))
         }
         return request.cookies[cookie]?.value
     }
