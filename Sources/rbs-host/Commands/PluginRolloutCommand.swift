@@ -96,7 +96,7 @@ struct PluginRolloutCommand: ParsableCommand {
             let releases = try Rollouts.open(global)
             defer { releases.close() }
             let lines: [Line]
-            do { lines = try Self.lines(try releases.releases(), try releases.counts()) } catch {
+            do { lines = Self.lines(try releases.releases(), try releases.counts()) } catch {
                 Terminal.error(error.description, label: HostMessage.errorLabel.text(language))
                 throw ExitCode.failure
             }
