@@ -294,9 +294,18 @@ struct PluginRegistryTests {
         #expect(failed.first?.description.contains("not an ELF file") == true)
         #expect(failed.first?.description.hasSuffix("version 1.0.0 stays in service") == true)
         #expect(host.registry.operations.map(\.id) == ["versioned.op"])
+        // `plugins` says both: the version in service, and that the file now there was refused (not only "1.0.0").
+        let record = try #require(host.registry.records.first)
+        #expect(record.version == "1.0.0" && record.status != .failed)
+        #expect(record.error?.contains("not an ELF file") == true && record.error?.hasSuffix("version 1.0.0 stays in service") == true,
+                "\(record)")
+        let russian = try #require(HostMessage.describe(record, .ru))
+        #expect(russian.hasSuffix(" — в работе остаётся версия 1.0.0"), "\(russian)")
+        #expect(host.registry.failedRecords.isEmpty, "in service: not a failed plugin")
 
         try compileVersioned("1.1.0", to: file)
         #expect(host.reload().map(\.description).first?.hasPrefix("reloaded test.versioned 1.0.0 → 1.1.0 in ") == true)
+        #expect(host.registry.records.first?.error == nil, "the file is in service again: nothing refused to say")
 
         let running = try host.open("versioned.op")
         try FileManager.default.removeItem(at: file)

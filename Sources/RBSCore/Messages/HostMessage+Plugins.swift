@@ -176,7 +176,13 @@ extension HostMessage {
 
     /// Why a plugin file is not in service (`plugins`, the lines after a start), in `language`.
     public static func describe(_ record: PluginRecord, _ language: HostLanguage) -> String? {
-        record.problem.map { describe($0, language) } ?? record.error
+        guard let problem = record.problem else { return record.error }
+        // A file refused while its plugin's older version stays in service (not a quarantine, which ends its service).
+        if record.status != .failed, let version = record.version {
+            guard language == .ru else { return record.error }
+            return describe(problem, language) + " — в работе остаётся версия \(version)"
+        }
+        return describe(problem, language)
     }
 }
 

@@ -10,29 +10,48 @@ extension PluginRegistry {
     /// - Parameter only: just the plugin with this id, file name or path.
     @discardableResult
     public func rescan(_ directory: String, only: String? = nil) -> [ReloadReport] {
-        rescanning.withLock {
-            let folder = list(directory)
-            var reports = withdrawRemoved(folder, only: only)
-            var cache = cacheDirectory.map(PluginCache.load(from:))
-            let changed = changedFiles(folder, only: only, cache: cache, reports: &reports)
-            guard !changed.isEmpty else { return reports }
-            let found = manifests(of: changed, in: folder, cache: &cache)
-            reports += putInService(changed, found, lastInService: cache?.inService ?? [])
-            if let cacheDirectory, var kept = cache {
-                // Compared key by key: a warm start finds them the same and builds no set.
-                let inService: Set<String>? = locked {
-                    let same = byPath.count == kept.inService.count && byPath.keys.allSatisfy(kept.inService.contains)
-                    return same ? nil : Set(byPath.keys)
-                }
-                if let inService {
-                    kept.inService = inService
-                    kept.save(to: cacheDirectory)
+        let reports = rescanning.withLock { rescanned(directory, only: only) }
+        noteRefusedReplacements(reports)
+        return reports
+    }
+
+    /// Remembers, per file, a new version refused while the old one stays in service (``PluginRecord/replacementRefused``),
+    /// and forgets it once the file is in service again, replaced or gone.
+    private func noteRefusedReplacements(_ reports: [ReloadReport]) {
+        guard !reports.isEmpty else { return }
+        locked {
+            for report in reports {
+                if report.change == .failed, report.oldVersion != nil, let problem = report.problem {
+                    refusedReplacements[report.path] = problem
+                } else if report.change != .failed, !refusedReplacements.isEmpty {
+                    refusedReplacements[report.path] = nil
                 }
             }
-            recordVersionsInService()
-            collectRetired()
-            return reports
         }
+    }
+
+    private func rescanned(_ directory: String, only: String?) -> [ReloadReport] {
+        let folder = list(directory)
+        var reports = withdrawRemoved(folder, only: only)
+        var cache = cacheDirectory.map(PluginCache.load(from:))
+        let changed = changedFiles(folder, only: only, cache: cache, reports: &reports)
+        guard !changed.isEmpty else { return reports }
+        let found = manifests(of: changed, in: folder, cache: &cache)
+        reports += putInService(changed, found, lastInService: cache?.inService ?? [])
+        if let cacheDirectory, var kept = cache {
+            // Compared key by key: a warm start finds them the same and builds no set.
+            let inService: Set<String>? = locked {
+                let same = byPath.count == kept.inService.count && byPath.keys.allSatisfy(kept.inService.contains)
+                return same ? nil : Set(byPath.keys)
+            }
+            if let inService {
+                kept.inService = inService
+                kept.save(to: cacheDirectory)
+            }
+        }
+        recordVersionsInService()
+        collectRetired()
+        return reports
     }
 
     /// What the folder holds: the plugin files to consider, and the set of them, made when first asked for (a first

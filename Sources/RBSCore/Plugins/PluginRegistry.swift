@@ -45,6 +45,9 @@ public final class PluginRegistry: @unchecked Sendable {
     var failures: [String: (record: PluginRecord, hash: String?)] = [:]
     /// Why the plugin folder itself cannot be used, when it cannot.
     var folderError: PluginRecord?
+    /// The files whose new bytes were refused while their plugin's older version stays in service, with why: what
+    /// `plugins` says beside the version in service, until the file is in service again, replaced or removed.
+    var refusedReplacements: [String: PluginLoadError] = [:]
     /// Versions replaced or removed while modules still ran on them.
     var retired: [PluginImage] = []
     /// The plugin ids whose next lower version the operator allowed by name (``allowDowngrade(_:)``); each is used up
@@ -102,6 +105,10 @@ public final class PluginRegistry: @unchecked Sendable {
                     let problem = PluginLoadError(path: listing.path, problem: .quarantined(quarantine))
                     record.error = problem.description
                     record.problem = problem
+                } else if let refused = refusedReplacements[listing.path] {
+                    // In service, but not what the file now holds: said, so `plugins` never shows only the old version.
+                    record.error = refused.description + " — version \(listing.manifest.version) stays in service"
+                    record.problem = refused
                 }
                 return record
             } + failures.values.map(\.record)

@@ -1,4 +1,4 @@
-// expect: unknown role 42 (known: 0 RBS_FIELD_ROLE_OTHER … 9 RBS_FIELD_ROLE_CARD_NUMBER); the plugin was built against ABI 1.5, newer than this host's 1.3
+// expect: unknown role 42 (known: 0 RBS_FIELD_ROLE_OTHER … 9 RBS_FIELD_ROLE_CARD_NUMBER); the plugin was built against ABI 1.5, newer than this host's 1.4
 // A role a later minor may add, used without declaring it: refused, naming the value and both versions.
 #include <rbs_plugin.h>
 #include <string.h>
