@@ -113,7 +113,9 @@ extension HostOptions {
     /// A runtime with every plugin listed: unchanged plugins from the cache, new or changed ones scanned in a child
     /// process (this binary's `scan` mode); plugins are loaded when first used.
     /// Says so first when plugins run in the host's process (``inProcessNotice(_:)``).
-    func makeRuntime() throws -> Runtime {
+    /// - Parameter runs: the command opens runs (the REPL, `run`, `describe`, `basket`, `serve`): it follows the staged
+    ///   rollouts, so each party gets the version published for it. A listing does not (nothing to open, no ledger read).
+    func makeRuntime(runs: Bool = false) throws -> Runtime {
         let isolation = try isolationSettings()
         if let notice = Self.inProcessNotice(isolation) { Terminal.note(notice) }
         // The registry checks every file against the policy before a scan or a cached manifest is used, and the
@@ -127,7 +129,7 @@ extension HostOptions {
             }
         }
         runtime.loadPlugins()
-        followReleases(runtime)
+        if runs { followReleases(runtime) }
         return runtime
     }
 

@@ -10,8 +10,9 @@ plugin ru.example.transfers — built to crash its worker on an amount that star
   - a form opened on 1.0.0 before the publication, by a customer inside the 10%, stays open through all of it and is
     signed at the end: nothing open is lost;
   - a customer inside the 10% signs a transfer on 1.1.0: the journal names 1.1.0 for it (and 1.0.0 for the others);
-  - three runs of 1.1.0 crash their worker (on either host): the version is rolled back fleet-wide automatically, and
-    within ROLLBACK_SECONDS both hosts give 1.0.0 to the customers inside the 10% again;
+  - runs of 1.1.0 crash their worker on either host until it is rolled back fleet-wide automatically (the first sync
+    after a fault that passes 20% of at least 3 runs), and within ROLLBACK_SECONDS of the last fault both hosts give
+    1.0.0 to the customers inside the 10% again;
   - `plugin rollout status --json` says rolled-back, why (the fault count and the threshold), and the counts.
 Exit 0 when every check holds, 1 with what failed, 77 (skipped) when RBS_TEST_POSTGRES is not set.
 """
@@ -241,24 +242,31 @@ def main():
         receipt = signer.sign(b, run)
         print(f"ok   a transfer signed on 1.1.0 at {b.name}: journal entry {receipt.get('journal', receipt.get('sequence'))}")
 
-        # Three runs of 1.1.0 crash their workers, on both hosts.
-        faults = 0
-        for number, person in enumerate([crashers[1], crashers[2], crashers[1]]):
+        # Runs of 1.1.0 crash their workers, on both hosts in turn, until a host no longer offers it: the first sync
+        # after the fault that passes the threshold (20% of at least 3 runs; the version probes above count as runs)
+        # rolls it back for the fleet.
+        faults, crashed = 0, None
+        for number, person in enumerate([crashers[1], crashers[2], crashers[1], crashers[2]]):
             host = (a, b)[number % 2]
             run = person.open(host)
             if run["pluginVersion"] != "1.1.0":
-                raise Failed(f"{host.name} gave {run['pluginVersion']} to {person.name} before any rollback")
+                if faults == 0:
+                    raise Failed(f"{host.name} gave {run['pluginVersion']} to {person.name} before any fault")
+                hosts_test.call(host.port, "DELETE", f"/api/v1/runs/{run['id']}", None, person.token(host))
+                break
             person.commit(host, run, "fromAccount", person.accounts[0])
             person.commit(host, run, "toAccount", person.accounts[1])
             status, answer = person.commit(host, run, "amount", "70.00")
             if status != 422 or not str(answer.get("type", "")).endswith("plugin-failed"):
                 raise Failed(f"the crashing amount at {host.name}: {status} {answer}")
             faults += 1
-        crashed = time.time()
-        took = max(wait_for(f"{host.name} gives 1.0.0 to the 10% again", ROLLBACK_SECONDS,
-                            lambda host=host: crashers[2].version(host) == "1.0.0") for host in (a, b))
-        print(f"ok   after {faults} worker faults 1.1.0 was rolled back: both hosts serve 1.0.0 again within "
-              f"{time.time() - crashed:.1f} s (stated: {ROLLBACK_SECONDS} s)")
+            crashed = time.time()
+            time.sleep(0.3)
+        for host in (a, b):
+            wait_for(f"{host.name} gives 1.0.0 to the 10% again", ROLLBACK_SECONDS,
+                     lambda host=host: crashers[2].version(host) == "1.0.0")
+        print(f"ok   after {faults} worker fault(s) 1.1.0 was rolled back: both hosts serve 1.0.0 again within "
+              f"{time.time() - crashed:.1f} s of the last fault (stated: {ROLLBACK_SECONDS} s)")
 
         # The form kept open on 1.0.0 through the rollout and the rollback is signed now.
         for atom, value in (("toAccount", keeper.accounts[1]), ("amount", "11.00")):
@@ -270,7 +278,7 @@ def main():
 
         status_lines = json.loads(host_cmd(binary, b.data, database, "plugin", "rollout", "status", "--json").stdout)
         release = next(line for line in status_lines if line["version"] == "1.1.0")
-        if release["state"] != "rolled-back" or "worker fault" not in (release.get("reason") or "") or release["faults"] < 3:
+        if release["state"] != "rolled-back" or "worker fault" not in (release.get("reason") or "") or release["faults"] != faults:
             raise Failed(f"plugin rollout status: {release}")
         if release["posts"] < 1 or release["runs"] < 4 or release["customers"] < 2:
             raise Failed(f"the counts of 1.1.0: {release}")

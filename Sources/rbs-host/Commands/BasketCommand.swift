@@ -79,7 +79,7 @@ struct BasketCommand: ParsableCommand {
 
         func run() throws {
             let file = try File.read(self.file)
-            let runtime = try global.makeRuntime()
+            let runtime = try global.makeRuntime(runs: true)
             Listing.printFailures(runtime.registry, language: global.language)
             switch execute(runtime: runtime, file: file) {
             case .challenge(let report, let module):

@@ -143,7 +143,7 @@ struct DescribeCommand: ParsableCommand {
     @Flag(help: "Print {operation, atoms: [{id, kind, caption, visible, value, error, options?, accounts?}], ready}.") var json = false
 
     func run() throws {
-        let runtime = try global.makeRuntime()
+        let runtime = try global.makeRuntime(runs: true)
         Listing.printFailures(runtime.registry, language: global.language)
         let parsed = try assignments.map(Assignment.init(parsing:))
         // A missing, replaced or damaged ledger is said as itself, not as "no account can be chosen here".

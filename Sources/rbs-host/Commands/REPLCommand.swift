@@ -11,7 +11,7 @@ struct REPLCommand: ParsableCommand {
     var watch: Bool?
 
     func run() throws {
-        let runtime = try global.makeRuntime()
+        let runtime = try global.makeRuntime(runs: true)
         // A ledger that is missing, replaced or damaged stops the REPL before anything is shown; a fresh folder
         // starts it with a notice, so `keys init` inside can make the first start.
         do { _ = try runtime.ledger() } catch {

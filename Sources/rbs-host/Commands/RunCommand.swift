@@ -230,7 +230,7 @@ struct RunOptions: ParsableArguments {
     /// instructions repeat.
     func perform(_ source: Source, global: GlobalOptions, shownAs shown: String) throws {
         let parsed = try assignments.map(Assignment.init(parsing:))
-        let runtime = try global.makeRuntime()
+        let runtime = try global.makeRuntime(runs: true)
         Listing.printFailures(runtime.registry, language: global.language)
         let report = execute(source, runtime: runtime, assignments: parsed, language: global.language)
         if case .challenge(let issued, let module) = report {

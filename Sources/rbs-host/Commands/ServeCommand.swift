@@ -68,7 +68,7 @@ struct ServeCommand: ParsableCommand {
         }
         let http = try httpOptions()
         // A server runs many customers' modules: each plugin in its own worker unless told otherwise.
-        let runtime = try global.makeRuntime()
+        let runtime = try global.makeRuntime(runs: true)
         Listing.printFailures(runtime.registry, language: .en)  // a server's log, read by its operators in one language
         runtime.releaseTrack?.follow(every: global.releaseSyncInterval)
         let server: Server
