@@ -280,7 +280,9 @@ def main():
         release = next(line for line in status_lines if line["version"] == "1.1.0")
         if release["state"] != "rolled-back" or "worker fault" not in (release.get("reason") or "") or release["faults"] != faults:
             raise Failed(f"plugin rollout status: {release}")
-        if release["posts"] < 1 or release["runs"] < 4 or release["customers"] < 2:
+        # At least: the transfer signed on it; the minimum of 3 runs before a rollback; the customer who ran it.
+        # (How many more depends on which host's sync decided first.)
+        if release["posts"] != 1 or release["runs"] < 3 or release["customers"] < 1:
             raise Failed(f"the counts of 1.1.0: {release}")
         print(f"ok   plugin rollout status: {release['state']} — {release['reason']}; "
               f"{release['customers']} customers, {release['runs']} runs, {release['posts']} posts, {release['faults']} faults")
