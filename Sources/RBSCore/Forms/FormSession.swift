@@ -632,7 +632,7 @@ extension FormSession: ModuleControl {
     }
 
     func pluginRefused(_ call: String, atom: String?, _ why: RunTextRefusal) {
-        operation.plugin.hostTable.log(.warning, "\(RBS_SERVICE_RUN_TEXTS) \(call)(\(atom ?? "the form")) refused: \(why)")
+        operation.plugin.hostTable.log(.warning, why.logLine(call, atom: atom))
     }
 
     private func mark(atom id: String?, message: String?, texts: RunText?) -> Bool {

@@ -79,6 +79,11 @@ enum RunTextRefusal: Error, Equatable, CustomStringConvertible {
     case missingText(language: String)
     case text(language: String, String)
 
+    /// The log line for the plugin's author: the call, the atom (or the form) and why, the same from a worker.
+    func logLine(_ call: String, atom: String?) -> String {
+        "\(RBS_SERVICE_RUN_TEXTS) \(call)(\(atom ?? "the form")) refused: \(self)"
+    }
+
     var description: String {
         switch self {
         case .count(let count):

@@ -139,24 +139,14 @@ final class HostServiceTables: @unchecked Sendable {
         runTextsTable.initialize(to: rbs_run_texts_service_t(
             context: context,
             set_caption: { _, module, atom, count, variants in
-                guard let control = ModuleHandle.from(module)?.control, let atom else { return false }
-                let id = String(cString: atom)
-                do throws(RunTextRefusal) {
-                    return control.pluginSetCaption(atom: id, texts: try RunText.read(count: count, variants))
-                } catch {
-                    control.pluginRefused("set_caption", atom: id, error)
-                    return false
+                guard let atom else { return false }
+                return HostServiceTables.runText("set_caption", module, String(cString: atom), count, variants) {
+                    $0.pluginSetCaption(atom: String(cString: atom), texts: $1)
                 }
             },
             set_error: { _, module, atom, count, variants in
-                guard let control = ModuleHandle.from(module)?.control else { return false }
                 let id = atom.map { String(cString: $0) }
-                do throws(RunTextRefusal) {
-                    return control.pluginSetError(atom: id, texts: try RunText.read(count: count, variants))
-                } catch {
-                    control.pluginRefused("set_error", atom: id, error)
-                    return false
-                }
+                return HostServiceTables.runText("set_error", module, id, count, variants) { $0.pluginSetError(atom: id, texts: $1) }
             }))
 
         try? locator.registerTable(UnsafeRawPointer(accountsTable), id: RBS_SERVICE_ACCOUNTS, owner: "rbs-host")
@@ -176,6 +166,18 @@ final class HostServiceTables: @unchecked Sendable {
                                     balance: accountsArena.keep(account.balance.plain),
                                     owner: accountsArena.keep(account.owner),
                                     title: accountsArena.keep(account.title), blocked: account.blocked)
+    }
+
+    /// One rbs.run-texts/1 call in this process: the variants read from the plugin's pointers and handed to the
+    /// module's form, or the refusal logged for the plugin's author.
+    private static func runText(_ call: String, _ module: OpaquePointer?, _ atom: String?, _ count: UInt32,
+                                _ variants: UnsafePointer<rbs_text_variant_t>?,
+                                apply: (any ModuleControl, RunText) -> Bool) -> Bool {
+        guard let control = ModuleHandle.from(module)?.control else { return false }
+        do throws(RunTextRefusal) { return apply(control, try RunText.read(count: count, variants)) } catch {
+            control.pluginRefused(call, atom: atom, error)
+            return false
+        }
     }
 
     static func from(_ context: UnsafeMutableRawPointer?) -> HostServiceTables? {

@@ -574,7 +574,7 @@ extension PluginWorker {
                 var log = WireWriter(.log)
                 log.u32(UInt32(RBS_LOG_WARNING))
                 log.optionalString(nil)
-                log.string("\(RBS_SERVICE_RUN_TEXTS) \(kind == .setCaptionTexts ? "set_caption" : "set_error")(\(atom ?? "the form")) refused: \(error)")
+                log.string(error.logLine(kind == .setCaptionTexts ? "set_caption" : "set_error", atom: atom))
                 notify(log)
                 return false
             }

@@ -151,7 +151,7 @@ public final class ReleaseTrack: @unchecked Sendable {
     private func waitForStop(_ interval: Duration) -> Bool {
         stopping.lock()
         defer { stopping.unlock() }
-        if !stopRequested { _ = stopping.wait(until: Date().addingTimeInterval(Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)) }
+        if !stopRequested { _ = stopping.wait(until: Date().addingTimeInterval(PluginRegistry.milliseconds(interval) / 1000)) }
         return stopRequested
     }
 

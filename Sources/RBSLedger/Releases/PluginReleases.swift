@@ -55,6 +55,15 @@ public struct PluginReleases: Sendable {
 
         public init() {}
         public var isEmpty: Bool { runs == 0 && posts == 0 && refusals == 0 && faults == 0 && parties.isEmpty }
+
+        /// Adds `other`'s counts and parties to these.
+        mutating func add(_ other: Delta) {
+            runs += other.runs
+            posts += other.posts
+            refusals += other.refusals
+            faults += other.faults
+            parties.formUnion(other.parties)
+        }
     }
 
     /// What ``publish(_:version:package:sha256:percent:faultThreshold:minimumRuns:by:)`` did.
@@ -87,13 +96,14 @@ public struct PluginReleases: Sendable {
                         faultThreshold: Int, minimumRuns: Int, by who: String) throws(LedgerError) -> Publication {
         let now = Timestamp.milliseconds(clock())
         return try database.write { db in
-            if let current = try Self.releases(db, pluginID: pluginID).first(where: { $0.version == version }) {
+            let known = try Self.releases(db, pluginID: pluginID)
+            if let current = known.first(where: { $0.version == version }) {
                 guard current.state == .rolling else { return .ended(current) }
                 try db.execute("UPDATE plugin_releases SET percent = ?, fault_threshold = ?, minimum_runs = ?, changed_ms = ? WHERE plugin_id = ? AND version = ?",
                                Int64(percent), Int64(faultThreshold), Int64(minimumRuns), now, pluginID, version)
                 return .changed(from: current.percent)
             }
-            let superseded = try Self.releases(db, pluginID: pluginID).filter { $0.state == .rolling }.map(\.version)
+            let superseded = known.filter { $0.state == .rolling }.map(\.version)
             try db.execute("""
                 UPDATE plugin_releases SET state = 'superseded', reason = ?, changed_ms = ?
                 WHERE plugin_id = ? AND state = 'rolling'
@@ -260,15 +270,7 @@ public final class PluginVersionCounters: @unchecked Sendable {
     /// Gives back counts that could not be added (the database could not be reached): they are added next time.
     public func giveBack(_ deltas: [PluginVersion: PluginReleases.Delta]) {
         lock.withLock {
-            for (version, delta) in deltas {
-                var merged = pending[version, default: .init()]
-                merged.runs += delta.runs
-                merged.posts += delta.posts
-                merged.refusals += delta.refusals
-                merged.faults += delta.faults
-                merged.parties.formUnion(delta.parties)
-                pending[version] = merged
-            }
+            for (version, delta) in deltas { pending[version, default: .init()].add(delta) }
         }
     }
 }

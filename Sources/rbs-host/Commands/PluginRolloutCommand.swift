@@ -125,7 +125,7 @@ struct PluginRolloutCommand: ParsableCommand {
             for release in releases {
                 var line = Line(plugin: release.pluginID, version: release.version, percent: release.percent,
                                 state: release.state.rawValue, reason: release.reason,
-                                publishedAt: ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(release.publishedMilliseconds) / 1000)),
+                                publishedAt: ISO8601DateFormatter().string(from: Timestamp.date(milliseconds: release.publishedMilliseconds)),
                                 publishedBy: release.publishedBy)
                 if let counted = byVersion.removeValue(forKey: PluginVersion(release.pluginID, release.version)) { line.fill(counted) }
                 lines.append(line)
