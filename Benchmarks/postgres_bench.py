@@ -163,9 +163,9 @@ def main():
                          f"per commit")
             if count > 1:
                 bound += ("; hosts wait for each other only inside the server (the commit's check and writes under "
-                          "the ledger's lock), and a payment whose rows another host changed meanwhile (the journal's "
-                          "tip, when both commit at once) is refused and read again, so the hosts' sum is bounded by "
-                          "those retries and by 2 cores shared by the hosts, the server" +
+                          "the ledger's lock, and its WAL flush); the journal's number and hash are bound there at "
+                          "commit, so payments on different accounts are not refused for reading the same tip, and "
+                          "the hosts' sum is bounded by that section and by 2 cores shared by the hosts, the server" +
                           (" and the proxy" if rtt else ""))
             table.append(f"| {label} | {count} host{'s' if count > 1 else ''} (one code, one transaction each) | "
                          f"{rate:.0f} ops/s | {count} client{'s' if count > 1 else ''}: {base:.0f} tps | "

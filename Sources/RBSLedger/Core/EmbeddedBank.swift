@@ -459,10 +459,15 @@ public struct EmbeddedBank: Sendable {
         guard let payment = try? Payment(fields: fields) else { return fields }
         let amount = payment.amount.amount, from = payment.debitAccount, to = payment.creditAccount
         guard from != to else { return fields }
+        // Both accounts' currencies in one statement (one round trip on PostgreSQL): most drafts stop here, in one
+        // currency; only a conversion reads the rates too. An account's currency never changes, so the two reads
+        // need not share a snapshot.
+        let currencies = try database.query("SELECT number, currency FROM accounts WHERE number IN (?, ?)", [.text(from), .text(to)]) { rows in
+            Dictionary(try rows.map { row in (try row.decode(String.self, forColumn: "number"), try row.decode(String.self, forColumn: "currency")) },
+                       uniquingKeysWith: { first, _ in first })
+        }
+        guard let source = currencies[from], let target = currencies[to], source != target else { return fields }
         return try database.read { db in
-            guard let source = try db.value(String.self, "SELECT currency FROM accounts WHERE number = ?", from),
-                  let target = try db.value(String.self, "SELECT currency FROM accounts WHERE number = ?", to),
-                  source != target else { return fields }
             let rates = try Ledger.currentRatesByCurrency(in: db)
             guard case .success(let conversion) = Conversion.quoted(amount: amount, from: source, to: target, rates: rates) else {
                 return fields

@@ -138,6 +138,17 @@ final class LedgerDatabase: Sendable {
         }
     }
 
+    /// The rows of one query on its own snapshot, given to `body` (one round trip on PostgreSQL, where ``read(_:)``
+    /// costs BEGIN and COMMIT around its statements), mapping database errors as ``read(_:)`` does.
+    func query<T>(_ sql: String, _ arguments: [SQLValue], _ body: ([SQLRow]) throws -> T) throws(LedgerError) -> T {
+        try watch.check()
+        do {
+            return try body(try store.query(sql, arguments: arguments))
+        } catch {
+            throw store.ledgerError(error)
+        }
+    }
+
     /// Ends every connection (SQLite: after copying its WAL into the main file), after the last tip is recorded.
     func close() throws(LedgerError) {
         recorder.settle()

@@ -324,9 +324,13 @@ public struct Journal: Sendable {
         }
     }
 
+    /// The query of ``tip(_:)``: PostgreSQL's one-call writes answer it with a provisional tip when the server
+    /// numbers the entries at commit (``SpeculativeTransaction``).
+    static let tipQuery = "SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1"
+
     /// The last entry's sequence number and hash (0 and the genesis hash for an empty journal).
     static func tip(_ db: any SQLTransaction) throws -> (sequence: Int64, hash: Data) {
-        guard let row = try db.row("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1") else {
+        guard let row = try db.rows(tipQuery, arguments: []).first else {
             return (0, JournalEntry.genesisHash)
         }
         return (try row.decode(Int64.self, forColumn: "seq"), try row.decode(Data.self, forColumn: "hash"))

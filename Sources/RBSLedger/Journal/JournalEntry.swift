@@ -73,7 +73,34 @@ public struct JournalEntry: Sendable, Hashable {
 
     /// The hash this entry's content and predecessor give (``hash`` should equal it).
     var computedHash: Data {
-        // All parts in one buffer and one SHA-256 call (the same bytes as hashing them part by part).
+        let parts = hashedParts
+        return Self.chainHash(before: parts.before, sequence: sequence, between: parts.between, previousHash: previousHash)
+    }
+
+    /// The SHA-256 that ``hash`` is: `before`, the sequence number as a part, `between`, the previous hash as a part.
+    /// PostgreSQL's `rbs_v21_hash` (schema step `v21-chain-in-server`) computes the same bytes inside the server.
+    static func chainHash(before: [UInt8], sequence: Int64, between: [UInt8], previousHash: Data) -> Data {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(before.count + between.count + 60)
+        buffer.append(contentsOf: before)
+        appendPart(Array(String(sequence).utf8), to: &buffer)
+        buffer.append(contentsOf: between)
+        appendPart(Array(previousHash), to: &buffer)
+        return Data(SHA256.hash(data: buffer))
+    }
+
+    /// A part of the hashed bytes: its 4-byte big-endian length, then its bytes.
+    private static func appendPart(_ bytes: [UInt8], to buffer: inout [UInt8]) {
+        let n = UInt32(bytes.count)
+        buffer.append(contentsOf: [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)])
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// The hashed bytes around the two parts that depend on the entry's place in the chain: `before` the sequence
+    /// number (the tag) and `between` it and the previous hash (everything else). A host whose entry is numbered by
+    /// the server at commit sends these, and the server hashes them with the number and predecessor it binds.
+    var hashedParts: (before: [UInt8], between: [UInt8]) {
+        var before: [UInt8] = []
         var buffer: [UInt8] = []
         buffer.reserveCapacity(256 + document.count + signature.count)
         func length(_ n: UInt32) {
@@ -93,7 +120,7 @@ public struct JournalEntry: Sendable, Hashable {
             buffer.append(contentsOf: value.utf8)
         }
         text(secondOf != nil ? "RBSJ4" : basketId != nil ? "RBSJ3" : authorization == nil ? "RBSJ1" : "RBSJ2")
-        text(String(sequence))
+        swap(&before, &buffer)
         text(kind.rawValue)
         text(documentId)
         part(document)
@@ -120,8 +147,7 @@ public struct JournalEntry: Sendable, Hashable {
         } else if let basketId {
             text(basketId)
         }
-        part(previousHash)
-        return Data(SHA256.hash(data: buffer))
+        return (before, buffer)
     }
 
     init(
@@ -207,25 +233,33 @@ public struct JournalEntry: Sendable, Hashable {
     /// Appends this entry (its sequence and previous hash must follow the last entry). `createdAtMilliseconds` is
     /// its document's `created_at` (the caller has the document decoded), which leads its ``documentKey(of:createdAtMilliseconds:)``.
     func insert(_ db: any SQLTransaction, createdAtMilliseconds: Int64) throws {
-        try db.execute(
-            """
+        let sql = """
             INSERT INTO journal (seq, kind, document_id, document, signature, key_id, reason_code, reason, debit, credit,
                                  amount, currency, balance_after, recorded_ms, prev_hash, hash, document_key,
                                  auth_method, auth_suite, auth_challenge, auth_response, auth_secret_id, basket_id, second_of,
                                  reason_facts)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            arguments: [
-                .integer(sequence), .text(kind.rawValue), .text(documentId), .blob(document), .blob(signature), .text(keyId),
-                reasonCode.sqlValue, reason.sqlValue, debit.sqlValue, credit.sqlValue, amount.sqlValue, currency.sqlValue,
-                balanceAfter.sqlValue, .integer(recordedAtMilliseconds), .blob(previousHash), .blob(hash),
-                .integer(Self.documentKey(of: documentId, createdAtMilliseconds: createdAtMilliseconds)),
-                authorization?.method.rawValue.sqlValue ?? .null,
-                authorization?.suite.sqlValue ?? .null, authorization?.challenge.sqlValue ?? .null,
-                authorization?.response.sqlValue ?? .null, authorization?.secretId.sqlValue ?? .null, basketId.sqlValue,
-                secondOf.map { .integer($0) } ?? .null,
-                reasonFacts.isEmpty ? .null : .text(Self.encodeFacts(reasonFacts)),
-            ])
+            """
+        let arguments: [SQLValue] = [
+            .integer(sequence), .text(kind.rawValue), .text(documentId), .blob(document), .blob(signature), .text(keyId),
+            reasonCode.sqlValue, reason.sqlValue, debit.sqlValue, credit.sqlValue, amount.sqlValue, currency.sqlValue,
+            balanceAfter.sqlValue, .integer(recordedAtMilliseconds), .blob(previousHash), .blob(hash),
+            .integer(Self.documentKey(of: documentId, createdAtMilliseconds: createdAtMilliseconds)),
+            authorization?.method.rawValue.sqlValue ?? .null,
+            authorization?.suite.sqlValue ?? .null, authorization?.challenge.sqlValue ?? .null,
+            authorization?.response.sqlValue ?? .null, authorization?.secretId.sqlValue ?? .null, basketId.sqlValue,
+            secondOf.map { .integer($0) } ?? .null,
+            reasonFacts.isEmpty ? .null : .text(Self.encodeFacts(reasonFacts)),
+        ]
+        // Numbered by the server at commit (PostgreSQL's one-call writes with v21): the number, the predecessor's
+        // hash and this entry's hash are bound there, from the parts of the hashed bytes that do not depend on them.
+        if let sequenced = db as? any CommitSequencedTransaction, sequenced.isProvisional(sequence) {
+            let parts = hashedParts
+            try sequenced.insertEntry(sql, arguments: arguments, sequenceArgument: 0, previousHashArgument: 14, hashArgument: 15,
+                                      literalArguments: [16], hashedBefore: parts.before, hashedBetween: parts.between)
+        } else {
+            try db.execute(sql, arguments: arguments)
+        }
     }
 
     /// The journal's compact lookup key for a document (the `document_key` column, indexed; schema step

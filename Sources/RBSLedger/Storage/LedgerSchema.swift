@@ -88,6 +88,9 @@ enum LedgerSchema {
         // and its state, and per plugin version what the hosts' runs did (runs, posts, refusals, worker faults) and
         // which parties opened them — shared by every host of one database, so a rollback is the fleet's.
         Step(name: "v20-plugin-releases", apply: pluginReleases),
+        // The journal's numbers and chain hashes bound inside the server at commit (issue #30 item 2): a PostgreSQL
+        // write no longer reads the tip, so payments on unrelated rows no longer conflict. Functions only.
+        Step(name: "v21-chain-in-server", apply: chainInServer),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -730,6 +733,72 @@ enum LedgerSchema {
                     FROM rbs_v19_commit(statements, digests) AS c;
                 -- Committed here, before the answer row is sent: a client library may take the row (and the command's
                 -- completion) as the answer before the implicit transaction's own commit, which comes after them.
+                COMMIT;
+            END $fn$;
+            """)
+    }
+
+    /// The journal's number and chain hash bound inside the server at commit, under the ledger's lock (PostgreSQL's
+    /// one-call writes, ``SpeculativeTransaction``'s provisional numbers): `rbs_v21_commit` reads the tip once under the
+    /// lock and keeps it as the transaction's `rbs.journal_base`; `rbs_v21_seq(k)` is `base+k`; `rbs_v21_prev(k)` the
+    /// hash of the entry before `base+k` (written earlier in the same transaction, or the tip; 32 zero bytes before
+    /// the first); `rbs_v21_hash(k, before, between)` the SHA-256 that ``JournalEntry/computedHash`` is — the host's
+    /// bytes before the number, the number as a part (a 4-byte big-endian length and its decimal text), the host's
+    /// bytes between, the predecessor's hash as a part — so the stored hashes are the very bytes `verify` checks.
+    /// `rbs_v21_read` is `rbs_v19_read` with the base set to the current tip (a query read after an entry's insert);
+    /// `rbs_v21_commit_durably` also answers the base (`journal_base`), from which the host maps its numbers. Nothing
+    /// on SQLite, whose one writer numbers entries in its transaction as before.
+    private static func chainInServer(_ db: any SQLTransaction) throws {
+        guard db.dialect == .postgres else { return }
+        try db.executeScript("""
+            CREATE OR REPLACE FUNCTION rbs_v21_seq(k BIGINT) RETURNS BIGINT LANGUAGE sql VOLATILE AS $fn$
+                SELECT current_setting('rbs.journal_base')::BIGINT + k
+            $fn$;
+            CREATE OR REPLACE FUNCTION rbs_v21_prev(k BIGINT) RETURNS BYTEA LANGUAGE sql VOLATILE AS $fn$
+                SELECT CASE WHEN rbs_v21_seq(k) = 1 THEN decode(repeat('00', 32), 'hex')
+                            ELSE (SELECT j.hash FROM journal j WHERE j.seq = rbs_v21_seq(k) - 1) END
+            $fn$;
+            CREATE OR REPLACE FUNCTION rbs_v21_hash(k BIGINT, part_before BYTEA, part_between BYTEA) RETURNS BYTEA LANGUAGE sql VOLATILE AS $fn$
+                SELECT sha256(part_before || int4send(octet_length(x.number)) || convert_to(x.number, 'UTF8')
+                              || part_between || int4send(length(x.previous)) || x.previous)
+                FROM (SELECT rbs_v21_seq(k)::TEXT AS number, rbs_v21_prev(k) AS previous) AS x
+            $fn$;
+            CREATE OR REPLACE FUNCTION rbs_v21_base() RETURNS BIGINT LANGUAGE plpgsql VOLATILE AS $fn$
+            DECLARE base BIGINT;
+            BEGIN
+                base := coalesce((SELECT j.seq FROM journal j ORDER BY j.seq DESC LIMIT 1), 0::BIGINT);
+                PERFORM set_config('rbs.journal_base', base::TEXT, true);
+                RETURN base;
+            END $fn$;
+            CREATE OR REPLACE FUNCTION rbs_v21_read(writes TEXT[], queries TEXT[], writes_before BIGINT[])
+                RETURNS TABLE (query_index INT, row_index BIGINT, column_index BIGINT, column_name TEXT, kind TEXT, value_text TEXT)
+                LANGUAGE plpgsql AS $fn$
+            BEGIN
+                PERFORM rbs_v21_base();
+                RETURN QUERY SELECT * FROM rbs_v19_read(writes, queries, writes_before);
+            END $fn$;
+            CREATE OR REPLACE FUNCTION rbs_v21_commit(statements TEXT[], digests TEXT[])
+                RETURNS TABLE (journal_base BIGINT, tip_ledger_id TEXT, tip_seq BIGINT, tip_hash BYTEA, code_step BIGINT,
+                               code_failures BIGINT, code_locked_until BIGINT)
+                LANGUAGE plpgsql AS $fn$
+            DECLARE base BIGINT;
+            BEGIN
+                -- The tip read once, under the lock rbs_v19_commit takes again (it is the same lock, held already).
+                PERFORM pg_advisory_xact_lock(\(PostgresStore.ledgerLock));
+                base := rbs_v21_base();
+                RETURN QUERY SELECT base, c.tip_ledger_id, c.tip_seq, c.tip_hash, c.code_step, c.code_failures, c.code_locked_until
+                    FROM rbs_v19_commit(statements, digests) AS c;
+            END $fn$;
+            CREATE OR REPLACE PROCEDURE rbs_v21_commit_durably(statements TEXT[], digests TEXT[],
+                INOUT journal_base BIGINT DEFAULT NULL,
+                INOUT tip_ledger_id TEXT DEFAULT NULL, INOUT tip_seq BIGINT DEFAULT NULL, INOUT tip_hash BYTEA DEFAULT NULL,
+                INOUT code_step BIGINT DEFAULT NULL, INOUT code_failures BIGINT DEFAULT NULL, INOUT code_locked_until BIGINT DEFAULT NULL)
+                LANGUAGE plpgsql AS $fn$
+            BEGIN
+                SELECT c.journal_base, c.tip_ledger_id, c.tip_seq, c.tip_hash, c.code_step, c.code_failures, c.code_locked_until
+                    INTO journal_base, tip_ledger_id, tip_seq, tip_hash, code_step, code_failures, code_locked_until
+                    FROM rbs_v21_commit(statements, digests) AS c;
+                -- Committed before the answer row is sent (as rbs_v19_commit_durably): an answer means a durable commit.
                 COMMIT;
             END $fn$;
             """)

@@ -21,6 +21,10 @@ protocol LedgerStore: Sendable {
     /// Runs `body` on a consistent snapshot.
     func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T
 
+    /// The rows of one query, on its own snapshot: on PostgreSQL one round trip (a statement outside a transaction
+    /// is its own snapshot, no BEGIN and COMMIT around it).
+    func query(_ sql: String, arguments: [SQLValue]) throws -> [SQLRow]
+
     /// Whether the ledger's tables exist (a database made by `init`, not an empty one).
     func holdsLedger() throws -> Bool
 
@@ -37,4 +41,10 @@ protocol LedgerStore: Sendable {
 
     /// The ledger error for an error this store's engine threw, naming ``place``.
     func ledgerError(_ error: any Error) -> LedgerError
+}
+
+extension LedgerStore {
+    func query(_ sql: String, arguments: [SQLValue]) throws -> [SQLRow] {
+        try read { db in try db.rows(sql, arguments: arguments) }
+    }
 }

@@ -28,13 +28,19 @@ enum PostgresSQL {
     /// `'\x0a0b'::bytea`, `NULL`): the one-call write path sends statements as text to a server-side function.
     /// The literal has the type a bound argument of that kind would have, so the statement means the same. Nil
     /// when the count of placeholders and arguments differ.
-    static func inlined(_ sql: String, _ arguments: [SQLValue]) -> String? {
+    ///
+    /// `expression` may give, for an argument (by its index), a server expression to put in its place instead (the
+    /// journal number and hashes the server binds at commit, ``SpeculativeTransaction``): chosen per argument from
+    /// its index and value, never from the statement's text, so no text a customer wrote can become SQL.
+    static func inlined(_ sql: String, _ arguments: [SQLValue], expression: (Int, SQLValue) -> String? = { _, _ in nil }) -> String? {
         var out = [UInt8]()
         out.reserveCapacity(sql.utf8.count + arguments.count * 16)
         var index = 0
         walk(Array(sql.utf8)) { byte, code in
             guard code && byte == UInt8(ascii: "?") else { return out.append(byte) }
-            if index < arguments.count { out.append(contentsOf: literal(arguments[index]).utf8) }
+            if index < arguments.count {
+                out.append(contentsOf: (expression(index, arguments[index]) ?? literal(arguments[index])).utf8)
+            }
             index += 1
         }
         guard index == arguments.count else { return nil }

@@ -35,6 +35,8 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     static let migrationLock: Int64 = 0x5242_534D_4947_5254
     /// The schema step that creates the one-call functions (``writeReportingTip(_:)``).
     static let oneCallStep = "v19-one-call-writes"
+    /// The schema step that binds the journal's numbers and hashes inside the server at commit.
+    static let chainStep = "v21-chain-in-server"
     /// How many times a transaction is tried when the server aborts it as a conflict.
     static let maximumAttempts = 5
     /// Idle connections kept for the next operation.
@@ -94,26 +96,29 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     /// one-call path cannot run goes the classic way (``lockedWrite(_:)``).
     func writeReportingTip<T>(_ body: (any SQLTransaction) throws -> T) throws -> (value: T, tip: LedgerTip) {
         if oneCallWrites.load(ordering: .relaxed) {
+            // Numbered by the server at commit when the server can and the caller's result can be renumbered after.
+            let sequencing = serverSequencing.load(ordering: .relaxed) && T.self is any JournalNumbered.Type
             let guesses = recentReads.withLock { $0 }
             var conflicts = 0
             attempts: while conflicts < Self.maximumAttempts {
                 var answered: [String: [SQLRow]] = [:]
                 var digests: [String: String] = [:]
                 for _ in 0...Self.maximumReadRounds {
-                    let speculative = SpeculativeTransaction(answered: answered, guesses: guesses)
+                    let speculative = SpeculativeTransaction(answered: answered, guesses: guesses, sequencing: sequencing)
                     let result = Result { try body(speculative) }
                     if speculative.lockedPathReason != nil { oneCallTrace("locked: \(speculative.lockedPathReason ?? "")"); break attempts }
                     if !speculative.missing.isEmpty {
                         oneCallTrace("fetch \(speculative.missing.map { "\($0.writesBefore): \($0.text.prefix(90))" })")
                         do {
-                            guard try fetch(speculative.missing, after: speculative.writes, into: &answered, digests: &digests) else {
+                            guard try fetch(speculative.missing, after: speculative.writes, sequencing: sequencing,
+                                            into: &answered, digests: &digests) else {
                                 break attempts
                             }
                         } catch let refusal as PostgresRefusal where refusal.sqlState == Self.undefinedFunction {
                             // The functions are gone (a database restored from before their schema step, which the
                             // next start applies again): this host writes the classic way until then.
                             oneCallTrace("no one-call functions: \(refusal.message)")
-                            oneCallWrites.store(false, ordering: .relaxed)
+                            functionsMissing(sequencing: sequencing)
                             break attempts
                         } catch let refusal as PostgresRefusal where refusal.isConflict {
                             oneCallTrace("fetch conflict: \(refusal.message)")
@@ -123,9 +128,14 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                         }
                         continue
                     }
-                    let value = try result.get()
+                    var value = try result.get()
                     do {
-                        let tip = try commit(speculative.operations, digests: digests)
+                        let (tip, base) = try commit(speculative.operations, digests: digests, sequencing: sequencing)
+                        // The numbers the body handed out provisionally, as the server bound them.
+                        if speculative.toldProvisionalTip, let base, let numbered = value as? any JournalNumbered,
+                           let bound = numbered.renumbered({ SpeculativeTransaction.bound($0, tip: base) }) as? T {
+                            value = bound
+                        }
                         recentReads.withLock { recent in
                             if recent.count > 4_096 { recent.removeAll() }
                             recent.merge(speculative.used) { _, new in new }
@@ -134,7 +144,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                     } catch let refusal as PostgresRefusal where refusal.sqlState == Self.undefinedFunction {
                         // As for the read: nothing ran, so the classic way runs the body on what is committed.
                         oneCallTrace("no one-call functions: \(refusal.message)")
-                        oneCallWrites.store(false, ordering: .relaxed)
+                        functionsMissing(sequencing: sequencing)
                         break attempts
                     } catch let refusal as PostgresRefusal where refusal.isConflict || refusal.sqlState == "23505" {
                         // A unique key another host's commit took first (a journal number, a document id): the whole
@@ -154,6 +164,11 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
 
     func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
         try transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", lock: nil, body)
+    }
+
+    /// One statement on a pooled connection outside a transaction: one round trip instead of BEGIN, the query, COMMIT.
+    func query(_ sql: String, arguments: [SQLValue]) throws -> [SQLRow] {
+        try withFreshConnection { connection in try PostgresTransaction(store: self, connection: connection).rows(sql, arguments: arguments) }
     }
 
     func holdsLedger() throws -> Bool {
@@ -189,6 +204,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             }
             _ = try run(connection, "SELECT pg_advisory_unlock(\(Self.migrationLock))", [])
             oneCallWrites.store(applied.contains(Self.oneCallStep) || done.contains(Self.oneCallStep), ordering: .relaxed)
+            serverSequencing.store(applied.contains(Self.chainStep) || done.contains(Self.chainStep), ordering: .relaxed)
             return done
         }
     }
@@ -323,6 +339,19 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
 
     /// Whether the server has the one-call functions (schema step `v19-one-call-writes`); set by ``migrate()``.
     private let oneCallWrites = Atomic<Bool>(false)
+    /// Whether the server binds the journal's numbers and hashes at commit (schema step `v21-chain-in-server`).
+    private let serverSequencing = Atomic<Bool>(false)
+
+    /// The one-call functions a write called are gone (a database restored from before their step, which the next
+    /// start applies again): without `v21`'s, this host stops numbering at commit; without `v19`'s, it writes the
+    /// classic way until then.
+    private func functionsMissing(sequencing: Bool) {
+        if sequencing {
+            serverSequencing.store(false, ordering: .relaxed)
+        } else {
+            oneCallWrites.store(false, ordering: .relaxed)
+        }
+    }
     /// The columns of the ledger's tables that hold bytes (BYTEA) and never text, read once: JSON gives both as
     /// strings, and a column name that is bytes in one table and text in another sends its query the classic way.
     private let byteColumns = Mutex<(bytes: Set<String>, ambiguous: Set<String>)?>(nil)
@@ -335,12 +364,13 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     /// Fetches the rows of the `missing` queries in one round trip (`rbs_v19_read`, each after the writes of the
     /// transaction before it, undone again) into `answered`, with each query's digest, by the query's key.
     /// False when a row holds what the one-call path does not read (a column both bytes and text, a JSON value).
-    private func fetch(_ missing: [SpeculativeTransaction.Missing], after writes: [String],
+    /// With `sequencing`, through `rbs_v21_read` (the provisional numbers of writes read after bound to the tip now).
+    private func fetch(_ missing: [SpeculativeTransaction.Missing], after writes: [String], sequencing: Bool,
                        into answered: inout [String: [SQLRow]], digests: inout [String: String]) throws -> Bool {
         let types = try columnTypes()
         let needed = missing.map(\.writesBefore).max() ?? 0
         let cells = try withFreshConnection { connection in
-            try call(connection, "SELECT * FROM rbs_v19_read($1, $2, $3)",
+            try call(connection, "SELECT * FROM \(sequencing ? "rbs_v21_read" : "rbs_v19_read")($1, $2, $3)",
                      [.texts(Array(writes.prefix(needed))), .texts(missing.map(\.text)), .integers(missing.map { Int64($0.writesBefore) })])
         }
         let queries = missing.map(\.key)
@@ -394,8 +424,10 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     }
 
     /// Runs `operations` in one server transaction (`rbs_v19_commit`, through `rbs_v19_commit_durably`): one round trip. Each query is checked against
-    /// its digest, each write run, in order. Returns the ledger's tip after it.
-    private func commit(_ operations: [SpeculativeTransaction.Operation], digests: [String: String]) throws -> LedgerTip {
+    /// its digest, each write run, in order. Returns the ledger's tip after it and, with `sequencing` (through
+    /// `rbs_v21_commit_durably`), the tip before it, after which the server numbered the body's provisional entries.
+    private func commit(_ operations: [SpeculativeTransaction.Operation], digests: [String: String],
+                        sequencing: Bool) throws -> (tip: LedgerTip, base: Int64?) {
         var statements: [String] = [], expected: [String] = []
         for operation in operations {
             switch operation {
@@ -413,18 +445,20 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             // `SELECT rbs_v19_commit(…)` was answered before the commit was durable, and a primary crashing then lost
             // an acknowledged payment (PostgresFailoverTests found it). CALL's row comes after the COMMIT inside,
             // which with a synchronous standby has waited for it.
-            try call(connection, "CALL rbs_v19_commit_durably($1, $2)", [.texts(statements), .texts(expected)])
+            try call(connection, "CALL \(sequencing ? "rbs_v21_commit_durably" : "rbs_v19_commit_durably")($1, $2)",
+                     [.texts(statements), .texts(expected)])
         }
         guard let row = rows.first else {
             throw PostgresRefusal(sqlState: "", message: "rbs_v19_commit answered no row")
         }
-        return LedgerTip(
+        let tip = LedgerTip(
             ledgerId: try row.decode(String?.self, forColumn: "tip_ledger_id") ?? "",
             sequence: try row.decode(Int64.self, forColumn: "tip_seq"),
             hash: try row.decode(Data?.self, forColumn: "tip_hash") ?? JournalEntry.genesisHash,
             codeStep: try row.decode(Int64?.self, forColumn: "code_step"),
             codeFailures: Int(try row.decode(Int64.self, forColumn: "code_failures")),
             lockedUntil: try row.decode(Int64?.self, forColumn: "code_locked_until"))
+        return (tip, sequencing ? try row.decode(Int64.self, forColumn: "journal_base") : nil)
     }
 
     /// The byte columns of the ledger's tables (one round trip, the first time).

@@ -15,7 +15,12 @@ import Foundation
 ///   it) and runs each write, in one server transaction (`rbs_v19_commit`).
 /// - What cannot be run so — a statement that changes rows and returns some, a script — sets
 ///   ``lockedPathReason``: the store then runs the body the classic way, statement by statement under the lock.
-final class SpeculativeTransaction: SQLTransaction {
+///
+/// With `sequencing` (schema step `v21-chain-in-server`) the journal's tip is not read: the body is told a provisional
+/// tip (``provisionalBase``), numbers its entries `base+1`, `base+2`, … and its commit binds each to `tip+k` inside the
+/// server, under the lock, with the chain hash computed there (``CommitSequencedTransaction``). So two payments on
+/// unrelated rows share no query whose rows the other changes, and both commit without a retry.
+final class SpeculativeTransaction: CommitSequencedTransaction {
     /// A query or a write of the transaction, arguments inlined; a query with the key its rows are fetched by.
     enum Operation {
         case query(text: String, key: String)
@@ -44,9 +49,59 @@ final class SpeculativeTransaction: SQLTransaction {
     private(set) var lockedPathReason: String?
     private var asked: Set<String> = []
 
-    init(answered: [String: [SQLRow]], guesses: [String: [SQLRow]]) {
+    /// Whether the journal's entries are numbered by the server at commit (``provisionalBase``).
+    let sequencing: Bool
+    /// Whether the body asked for the journal's tip and was told the provisional one: its numbers are then provisional.
+    private(set) var toldProvisionalTip = false
+
+    init(answered: [String: [SQLRow]], guesses: [String: [SQLRow]], sequencing: Bool = false) {
         self.answered = answered
         self.guesses = guesses
+        self.sequencing = sequencing
+    }
+
+    // MARK: - Numbers bound at commit
+
+    /// The provisional tip a sequencing body is told: far above any journal's number (so "after the tip" still
+    /// means "made now"), and the integers `base+1 … base+provisionalLimit` it numbers its entries with are sent as
+    /// `rbs_v21_seq(k)`, which the server binds to `tip+k` at commit.
+    static let provisionalBase: Int64 = 1 << 62
+    /// How many entries one transaction may number provisionally.
+    static let provisionalLimit: Int64 = 1 << 20
+    /// The provisional tip's hash: it only feeds the hashes the body computes, which the server's replace.
+    static let provisionalHash = Data(repeating: 0xFF, count: 32)
+
+    /// `k` when `sequence` is the provisional number `base+k`.
+    static func provisionalIndex(_ sequence: Int64) -> Int64? {
+        sequence > provisionalBase && sequence <= provisionalBase + provisionalLimit ? sequence - provisionalBase : nil
+    }
+
+    /// `value` with the provisional number `base+k` as `tip+k` (`tip` the journal's tip the commit found).
+    static func bound(_ value: Int64, tip: Int64) -> Int64 {
+        provisionalIndex(value).map { tip + $0 } ?? value
+    }
+
+    func isProvisional(_ sequence: Int64) -> Bool {
+        sequencing && toldProvisionalTip && Self.provisionalIndex(sequence) != nil
+    }
+
+    func insertEntry(_ sql: String, arguments: [SQLValue], sequenceArgument: Int, previousHashArgument: Int, hashArgument: Int,
+                     literalArguments: Set<Int>, hashedBefore: [UInt8], hashedBetween: [UInt8]) throws {
+        guard case .integer(let sequence) = arguments[sequenceArgument], let k = Self.provisionalIndex(sequence) else {
+            return try execute(sql, arguments: arguments)
+        }
+        let text = try inlined(sql, arguments) { index, value in
+            switch index {
+            case sequenceArgument: "rbs_v21_seq(\(k))"
+            case previousHashArgument: "rbs_v21_prev(\(k))"
+            case hashArgument:
+                "rbs_v21_hash(\(k), \(PostgresSQL.literal(.blob(Data(hashedBefore)))), \(PostgresSQL.literal(.blob(Data(hashedBetween)))))"
+            case _ where literalArguments.contains(index): PostgresSQL.literal(value)
+            default: nil
+            }
+        }
+        writes.append(text)
+        operations.append(.write(text))
     }
 
     func execute(_ sql: String, arguments: [SQLValue]) throws {
@@ -61,6 +116,11 @@ final class SpeculativeTransaction: SQLTransaction {
 
     func rows(_ sql: String, arguments: [SQLValue]) throws -> [SQLRow] {
         guard Self.isQuery(sql) else { throw needsLock("a statement that changes rows and returns some") }
+        if sequencing && arguments.isEmpty && sql == Journal.tipQuery {
+            // Not fetched and not checked at commit: the server binds the numbers after the tip it finds then.
+            toldProvisionalTip = true
+            return [SQLRow(columns: SQLColumns(["seq", "hash"]), values: [.integer(Self.provisionalBase), .blob(Self.provisionalHash)])]
+        }
         let text = try inlined(sql, arguments)
         // Keyed by the number of writes before it, not their text: a write that carries the time differs from pass to
         // pass. Rows fetched after other writes than this pass made are caught by the commit's check, never used.
@@ -81,8 +141,16 @@ final class SpeculativeTransaction: SQLTransaction {
         throw needsLock("a script")
     }
 
-    private func inlined(_ sql: String, _ arguments: [SQLValue]) throws -> String {
-        guard let text = PostgresSQL.inlined(sql, arguments) else {
+    /// `sql` with its arguments inlined; a provisional journal number (when sequencing) as `rbs_v21_seq(k)`, and what
+    /// `expression` gives for an argument in its place.
+    private func inlined(_ sql: String, _ arguments: [SQLValue], expression: (Int, SQLValue) -> String? = { _, _ in nil }) throws -> String {
+        let provisional = sequencing && toldProvisionalTip
+        let text = PostgresSQL.inlined(sql, arguments) { index, value in
+            if let given = expression(index, value) { return given }
+            guard provisional, case .integer(let number) = value, let k = Self.provisionalIndex(number) else { return nil }
+            return "rbs_v21_seq(\(k))"
+        }
+        guard let text else {
             throw PostgresRefusal(sqlState: "", message: "the statement takes another number of arguments than \(arguments.count): \(sql)")
         }
         return text
@@ -98,4 +166,19 @@ final class SpeculativeTransaction: SQLTransaction {
         let head = sql.drop { $0.isWhitespace || $0 == "(" }.prefix(6).uppercased()
         return head == "SELECT" || head.hasPrefix("VALUES")
     }
+}
+
+/// A transaction whose journal entries the server numbers and chains at commit (PostgreSQL's one-call writes with
+/// schema step `v21-chain-in-server`): ``JournalEntry/insert(_:createdAtMilliseconds:)`` hands it an entry whose
+/// number is provisional, with the hashed bytes around the number and the predecessor's hash.
+protocol CommitSequencedTransaction: SQLTransaction {
+    /// Whether `sequence` is a provisional number this transaction handed out.
+    func isProvisional(_ sequence: Int64) -> Bool
+
+    /// Inserts a journal row whose number (`sequenceArgument`), predecessor hash (`previousHashArgument`) and hash
+    /// (`hashArgument`) the server binds at commit: the hash is SHA-256 over `hashedBefore`, the number as a part,
+    /// `hashedBetween` and the predecessor's hash as a part — the bytes ``JournalEntry/computedHash`` hashes. The
+    /// arguments in `literalArguments` are sent as they are even when they look like a provisional number.
+    func insertEntry(_ sql: String, arguments: [SQLValue], sequenceArgument: Int, previousHashArgument: Int, hashArgument: Int,
+                     literalArguments: Set<Int>, hashedBefore: [UInt8], hashedBetween: [UInt8]) throws
 }

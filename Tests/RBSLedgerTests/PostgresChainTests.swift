@@ -1,0 +1,239 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import RBSLedger
+
+/// The journal's numbers and chain hashes bound inside the server at commit (schema step `v21-chain-in-server`,
+/// issue 30 item 2): a write never reads the journal's tip, so hosts paying from unrelated accounts never refuse
+/// each other, and the stored chain is the one `verify` has always checked.
+@Suite("PostgreSQL: numbers and hashes bound in the server", .enabled(if: TestDatabase.server != nil, TestDatabase.skipReason))
+struct PostgresChainTests {
+    /// A customer of `ledger` with its own account and code state (as each host process of the benchmark has).
+    struct Payer {
+        let ledger: Ledger
+        let credentials: CustomerCredentials
+        let account: String
+        let clock: ManualClock
+
+        init(_ ledger: Ledger, name: String, clock: ManualClock) throws {
+            self.ledger = ledger
+            self.clock = clock
+            let (customer, _) = try ledger.customers.add(name: name, passwordRecord: "x")
+            credentials = try #require(try ledger.customers.credentials(named: name))
+            account = try #require(try ledger.customers.accounts(of: customer).first?.number)
+        }
+
+        /// Drafts and signs one payment of `amount`; the round trips its signing took (not the draft's).
+        func pays(_ amount: String, at time: Date) throws -> (outcome: Outcome, roundTrips: Int) {
+            let document = try ledger.draft(operation: "payment.domestic", plugin: "ru.example.payments", pluginVersion: "1.0.0", fields: [
+                DocumentField("from", account), DocumentField("account", FeeTests.payee), DocumentField("amount", amount),
+                DocumentField("currency", "RUB"), DocumentField("name", "ООО Ромашка"), DocumentField("purpose", "Оплата \(amount)"),
+            ], keyId: credentials.customer.keyId)
+            let code = try ledger.customers.code(for: credentials.customer.name, at: time)
+            let before = try #require(ledger.databaseRoundTrips)
+            let outcome = try ledger.signAndPost(document, code: code, as: credentials)
+            return (outcome, try #require(ledger.databaseRoundTrips) - before)
+        }
+    }
+
+    /// Every stored hash is what ``JournalEntry/computedHash`` gives for the stored entry, each predecessor's hash is
+    /// the previous entry's, and the numbers run 1…n.
+    static func expectChained(_ ledger: Ledger, count: Int) throws {
+        let entries = try ledger.journal.entries()
+        #expect(entries.map(\.sequence) == (0..<Int64(count)).map { $0 + 1 })
+        var previous = JournalEntry.genesisHash
+        for entry in entries {
+            #expect(entry.hash == entry.computedHash, "entry \(entry.sequence)'s stored hash is not its content's")
+            #expect(entry.previousHash == previous, "entry \(entry.sequence) does not name its predecessor's hash")
+            previous = entry.hash
+        }
+        #expect(try ledger.journal.verify() == .ok(count))
+    }
+
+    @Test("two hosts paying from different accounts at once never refuse each other: two round trips a payment, numbers gapless, verify ok")
+    func twoHostsWithoutConflict() throws {
+        let f = try Fixture(engine: .postgres)
+        // The second host: the same database, its own clock (each payer's codes follow its own host's clock).
+        let clocks = (f.clock, ManualClock())
+        let other = try Ledger(dataDirectory: f.directory, location: f.location, clock: clocks.1.closure)
+        defer { try? other.close() }
+        let payers = (try Payer(f.ledger, name: "alice", clock: clocks.0), try Payer(other, name: "bob", clock: clocks.1))
+        // Warm-up, as a host's first writes are: which columns hold bytes, what a payment asks.
+        for payer in [payers.0, payers.1] {
+            for _ in 0..<2 {
+                payer.clock.advance(30)
+                guard case .posted = try payer.pays("1.00", at: payer.clock.now).outcome else { Issue.record("warm-up not posted"); return }
+            }
+        }
+        let perHost = 12
+        let trips = Mutex<[Int]>([])
+        let sequences = Mutex<[Int64: String]>([:])
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { host in
+            let payer = host == 0 ? payers.0 : payers.1
+            for n in 0..<perHost {
+                payer.clock.advance(30)
+                do {
+                    let (outcome, count) = try payer.pays("\(n + 2).00", at: payer.clock.now)
+                    guard case .posted(let receipt) = outcome else { failures.withLock { $0.append("not posted: \(outcome)") }; continue }
+                    trips.withLock { $0.append(count) }
+                    sequences.withLock { $0[receipt.sequence] = receipt.documentId }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        let counted = trips.withLock { $0 }
+        #expect(counted.count == 2 * perHost)
+        // Two each: one read, one commit — a refusal and a second decision would be a third and a fourth.
+        #expect(counted.allSatisfy { $0 <= 2 }, "round trips per payment: \(counted)")
+        // The receipts name the numbers the server bound, each the entry of the receipt's document.
+        let numbered = sequences.withLock { $0 }
+        #expect(numbered.keys.sorted() == (5...Int64(4 + 2 * perHost)).map { $0 })
+        for entry in try f.ledger.journal.entries() where entry.sequence > 4 {
+            #expect(numbered[entry.sequence] == entry.documentId)
+        }
+        try Self.expectChained(f.ledger, count: 4 + 2 * perHost)
+        #expect(try other.journal.verify() == .ok(4 + 2 * perHost))
+    }
+
+    @Test("a basket, a second signer's entry naming an earlier one, a fee leg and a refusal with its facts: numbered and chained in the server")
+    func everyKindOfEntry() throws {
+        let c = try SecondSignerTests.Company(engine: .postgres)
+        let f = c.f
+        // A second signer's entry names the awaiting entry's number.
+        guard case .awaiting(_, let awaiting) = try c.annPays("200000.00") else { Issue.record("not awaiting"); return }
+        #expect(awaiting == 1)
+        guard case .posted(let approved) = try f.ledger.approve(entry: awaiting, code: try c.code(c.bob), as: c.bob) else {
+            Issue.record("the approval was not posted"); return
+        }
+        #expect(approved.sequence == 2)
+        #expect(try f.ledger.journal.entries()[1].secondOf == 1)
+        // A basket: several entries in one commit, each chained to the one before.
+        let basket = try Basket(try BasketTests.five(f))
+        let outcome = try f.ledger.signAndPost(basket: basket, code: f.nextCode())
+        #expect(outcome.outcomes.map(\.sequence) == [3, 4, 5, 6, 7])
+        // A fee leg and a refusal with its facts.
+        guard case .posted(let withFee) = try f.ledger.signAndPost(
+            try FeeTests.payment(f, amount: "10.00", extra: [DocumentField("fee", "1.00")]), code: f.nextCode()) else {
+            Issue.record("the fee payment was not posted"); return
+        }
+        #expect(withFee.sequence == 8)
+        let fees = try f.ledger.database.read { db in try db.values(Int64.self, "SELECT journal_seq FROM fees") }
+        #expect(fees == [8])
+        guard case .rejected(_, 9, let reason) = try f.ledger.signAndPost(
+            try FeeTests.payment(f, amount: "999999.00", extra: []), code: f.nextCode()) else {
+            Issue.record("the payment over the balance was not refused as entry 9"); return
+        }
+        #expect(try f.ledger.journal.entries().last?.reasonFacts == reason.facts)
+        // The postings name the entries they belong to.
+        let postings = try f.ledger.database.read { db in try db.values(Int64.self, "SELECT DISTINCT journal_seq FROM postings ORDER BY journal_seq") }
+        #expect(postings == [2, 3, 4, 5, 6, 7, 8])
+        try Self.expectChained(f.ledger, count: 9)
+    }
+
+    @Test("a commit cut off inside the server after its entry was inserted leaves no half entry; the next payment takes the number")
+    func commitCutOff() throws {
+        let f = try Fixture(engine: .postgres)
+        guard case .postgres(let address) = f.location else { Issue.record("not on PostgreSQL"); return }
+        let account = "40817810438000000001"
+        for amount in ["1.00", "2.00"] { _ = try f.ledger.signAndPost(try f.payment(amount: amount), code: f.nextCode()) }
+        let balance = try #require(try f.balance(account))
+        // Another session holds the payer's account row for a while: the commit inserts its entry and posting, then
+        // waits for the row (its last write), and is killed there.
+        let held = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            defer { held.signal() }
+            try? PostgresStore.administer(
+                "SELECT pg_sleep(4) FROM (SELECT 1 FROM accounts WHERE number = '\(account)' FOR UPDATE) AS held", at: address)
+        }
+        usleep(300_000)
+        let payment = try f.payment(amount: "3.00")
+        let code = f.nextCode()
+        let answered = DispatchSemaphore(value: 0)
+        let failed = Atomic<Bool>(false)
+        let ledger = f.ledger
+        DispatchQueue.global().async {
+            defer { answered.signal() }
+            do { _ = try ledger.signAndPost(payment, code: code) } catch { failed.store(true, ordering: .relaxed) }
+        }
+        let watcher = try PostgresStore(address: address)
+        defer { try? watcher.close() }
+        var killed = false
+        for _ in 0..<60 where !killed {
+            usleep(50_000)
+            killed = try watcher.read { db in
+                try db.exists("""
+                    SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                    WHERE query LIKE 'CALL rbs_v21_commit_durably%' AND wait_event_type = 'Lock'
+                    """)
+            }
+        }
+        #expect(killed, "the commit was not seen waiting for the row")
+        #expect(answered.wait(timeout: .now() + 20) == .success)
+        let refused = failed.load(ordering: .relaxed)
+        #expect(refused, "a commit killed in the server was acknowledged")
+        #expect(held.wait(timeout: .now() + 20) == .success)
+        // Nothing of it: no entry, no posting, the balance as it was.
+        #expect(try f.ledger.journal.entries().count == 2)
+        #expect(try f.balance(account) == balance)
+        let postings = try f.ledger.database.read { db in try db.value(Int64.self, "SELECT count(*) FROM postings") }
+        #expect(postings == 2)
+        guard case .posted(let receipt) = try f.ledger.signAndPost(try f.payment(amount: "4.00"), code: f.nextCode()) else {
+            Issue.record("the next payment was not posted"); return
+        }
+        #expect(receipt.sequence == 3)
+        try Self.expectChained(f.ledger, count: 3)
+    }
+
+    @Test("a draft's exchange-rate quote reads both accounts' currencies in one round trip; a conversion still gets its rate")
+    func draftInOneRoundTrip() throws {
+        let f = try Fixture(engine: .postgres)
+        _ = try f.payment(amount: "1.00")
+        let before = try #require(f.ledger.databaseRoundTrips)
+        let document = try f.payment(amount: "2.00")
+        #expect(try #require(f.ledger.databaseRoundTrips) - before == 1)
+        #expect(document[Conversion.Key.rate] == nil)
+        // Between own accounts in two currencies, the quote is there (its rates read after the currencies).
+        let usd = OfficialRate(currency: "USD", numericCode: "840", name: "Доллар США", nominal: 1, value: try #require(Decimal(string: "92.5058")))
+        try f.ledger.importRates([usd], date: "2026-11-26", margin: try #require(Decimal(string: "0.015")), source: "XML_daily.xml")
+        let converted = try f.payment(to: CoreTests.dollars, amount: "10000.00")
+        #expect([converted["creditAmount"], converted["rate"], converted["ratePair"]] == ["106.50", "93.893387", "USD/RUB"])
+    }
+
+    @Test("a database without the step's functions numbers in the body as before, and the chain goes on after the step")
+    func withoutTheStep() throws {
+        let f = try Fixture(engine: .postgres)
+        guard case .postgres(let address) = f.location else { Issue.record("not on PostgreSQL"); return }
+        _ = try f.ledger.signAndPost(try f.payment(amount: "1.00"), code: f.nextCode())
+        let administrator = try PostgresStore(address: address)
+        try administrator.write { db in
+            try db.executeScript("""
+                DROP PROCEDURE rbs_v21_commit_durably(TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT);
+                DROP FUNCTION rbs_v21_read(TEXT[], TEXT[], BIGINT[]);
+                DELETE FROM rbs_schema_steps WHERE name = '\(PostgresStore.chainStep)';
+                """)
+        }
+        try administrator.close()
+        // This host finds the functions gone and goes on; a host started now never looks for them.
+        for amount in ["2.00", "3.00"] {
+            guard case .posted = try f.ledger.signAndPost(try f.payment(amount: amount), code: f.nextCode()) else {
+                Issue.record("a payment without the step was not posted"); return
+            }
+        }
+        try f.ledger.close()
+        #expect(try Ledger.migrateDatabase(dataDirectory: f.directory, location: f.location) == [PostgresStore.chainStep])
+        let ledger = try f.reopen()
+        defer { try? ledger.close() }
+        let last = try ledger.draft(operation: "payment.domestic", plugin: "ru.example.payments", pluginVersion: "1.0.0", fields: [
+            DocumentField("from", "40817810438000000001"), DocumentField("account", FeeTests.payee), DocumentField("amount", "4.00"),
+            DocumentField("currency", "RUB"), DocumentField("name", "ООО Ромашка"), DocumentField("purpose", "Оплата 4.00"),
+        ])
+        guard case .posted(let receipt) = try ledger.signAndPost(last, code: f.nextCode()) else {
+            Issue.record("a payment after the step was not posted"); return
+        }
+        #expect(receipt.sequence == 4)
+        try Self.expectChained(ledger, count: 4)
+    }
+}
