@@ -636,6 +636,13 @@ enum LedgerSchema {
     /// rows), a write (digest '') runs; then the ledger's tip. `rbs_v19_commit_durably(statements, digests)`: a
     /// procedure that runs it and COMMITs before it answers, which is what a host calls (an answer only once the
     /// commit is durable, on a synchronous standby too). Nothing on SQLite.
+    /// The arguments and rows of `rbs_v19_read` and of `rbs_v21_read`, which answers the same rows.
+    private static let readSignature = """
+        (writes TEXT[], queries TEXT[], writes_before BIGINT[])
+            RETURNS TABLE (query_index INT, row_index BIGINT, column_index BIGINT, column_name TEXT, kind TEXT, value_text TEXT)
+            LANGUAGE plpgsql AS $fn$
+        """
+
     private static func oneCallWrites(_ db: any SQLTransaction) throws {
         guard db.dialect == .postgres else { return }
         try db.executeScript("""
@@ -645,9 +652,7 @@ enum LedgerSchema {
                 EXECUTE 'SELECT md5(coalesce(string_agg(to_json(t)::text, chr(10)), '''')) FROM (' || query || ') AS t' INTO digest;
                 RETURN digest;
             END $fn$;
-            CREATE OR REPLACE FUNCTION rbs_v19_read(writes TEXT[], queries TEXT[], writes_before BIGINT[])
-                RETURNS TABLE (query_index INT, row_index BIGINT, column_index BIGINT, column_name TEXT, kind TEXT, value_text TEXT)
-                LANGUAGE plpgsql AS $fn$
+            CREATE OR REPLACE FUNCTION rbs_v19_read\(readSignature)
             DECLARE
                 i INT;
                 done BIGINT := 0;
@@ -770,9 +775,7 @@ enum LedgerSchema {
                 PERFORM set_config('rbs.journal_base', base::TEXT, true);
                 RETURN base;
             END $fn$;
-            CREATE OR REPLACE FUNCTION rbs_v21_read(writes TEXT[], queries TEXT[], writes_before BIGINT[])
-                RETURNS TABLE (query_index INT, row_index BIGINT, column_index BIGINT, column_name TEXT, kind TEXT, value_text TEXT)
-                LANGUAGE plpgsql AS $fn$
+            CREATE OR REPLACE FUNCTION rbs_v21_read\(readSignature)
             BEGIN
                 PERFORM rbs_v21_base();
                 RETURN QUERY SELECT * FROM rbs_v19_read(writes, queries, writes_before);
