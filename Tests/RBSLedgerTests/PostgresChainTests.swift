@@ -237,3 +237,38 @@ struct PostgresChainTests {
         try Self.expectChained(ledger, count: 4)
     }
 }
+
+/// The provisional numbers of ``SpeculativeTransaction`` without a server: what is sent in their place.
+@Suite("PostgreSQL: provisional journal numbers")
+struct ProvisionalNumberTests {
+    @Test("a provisional number is sent as rbs_v21_seq(k), the entry's hashes as server calls; a customer's digits stay text")
+    func inlinedAsServerCalls() throws {
+        let db = SpeculativeTransaction(answered: [:], guesses: [:], sequencing: true)
+        let tip = try Journal.tip(db)
+        #expect(tip.sequence == SpeculativeTransaction.provisionalBase)
+        let entry = JournalEntry(sequence: tip.sequence + 1, kind: .acknowledged, documentId: "d1", document: Data("doc".utf8),
+                                 signature: Data([1, 2]), keyId: "k", reason: "\(tip.sequence + 1)", recordedAtMilliseconds: 5,
+                                 previousHash: tip.hash)
+        try entry.insert(db, createdAtMilliseconds: 5)
+        try db.execute("INSERT INTO postings (journal_seq, amount) VALUES (?, ?)", tip.sequence + 1, "\(tip.sequence + 1)")
+        let writes = db.writes
+        #expect(writes.count == 2)
+        #expect(writes[0].contains("rbs_v21_seq(1), 'acknowledged'::text"))
+        #expect(writes[0].contains("rbs_v21_prev(1), rbs_v21_hash(1, '\\x"))
+        // The reason is a customer's text that spells the provisional number: it is sent as that text.
+        #expect(writes[0].contains("'\(tip.sequence + 1)'::text"))
+        #expect(writes[1].hasSuffix("VALUES (rbs_v21_seq(1), '\(tip.sequence + 1)'::text)"))
+        // Asked again in the same transaction, the tip is the entry just inserted: the next is k = 2.
+        #expect(try Journal.tip(db).sequence == tip.sequence + 1)
+    }
+
+    @Test("the parts sent for the server's hash give the stored hash with the real number and predecessor")
+    func partsGiveTheHash() {
+        let previous = Data(repeating: 7, count: 32)
+        let entry = JournalEntry(sequence: 42, kind: .posted, documentId: "d", document: Data("x".utf8), signature: Data([9]),
+                                 keyId: "k", debit: "a", credit: "b", amount: "1.00", currency: "RUB", balanceAfter: "2.00",
+                                 recordedAtMilliseconds: 1, basketId: "basket", previousHash: previous)
+        let parts = entry.hashedParts
+        #expect(JournalEntry.chainHash(before: parts.before, sequence: 42, between: parts.between, previousHash: previous) == entry.hash)
+    }
+}

@@ -53,6 +53,9 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
     let sequencing: Bool
     /// Whether the body asked for the journal's tip and was told the provisional one: its numbers are then provisional.
     private(set) var toldProvisionalTip = false
+    /// The last entry this transaction inserted with a provisional number, and the hash the body gave it: the tip a
+    /// later question in the same transaction is told, so a second numbering goes on from there.
+    private var provisionalTip: (sequence: Int64, hash: Data)?
 
     init(answered: [String: [SQLRow]], guesses: [String: [SQLRow]], sequencing: Bool = false) {
         self.answered = answered
@@ -102,6 +105,7 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
         }
         writes.append(text)
         operations.append(.write(text))
+        if case .blob(let hash) = arguments[hashArgument] { provisionalTip = (sequence, hash) }
     }
 
     func execute(_ sql: String, arguments: [SQLValue]) throws {
@@ -119,7 +123,8 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
         if sequencing && arguments.isEmpty && sql == Journal.tipQuery {
             // Not fetched and not checked at commit: the server binds the numbers after the tip it finds then.
             toldProvisionalTip = true
-            return [SQLRow(columns: SQLColumns(["seq", "hash"]), values: [.integer(Self.provisionalBase), .blob(Self.provisionalHash)])]
+            let tip = provisionalTip ?? (Self.provisionalBase, Self.provisionalHash)
+            return [SQLRow(columns: SQLColumns(["seq", "hash"]), values: [.integer(tip.sequence), .blob(tip.hash)])]
         }
         let text = try inlined(sql, arguments)
         // Keyed by the number of writes before it, not their text: a write that carries the time differs from pass to
