@@ -186,7 +186,15 @@ public final class FormSession {
         guard let index = index(of: id), descriptor.atoms[index].kind == .account else { return [] }
         let filter = operation.compiled.filters[index]
         let form = model.effectiveValues
-        return accountList.enumerated().compactMap { position, account in
+        let accounts = accountList
+        // The list is kept for the run once read, and a filter calls no instance-bound function: what a picker offers
+        // changes only when an atom its filter reads does (the server renders the form before and after every commit).
+        let read = Self.formReads(of: filter).map { form[$0] }
+        if cachedAccounts != nil, let memo = offeredMemo[index], memo.read.count == read.count,
+           zip(memo.read, read).allSatisfy(Self.same) {
+            return memo.offered
+        }
+        let offered: [(number: Int, account: Account)] = accounts.enumerated().compactMap { position, account in
             // The core refuses any posting to or from a blocked account: no picker offers one, whatever its filter.
             guard account.acceptsPostings else { return nil }
             if let filter {
@@ -195,6 +203,26 @@ public final class FormSession {
                 guard filter.test(fields + form, instance: nil) else { return nil }
             }
             return (position + 1, account)
+        }
+        if cachedAccounts != nil, filter?.isVolatile != true { offeredMemo[index] = (read, offered) }
+        return offered
+    }
+
+    /// What each account picker offered, with the values of the atoms its filter read then (``offeredAccounts(for:)``).
+    private var offeredMemo: [Int: (read: [ExprValue], offered: [(number: Int, account: Account)])] = [:]
+
+    /// The form's slots `filter` reads (its first ``AccountFilter`` fields are the account's own).
+    private static func formReads(of filter: CompiledExpression?) -> [Int] {
+        (filter?.reads ?? []).compactMap { $0 >= AccountFilter.fields.count ? $0 - AccountFilter.fields.count : nil }
+    }
+
+    /// The same value as a filter sees it: `==` of ``ExprValue`` takes 1 and 1.00, or two spellings of é, as equal,
+    /// which an expression's text functions do not.
+    private static func same(_ a: ExprValue, _ b: ExprValue) -> Bool {
+        switch (a, b) {
+        case (.decimal(let x), .decimal(let y)): x == y && x.exponent == y.exponent
+        case (.string(let x), .string(let y)): x.utf8.elementsEqual(y.utf8)
+        default: a == b
         }
     }
 
