@@ -131,7 +131,7 @@ public final class FormSession {
     private func state(_ index: Int) -> AtomState {
         let atom = descriptor.atoms[index]
         let visible = model.isVisible(index)
-        let value = display(model.values[index], atom)
+        let value = display(model.values[index], atom, at: index)
         var error = visible ? marks[index] : nil
         // A failing valid-if speaks once every field it reads has a value (a key check waiting for the BIC does not).
         if error == nil, visible, !model.values[index].isNull, !model.isValid(index), validIfIsComplete(index) {
@@ -487,7 +487,20 @@ public final class FormSession {
         return result
     }
 
-    private func display(_ value: ExprValue, _ atom: AtomDescriptor) -> String {
+    private func display(_ value: ExprValue, _ atom: AtomDescriptor, at index: Int) -> String {
+        guard case .decimal = value else { return Self.display(value, atom) }
+        // An amount's text (through Money, with its currency's minor units) is written once per value, not on every
+        // render: the server renders the whole form before and after each commit.
+        if let memo = displayMemo[index], Self.same(memo.value, value) { return memo.text }
+        let text = Self.display(value, atom)
+        displayMemo[index] = (value, text)
+        return text
+    }
+
+    /// The last decimal value shown per atom and its text (``display(_:_:at:)``).
+    private var displayMemo: [Int: (value: ExprValue, text: String)] = [:]
+
+    private static func display(_ value: ExprValue, _ atom: AtomDescriptor) -> String {
         switch value {
         case .null: return ""
         case .bool(let flag): return flag ? "yes" : "no"
