@@ -93,6 +93,40 @@ struct FormTypedTests {
         #expect(form.atom("acct2")?.value == DemoAccounts.list[3].number)
     }
 
+    @Test("a picker whose filter reads another atom offers again when that atom changes, and the same when it does not")
+    func offeredFollowsTheAtomTheFilterReads() throws {
+        let (runtime, _) = try formsRuntime()
+        let form = try runtime.open("forms.all")
+        // acct2's filter is `number != $acct`: what it offers is kept between renders only while acct stays as it was.
+        try form.commit("acct", text: "1", reader: .person)
+        #expect(form.offeredAccounts(for: "acct2").map(\.number) == [2, 4])
+        try form.commit("amount", text: "5", reader: .script)
+        #expect(form.offeredAccounts(for: "acct2").map(\.number) == [2, 4], "an atom the filter does not read changed")
+        try form.commit("acct", text: "2", reader: .person)
+        #expect(form.offeredAccounts(for: "acct2").map(\.number) == [1, 4], "the atom the filter reads changed")
+        try form.commit("acct", value: .empty)
+        #expect(form.offeredAccounts(for: "acct2").map(\.number) == [1, 2, 4])
+        // acct, unfiltered, offers every account that takes postings whatever was chosen.
+        #expect(form.offeredAccounts(for: "acct").map(\.number) == [1, 2, 4])
+    }
+
+    @Test("an amount's shown text follows its value: a new value is written anew, the same value spelled otherwise too")
+    func amountTextFollowsTheValue() throws {
+        let (runtime, _) = try formsRuntime()
+        let form = try runtime.open("forms.all")
+        try form.commit("amount", text: "5", reader: .script)
+        #expect(form.atom("amount")?.value == "5.00")
+        #expect(form.atom("amount")?.value == "5.00", "rendered again without a change")
+        try form.commit("amount", text: "200,5", reader: .person)
+        #expect(form.atom("amount")?.value == "200.50")
+        try form.commit("amount", value: .money(Decimal(string: "200.50")!, currency: "RUB"))
+        #expect(form.atom("amount")?.value == "200.50")
+        try form.commit("amount", value: .empty)
+        #expect(form.atom("amount")?.value == "")
+        try form.commit("amount", text: "7", reader: .script)
+        #expect(form.atom("amount")?.value == "7.00")
+    }
+
     @Test("accounts that cannot be read (a database outage) are said as such, and read again once the outage is over")
     func accountsUnavailable() throws {
         /// The core's accounts, unreachable until `down` is false.

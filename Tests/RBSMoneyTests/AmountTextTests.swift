@@ -110,4 +110,21 @@ import Testing
             #expect(try AmountText.parse(money.formatted(locale), currency: .rub, locale: locale) == money)
         }
     }
+
+    @Test("trimmed takes off exactly what Foundation's whitespace trimming does: tabs, space separators and U+200B, not newlines")
+    func trimmedAsFoundation() {
+        let texts = ["", " ", "\t", "1 500,50", "  1 500,50\t", "\u{00A0}100\u{00A0}", "\u{3000}12\u{2009}", "\n5\n", "\u{200B}7\u{200B}",
+                     " \u{301}x ", "\u{202F}\u{205F}\u{1680} a b \u{2000}", "x", "\t\t\u{00A0}"]
+        for text in texts {
+            #expect(text.trimmed == text.trimmingCharacters(in: .whitespaces), "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+        #expect("\u{00A0} 1 500,50 \t".trimmed == "1 500,50")
+        #expect("\n5\n".trimmed == "\n5\n")
+        // Every scalar Foundation's set holds is taken off, and no other.
+        for value in 0...0x3000 {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = "\(scalar)x\(scalar)"
+            #expect(text.trimmed == text.trimmingCharacters(in: .whitespaces), "U+\(String(value, radix: 16))")
+        }
+    }
 }

@@ -45,7 +45,7 @@ public enum FormInput {
     /// - Throws: ``FormSessionError/invalid(id:message:)`` saying what was typed and what is accepted.
     public static func value(_ text: String, for atom: AtomDescriptor, in session: FormSession,
                              reader: Reader) throws(FormSessionError) -> AtomValue {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmed
         func refuse(_ message: String) -> FormSessionError { .invalid(id: atom.id, message: message) }
         switch atom.kind {
         case .input:

@@ -131,7 +131,7 @@ public final class FormSession {
     private func state(_ index: Int) -> AtomState {
         let atom = descriptor.atoms[index]
         let visible = model.isVisible(index)
-        let value = display(model.values[index], atom)
+        let value = display(model.values[index], atom, at: index)
         var error = visible ? marks[index] : nil
         // A failing valid-if speaks once every field it reads has a value (a key check waiting for the BIC does not).
         if error == nil, visible, !model.values[index].isNull, !model.isValid(index), validIfIsComplete(index) {
@@ -186,7 +186,15 @@ public final class FormSession {
         guard let index = index(of: id), descriptor.atoms[index].kind == .account else { return [] }
         let filter = operation.compiled.filters[index]
         let form = model.effectiveValues
-        return accountList.enumerated().compactMap { position, account in
+        let accounts = accountList
+        // The list is kept for the run once read, and a filter calls no instance-bound function: what a picker offers
+        // changes only when an atom its filter reads does (the server renders the form before and after every commit).
+        let read = Self.formReads(of: filter).map { form[$0] }
+        if cachedAccounts != nil, let memo = offeredMemo[index], memo.read.count == read.count,
+           zip(memo.read, read).allSatisfy(Self.same) {
+            return memo.offered
+        }
+        let offered: [(number: Int, account: Account)] = accounts.enumerated().compactMap { position, account in
             // The core refuses any posting to or from a blocked account: no picker offers one, whatever its filter.
             guard account.acceptsPostings else { return nil }
             if let filter {
@@ -195,6 +203,26 @@ public final class FormSession {
                 guard filter.test(fields + form, instance: nil) else { return nil }
             }
             return (position + 1, account)
+        }
+        if cachedAccounts != nil, filter?.isVolatile != true { offeredMemo[index] = (read, offered) }
+        return offered
+    }
+
+    /// What each account picker offered, with the values of the atoms its filter read then (``offeredAccounts(for:)``).
+    private var offeredMemo: [Int: (read: [ExprValue], offered: [(number: Int, account: Account)])] = [:]
+
+    /// The form's slots `filter` reads (its first ``AccountFilter`` fields are the account's own).
+    private static func formReads(of filter: CompiledExpression?) -> [Int] {
+        (filter?.reads ?? []).compactMap { $0 >= AccountFilter.fields.count ? $0 - AccountFilter.fields.count : nil }
+    }
+
+    /// The same value as a filter sees it: `==` of ``ExprValue`` takes 1 and 1.00, or two spellings of é, as equal,
+    /// which an expression's text functions do not.
+    private static func same(_ a: ExprValue, _ b: ExprValue) -> Bool {
+        switch (a, b) {
+        case (.decimal(let x), .decimal(let y)): x == y && x.exponent == y.exponent
+        case (.string(let x), .string(let y)): x.utf8.elementsEqual(y.utf8)
+        default: a == b
         }
     }
 
@@ -459,7 +487,20 @@ public final class FormSession {
         return result
     }
 
-    private func display(_ value: ExprValue, _ atom: AtomDescriptor) -> String {
+    private func display(_ value: ExprValue, _ atom: AtomDescriptor, at index: Int) -> String {
+        guard case .decimal = value else { return Self.display(value, atom) }
+        // An amount's text (through Money, with its currency's minor units) is written once per value, not on every
+        // render: the server renders the whole form before and after each commit.
+        if let memo = displayMemo[index], Self.same(memo.value, value) { return memo.text }
+        let text = Self.display(value, atom)
+        displayMemo[index] = (value, text)
+        return text
+    }
+
+    /// The last decimal value shown per atom and its text (``display(_:_:at:)``).
+    private var displayMemo: [Int: (value: ExprValue, text: String)] = [:]
+
+    private static func display(_ value: ExprValue, _ atom: AtomDescriptor) -> String {
         switch value {
         case .null: return ""
         case .bool(let flag): return flag ? "yes" : "no"

@@ -80,8 +80,3 @@ public enum InputParser {
         }
     }
 }
-
-extension String {
-    /// The text without surrounding whitespace.
-    var trimmed: String { trimmingCharacters(in: .whitespaces) }
-}

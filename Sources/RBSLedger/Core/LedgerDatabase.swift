@@ -18,6 +18,8 @@ final class LedgerDatabase: Sendable {
     private let recorder: TipRecorder
     /// The data folder and the SQLite file as they were opened: every transaction first checks they still are.
     let watch: DataFolderWatch
+    /// The session check's memo of active customers (SQLite only: see ``StandingMemo``).
+    let standing: StandingMemo?
 
     static let fileName = "rbs.sqlite"
 
@@ -86,6 +88,7 @@ final class LedgerDatabase: Sendable {
             store = try PostgresStore(address: address)
         }
         self.store = store
+        standing = location == .dataFolder ? StandingMemo(path: dataDirectory.appendingPathComponent(Self.fileName).path) : nil
         watch = DataFolderWatch(directory: dataDirectory,
                                 ledgerFile: location == .dataFolder ? dataDirectory.appendingPathComponent(Self.fileName).path : nil)
         do {
@@ -152,6 +155,7 @@ final class LedgerDatabase: Sendable {
     /// Ends every connection (SQLite: after copying its WAL into the main file), after the last tip is recorded.
     func close() throws(LedgerError) {
         recorder.settle()
+        standing?.close()
         do {
             try store.close()
         } catch {

@@ -114,12 +114,22 @@ extension Customers {
     /// under the same name with a new key: no). A session is checked on every request, so removing a customer ends
     /// their sessions at once, in every host of the database.
     public func isActive(_ customer: Customer) throws(CustomerError) -> Bool {
+        // The memo answers only while nothing was committed to the ledger since it was told (``StandingMemo``); the
+        // data folder is checked either way, as every read checks it.
+        let version = database.standing?.version()
+        if let version, database.standing?.knowsActive(customer, at: version) == true {
+            do { try database.watch.check() } catch { throw .storage(error) }
+            return true
+        }
+        let active: Bool
         do {
-            return try database.read { db in
+            active = try database.read { db in
                 try db.value(Int64.self, "SELECT id FROM customers WHERE id = ? AND key_id = ?", customer.id, customer.keyId) != nil
             }
         } catch {
             throw .storage(error)
         }
+        if active, let version { database.standing?.rememberActive(customer, at: version) }
+        return active
     }
 }

@@ -47,6 +47,11 @@ final class DataFolderWatch: Sendable {
     private struct Identity: Equatable {
         let device: UInt64
         let inode: UInt64
+
+        init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
     }
 
     let directory: String
@@ -86,16 +91,20 @@ final class DataFolderWatch: Sendable {
     }
 
     /// What is different on disk now, the folder first (what is inside may be someone else's once it is).
+    /// The folder and the database are each stat'ed once for their identity and their privacy (the session check
+    /// runs this on every request).
     private func look() -> DataFolderChange? {
         if let expected = folderIdentity {
-            guard let now = Self.identity(of: directory) else { return .folderMissing(path: directory) }
-            if now != expected { return .folderReplaced(path: directory) }
+            guard let now = Self.status(of: directory) else { return .folderMissing(path: directory) }
+            if Identity(now) != expected { return .folderReplaced(path: directory) }
+            if let exposure = SecureFile.exposure(of: directory, now) { return .exposed(exposure) }
+        } else if let exposure = SecureFile.exposure(of: directory) {
+            return .exposed(exposure)
         }
-        if let exposure = SecureFile.exposure(of: directory) { return .exposed(exposure) }
         if let ledgerFile, let expected = ledgerIdentity {
-            guard let now = Self.identity(of: ledgerFile) else { return .ledgerMissing(path: ledgerFile) }
-            if now != expected { return .ledgerReplaced(path: ledgerFile) }
-            if let exposure = SecureFile.exposure(of: ledgerFile) { return .exposed(exposure) }
+            guard let now = Self.status(of: ledgerFile) else { return .ledgerMissing(path: ledgerFile) }
+            if Identity(now) != expected { return .ledgerReplaced(path: ledgerFile) }
+            if let exposure = SecureFile.exposure(of: ledgerFile, now) { return .exposed(exposure) }
         }
         for file in privateFiles {
             if let exposure = SecureFile.exposure(of: file) { return .exposed(exposure) }
@@ -104,8 +113,12 @@ final class DataFolderWatch: Sendable {
     }
 
     private static func identity(of path: String) -> Identity? {
+        status(of: path).map(Identity.init)
+    }
+
+    private static func status(of path: String) -> stat? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        return info
     }
 }

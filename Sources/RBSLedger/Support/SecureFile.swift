@@ -31,6 +31,11 @@ public enum SecureFile {
     package static func exposure(of path: String) -> Exposure? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
+        return exposure(of: path, info)
+    }
+
+    /// ``exposure(of:)`` from `info`, what `stat` said of `path` just now (a caller that stats it anyway).
+    package static func exposure(of path: String, _ info: stat) -> Exposure? {
         let mode = UInt32(info.st_mode) & 0o7777
         let isDirectory = (UInt32(info.st_mode) & UInt32(S_IFMT)) == UInt32(S_IFDIR)
         let user = geteuid()

@@ -137,6 +137,17 @@ public enum AmountText {
 }
 
 extension String {
-    /// The text without surrounding whitespace (spaces, no-break spaces, tabs).
-    var trimmed: String { trimmingCharacters(in: .whitespaces) }
+    /// The text without surrounding whitespace (spaces, no-break spaces, tabs): what `trimmingCharacters(in:
+    /// .whitespaces)` takes off (the tab, Unicode's space separators and the zero-width space U+200B, scalar by
+    /// scalar), without Foundation's character set on every typed value.
+    public var trimmed: String {
+        let scalars = unicodeScalars
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+            scalar == "\t" || scalar == "\u{200B}" || scalar.properties.generalCategory == .spaceSeparator
+        }
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }) else { return "" }
+        guard isSpace(scalars[scalars.startIndex]) || isSpace(scalars[scalars.index(before: scalars.endIndex)]) else { return self }
+        let last = scalars.lastIndex(where: { !isSpace($0) }) ?? first
+        return String(scalars[first...last])
+    }
 }
