@@ -127,4 +127,52 @@ import Testing
             #expect(text.trimmed == text.trimmingCharacters(in: .whitespaces), "U+\(String(value, radix: 16))")
         }
     }
+    /// The same text read the quick way (plain digits straight from the bytes) and character by character.
+    private func bothReadings(_ text: String, _ currency: Currency, _ locale: AmountLocale)
+        -> (quick: Result<Money, AmountInputError>, full: Result<Money, AmountInputError>) {
+        func reading(_ quick: Bool) -> Result<Money, AmountInputError> {
+            do { return .success(try AmountText.parse(text, currency: currency, locale: locale, quickReading: quick)) } catch {
+                return .failure(error)
+            }
+        }
+        return (reading(true), reading(false))
+    }
+
+    @Test("plain digits read quickly give what the character-by-character reading gives, over tricky and generated texts")
+    func quickReadingIsTheSame() throws {
+        let jpy = try Currency.named("JPY")
+        let tricky = ["1,500", "1 500,00", "1.500,00", "-0", "0", "00", "007", "0,07", "0.5", "00.50", "١٢٣", "١٢٣.٥",
+                      String(repeating: "9", count: 30), String(repeating: "1", count: 18), String(repeating: "1", count: 19),
+                      "0" + String(repeating: "1", count: 18), "1." + String(repeating: "0", count: 40), "", " ", "  100  ",
+                      "\u{00A0}100", "100\u{00A0}", "1\u{00A0}500", "1\u{202F}500,5", "1 500", "100.", ".5", ",5", "1..5",
+                      "1.5.5", "1,5", "12,34", "123,4567", "1.500", "0.500", "0,500", "1234.567", "1e3", "+5", "5-", "−5",
+                      "100\t", "\u{200B}100", "1\u{301}00", "１００", "100.00", "200.50", "100", "1.5000", "99.999"]
+        var generated: [String] = []
+        let alphabet: [Character] = ["0", "1", "9", ".", ",", " "]
+        func grow(_ prefix: String) {
+            generated.append(prefix)
+            guard prefix.count < 5 else { return }
+            for c in alphabet { grow(prefix + String(c)) }
+        }
+        grow("")
+        for text in tricky + generated {
+            for currency in [Currency.rub, jpy] {
+                for locale in [AmountLocale.ru, .en] {
+                    let (quick, full) = bothReadings(text, currency, locale)
+                    #expect(quick == full, "\(text) \(currency.code) \(locale)")
+                }
+            }
+        }
+        // What the table holds, spelled out for the commonest and the trickiest.
+        #expect(try rub("200.50") == "200.50")
+        #expect(try rub("0,07") == "0.07")
+        #expect(try rub("007") == "7.00")
+        #expect(error("-0") == .negative(text: "-0"))
+        #expect(error("١٢٣") == .invalidCharacter("١", position: 1))
+        #expect(error(String(repeating: "9", count: 30)) == .tooLarge(text: String(repeating: "9", count: 30)))
+        let decimal = try #require(Decimal(string: "99.999"))
+        #expect(error("99.999") == .ambiguous(text: "99.999", grouped: 99999, decimal: decimal, locale: .ru))
+        #expect(error("1.5000") == .tooManyMinorDigits(text: "1.5000", currency: .rub))
+        #expect(try rub("1\u{00A0}500,00") == "1500.00")
+    }
 }

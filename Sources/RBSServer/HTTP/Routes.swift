@@ -186,7 +186,7 @@ enum Routes {
         api.put("/runs/:run/atoms/:atom") { request, context in
             try await answer {
                 let who = try await customer(request, bank)
-                let commit: API.CommitRequest = try await body(request)
+                let commit = try await commitBody(request)
                 return json(try await bank.commit(commit.value, atom: try parameter(context, "atom"),
                                                   run: try parameter(context, "run"), language: language(request), for: who))
             }
@@ -279,11 +279,26 @@ enum Routes {
     /// The JSON body as `T`, read up to `limit` bytes; every way it can be wrong is a 400 problem saying which. (Its
     /// content type was checked before: ``SameOriginGuard``.)
     static func body<T: Decodable>(_ request: Request, upTo limit: Int = maxBody) async throws(Problem) -> T {
+        try decode(try await collect(request, upTo: limit))
+    }
+
+    /// A commit's body (`{"value": …}`): the common shapes — one `"value"` member holding a string without escapes,
+    /// true, false or null — read straight from the bytes; any other body goes through ``body(_:upTo:)``'s decoder,
+    /// so every refusal (and every value the quick reading does not take) is the decoder's, word for word.
+    static func commitBody(_ request: Request) async throws(Problem) -> API.CommitRequest {
+        let buffer = try await collect(request, upTo: maxBody)
+        if let value = CommitBody.value(in: buffer.readableBytesView) { return API.CommitRequest(value: value) }
+        return try decode(buffer)
+    }
+
+    private static func collect(_ request: Request, upTo limit: Int) async throws(Problem) -> ByteBuffer {
         var request = request
-        let buffer: ByteBuffer
-        do { buffer = try await request.collectBody(upTo: limit) } catch {
+        do { return try await request.collectBody(upTo: limit) } catch {
             throw Problem("too-large", "The request body is too large", status: 413, detail: "send at most \(limit / 1024) KB")
         }
+    }
+
+    private static func decode<T: Decodable>(_ buffer: ByteBuffer) throws(Problem) -> T {
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
         } catch let DecodingError.keyNotFound(key, _) {
