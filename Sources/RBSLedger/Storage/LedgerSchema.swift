@@ -643,6 +643,16 @@ enum LedgerSchema {
             LANGUAGE plpgsql AS $fn$
         """
 
+    /// What `rbs_v19_commit` and `rbs_v21_commit` answer after their writes: the ledger's tip and the bank's code state.
+    private static let tipAnswer = """
+                (SELECT l.ledger_id FROM ledger_identity l WHERE l.id = 1),
+                coalesce((SELECT j.seq FROM journal j ORDER BY j.seq DESC LIMIT 1), 0::BIGINT),
+                (SELECT j.hash FROM journal j ORDER BY j.seq DESC LIMIT 1),
+                (SELECT c.last_step FROM code_state c WHERE c.id = 1),
+                coalesce((SELECT c.failures FROM code_state c WHERE c.id = 1), 0::BIGINT),
+                (SELECT c.locked_until_ms FROM code_state c WHERE c.id = 1);
+        """
+
     private static func oneCallWrites(_ db: any SQLTransaction) throws {
         guard db.dialect == .postgres else { return }
         try db.executeScript("""
@@ -721,12 +731,7 @@ enum LedgerSchema {
                     END IF;
                 END LOOP;
                 RETURN QUERY SELECT
-                    (SELECT l.ledger_id FROM ledger_identity l WHERE l.id = 1),
-                    coalesce((SELECT j.seq FROM journal j ORDER BY j.seq DESC LIMIT 1), 0::BIGINT),
-                    (SELECT j.hash FROM journal j ORDER BY j.seq DESC LIMIT 1),
-                    (SELECT c.last_step FROM code_state c WHERE c.id = 1),
-                    coalesce((SELECT c.failures FROM code_state c WHERE c.id = 1), 0::BIGINT),
-                    (SELECT c.locked_until_ms FROM code_state c WHERE c.id = 1);
+            \(tipAnswer)
             END $fn$;
             CREATE OR REPLACE PROCEDURE rbs_v19_commit_durably(statements TEXT[], digests TEXT[],
                 INOUT tip_ledger_id TEXT DEFAULT NULL, INOUT tip_seq BIGINT DEFAULT NULL, INOUT tip_hash BYTEA DEFAULT NULL,
@@ -886,12 +891,7 @@ enum LedgerSchema {
                     END IF;
                 END LOOP;
                 RETURN QUERY SELECT base,
-                    (SELECT l.ledger_id FROM ledger_identity l WHERE l.id = 1),
-                    coalesce((SELECT j.seq FROM journal j ORDER BY j.seq DESC LIMIT 1), 0::BIGINT),
-                    (SELECT j.hash FROM journal j ORDER BY j.seq DESC LIMIT 1),
-                    (SELECT c.last_step FROM code_state c WHERE c.id = 1),
-                    coalesce((SELECT c.failures FROM code_state c WHERE c.id = 1), 0::BIGINT),
-                    (SELECT c.locked_until_ms FROM code_state c WHERE c.id = 1);
+            \(tipAnswer)
             END $fn$;
             CREATE OR REPLACE PROCEDURE rbs_v21_commit_durably(statements TEXT[], digests TEXT[],
                 INOUT journal_base BIGINT DEFAULT NULL,
