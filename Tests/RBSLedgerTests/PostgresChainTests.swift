@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Synchronization
 import Testing
@@ -200,6 +201,67 @@ struct PostgresChainTests {
         try f.ledger.importRates([usd], date: "2026-11-26", margin: try #require(Decimal(string: "0.015")), source: "XML_daily.xml")
         let converted = try f.payment(to: CoreTests.dollars, amount: "10000.00")
         #expect([converted["creditAmount"], converted["rate"], converted["ratePair"]] == ["106.50", "93.893387", "USD/RUB"])
+    }
+
+    @Test("a row changed after the read is refused with 40001 at commit though its query runs from the session's kept plan")
+    func keptPlanStillRefusesAChangedRow() throws {
+        let f = try Fixture(engine: .postgres)
+        guard case .postgres(let address) = f.location else { Issue.record("not on PostgreSQL"); return }
+        _ = try f.ledger.signAndPost(try f.payment(amount: "1.00"), code: f.nextCode())
+        let store = try PostgresStore(address: address)
+        defer { try? store.close() }
+        let query = "SELECT number, balance FROM accounts WHERE number = '40817810438000000001'"
+        // The digest the read round answers, and the one the released step's rbs_v19_digest makes of the same rows.
+        func digests() throws -> (read: String?, released: String?) {
+            try store.read { db in
+                (try db.value(String.self, "SELECT value_text FROM rbs_v21_read('{}', ARRAY[?::text], ARRAY[0::BIGINT]) WHERE kind = 'digest'", query),
+                 try db.value(String.self, "SELECT rbs_v19_digest(?::text)", query))
+            }
+        }
+        /// The commit's check of `query` against `digest`: the SQLSTATE it refused with, "" when it passed.
+        func commitState(_ digest: String) throws -> String {
+            try store.read { db in
+                do {
+                    _ = try db.rows("SELECT journal_base FROM rbs_v21_commit(ARRAY[?::text], ARRAY[?::text])", query, digest)
+                    return ""
+                } catch let refusal as PostgresRefusal {
+                    return refusal.sqlState
+                }
+            }
+        }
+        let before = try digests()
+        #expect(before.read != nil)
+        #expect(before.read == before.released)
+        let read = try #require(before.read)
+        // Unchanged rows pass, the first time (the plan made) and the second (the kept plan run).
+        #expect(try commitState(read) == "")
+        #expect(try commitState(read) == "")
+        _ = try f.ledger.signAndPost(try f.payment(amount: "2.00"), code: f.nextCode())
+        #expect(try commitState(read) == "40001")
+        let after = try digests()
+        #expect(after.read == after.released)
+        #expect(after.read != before.read)
+        #expect(try commitState(try #require(after.read)) == "")
+    }
+
+    @Test("the session keeps at most 32 planned queries: one-off queries do not pile up")
+    func keptPlansAreBounded() throws {
+        let f = try Fixture(engine: .postgres)
+        guard case .postgres(let address) = f.location else { Issue.record("not on PostgreSQL"); return }
+        let store = try PostgresStore(address: address)
+        defer { try? store.close() }
+        let (kept, digests) = try store.read { db in
+            let queries = (1...40).map { "SELECT \($0) AS n" }
+            let list = queries.map { "'\($0)'" }.joined(separator: ", ")
+            let digests = try db.values(String.self, """
+                SELECT value_text FROM rbs_v21_read('{}', ARRAY[\(list)], array_fill(0::BIGINT, ARRAY[40])) WHERE kind = 'digest'
+                """)
+            let kept = try db.value(Int64.self, "SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'rbs\\_v21\\_%'")
+            return (kept, digests)
+        }
+        #expect(digests.count == 40)
+        #expect(digests.first == Insecure.MD5.hash(data: Data(#"{"n":1}"#.utf8)).map { String(format: "%02x", $0) }.joined())
+        #expect((1...32).contains(try #require(kept)))
     }
 
     @Test("a database without the step's functions numbers in the body as before, and the chain goes on after the step")

@@ -643,6 +643,16 @@ enum LedgerSchema {
             LANGUAGE plpgsql AS $fn$
         """
 
+    /// What `rbs_v19_commit` and `rbs_v21_commit` answer after their writes: the ledger's tip and the bank's code state.
+    private static let tipAnswer = """
+                (SELECT l.ledger_id FROM ledger_identity l WHERE l.id = 1),
+                coalesce((SELECT j.seq FROM journal j ORDER BY j.seq DESC LIMIT 1), 0::BIGINT),
+                (SELECT j.hash FROM journal j ORDER BY j.seq DESC LIMIT 1),
+                (SELECT c.last_step FROM code_state c WHERE c.id = 1),
+                coalesce((SELECT c.failures FROM code_state c WHERE c.id = 1), 0::BIGINT),
+                (SELECT c.locked_until_ms FROM code_state c WHERE c.id = 1);
+        """
+
     private static func oneCallWrites(_ db: any SQLTransaction) throws {
         guard db.dialect == .postgres else { return }
         try db.executeScript("""
@@ -721,12 +731,7 @@ enum LedgerSchema {
                     END IF;
                 END LOOP;
                 RETURN QUERY SELECT
-                    (SELECT l.ledger_id FROM ledger_identity l WHERE l.id = 1),
-                    coalesce((SELECT j.seq FROM journal j ORDER BY j.seq DESC LIMIT 1), 0::BIGINT),
-                    (SELECT j.hash FROM journal j ORDER BY j.seq DESC LIMIT 1),
-                    (SELECT c.last_step FROM code_state c WHERE c.id = 1),
-                    coalesce((SELECT c.failures FROM code_state c WHERE c.id = 1), 0::BIGINT),
-                    (SELECT c.locked_until_ms FROM code_state c WHERE c.id = 1);
+            \(tipAnswer)
             END $fn$;
             CREATE OR REPLACE PROCEDURE rbs_v19_commit_durably(statements TEXT[], digests TEXT[],
                 INOUT tip_ledger_id TEXT DEFAULT NULL, INOUT tip_seq BIGINT DEFAULT NULL, INOUT tip_hash BYTEA DEFAULT NULL,
@@ -760,15 +765,53 @@ enum LedgerSchema {
             CREATE OR REPLACE FUNCTION rbs_v21_seq(k BIGINT) RETURNS BIGINT LANGUAGE sql VOLATILE AS $fn$
                 SELECT current_setting('rbs.journal_base')::BIGINT + k
             $fn$;
-            CREATE OR REPLACE FUNCTION rbs_v21_prev(k BIGINT) RETURNS BYTEA LANGUAGE sql VOLATILE AS $fn$
-                SELECT CASE WHEN rbs_v21_seq(k) = 1 THEN decode(repeat('00', 32), 'hex')
-                            ELSE (SELECT j.hash FROM journal j WHERE j.seq = rbs_v21_seq(k) - 1) END
-            $fn$;
-            CREATE OR REPLACE FUNCTION rbs_v21_hash(k BIGINT, part_before BYTEA, part_between BYTEA) RETURNS BYTEA LANGUAGE sql VOLATILE AS $fn$
-                SELECT sha256(part_before || int4send(octet_length(x.number)) || convert_to(x.number, 'UTF8')
-                              || part_between || int4send(length(x.previous)) || x.previous)
-                FROM (SELECT rbs_v21_seq(k)::TEXT AS number, rbs_v21_prev(k) AS previous) AS x
-            $fn$;
+            -- plpgsql, not sql: a sql function that is not inlined (these read the journal) is planned again on
+            -- every call of the statement that calls it; plpgsql keeps its plans for the session.
+            CREATE OR REPLACE FUNCTION rbs_v21_prev(k BIGINT) RETURNS BYTEA LANGUAGE plpgsql VOLATILE AS $fn$
+            DECLARE number BIGINT := rbs_v21_seq(k);
+            BEGIN
+                IF number = 1 THEN
+                    RETURN decode(repeat('00', 32), 'hex');
+                END IF;
+                RETURN (SELECT j.hash FROM journal j WHERE j.seq = number - 1);
+            END $fn$;
+            CREATE OR REPLACE FUNCTION rbs_v21_hash(k BIGINT, part_before BYTEA, part_between BYTEA) RETURNS BYTEA LANGUAGE plpgsql VOLATILE AS $fn$
+            DECLARE
+                number TEXT := rbs_v21_seq(k)::TEXT;
+                previous BYTEA := rbs_v21_prev(k);
+            BEGIN
+                RETURN sha256(part_before || int4send(octet_length(number)) || convert_to(number, 'UTF8')
+                              || part_between || int4send(length(previous)) || previous);
+            END $fn$;
+            -- The rows of one query, each as its JSON text, in the query's order (the bytes rbs_v19_digest joins and
+            -- hashes), from a prepared statement the session keeps under a name made of the query's SHA-256: the
+            -- same query asked again (a host's account, key, code state, policy: every payment; the read round's
+            -- queries again at commit) runs its plan instead of being parsed and planned anew, which was most of
+            -- their cost. The name is 220 bits of the SHA-256 of the exact text, so a different text never runs
+            -- under it; at 32 kept statements the session drops them all and starts again (one-off queries such
+            -- as a document id's do not accumulate). A statement stays valid across schema changes (PostgreSQL
+            -- re-plans it), and PREPARE is not undone by a rollback, so a refused commit keeps its plans too.
+            CREATE OR REPLACE FUNCTION rbs_v21_lines(query TEXT) RETURNS TEXT[] LANGUAGE plpgsql AS $fn$
+            DECLARE
+                statement_name TEXT := 'rbs_v21_' || substr(encode(sha256(convert_to(query, 'UTF8')), 'hex'), 1, 55);
+                lines TEXT[];
+                kept RECORD;
+            BEGIN
+                BEGIN
+                    EXECUTE 'EXECUTE ' || statement_name INTO lines;
+                    RETURN lines;
+                EXCEPTION WHEN invalid_sql_statement_name THEN
+                    NULL;
+                END;
+                IF (SELECT count(*) FROM pg_prepared_statements p WHERE p.name LIKE 'rbs\\_v21\\_%') >= 32 THEN
+                    FOR kept IN SELECT p.name FROM pg_prepared_statements p WHERE p.name LIKE 'rbs\\_v21\\_%' LOOP
+                        EXECUTE 'DEALLOCATE ' || quote_ident(kept.name);
+                    END LOOP;
+                END IF;
+                EXECUTE 'PREPARE ' || statement_name || ' AS SELECT array_agg(to_json(t)::text) FROM (' || query || ') AS t';
+                EXECUTE 'EXECUTE ' || statement_name INTO lines;
+                RETURN lines;
+            END $fn$;
             CREATE OR REPLACE FUNCTION rbs_v21_base() RETURNS BIGINT LANGUAGE plpgsql VOLATILE AS $fn$
             DECLARE base BIGINT;
             BEGIN
@@ -780,10 +823,8 @@ enum LedgerSchema {
             DECLARE
                 i INT;
                 done BIGINT := 0;
-                r RECORD;
-                n BIGINT;
-                line TEXT;
-                joined TEXT;
+                n INT;
+                lines TEXT[];
                 a_query INT[] := '{}';
                 a_row BIGINT[] := '{}';
                 a_json TEXT[] := '{}';
@@ -792,9 +833,9 @@ enum LedgerSchema {
             BEGIN
                 PERFORM rbs_v21_base();
                 -- As rbs_v19_read (the writes run only to read after them, then undone; a write that would wait is
-                -- skipped), but each query runs once: its digest is made from the rows as they are read (the bytes
-                -- rbs_v19_digest makes: each row's JSON, joined by newlines), and the rows are split into cells in
-                -- one statement at the end instead of one array append per cell.
+                -- skipped), but each query runs once, from its kept plan (rbs_v21_lines): its digest is made from
+                -- the rows as they are read (the bytes rbs_v19_digest makes: each row's JSON, joined by newlines),
+                -- and the rows are split into cells in one statement at the end.
                 PERFORM set_config('lock_timeout', '5ms', true);
                 BEGIN
                     FOR i IN 1 .. coalesce(array_length(queries, 1), 0) LOOP
@@ -806,18 +847,13 @@ enum LedgerSchema {
                                 NULL;
                             END;
                         END LOOP;
-                        n := 0;
-                        joined := NULL;
-                        FOR r IN EXECUTE queries[i] LOOP
-                            n := n + 1;
-                            line := to_json(r)::text;
-                            joined := CASE WHEN n = 1 THEN line ELSE joined || chr(10) || line END;
-                            a_query := a_query || i;
-                            a_row := a_row || n;
-                            a_json := a_json || line;
-                        END LOOP;
+                        lines := coalesce(rbs_v21_lines(queries[i]), '{}');
+                        n := coalesce(array_length(lines, 1), 0);
+                        a_query := a_query || array_fill(i, ARRAY[n]);
+                        a_row := a_row || ARRAY(SELECT generate_series(1::BIGINT, n::BIGINT));
+                        a_json := a_json || lines;
                         d_query := d_query || i;
-                        d_digest := d_digest || md5(coalesce(joined, ''));
+                        d_digest := d_digest || md5(array_to_string(lines, chr(10)));
                     END LOOP;
                     RAISE EXCEPTION 'the writes were run only to read after them' USING ERRCODE = 'RBS01';
                 EXCEPTION WHEN SQLSTATE 'RBS01' THEN
@@ -836,13 +872,26 @@ enum LedgerSchema {
                 RETURNS TABLE (journal_base BIGINT, tip_ledger_id TEXT, tip_seq BIGINT, tip_hash BYTEA, code_step BIGINT,
                                code_failures BIGINT, code_locked_until BIGINT)
                 LANGUAGE plpgsql AS $fn$
-            DECLARE base BIGINT;
+            DECLARE
+                base BIGINT;
+                i INT;
             BEGIN
-                -- The tip read once, under the lock rbs_v19_commit takes again (it is the same lock, held already).
+                -- rbs_v19_commit's check and writes, under the same lock, with the tip read once for the numbers;
+                -- each query's rows come from its kept plan (rbs_v21_lines) and are compared by the digest
+                -- rbs_v19_digest makes of them (an MD5 of each row's JSON, joined by newlines): a difference
+                -- refuses the whole as a serialisation failure, as there.
                 PERFORM pg_advisory_xact_lock(\(PostgresStore.ledgerLock));
                 base := rbs_v21_base();
-                RETURN QUERY SELECT base, c.tip_ledger_id, c.tip_seq, c.tip_hash, c.code_step, c.code_failures, c.code_locked_until
-                    FROM rbs_v19_commit(statements, digests) AS c;
+                FOR i IN 1 .. coalesce(array_length(statements, 1), 0) LOOP
+                    IF digests[i] = '' THEN
+                        EXECUTE statements[i];
+                    ELSIF md5(array_to_string(coalesce(rbs_v21_lines(statements[i]), '{}'), chr(10))) IS DISTINCT FROM digests[i] THEN
+                        RAISE EXCEPTION 'rows this transaction read changed before it committed (statement %)', i
+                            USING ERRCODE = '40001';
+                    END IF;
+                END LOOP;
+                RETURN QUERY SELECT base,
+            \(tipAnswer)
             END $fn$;
             CREATE OR REPLACE PROCEDURE rbs_v21_commit_durably(statements TEXT[], digests TEXT[],
                 INOUT journal_base BIGINT DEFAULT NULL,
