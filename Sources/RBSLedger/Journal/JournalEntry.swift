@@ -83,17 +83,24 @@ public struct JournalEntry: Sendable, Hashable {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(before.count + between.count + 60)
         buffer.append(contentsOf: before)
-        appendPart(Array(String(sequence).utf8), to: &buffer)
+        appendPart(String(sequence).utf8, to: &buffer)
         buffer.append(contentsOf: between)
-        appendPart(Array(previousHash), to: &buffer)
+        appendPart(previousHash, to: &buffer)
         return Data(SHA256.hash(data: buffer))
     }
 
     /// A part of the hashed bytes: its 4-byte big-endian length, then its bytes.
-    private static func appendPart(_ bytes: [UInt8], to buffer: inout [UInt8]) {
-        let n = UInt32(bytes.count)
-        buffer.append(contentsOf: [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)])
+    private static func appendPart(_ bytes: some Collection<UInt8>, to buffer: inout [UInt8]) {
+        appendLength(UInt32(bytes.count), to: &buffer)
         buffer.append(contentsOf: bytes)
+    }
+
+    /// A part's length as 4 bytes, big-endian (0xFFFFFFFF, with no bytes after it, for an absent optional).
+    private static func appendLength(_ n: UInt32, to buffer: inout [UInt8]) {
+        buffer.append(UInt8(n >> 24))
+        buffer.append(UInt8(n >> 16 & 0xFF))
+        buffer.append(UInt8(n >> 8 & 0xFF))
+        buffer.append(UInt8(n & 0xFF))
     }
 
     /// The hashed bytes around the two parts that depend on the entry's place in the chain: `before` the sequence
@@ -101,26 +108,18 @@ public struct JournalEntry: Sendable, Hashable {
     /// the server at commit sends these, and the server hashes them with the number and predecessor it binds.
     var hashedParts: (before: [UInt8], between: [UInt8]) {
         var before: [UInt8] = []
+        Self.appendPart((secondOf != nil ? "RBSJ4" : basketId != nil ? "RBSJ3" : authorization == nil ? "RBSJ1" : "RBSJ2").utf8,
+                        to: &before)
         var buffer: [UInt8] = []
         buffer.reserveCapacity(256 + document.count + signature.count)
-        func length(_ n: UInt32) {
-            buffer.append(UInt8(n >> 24))
-            buffer.append(UInt8(n >> 16 & 0xFF))
-            buffer.append(UInt8(n >> 8 & 0xFF))
-            buffer.append(UInt8(n & 0xFF))
-        }
         func part(_ bytes: Data?) {
-            guard let bytes else { return length(0xFFFF_FFFF) }
-            length(UInt32(bytes.count))
-            bytes.withUnsafeBytes { buffer.append(contentsOf: $0) }
+            guard let bytes else { return Self.appendLength(0xFFFF_FFFF, to: &buffer) }
+            Self.appendPart(bytes, to: &buffer)
         }
         func text(_ value: String?) {
-            guard let value else { return length(0xFFFF_FFFF) }
-            length(UInt32(value.utf8.count))
-            buffer.append(contentsOf: value.utf8)
+            guard let value else { return Self.appendLength(0xFFFF_FFFF, to: &buffer) }
+            Self.appendPart(value.utf8, to: &buffer)
         }
-        text(secondOf != nil ? "RBSJ4" : basketId != nil ? "RBSJ3" : authorization == nil ? "RBSJ1" : "RBSJ2")
-        swap(&before, &buffer)
         text(kind.rawValue)
         text(documentId)
         part(document)
