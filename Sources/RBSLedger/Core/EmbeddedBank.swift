@@ -15,6 +15,9 @@ public struct EmbeddedBank: Sendable {
     /// never changes, so a draft between accounts already seen needs no round trip to the database.
     let currencies = AccountCurrencies()
 
+    /// A document's entries in the journal, newest first: by the compact indexed key, then the full id.
+    static let journalByDocumentQuery = "SELECT * FROM journal WHERE document_key = ? AND document_id = ? ORDER BY seq DESC"
+
     /// Every account of the core in list order: the bank's own view (`verify`, tests). A party is shown only its
     /// own accounts (``Ledger/accounts(of:)``).
     public func accounts() throws(LedgerError) -> [Account] {
@@ -132,8 +135,7 @@ public struct EmbeddedBank: Sendable {
             }
             // By the compact indexed key, then the full id (the key alone may be shared by different ids).
             let key = JournalEntry.documentKey(of: id, createdAtMilliseconds: signed.document.createdAtMilliseconds)
-            if let row = try db.rows("SELECT * FROM journal WHERE document_key = ? AND document_id = ? ORDER BY seq DESC",
-                                     arguments: [.integer(key), .text(id)]).first {
+            if let row = try db.rows(Self.journalByDocumentQuery, arguments: [.integer(key), .text(id)]).first {
                 let outcome = try Self.outcome(of: try JournalEntry(row: row), in: db)
                 state.settled[id] = outcome
                 outcomes.append(outcome)
