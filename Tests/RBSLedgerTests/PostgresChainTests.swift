@@ -132,7 +132,22 @@ struct PostgresChainTests {
         _ = try f.ledger.signAndPost(document, code: f.nextCode())
         _ = try f.ledger.signAndPost(document, code: f.nextCode())
         #expect(try f.balance(account) == opening - 33)
-        try PostgresChainTests.expectChained(f.ledger, count: 8)
+        // A request id `serve` was given is a once-only lookup too: one round trip; the same request again (a client
+        // retrying) is refused on the presumption, read, and answered with the first outcome.
+        let request = try LedgerRequest(id: "pay-9")
+        let first = try f.payment(amount: "9.00")
+        let firstCode = f.nextCode()
+        let before = try #require(f.ledger.databaseRoundTrips)
+        guard case .posted(let receipt9) = try f.ledger.signAndPost(first, code: firstCode, request: request) else {
+            Issue.record("the payment with a request id was not posted"); return
+        }
+        #expect(try #require(f.ledger.databaseRoundTrips) - before == 1)
+        guard case .posted(let again) = try f.ledger.signAndPost(try f.payment(amount: "9.00"), code: f.nextCode(), request: request) else {
+            Issue.record("the request sent again was not answered with its first outcome"); return
+        }
+        #expect(again.sequence == receipt9.sequence && again.documentId == receipt9.documentId)
+        #expect(try f.balance(account) == opening - 42)
+        try PostgresChainTests.expectChained(f.ledger, count: 9)
     }
 
     @Test("a basket, a second signer's entry naming an earlier one, a fee leg and a refusal with its facts: numbered and chained in the server")

@@ -75,9 +75,10 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
     /// The texts of the queries answered so that are once-only id lookups: no use to answer again after the commit.
     private var presumedTexts: Set<String> = []
 
-    /// The lookups of a once-only id (a document's id in the journal): made fresh by every payment, so never among
-    /// the answers kept, and almost always empty. Presumed empty; the commit's check catches the rare repeat.
-    static let presumedEmpty: Set<String> = [EmbeddedBank.journalByDocumentQuery]
+    /// The lookups of a once-only id (a document's id in the journal, a request id `serve` was given): made fresh by
+    /// every payment, so never among the answers kept, and almost always empty. Presumed empty; the commit's check
+    /// catches the rare repeat (a request sent again), which is then read and answered with its first outcome.
+    static let presumedEmpty: Set<String> = [EmbeddedBank.journalByDocumentQuery, LedgerRequest.sequenceQuery]
     /// The digest of no rows (`md5('')`, as `rbs_v21_read` and `rbs_v21_commit` make it).
     static let emptyDigest = "d41d8cd98f00b204e9800998ecf8427e"
 
