@@ -911,8 +911,9 @@ enum LedgerSchema {
             """)
     }
 
-    /// Schema step `v22-answers-after-commit` (issue #30): the commit also answers, after its writes and before it
-    /// commits, the rows and digests of the queries the host names (`after_queries`): what those queries give now.
+    /// Schema step `v22-answers-after-commit` (issue #30): the commit also answers, once its writes are committed
+    /// (and the ledger's lock released), the rows and digests of the queries the host names (`after_queries`): what
+    /// those queries give now.
     /// The host keeps them, and a next payment whose queries are all among them (or are once-only id lookups, which
     /// are presumed empty) commits in ONE round trip on them: the commit checks every query's digest under the
     /// ledger's lock as always, so a row changed meanwhile refuses it as a serialisation failure, and the host then
@@ -962,9 +963,16 @@ enum LedgerSchema {
                 SELECT c.journal_base, c.tip_ledger_id, c.tip_seq, c.tip_hash, c.code_step, c.code_failures, c.code_locked_until
                     INTO journal_base, tip_ledger_id, tip_seq, tip_hash, code_step, code_failures, code_locked_until
                     FROM rbs_v21_commit(statements, digests) AS c;
-                answers := rbs_v22_answers(after_queries);
                 -- Committed before the answer row is sent (as rbs_v21_commit_durably): an answer means a durable commit.
+                -- The COMMIT also ends the ledger's lock, so the answers below are read outside it (in the next
+                -- transaction: the committed rows, this payment's writes among them) and never hold up another host.
                 COMMIT;
+                -- The payment is committed: nothing here may fail it. Answers that cannot be read are simply none.
+                BEGIN
+                    answers := rbs_v22_answers(after_queries);
+                EXCEPTION WHEN OTHERS THEN
+                    answers := NULL;
+                END;
             END $fn$;
             """)
     }
