@@ -827,12 +827,7 @@ enum LedgerSchema {
                 i INT;
                 done BIGINT := 0;
                 n INT;
-                lines TEXT[];
-                a_query INT[] := '{}';
-                a_row BIGINT[] := '{}';
-                a_json TEXT[] := '{}';
-                d_query INT[] := '{}';
-                d_digest TEXT[] := '{}';
+                \(linesVariables)
             BEGIN
                 PERFORM rbs_v21_base();
                 -- As rbs_v19_read (the writes run only to read after them, then undone; a write that would wait is
@@ -850,25 +845,14 @@ enum LedgerSchema {
                                 NULL;
                             END;
                         END LOOP;
-                        lines := coalesce(rbs_v21_lines(queries[i]), '{}');
-                        n := coalesce(array_length(lines, 1), 0);
-                        a_query := a_query || array_fill(i, ARRAY[n]);
-                        a_row := a_row || ARRAY(SELECT generate_series(1::BIGINT, n::BIGINT));
-                        a_json := a_json || lines;
-                        d_query := d_query || i;
-                        d_digest := d_digest || md5(array_to_string(lines, chr(10)));
+                        \(collectLines)
                     END LOOP;
                     RAISE EXCEPTION 'the writes were run only to read after them' USING ERRCODE = 'RBS01';
                 EXCEPTION WHEN SQLSTATE 'RBS01' THEN
                     NULL;
                 END;
                 RETURN QUERY SELECT c.qi, c.rn, c.ci, c.cn, c.ck, c.cv FROM (
-                    SELECT q.qi, q.rn, e.position AS ci, e.key AS cn, json_typeof(e.value) AS ck, e.value #>> '{}' AS cv
-                        FROM unnest(a_query, a_row, a_json) AS q (qi, rn, j)
-                        CROSS JOIN LATERAL json_each(q.j::json) WITH ORDINALITY AS e (key, value, position)
-                    UNION ALL
-                    SELECT d.qi, 0::BIGINT, 0::BIGINT, NULL::TEXT, 'digest'::TEXT, d.dg
-                        FROM unnest(d_query, d_digest) AS d (qi, dg)
+                    \(cellsOfLines)
                 ) AS c ORDER BY c.qi, c.rn = 0, c.rn, c.ci;
             END $fn$;
             CREATE OR REPLACE FUNCTION rbs_v21_commit(statements TEXT[], digests TEXT[])
@@ -911,6 +895,36 @@ enum LedgerSchema {
             """)
     }
 
+    /// The variables `collectLines` and `cellsOfLines` use (rbs_v21_read, rbs_v22_answers).
+    private static let linesVariables = """
+        lines TEXT[];
+                a_query INT[] := '{}';
+                a_row BIGINT[] := '{}';
+                a_json TEXT[] := '{}';
+                d_query INT[] := '{}';
+                d_digest TEXT[] := '{}';
+        """
+    /// Query `i`'s rows from its kept plan (rbs_v21_lines), gathered for `cellsOfLines`, and its digest (the bytes
+    /// rbs_v19_digest makes: each row's JSON, joined by newlines).
+    private static let collectLines = """
+        lines := coalesce(rbs_v21_lines(queries[i]), '{}');
+                        n := coalesce(array_length(lines, 1), 0);
+                        a_query := a_query || array_fill(i, ARRAY[n]);
+                        a_row := a_row || ARRAY(SELECT generate_series(1::BIGINT, n::BIGINT));
+                        a_json := a_json || lines;
+                        d_query := d_query || i;
+                        d_digest := d_digest || md5(array_to_string(lines, chr(10)));
+        """
+    /// The gathered rows split into cells (query, row, column, name, JSON kind, value), then a digest row per query.
+    private static let cellsOfLines = """
+        SELECT q.qi, q.rn, e.position AS ci, e.key AS cn, json_typeof(e.value) AS ck, e.value #>> '{}' AS cv
+                                FROM unnest(a_query, a_row, a_json) AS q (qi, rn, j)
+                                CROSS JOIN LATERAL json_each(q.j::json) WITH ORDINALITY AS e (key, value, position)
+                            UNION ALL
+                            SELECT d.qi, 0::BIGINT, 0::BIGINT, NULL::TEXT, 'digest'::TEXT, d.dg
+                                FROM unnest(d_query, d_digest) AS d (qi, dg)
+        """
+
     /// Schema step `v22-answers-after-commit` (issue #30): the commit also answers, once its writes are committed
     /// (and the ledger's lock released), the rows and digests of the queries the host names (`after_queries`): what
     /// those queries give now.
@@ -927,30 +941,14 @@ enum LedgerSchema {
             DECLARE
                 i INT;
                 n INT;
-                lines TEXT[];
-                a_query INT[] := '{}';
-                a_row BIGINT[] := '{}';
-                a_json TEXT[] := '{}';
-                d_query INT[] := '{}';
-                d_digest TEXT[] := '{}';
+                \(linesVariables)
             BEGIN
                 FOR i IN 1 .. coalesce(array_length(queries, 1), 0) LOOP
-                    lines := coalesce(rbs_v21_lines(queries[i]), '{}');
-                    n := coalesce(array_length(lines, 1), 0);
-                    a_query := a_query || array_fill(i, ARRAY[n]);
-                    a_row := a_row || ARRAY(SELECT generate_series(1::BIGINT, n::BIGINT));
-                    a_json := a_json || lines;
-                    d_query := d_query || i;
-                    d_digest := d_digest || md5(array_to_string(lines, chr(10)));
+                    \(collectLines)
                 END LOOP;
                 RETURN (SELECT coalesce(json_agg(json_build_array(c.qi, c.rn, c.ci, c.cn, c.ck, c.cv)
                                                  ORDER BY c.qi, c.rn = 0, c.rn, c.ci), '[]')::text FROM (
-                    SELECT q.qi, q.rn, e.position AS ci, e.key AS cn, json_typeof(e.value) AS ck, e.value #>> '{}' AS cv
-                        FROM unnest(a_query, a_row, a_json) AS q (qi, rn, j)
-                        CROSS JOIN LATERAL json_each(q.j::json) WITH ORDINALITY AS e (key, value, position)
-                    UNION ALL
-                    SELECT d.qi, 0::BIGINT, 0::BIGINT, NULL::TEXT, 'digest'::TEXT, d.dg
-                        FROM unnest(d_query, d_digest) AS d (qi, dg)
+                    \(cellsOfLines)
                 ) AS c);
             END $fn$;
             CREATE OR REPLACE PROCEDURE rbs_v22_commit_durably(statements TEXT[], digests TEXT[], after_queries TEXT[],
