@@ -881,20 +881,28 @@ enum LedgerSchema {
             \(tipAnswer)
             END $fn$;
             CREATE OR REPLACE PROCEDURE rbs_v21_commit_durably(statements TEXT[], digests TEXT[],
-                INOUT journal_base BIGINT DEFAULT NULL,
-                INOUT tip_ledger_id TEXT DEFAULT NULL, INOUT tip_seq BIGINT DEFAULT NULL, INOUT tip_hash BYTEA DEFAULT NULL,
-                INOUT code_step BIGINT DEFAULT NULL, INOUT code_failures BIGINT DEFAULT NULL, INOUT code_locked_until BIGINT DEFAULT NULL)
+                \(durableCommitParameters))
                 LANGUAGE plpgsql AS $fn$
             BEGIN
-                SELECT c.journal_base, c.tip_ledger_id, c.tip_seq, c.tip_hash, c.code_step, c.code_failures, c.code_locked_until
-                    INTO journal_base, tip_ledger_id, tip_seq, tip_hash, code_step, code_failures, code_locked_until
-                    FROM rbs_v21_commit(statements, digests) AS c;
+                \(durableCommitCall)
                 -- Committed before the answer row is sent (as rbs_v19_commit_durably): an answer means a durable commit.
                 COMMIT;
             END $fn$;
             """)
     }
 
+    /// What `rbs_v21_commit_durably` and `rbs_v22_commit_durably` answer of the commit (`rbs_v21_commit`'s row)...
+    private static let durableCommitParameters = """
+        INOUT journal_base BIGINT DEFAULT NULL,
+                        INOUT tip_ledger_id TEXT DEFAULT NULL, INOUT tip_seq BIGINT DEFAULT NULL, INOUT tip_hash BYTEA DEFAULT NULL,
+                        INOUT code_step BIGINT DEFAULT NULL, INOUT code_failures BIGINT DEFAULT NULL, INOUT code_locked_until BIGINT DEFAULT NULL
+        """
+    /// ...and how they run it into those parameters.
+    private static let durableCommitCall = """
+        SELECT c.journal_base, c.tip_ledger_id, c.tip_seq, c.tip_hash, c.code_step, c.code_failures, c.code_locked_until
+                            INTO journal_base, tip_ledger_id, tip_seq, tip_hash, code_step, code_failures, code_locked_until
+                            FROM rbs_v21_commit(statements, digests) AS c;
+        """
     /// The variables `collectLines` and `cellsOfLines` use (rbs_v21_read, rbs_v22_answers).
     private static let linesVariables = """
         lines TEXT[];
@@ -952,15 +960,11 @@ enum LedgerSchema {
                 ) AS c);
             END $fn$;
             CREATE OR REPLACE PROCEDURE rbs_v22_commit_durably(statements TEXT[], digests TEXT[], after_queries TEXT[],
-                INOUT journal_base BIGINT DEFAULT NULL,
-                INOUT tip_ledger_id TEXT DEFAULT NULL, INOUT tip_seq BIGINT DEFAULT NULL, INOUT tip_hash BYTEA DEFAULT NULL,
-                INOUT code_step BIGINT DEFAULT NULL, INOUT code_failures BIGINT DEFAULT NULL, INOUT code_locked_until BIGINT DEFAULT NULL,
+                \(durableCommitParameters),
                 INOUT answers TEXT DEFAULT NULL)
                 LANGUAGE plpgsql AS $fn$
             BEGIN
-                SELECT c.journal_base, c.tip_ledger_id, c.tip_seq, c.tip_hash, c.code_step, c.code_failures, c.code_locked_until
-                    INTO journal_base, tip_ledger_id, tip_seq, tip_hash, code_step, code_failures, code_locked_until
-                    FROM rbs_v21_commit(statements, digests) AS c;
+                \(durableCommitCall)
                 -- Committed before the answer row is sent (as rbs_v21_commit_durably): an answer means a durable commit.
                 -- The COMMIT also ends the ledger's lock, so the answers below are read outside it (in the next
                 -- transaction: the committed rows, this payment's writes among them) and never hold up another host.
