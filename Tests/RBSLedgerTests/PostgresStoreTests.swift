@@ -16,6 +16,23 @@ struct PostgresTextTests {
         #expect(PostgresSQL.numbered("SELECT 1").sql == "SELECT 1")
     }
 
+    @Test("values written into a statement: quotes doubled, bytes as hex, numbers typed; ? in quotes and comments kept; the same text twice gives the same")
+    func inlinesValues() {
+        let sql = "INSERT INTO t VALUES (?, '?', ?, ?, \"a?b\", ?) -- ?\n RETURNING ?"
+        let arguments: [SQLValue] = [.text("it's O'Brien; DROP TABLE t; --"), .integer(-42), .blob(Data([0x00, 0xAB, 0xFF])),
+                                     .null, .text("привет ?")]
+        let expected = "INSERT INTO t VALUES ('it''s O''Brien; DROP TABLE t; --'::text, '?', (-42)::int8, '\\x00abff'::bytea, "
+            + "\"a?b\", NULL) -- ?\n RETURNING 'привет ?'::text"
+        #expect(PostgresSQL.inlined(sql, arguments) == expected)
+        // The placeholders' places are kept after the first time: asked again, the same answer.
+        #expect(PostgresSQL.inlined(sql, arguments) == expected)
+        #expect(PostgresSQL.placeholderOffsets(sql).count == 5)
+        #expect(PostgresSQL.inlined(sql, Array(arguments.dropLast())) == nil)
+        #expect(PostgresSQL.inlined("SELECT 1", []) == "SELECT 1")
+        #expect(PostgresSQL.inlined("SELECT ?", [.text("")]) == "SELECT ''::text")
+        #expect(PostgresSQL.literal(.text("'")) == "''''::text")
+    }
+
     @Test("a script is cut at the semicolons between statements, not at one inside a function body or a string")
     func splitsScripts() {
         let script = """
@@ -369,6 +386,27 @@ struct PostgresStoreTests {
         #expect(ten <= 2, "a batch of ten took \(ten) round trips")
         #expect(try f.ledger.journal.verify() == .ok(13))
         #expect(try f.balance(account) == opening - 34)
+    }
+
+    @Test("a draft between accounts drafted between before asks PostgreSQL nothing: an account's currency never changes")
+    func draftsBetweenKnownAccountsAskNothing() throws {
+        let f = try Fixture(engine: .postgres)
+        let account = "40817810438000000001"
+        let other = try #require(try f.ledger.bank.accounts().first { $0.number != account && $0.currency == "RUB" }?.number)
+        func draft() throws -> Document {
+            try f.ledger.draft(operation: "transfer.own", plugin: "test", pluginVersion: "1", fields: [
+                DocumentField("from", account), DocumentField("account", other), DocumentField("amount", "5.00"),
+                DocumentField("currency", "RUB"),
+            ])
+        }
+        let before = try #require(f.ledger.databaseRoundTrips)
+        _ = try draft()
+        let first = try #require(f.ledger.databaseRoundTrips) - before
+        #expect(first == 1, "the first draft between the two accounts took \(first) round trips")
+        let again = try #require(f.ledger.databaseRoundTrips)
+        let second = try draft()
+        #expect(try #require(f.ledger.databaseRoundTrips) - again == 0)
+        #expect(second["account"] == other && second["amount"] == "5.00")
     }
 
     @Test("payments do not wait for a transaction in flight on other rows: no lock is held between its round trips")

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import RBSMoney
+import Synchronization
 
 /// The embedded core bank: the customer's accounts and the postings between them, in `rbs.sqlite`.
 ///
@@ -10,6 +11,12 @@ import RBSMoney
 public struct EmbeddedBank: Sendable {
     let database: LedgerDatabase
     let clock: @Sendable () -> Date
+    /// The accounts' currencies read so far (``quoted(_:)``): an account's currency is set when it is opened and
+    /// never changes, so a draft between accounts already seen needs no round trip to the database.
+    let currencies = AccountCurrencies()
+
+    /// A document's entries in the journal, newest first: by the compact indexed key, then the full id.
+    static let journalByDocumentQuery = "SELECT * FROM journal WHERE document_key = ? AND document_id = ? ORDER BY seq DESC"
 
     /// Every account of the core in list order: the bank's own view (`verify`, tests). A party is shown only its
     /// own accounts (``Ledger/accounts(of:)``).
@@ -128,8 +135,7 @@ public struct EmbeddedBank: Sendable {
             }
             // By the compact indexed key, then the full id (the key alone may be shared by different ids).
             let key = JournalEntry.documentKey(of: id, createdAtMilliseconds: signed.document.createdAtMilliseconds)
-            if let row = try db.rows("SELECT * FROM journal WHERE document_key = ? AND document_id = ? ORDER BY seq DESC",
-                                     arguments: [.integer(key), .text(id)]).first {
+            if let row = try db.rows(Self.journalByDocumentQuery, arguments: [.integer(key), .text(id)]).first {
                 let outcome = try Self.outcome(of: try JournalEntry(row: row), in: db)
                 state.settled[id] = outcome
                 outcomes.append(outcome)
@@ -462,11 +468,19 @@ public struct EmbeddedBank: Sendable {
         // Both accounts' currencies in one statement (one round trip on PostgreSQL): most drafts stop here, in one
         // currency; only a conversion reads the rates too. An account's currency never changes, so the two reads
         // need not share a snapshot.
-        let currencies = try database.query("SELECT number, currency FROM accounts WHERE number IN (?, ?)", [.text(from), .text(to)]) { rows in
-            Dictionary(try rows.map { row in (try row.decode(String.self, forColumn: "number"), try row.decode(String.self, forColumn: "currency")) },
-                       uniquingKeysWith: { first, _ in first })
+        let known = currencies.of(from, to)
+        let source: String?, target: String?
+        if let both = known {
+            (source, target) = both
+        } else {
+            let read = try database.query("SELECT number, currency FROM accounts WHERE number IN (?, ?)", [.text(from), .text(to)]) { rows in
+                Dictionary(try rows.map { row in (try row.decode(String.self, forColumn: "number"), try row.decode(String.self, forColumn: "currency")) },
+                           uniquingKeysWith: { first, _ in first })
+            }
+            currencies.remember(read)
+            (source, target) = (read[from], read[to])
         }
-        guard let source = currencies[from], let target = currencies[to], source != target else { return fields }
+        guard let source, let target, source != target else { return fields }
         return try database.read { db in
             let rates = try Ledger.currentRatesByCurrency(in: db)
             guard case .success(let conversion) = Conversion.quoted(amount: amount, from: source, to: target, rates: rates) else {
@@ -646,5 +660,28 @@ extension EmbeddedBank.BatchState {
         cached.account.balance = money
         accounts[number] = cached
         return (sum, text)
+    }
+}
+
+/// Account number → currency, for the accounts a host has drafted between (``EmbeddedBank/quoted(_:)``). Only what
+/// the database answered is kept (an unknown account is asked again: it may be opened meanwhile); a currency never
+/// changes once an account is opened, so an entry never goes stale. Bounded: when full it starts again.
+final class AccountCurrencies: Sendable {
+    private static let capacity = 65_536
+    private let known = Mutex<[String: String]>([:])
+
+    /// Both accounts' currencies when both are known.
+    func of(_ first: String, _ second: String) -> (String, String)? {
+        known.withLock { known in
+            guard let one = known[first], let other = known[second] else { return nil }
+            return (one, other)
+        }
+    }
+
+    func remember(_ read: [String: String]) {
+        known.withLock { known in
+            if known.count + read.count > Self.capacity { known.removeAll(keepingCapacity: true) }
+            known.merge(read) { _, new in new }
+        }
     }
 }

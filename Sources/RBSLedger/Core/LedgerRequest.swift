@@ -26,8 +26,11 @@ public struct LedgerRequest: Sendable, Hashable {
 
     /// The journal sequence number recorded for this request, or `nil`.
     func sequence(in db: any SQLTransaction) throws -> Int64? {
-        try db.value(Int64.self, "SELECT journal_seq FROM requests WHERE customer = ? AND request_id = ?", customer, id)
+        try db.value(Int64.self, Self.sequenceQuery, customer, id)
     }
+
+    /// A request's recorded entry: a once-only id's lookup, almost always empty (``SpeculativeTransaction/presumedEmpty``).
+    static let sequenceQuery = "SELECT journal_seq FROM requests WHERE customer = ? AND request_id = ?"
 
     /// Records that this request was answered by the journal entry `sequence` (inside the caller's transaction).
     func insert(documentId: String, sequence: Int64, in db: any SQLTransaction) throws {

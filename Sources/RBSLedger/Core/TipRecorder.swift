@@ -5,8 +5,8 @@ import Synchronization
 /// Writes a data folder's `ledger-tip` (see ``LedgerTip``) beside the commits rather than between them: a commit
 /// hands its tip over and goes on, and a background thread writes the newest tip it was given (temporary file,
 /// fsync, rename); tips handed over while one is being written are folded into the next write. So the record never
-/// runs ahead of the database, and it lags behind it only by the commits of the last few milliseconds, while their
-/// record is being written. Written between the commits, the record's fsync of a new file (~6 ms on this machine's
+/// runs ahead of the database, and it lags behind it only by the commits of the last few tens of milliseconds (records
+/// are written at most every ``spacing``). Written between the commits, the record's fsync of a new file (~6 ms on this machine's
 /// disk, twelve times the WAL's fdatasync) set the pace of group commit.
 ///
 /// One recorder per data folder in a process (``for(_:)``), whichever ``LedgerDatabase`` writes it, so records are
@@ -83,10 +83,25 @@ final class TipRecorder: @unchecked Sendable {
         return known == tip || (known.ledgerId == tip.ledgerId && tip.sequence < known.sequence)
     }
 
+    /// The least time from one record's start to the next's: under a steady stream of commits the record is
+    /// written about 20 times a second, not back to back. Each write is a new file's fsync; written back to back
+    /// they kept the disk busy beside the database's own commits (PostgreSQL's WAL on the same disk waited behind
+    /// them: `make bench-pg`), and a record 50 ms behind says no less than one 6 ms behind.
+    static let spacing: UInt64 = 50_000_000
+
     /// On the queue: writes `tip`, then whatever was handed over meanwhile.
     private func write(_ tip: LedgerTip) {
         var next: LedgerTip? = tip
+        var began: UInt64 = 0
         while let tip = next {
+            let since = DispatchTime.now().uptimeNanoseconds - began
+            if began > 0, since < Self.spacing { usleep(UInt32((Self.spacing - since) / 1000)) }
+            began = DispatchTime.now().uptimeNanoseconds
+            // What was handed over while waiting is newer: written instead.
+            condition.lock()
+            var tip = tip
+            if let newer = pending, !Self.isStale(newer, after: tip) { tip = newer; pending = nil }
+            condition.unlock()
             let written = (try? tip.write(in: directory)) != nil
             condition.lock()
             if written { last = tip }

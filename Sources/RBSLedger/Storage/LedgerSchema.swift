@@ -91,6 +91,9 @@ enum LedgerSchema {
         // The journal's numbers and chain hashes bound inside the server at commit (issue #30 item 2): a PostgreSQL
         // write no longer reads the tip, so payments on unrelated rows no longer conflict. Functions only.
         Step(name: "v21-chain-in-server", apply: chainInServer),
+        // What a commit's queries give after its writes, answered by the commit itself: a next payment on the same
+        // rows commits in one round trip on them, checked as always (issue #30). Functions only.
+        Step(name: "v22-answers-after-commit", apply: answersAfterCommit),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -824,12 +827,7 @@ enum LedgerSchema {
                 i INT;
                 done BIGINT := 0;
                 n INT;
-                lines TEXT[];
-                a_query INT[] := '{}';
-                a_row BIGINT[] := '{}';
-                a_json TEXT[] := '{}';
-                d_query INT[] := '{}';
-                d_digest TEXT[] := '{}';
+                \(linesVariables)
             BEGIN
                 PERFORM rbs_v21_base();
                 -- As rbs_v19_read (the writes run only to read after them, then undone; a write that would wait is
@@ -847,25 +845,14 @@ enum LedgerSchema {
                                 NULL;
                             END;
                         END LOOP;
-                        lines := coalesce(rbs_v21_lines(queries[i]), '{}');
-                        n := coalesce(array_length(lines, 1), 0);
-                        a_query := a_query || array_fill(i, ARRAY[n]);
-                        a_row := a_row || ARRAY(SELECT generate_series(1::BIGINT, n::BIGINT));
-                        a_json := a_json || lines;
-                        d_query := d_query || i;
-                        d_digest := d_digest || md5(array_to_string(lines, chr(10)));
+                        \(collectLines)
                     END LOOP;
                     RAISE EXCEPTION 'the writes were run only to read after them' USING ERRCODE = 'RBS01';
                 EXCEPTION WHEN SQLSTATE 'RBS01' THEN
                     NULL;
                 END;
                 RETURN QUERY SELECT c.qi, c.rn, c.ci, c.cn, c.ck, c.cv FROM (
-                    SELECT q.qi, q.rn, e.position AS ci, e.key AS cn, json_typeof(e.value) AS ck, e.value #>> '{}' AS cv
-                        FROM unnest(a_query, a_row, a_json) AS q (qi, rn, j)
-                        CROSS JOIN LATERAL json_each(q.j::json) WITH ORDINALITY AS e (key, value, position)
-                    UNION ALL
-                    SELECT d.qi, 0::BIGINT, 0::BIGINT, NULL::TEXT, 'digest'::TEXT, d.dg
-                        FROM unnest(d_query, d_digest) AS d (qi, dg)
+                    \(cellsOfLines)
                 ) AS c ORDER BY c.qi, c.rn = 0, c.rn, c.ci;
             END $fn$;
             CREATE OR REPLACE FUNCTION rbs_v21_commit(statements TEXT[], digests TEXT[])
@@ -894,16 +881,100 @@ enum LedgerSchema {
             \(tipAnswer)
             END $fn$;
             CREATE OR REPLACE PROCEDURE rbs_v21_commit_durably(statements TEXT[], digests TEXT[],
-                INOUT journal_base BIGINT DEFAULT NULL,
-                INOUT tip_ledger_id TEXT DEFAULT NULL, INOUT tip_seq BIGINT DEFAULT NULL, INOUT tip_hash BYTEA DEFAULT NULL,
-                INOUT code_step BIGINT DEFAULT NULL, INOUT code_failures BIGINT DEFAULT NULL, INOUT code_locked_until BIGINT DEFAULT NULL)
+                \(durableCommitParameters))
                 LANGUAGE plpgsql AS $fn$
             BEGIN
-                SELECT c.journal_base, c.tip_ledger_id, c.tip_seq, c.tip_hash, c.code_step, c.code_failures, c.code_locked_until
-                    INTO journal_base, tip_ledger_id, tip_seq, tip_hash, code_step, code_failures, code_locked_until
-                    FROM rbs_v21_commit(statements, digests) AS c;
+                \(durableCommitCall)
                 -- Committed before the answer row is sent (as rbs_v19_commit_durably): an answer means a durable commit.
                 COMMIT;
+            END $fn$;
+            """)
+    }
+
+    /// What `rbs_v21_commit_durably` and `rbs_v22_commit_durably` answer of the commit (`rbs_v21_commit`'s row)...
+    private static let durableCommitParameters = """
+        INOUT journal_base BIGINT DEFAULT NULL,
+                        INOUT tip_ledger_id TEXT DEFAULT NULL, INOUT tip_seq BIGINT DEFAULT NULL, INOUT tip_hash BYTEA DEFAULT NULL,
+                        INOUT code_step BIGINT DEFAULT NULL, INOUT code_failures BIGINT DEFAULT NULL, INOUT code_locked_until BIGINT DEFAULT NULL
+        """
+    /// ...and how they run it into those parameters.
+    private static let durableCommitCall = """
+        SELECT c.journal_base, c.tip_ledger_id, c.tip_seq, c.tip_hash, c.code_step, c.code_failures, c.code_locked_until
+                            INTO journal_base, tip_ledger_id, tip_seq, tip_hash, code_step, code_failures, code_locked_until
+                            FROM rbs_v21_commit(statements, digests) AS c;
+        """
+    /// The variables `collectLines` and `cellsOfLines` use (rbs_v21_read, rbs_v22_answers).
+    private static let linesVariables = """
+        lines TEXT[];
+                a_query INT[] := '{}';
+                a_row BIGINT[] := '{}';
+                a_json TEXT[] := '{}';
+                d_query INT[] := '{}';
+                d_digest TEXT[] := '{}';
+        """
+    /// Query `i`'s rows from its kept plan (rbs_v21_lines), gathered for `cellsOfLines`, and its digest (the bytes
+    /// rbs_v19_digest makes: each row's JSON, joined by newlines).
+    private static let collectLines = """
+        lines := coalesce(rbs_v21_lines(queries[i]), '{}');
+                        n := coalesce(array_length(lines, 1), 0);
+                        a_query := a_query || array_fill(i, ARRAY[n]);
+                        a_row := a_row || ARRAY(SELECT generate_series(1::BIGINT, n::BIGINT));
+                        a_json := a_json || lines;
+                        d_query := d_query || i;
+                        d_digest := d_digest || md5(array_to_string(lines, chr(10)));
+        """
+    /// The gathered rows split into cells (query, row, column, name, JSON kind, value), then a digest row per query.
+    private static let cellsOfLines = """
+        SELECT q.qi, q.rn, e.position AS ci, e.key AS cn, json_typeof(e.value) AS ck, e.value #>> '{}' AS cv
+                                FROM unnest(a_query, a_row, a_json) AS q (qi, rn, j)
+                                CROSS JOIN LATERAL json_each(q.j::json) WITH ORDINALITY AS e (key, value, position)
+                            UNION ALL
+                            SELECT d.qi, 0::BIGINT, 0::BIGINT, NULL::TEXT, 'digest'::TEXT, d.dg
+                                FROM unnest(d_query, d_digest) AS d (qi, dg)
+        """
+
+    /// Schema step `v22-answers-after-commit` (issue #30): the commit also answers, once its writes are committed
+    /// (and the ledger's lock released), the rows and digests of the queries the host names (`after_queries`): what
+    /// those queries give now.
+    /// The host keeps them, and a next payment whose queries are all among them (or are once-only id lookups, which
+    /// are presumed empty) commits in ONE round trip on them: the commit checks every query's digest under the
+    /// ledger's lock as always, so a row changed meanwhile refuses it as a serialisation failure, and the host then
+    /// reads and commits as before. Functions only; nothing on SQLite.
+    private static func answersAfterCommit(_ db: any SQLTransaction) throws {
+        guard db.dialect == .postgres else { return }
+        try db.executeScript("""
+            -- Each query's rows as cells, then one digest row per query: JSON text of [query, row, column, name,
+            -- kind, value] arrays, in the order and with the kinds and digests rbs_v21_read answers.
+            CREATE OR REPLACE FUNCTION rbs_v22_answers(queries TEXT[]) RETURNS TEXT LANGUAGE plpgsql AS $fn$
+            DECLARE
+                i INT;
+                n INT;
+                \(linesVariables)
+            BEGIN
+                FOR i IN 1 .. coalesce(array_length(queries, 1), 0) LOOP
+                    \(collectLines)
+                END LOOP;
+                RETURN (SELECT coalesce(json_agg(json_build_array(c.qi, c.rn, c.ci, c.cn, c.ck, c.cv)
+                                                 ORDER BY c.qi, c.rn = 0, c.rn, c.ci), '[]')::text FROM (
+                    \(cellsOfLines)
+                ) AS c);
+            END $fn$;
+            CREATE OR REPLACE PROCEDURE rbs_v22_commit_durably(statements TEXT[], digests TEXT[], after_queries TEXT[],
+                \(durableCommitParameters),
+                INOUT answers TEXT DEFAULT NULL)
+                LANGUAGE plpgsql AS $fn$
+            BEGIN
+                \(durableCommitCall)
+                -- Committed before the answer row is sent (as rbs_v21_commit_durably): an answer means a durable commit.
+                -- The COMMIT also ends the ledger's lock, so the answers below are read outside it (in the next
+                -- transaction: the committed rows, this payment's writes among them) and never hold up another host.
+                COMMIT;
+                -- The payment is committed: nothing here may fail it. Answers that cannot be read are simply none.
+                BEGIN
+                    answers := rbs_v22_answers(after_queries);
+                EXCEPTION WHEN OTHERS THEN
+                    answers := NULL;
+                END;
             END $fn$;
             """)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The ledger's SQL text as PostgreSQL's extended protocol takes it: `?` placeholders numbered `$1…$n`, and a
 /// script cut into its statements (one statement a message).
@@ -33,28 +34,78 @@ enum PostgresSQL {
     /// journal number and hashes the server binds at commit, ``SpeculativeTransaction``): chosen per argument from
     /// its index and value, never from the statement's text, so no text a customer wrote can become SQL.
     static func inlined(_ sql: String, _ arguments: [SQLValue], expression: (Int, SQLValue) -> String? = { _, _ in nil }) -> String? {
+        let placeholders = placeholderOffsets(sql)
+        guard placeholders.count == arguments.count else { return nil }
         var out = [UInt8]()
         out.reserveCapacity(sql.utf8.count + arguments.count * 16)
-        var index = 0
-        walk(Array(sql.utf8)) { byte, code in
-            guard code && byte == UInt8(ascii: "?") else { return out.append(byte) }
-            if index < arguments.count {
-                out.append(contentsOf: (expression(index, arguments[index]) ?? literal(arguments[index])).utf8)
+        let bytes = Array(sql.utf8)
+        var start = 0
+        for (index, placeholder) in placeholders.enumerated() {
+            out.append(contentsOf: bytes[start..<placeholder])
+            if let expression = expression(index, arguments[index]) {
+                out.append(contentsOf: expression.utf8)
+            } else {
+                appendLiteral(arguments[index], to: &out)
             }
-            index += 1
+            start = placeholder + 1
         }
-        guard index == arguments.count else { return nil }
+        out.append(contentsOf: bytes[start...])
         return String(decoding: out, as: UTF8.self)
     }
+
+    /// The byte offsets of `sql`'s `?` placeholders (those in SQL code, not in quotes or comments), found by
+    /// ``walk(_:_:)`` once for each text and kept: the ledger's statements are a fixed set of texts, written out
+    /// with new values for every payment (the walk, a closure call a byte, was ~10% of a host's CPU a payment in
+    /// `make bench-pg`). At most `placeholderTexts` texts are kept; when full, it starts again.
+    static func placeholderOffsets(_ sql: String) -> [Int] {
+        if let known = placeholderCache.withLock({ $0[sql] }) { return known }
+        var offsets: [Int] = []
+        var position = 0
+        walk(Array(sql.utf8)) { byte, code in
+            if code && byte == UInt8(ascii: "?") { offsets.append(position) }
+            position += 1
+        }
+        placeholderCache.withLock { cache in
+            if cache.count >= placeholderTexts { cache.removeAll(keepingCapacity: true) }
+            cache[sql] = offsets
+        }
+        return offsets
+    }
+
+    private static let placeholderTexts = 1024
+    private static let placeholderCache = Mutex<[String: [Int]]>([:])
 
     /// One value as a PostgreSQL literal (standard_conforming_strings is on from PostgreSQL 9.1: a backslash in
     /// a quoted string is itself, only the quote is doubled).
     static func literal(_ value: SQLValue) -> String {
+        var out = [UInt8]()
+        appendLiteral(value, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// ``literal(_:)``'s bytes appended to `out`: a statement is written out byte by byte, without a string made
+    /// for each value (a document's text doubled its quotes through Foundation's `replacingOccurrences`, ~6% of a
+    /// host's CPU a payment in `make bench-pg`).
+    static func appendLiteral(_ value: SQLValue, to out: inout [UInt8]) {
+        let quote = UInt8(ascii: "'")
         switch value {
-        case .null: return "NULL"
-        case .integer(let number): return "(\(number))::int8"
-        case .text(let text): return "'" + text.replacingOccurrences(of: "'", with: "''") + "'::text"
-        case .blob(let bytes): return "'\\x" + Hex.encode(bytes) + "'::bytea"
+        case .null:
+            out.append(contentsOf: "NULL".utf8)
+        case .integer(let number):
+            out.append(UInt8(ascii: "("))
+            out.append(contentsOf: String(number).utf8)
+            out.append(contentsOf: ")::int8".utf8)
+        case .text(let text):
+            out.append(quote)
+            for byte in text.utf8 {
+                out.append(byte)
+                if byte == quote { out.append(quote) }
+            }
+            out.append(contentsOf: "'::text".utf8)
+        case .blob(let bytes):
+            out.append(contentsOf: "'\\x".utf8)
+            Hex.append(bytes, to: &out)
+            out.append(contentsOf: "'::bytea".utf8)
         }
     }
 

@@ -26,7 +26,10 @@ import Synchronization
 /// ``migrationLock``, each in its own transaction, so hosts starting at once apply each step once.
 final class PostgresStore: LedgerStore, @unchecked Sendable {
     let address: PostgresAddress
-    var place: String { address.description }
+    /// `address` as errors and messages name it, made once: a payment names its place in every account it reads.
+    let place: String
+    /// The servers as errors name them (``PostgresAddress/server``), made once.
+    private let serverName: String
     var dialect: SQLDialect { .postgres }
 
     /// The key of the advisory lock every write transaction takes first ("RBSLEDGR").
@@ -37,6 +40,8 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     static let oneCallStep = "v19-one-call-writes"
     /// The schema step that binds the journal's numbers and hashes inside the server at commit.
     static let chainStep = "v21-chain-in-server"
+    /// The schema step whose commit answers its queries again after its writes (predictions for the next).
+    static let answersStep = "v22-answers-after-commit"
     /// How many times a transaction is tried when the server aborts it as a conflict.
     static let maximumAttempts = 5
     /// Idle connections kept for the next operation.
@@ -53,6 +58,8 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     /// Connects to `address` (checking that the server answers and takes the login) and keeps the connection.
     init(address: PostgresAddress) throws(LedgerError) {
         self.address = address
+        place = address.description
+        serverName = address.server
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
             let connection = try connect()
@@ -99,12 +106,46 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             // Numbered by the server at commit when the server can and the caller's result can be renumbered after.
             let sequencing = serverSequencing.load(ordering: .relaxed) && T.self is any JournalNumbered.Type
             let guesses = recentReads.withLock { $0 }
+            /// The numbers the body handed out provisionally, as the server bound them.
+            func bound(_ value: T, _ speculative: SpeculativeTransaction, base: Int64?) -> T {
+                guard speculative.toldProvisionalTip, let base, let numbered = value as? any JournalNumbered,
+                      let bound = numbered.renumbered({ SpeculativeTransaction.bound($0, tip: base) }) as? T else { return value }
+                return bound
+            }
+            // First, on predictions (the answers the last commits' queries gave after their writes): when every query
+            // of the body has one (or is a once-only id lookup, presumed empty), it commits in this one round trip,
+            // its digests checked under the lock as any. A body that throws, asks anything else or is refused (a row
+            // changed since) goes on to the reads below as if this had not been tried; nothing of it was written.
+            // Looked up query by query (a copy of the whole would be copied again by the commit's additions).
+            let predicting = sequencing && answersAfterCommit.load(ordering: .relaxed)
+            let predicted: ((String) -> SpeculativeTransaction.Answer?)? = predicting
+                ? { text in self.predictedAnswers.withLock { $0[text] } } : nil
+            if predicting, predictedAnswers.withLock({ !$0.isEmpty }) {
+                let speculative = SpeculativeTransaction(answered: [:], guesses: guesses, sequencing: true,
+                                                         predicted: predicted, onPredictions: true)
+                if let value = try? body(speculative), speculative.lockedPathReason == nil, !speculative.predictionMissed,
+                   speculative.missing.isEmpty {
+                    do {
+                        let (tip, base) = try commit(speculative.operations, digests: speculative.predictedDigests,
+                                                     sequencing: true, after: speculative.queriesToAnswerAfter)
+                        return (bound(value, speculative, base: base), tip)
+                    } catch let refusal as PostgresRefusal where refusal.isConflict || refusal.sqlState == "23505" {
+                        oneCallTrace("prediction refused: \(refusal.message)")
+                    } catch let refusal as PostgresRefusal where refusal.sqlState == Self.undefinedFunction {
+                        oneCallTrace("no answers after commit: \(refusal.message)")
+                        answersAfterCommit.store(false, ordering: .relaxed)
+                    }
+                } else {
+                    oneCallTrace("not predicted")
+                }
+            }
             var conflicts = 0
             attempts: while conflicts < Self.maximumAttempts {
                 var answered: [String: [SQLRow]] = [:]
                 var digests: [String: String] = [:]
                 for _ in 0...Self.maximumReadRounds {
-                    let speculative = SpeculativeTransaction(answered: answered, guesses: guesses, sequencing: sequencing)
+                    let speculative = SpeculativeTransaction(answered: answered, guesses: guesses, sequencing: sequencing,
+                                                             predicted: predicted)
                     let result = Result { try body(speculative) }
                     if speculative.lockedPathReason != nil { oneCallTrace("locked: \(speculative.lockedPathReason ?? "")"); break attempts }
                     if !speculative.missing.isEmpty {
@@ -128,19 +169,15 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                         }
                         continue
                     }
-                    var value = try result.get()
+                    let value = try result.get()
                     do {
-                        let (tip, base) = try commit(speculative.operations, digests: digests, sequencing: sequencing)
-                        // The numbers the body handed out provisionally, as the server bound them.
-                        if speculative.toldProvisionalTip, let base, let numbered = value as? any JournalNumbered,
-                           let bound = numbered.renumbered({ SpeculativeTransaction.bound($0, tip: base) }) as? T {
-                            value = bound
-                        }
+                        let (tip, base) = try commit(speculative.operations, digests: digests, sequencing: sequencing,
+                                                     after: speculative.queriesToAnswerAfter)
                         recentReads.withLock { recent in
                             if recent.count > 4_096 { recent.removeAll() }
                             recent.merge(speculative.used) { _, new in new }
                         }
-                        return (value, tip)
+                        return (bound(value, speculative, base: base), tip)
                     } catch let refusal as PostgresRefusal where refusal.sqlState == Self.undefinedFunction {
                         // As for the read: nothing ran, so the classic way runs the body on what is committed.
                         oneCallTrace("no one-call functions: \(refusal.message)")
@@ -205,6 +242,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             _ = try run(connection, "SELECT pg_advisory_unlock(\(Self.migrationLock))", [])
             oneCallWrites.store(applied.contains(Self.oneCallStep) || done.contains(Self.oneCallStep), ordering: .relaxed)
             serverSequencing.store(applied.contains(Self.chainStep) || done.contains(Self.chainStep), ordering: .relaxed)
+            answersAfterCommit.store(applied.contains(Self.answersStep) || done.contains(Self.answersStep), ordering: .relaxed)
             return done
         }
     }
@@ -274,7 +312,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                 if let refusal = error as? PostgresRefusal, refusal.isConflict {
                     conflicts += 1
                     guard conflicts < Self.maximumAttempts else {
-                        throw PostgresFailure.retriesExhausted(server: address.server, attempts: conflicts, detail: refusal.message)
+                        throw PostgresFailure.retriesExhausted(server: serverName, attempts: conflicts, detail: refusal.message)
                     }
                     // A short, growing pause with jitter, so the conflicting transactions do not meet again at once.
                     usleep(UInt32.random(in: 1_000...5_000) * UInt32(conflicts))
@@ -348,6 +386,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     private func functionsMissing(sequencing: Bool) {
         if sequencing {
             serverSequencing.store(false, ordering: .relaxed)
+            answersAfterCommit.store(false, ordering: .relaxed)
         } else {
             oneCallWrites.store(false, ordering: .relaxed)
         }
@@ -358,6 +397,15 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     /// The rows the queries of the last transactions gave, by query: guesses that let a body ask its later queries
     /// in the same round trip as its first ones (never used to decide: every query a commit rests on is fetched).
     private let recentReads = Mutex<[String: [SQLRow]]>([:])
+    /// Whether the commit answers its queries again after its writes (schema step `v22-answers-after-commit`).
+    private let answersAfterCommit = Atomic<Bool>(false)
+    /// What the last commits' queries gave after their writes, by query text: a transaction whose queries are all
+    /// here (or are once-only id lookups) is committed on them in one round trip (``writeReportingTip(_:)``). Each is
+    /// checked by the commit like a fetched answer, so a stale one costs a refused commit, never a wrong decision.
+    private let predictedAnswers = Mutex<[String: SpeculativeTransaction.Answer]>([:])
+    /// How many queries' answers are kept (a host's customers' code states, keys, accounts, policies); when full,
+    /// they are dropped and gathered again.
+    private static let predictedLimit = 4_096
     /// Statements (round trips) sent to the server by this store so far: what the tests count per payment.
     let roundTrips = Atomic<Int>(0)
 
@@ -374,7 +422,40 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                      [.texts(Array(writes.prefix(needed))), .texts(missing.map(\.text)), .integers(missing.map { Int64($0.writesBefore) })])
         }
         let queries = missing.map(\.key)
+        var parsed: [Cell] = []
+        parsed.reserveCapacity(cells.count)
+        for cell in cells {
+            guard cell.values.count == 6, case .integer(let query) = cell.values[0], case .integer(let row) = cell.values[1] else {
+                return false
+            }
+            parsed.append(Cell(query: Int(query), row: row, name: String(sqlValue: cell.values[3]),
+                               kind: String(sqlValue: cell.values[4]) ?? "", value: String(sqlValue: cell.values[5])))
+        }
+        guard let answers = Self.answers(from: parsed, queries: queries.count, types: types) else { return false }
+        for (index, answer) in answers {
+            answered[queries[index]] = answer.rows
+            digests[queries[index]] = answer.digest
+        }
+        return queries.allSatisfy { answered[$0] != nil }
+    }
+
+    /// One cell of what `rbs_v21_read` and `rbs_v22_answers` answer: a query's (1-based) row's column, or with the
+    /// kind `digest` the query's digest.
+    struct Cell {
+        let query: Int
+        let row: Int64
+        let name: String?
+        let kind: String
+        let value: String?
+    }
+
+    /// The rows and digest of each query (0-based) from its cells, in the order the functions give them (a query's
+    /// rows, cell by cell, then its digest). Nil when a cell holds what the one-call path does not read (a column
+    /// both bytes and text, a JSON value, an unknown query) or a query has no digest.
+    static func answers(from cells: [Cell], queries: Int,
+                        types: (bytes: Set<String>, ambiguous: Set<String>)) -> [Int: SpeculativeTransaction.Answer]? {
         var collected: [Int: [SQLRow]] = [:]
+        var answers: [Int: SpeculativeTransaction.Answer] = [:]
         var names: [String] = [], values: [SQLValue] = []
         var current: (query: Int, row: Int64)?
         func finishRow() {
@@ -385,49 +466,65 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             values = []
         }
         for cell in cells {
-            guard cell.values.count == 6, case .integer(let query) = cell.values[0], case .integer(let row) = cell.values[1],
-                  queries.indices.contains(Int(query) - 1) else { return false }
-            let index = Int(query) - 1
-            let kind = String(sqlValue: cell.values[4]) ?? ""
-            let text = String(sqlValue: cell.values[5])
-            if current.map({ $0.query != index || $0.row != row }) ?? true {
+            guard (1...queries).contains(cell.query) else { return nil }
+            let index = cell.query - 1
+            if current.map({ $0.query != index || $0.row != cell.row }) ?? true {
                 finishRow()
-                current = (index, row)
+                current = (index, cell.row)
             }
-            if kind == "digest" {
-                answered[queries[index]] = collected[index] ?? []
-                digests[queries[index]] = text ?? ""
+            if cell.kind == "digest" {
+                answers[index] = SpeculativeTransaction.Answer(rows: collected[index] ?? [], digest: cell.value ?? "")
                 current = nil
                 continue
             }
-            let name = String(sqlValue: cell.values[3]) ?? ""
-            switch kind {
+            let name = cell.name ?? ""
+            let text = cell.value
+            switch cell.kind {
             case "null": values.append(.null)
             case "boolean": values.append(.integer(text == "true" ? 1 : 0))
             case "number":
-                guard let text, let number = Int64(text) else { return false }
+                guard let text, let number = Int64(text) else { return nil }
                 values.append(.integer(number))
             case "string":
-                guard let text, !types.ambiguous.contains(name) else { return false }
+                guard let text, !types.ambiguous.contains(name) else { return nil }
                 if types.bytes.contains(name) {
-                    guard text.hasPrefix("\\x"), let bytes = Hex.decode(String(text.dropFirst(2))) else { return false }
+                    guard text.hasPrefix("\\x"), let bytes = Hex.decode(String(text.dropFirst(2))) else { return nil }
                     values.append(.blob(bytes))
                 } else {
                     values.append(.text(text))
                 }
             default:
-                return false
+                return nil
             }
             names.append(name)
         }
-        return queries.allSatisfy { answered[$0] != nil }
+        return answers.count == queries ? answers : nil
+    }
+
+    /// `rbs_v22_answers`'s JSON text (an array of `[query, row, column, name, kind, value]` arrays) as cells; nil
+    /// when it is not that.
+    static func cells(fromJSON text: String) -> [Cell]? {
+        guard let array = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [Any] else { return nil }
+        var cells: [Cell] = []
+        cells.reserveCapacity(array.count)
+        for item in array {
+            guard let cell = item as? [Any], cell.count == 6, let query = cell[0] as? Int, let row = cell[1] as? Int,
+                  let kind = cell[4] as? String else { return nil }
+            cells.append(Cell(query: query, row: Int64(row), name: cell[3] as? String, kind: kind, value: cell[5] as? String))
+        }
+        return cells
     }
 
     /// Runs `operations` in one server transaction (`rbs_v19_commit`, through `rbs_v19_commit_durably`): one round trip. Each query is checked against
     /// its digest, each write run, in order. Returns the ledger's tip after it and, with `sequencing` (through
     /// `rbs_v21_commit_durably`), the tip before it, after which the server numbered the body's provisional entries.
+    ///
+    /// With schema step `v22-answers-after-commit` (and `sequencing`), through `rbs_v22_commit_durably`: `after` are
+    /// queries the server answers again after the writes, before it commits; their rows and digests are kept as the
+    /// next transactions' predictions (``predictedAnswers``).
     private func commit(_ operations: [SpeculativeTransaction.Operation], digests: [String: String],
-                        sequencing: Bool) throws -> (tip: LedgerTip, base: Int64?) {
+                        sequencing: Bool, after: [String]) throws -> (tip: LedgerTip, base: Int64?) {
+        let answering = sequencing && answersAfterCommit.load(ordering: .relaxed)
         var statements: [String] = [], expected: [String] = []
         for operation in operations {
             switch operation {
@@ -445,8 +542,11 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             // `SELECT rbs_v19_commit(…)` was answered before the commit was durable, and a primary crashing then lost
             // an acknowledged payment (PostgresFailoverTests found it). CALL's row comes after the COMMIT inside,
             // which with a synchronous standby has waited for it.
-            try call(connection, "CALL \(sequencing ? "rbs_v21_commit_durably" : "rbs_v19_commit_durably")($1, $2)",
-                     [.texts(statements), .texts(expected)])
+            if answering {
+                return try call(connection, "CALL rbs_v22_commit_durably($1, $2, $3)", [.texts(statements), .texts(expected), .texts(after)])
+            }
+            return try call(connection, "CALL \(sequencing ? "rbs_v21_commit_durably" : "rbs_v19_commit_durably")($1, $2)",
+                            [.texts(statements), .texts(expected)])
         }
         guard let row = rows.first else {
             throw PostgresRefusal(sqlState: "", message: "rbs_v19_commit answered no row")
@@ -458,6 +558,13 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             codeStep: try row.decode(Int64?.self, forColumn: "code_step"),
             codeFailures: Int(try row.decode(Int64.self, forColumn: "code_failures")),
             lockedUntil: try row.decode(Int64?.self, forColumn: "code_locked_until"))
+        if answering, let text = try row.decode(String?.self, forColumn: "answers"), let cells = Self.cells(fromJSON: text),
+           let types = byteColumns.withLock({ $0 }), let answers = Self.answers(from: cells, queries: after.count, types: types) {
+            predictedAnswers.withLock { predicted in
+                if predicted.count + answers.count > Self.predictedLimit { predicted.removeAll(keepingCapacity: true) }
+                for (index, answer) in answers { predicted[after[index]] = answer }
+            }
+        }
         return (tip, sequencing ? try row.decode(Int64.self, forColumn: "journal_base") : nil)
     }
 
@@ -491,7 +598,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     /// Runs one statement whose arguments are arrays (the one-call functions') and reads its rows.
     private func call(_ connection: PostgresConnection, _ sql: String, _ arrays: [ArrayArgument]) throws -> [SQLRow] {
         guard !connection.isClosed else {
-            throw PostgresFailure.connectionLost(server: address.server, detail: Self.closedBeforeSending)
+            throw PostgresFailure.connectionLost(server: serverName, detail: Self.closedBeforeSending)
         }
         var binds = PostgresBindings(capacity: arrays.count)
         for array in arrays {
@@ -509,7 +616,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     /// Runs one statement (`$n` placeholders) and reads its rows.
     func run(_ connection: PostgresConnection, _ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
         guard !connection.isClosed else {
-            throw PostgresFailure.connectionLost(server: address.server, detail: "the server closed the connection")
+            throw PostgresFailure.connectionLost(server: serverName, detail: "the server closed the connection")
         }
         var binds = PostgresBindings(capacity: arguments.count)
         for argument in arguments {
@@ -556,7 +663,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     /// An idle connection, or a new one.
     private func checkout() throws -> PostgresConnection {
         guard !isClosed.load(ordering: .sequentiallyConsistent) else {
-            throw PostgresFailure.connectionLost(server: address.server, detail: "the ledger was closed")
+            throw PostgresFailure.connectionLost(server: serverName, detail: "the ledger was closed")
         }
         while let connection = idle.withLock({ $0.popLast() }) {
             if !connection.isClosed { return connection }
@@ -625,7 +732,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             return connection
         }
         if servers.count == 1, let onlyFailure { throw onlyFailure }
-        throw PostgresFailure.unreachable(server: address.server, detail: "no server takes writes: " + reasons.joined(separator: "; "))
+        throw PostgresFailure.unreachable(server: serverName, detail: "no server takes writes: " + reasons.joined(separator: "; "))
     }
 
     /// What a failed connection attempt says, for the list of every server's reason.
@@ -657,10 +764,10 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
         } catch let failure as PostgresFailure {
             // No answer at all while connecting is an unreachable server, not a slow statement.
             if case .timedOut = failure {
-                throw PostgresFailure.unreachable(server: address.server, detail: "no answer within \(address.connectTimeout) s")
+                throw PostgresFailure.unreachable(server: serverName, detail: "no answer within \(address.connectTimeout) s")
             }
             if case .connectionLost(_, let detail) = failure {
-                throw PostgresFailure.unreachable(server: address.server, detail: detail)
+                throw PostgresFailure.unreachable(server: serverName, detail: detail)
             }
             throw failure
         } catch let refusal as PostgresRefusal {
@@ -672,10 +779,10 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     /// connections (starting up, shutting down).
     private func loginFailure(_ refusal: PostgresRefusal) -> PostgresFailure {
         switch refusal.sqlState {
-        case "3D000": .noDatabase(server: address.server, database: address.database)
-        case "28P01", "28000": .loginRefused(server: address.server, user: address.user, detail: refusal.message)
-        case "57P03", "57P01", "57P02", "53300": .unreachable(server: address.server, detail: refusal.message)
-        default: .loginRefused(server: address.server, user: address.user, detail: refusal.message)
+        case "3D000": .noDatabase(server: serverName, database: address.database)
+        case "28P01", "28000": .loginRefused(server: serverName, user: address.user, detail: refusal.message)
+        case "57P03", "57P01", "57P02", "53300": .unreachable(server: serverName, detail: refusal.message)
+        default: .loginRefused(server: serverName, user: address.user, detail: refusal.message)
         }
     }
 
@@ -688,14 +795,14 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
         future.whenComplete { result in answer.set(result) }
         // A statement sent on a connection that is closing may never be answered: the closing answers for it.
         if let connection {
-            let server = address.server
+            let server = serverName
             connection.closeFuture.whenComplete { _ in
                 answer.set(.failure(PostgresFailure.connectionLost(server: server, detail: "the server closed the connection")))
             }
         }
         guard answer.wait(seconds: seconds) else {
             if let connection { let _: EventLoopFuture<Void> = connection.close() }
-            throw PostgresFailure.timedOut(server: address.server, seconds: seconds)
+            throw PostgresFailure.timedOut(server: serverName, seconds: seconds)
         }
         switch answer.result! {
         case .success(let value): return value
@@ -711,36 +818,36 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                 let state = error.serverInfo?[.sqlState] ?? ""
                 var message = error.serverInfo?[.message] ?? "refused"
                 if let detail = error.serverInfo?[.detail] { message += " (\(detail))" }
-                if state == "57014" { return PostgresFailure.timedOut(server: address.server, seconds: address.statementTimeout) }
+                if state == "57014" { return PostgresFailure.timedOut(server: serverName, seconds: address.statementTimeout) }
                 // The server shutting down or killing this session: an outage, not a refusal.
                 if ["57P01", "57P02", "57P05"].contains(state) || state.hasPrefix("08") {
-                    return PostgresFailure.connectionLost(server: address.server, detail: message)
+                    return PostgresFailure.connectionLost(server: serverName, detail: message)
                 }
                 // A write on a server that takes none (a standby; a primary demoted since the connection was made):
                 // this connection is of no use to a ledger host, the next one looks for the server that is primary now.
                 if state == "25006" {
-                    return PostgresFailure.connectionLost(server: address.server, detail: "the server takes no writes now (\(message))")
+                    return PostgresFailure.connectionLost(server: serverName, detail: "the server takes no writes now (\(message))")
                 }
                 if state == "23505", error.serverInfo?[.constraintName] == "journal_unique_document" {
                     return PostgresRefusal(sqlState: state, message: "the document is already journaled")
                 }
                 return PostgresRefusal(sqlState: state, message: message)
             case .connectionError:
-                return PostgresFailure.connectionLost(server: address.server, detail: Self.reason(error.underlying))
+                return PostgresFailure.connectionLost(server: serverName, detail: Self.reason(error.underlying))
             case .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .poolClosed:
-                return PostgresFailure.connectionLost(server: address.server, detail: "the server closed the connection")
+                return PostgresFailure.connectionLost(server: serverName, detail: "the server closed the connection")
             case .unsupportedAuthMechanism, .authMechanismRequiresPassword, .saslError:
-                return PostgresFailure.loginRefused(server: address.server, user: address.user,
+                return PostgresFailure.loginRefused(server: serverName, user: address.user,
                                                     detail: error.code == .authMechanismRequiresPassword
                                                         ? "the server asks for a password and none was given" : "\(error.code)")
             case .sslUnsupported, .failedToAddSSLHandler, .receivedUnencryptedDataAfterSSLRequest:
-                return PostgresFailure.unreachable(server: address.server, detail: "TLS: \(error.code)")
+                return PostgresFailure.unreachable(server: serverName, detail: "TLS: \(error.code)")
             default:
-                return PostgresFailure.connectionLost(server: address.server, detail: "\(error.code)")
+                return PostgresFailure.connectionLost(server: serverName, detail: "\(error.code)")
             }
         }
         if error is ChannelError || error is IOError || error is NIOConnectionError {
-            return PostgresFailure.connectionLost(server: address.server, detail: Self.reason(error))
+            return PostgresFailure.connectionLost(server: serverName, detail: Self.reason(error))
         }
         return error
     }
@@ -793,5 +900,8 @@ private final class Answer<T>: @unchecked Sendable {
 /// With `RBS_TRACE_ONE_CALL` set, the one-call path says on standard error what it fetches, and each conflict and
 /// fall-back to the classic path: what to look at when a write takes more round trips than two.
 func oneCallTrace(_ text: @autoclosure () -> String) {
-    if ProcessInfo.processInfo.environment["RBS_TRACE_ONE_CALL"] != nil { FileHandle.standardError.write(Data((text() + "\n").utf8)) }
+    if tracesOneCall { FileHandle.standardError.write(Data((text() + "\n").utf8)) }
 }
+
+/// Read once: the environment as a dictionary was made anew on every write (~2% of a host's CPU a payment).
+private let tracesOneCall = ProcessInfo.processInfo.environment["RBS_TRACE_ONE_CALL"] != nil

@@ -57,10 +57,51 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
     /// later question in the same transaction is told, so a second numbering goes on from there.
     private var provisionalTip: (sequence: Int64, hash: Data)?
 
-    init(answered: [String: [SQLRow]], guesses: [String: [SQLRow]], sequencing: Bool = false) {
+    /// A query's rows and their digest as the server answered them (`rbs_v22_answers`).
+    struct Answer: Sendable {
+        let rows: [SQLRow]
+        let digest: String
+    }
+
+    /// What the last commits' queries gave after their writes, by query text (schema step `v22-answers-after-commit`):
+    /// the best guesses; and `onPredictions`, a query not fetched is answered from here, and a once-only id lookup (``presumedEmpty``) with no
+    /// rows, each with the digest the commit checks. A query neither answers sets ``predictionMissed``.
+    private let predicted: ((String) -> Answer?)?
+    /// The digest to check at commit for each query answered from `predicted`, by key.
+    private(set) var predictedDigests: [String: String] = [:]
+    /// Whether a query was neither fetched nor predicted: the body's decisions then rest on a guess, and it is not
+    /// committed on predictions.
+    private(set) var predictionMissed = false
+    /// The texts of the queries answered so that are once-only id lookups: no use to answer again after the commit.
+    private var presumedTexts: Set<String> = []
+
+    /// The lookups of a once-only id (a document's id in the journal, a request id `serve` was given): made fresh by
+    /// every payment, so never among the answers kept, and almost always empty. Presumed empty; the commit's check
+    /// catches the rare repeat (a request sent again), which is then read and answered with its first outcome.
+    static let presumedEmpty: Set<String> = [EmbeddedBank.journalByDocumentQuery, LedgerRequest.sequenceQuery]
+    /// The digest of no rows (`md5('')`, as `rbs_v21_read` and `rbs_v21_commit` make it).
+    static let emptyDigest = "d41d8cd98f00b204e9800998ecf8427e"
+
+    /// Whether the body is answered from `predicted` (committed on them); otherwise they are only the best guesses.
+    private let onPredictions: Bool
+
+    init(answered: [String: [SQLRow]], guesses: [String: [SQLRow]], sequencing: Bool = false,
+         predicted: ((String) -> Answer?)? = nil, onPredictions: Bool = false) {
         self.answered = answered
         self.guesses = guesses
         self.sequencing = sequencing
+        self.predicted = predicted
+        self.onPredictions = onPredictions && predicted != nil
+    }
+
+    /// The texts of the queries the body's decisions rested on, each once, but the once-only id lookups: what the
+    /// commit is asked to answer again after its writes, for the next transaction's predictions.
+    var queriesToAnswerAfter: [String] {
+        var seen: Set<String> = []
+        return operations.compactMap { operation in
+            guard case .query(let text, _) = operation, !presumedTexts.contains(text), seen.insert(text).inserted else { return nil }
+            return text
+        }
     }
 
     // MARK: - Numbers bound at commit
@@ -131,9 +172,23 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
         // pass. Rows fetched after other writes than this pass made are caught by the commit's check, never used.
         let key = writes.isEmpty ? text : "\(writes.count)\u{0}\(text)"
         let first = asked.insert(key).inserted
+        let presumed = Self.presumedEmpty.contains(sql)
+        if presumed { presumedTexts.insert(text) }
         guard let rows = answered[key] else {
+            if onPredictions, let predicted {
+                let answer = predicted(text) ?? (presumed ? Answer(rows: [], digest: Self.emptyDigest) : nil)
+                if let answer {
+                    if first {
+                        operations.append(.query(text: text, key: key))
+                        predictedDigests[key] = answer.digest
+                    }
+                    return answer.rows
+                }
+                predictionMissed = true
+            }
             if first { missing.append(Missing(text: text, writesBefore: writes.count, key: key)) }
-            return guesses[text] ?? []
+            // The freshest guess: what the query gave after the last commit that asked it, else before it.
+            return predicted?(text)?.rows ?? guesses[text] ?? []
         }
         if first {
             operations.append(.query(text: text, key: key))

@@ -9,11 +9,16 @@ package enum Hex {
     package static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.underestimatedCount * 2)
+        append(bytes, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The lowercase hex digits of `bytes` appended to `out`.
+    package static func append<Bytes: Sequence>(_ bytes: Bytes, to out: inout [UInt8]) where Bytes.Element == UInt8 {
         for byte in bytes {
             out.append(digits[Int(byte >> 4)])
             out.append(digits[Int(byte & 0x0F)])
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Bytes from hex text; `nil` unless every character is a hex digit and the length is even.
