@@ -323,9 +323,10 @@ struct PostgresChainTests {
         let administrator = try PostgresStore(address: address)
         try administrator.write { db in
             try db.executeScript("""
+                DROP PROCEDURE rbs_v22_commit_durably(TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
                 DROP PROCEDURE rbs_v21_commit_durably(TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT);
                 DROP FUNCTION rbs_v21_read(TEXT[], TEXT[], BIGINT[]);
-                DELETE FROM rbs_schema_steps WHERE name = '\(PostgresStore.chainStep)';
+                DELETE FROM rbs_schema_steps WHERE name IN ('\(PostgresStore.chainStep)', '\(PostgresStore.answersStep)');
                 """)
         }
         try administrator.close()
@@ -336,7 +337,7 @@ struct PostgresChainTests {
             }
         }
         try f.ledger.close()
-        #expect(try Ledger.migrateDatabase(dataDirectory: f.directory, location: f.location) == [PostgresStore.chainStep])
+        #expect(try Ledger.migrateDatabase(dataDirectory: f.directory, location: f.location) == [PostgresStore.chainStep, PostgresStore.answersStep])
         let ledger = try f.reopen()
         defer { try? ledger.close() }
         let last = try ledger.draft(operation: "payment.domestic", plugin: "ru.example.payments", pluginVersion: "1.0.0", fields: [
