@@ -395,7 +395,8 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     /// strings, and a column name that is bytes in one table and text in another sends its query the classic way.
     private let byteColumns = Mutex<(bytes: Set<String>, ambiguous: Set<String>)?>(nil)
     /// The rows the queries of the last transactions gave, by query: guesses that let a body ask its later queries
-    /// in the same round trip as its first ones (never used to decide: every query a commit rests on is fetched).
+    /// in the same round trip as its first ones (never used to decide: every query a commit rests on is fetched, or
+    /// answered from ``predictedAnswers``, and checked by the commit either way).
     private let recentReads = Mutex<[String: [SQLRow]]>([:])
     /// Whether the commit answers its queries again after its writes (schema step `v22-answers-after-commit`).
     private let answersAfterCommit = Atomic<Bool>(false)
