@@ -111,6 +111,8 @@ public final class FormSession {
     public func close() {
         guard !isClosed else { return }
         isClosed = true
+        // A value held for the plugin dies with the run: its value_changed would only have recorded it.
+        held = []
         module?.destroy()
         module = nil
         functions.module = nil
@@ -256,19 +258,25 @@ public final class FormSession {
             // The plugin has not heard of the value yet: its functions' answers are the ones kept (RunFunctions).
             apply(model.set(index, to: value, instance: instance))
             if let module {
-                // value_changed, and the function calls it makes stale, go to the plugin together: through a worker,
-                // one round trip (issue #33).
+                if operation.compiled.recordedSlots.contains(index) {
+                    // The plugin's value_changed only records this atom's value and no function the form uses reads
+                    // it (rbs.recorded-atoms/1): the plugin hears of it with the run's next call into it, and nothing
+                    // it could answer or set has changed, so there is nothing to recompute (issue #33).
+                    hold(index, value)
+                    return
+                }
+                // value_changed (after those of the values held), and the function calls it makes stale, go to the
+                // plugin together: through a worker, one round trip (issue #33).
                 functions.told[index] = value
+                let changes = takeHeld() + [ValueChange(atom: atom, value: value)]
                 let calls = functions.enteringPlugin()
                 let reply: CommitReply
-                do throws(PluginFault) { reply = try module.commit(atom: atom, value: value, calls: calls) } catch {
+                do throws(PluginFault) { reply = try module.commit(changes, calls: calls) } catch {
                     failure = end(error)
                     return
                 }
                 functions.store(calls, results: reply.results)
-                if reply.status == rbs_status_t(RBS_FAILED) {
-                    operation.plugin.hostTable.log(.warning, "value_changed(\(atom.id)) failed")
-                }
+                warnFailed(changes, reply.statuses)
             }
             // The plugin's state may have changed what its functions answer: recompute the volatile expressions
             // (their answers are those the commit brought back).
@@ -276,6 +284,38 @@ public final class FormSession {
         }
         if let failure { throw failure }
         return result
+    }
+
+    /// The values committed to atoms the plugin only records (``CompiledOperation/recordedSlots``) that it has not
+    /// been told yet, in the order first committed, each with the last value committed to it.
+    private var held: [(index: Int, value: ExprValue)] = []
+
+    private func hold(_ index: Int, _ value: ExprValue) {
+        if let at = held.firstIndex(where: { $0.index == index }) { held[at].value = value } else { held.append((index, value)) }
+    }
+
+    /// The held values as value_changed calls, to go first in the message of the call about to be made into the run;
+    /// from here on the plugin counts as told.
+    private func takeHeld() -> [ValueChange] {
+        defer { held = [] }
+        return held.map { index, value in
+            functions.told[index] = value
+            return ValueChange(atom: descriptor.atoms[index], value: value)
+        }
+    }
+
+    /// Tells the plugin the held values before a call into the run that is not a commit (action, build_document, a
+    /// raw value): one round trip, made only when a value is held.
+    private func tellHeld(_ module: any PluginModule) throws(PluginFault) {
+        guard !held.isEmpty else { return }
+        let changes = takeHeld()
+        warnFailed(changes, try module.commit(changes, calls: []).statuses)
+    }
+
+    private func warnFailed(_ changes: [ValueChange], _ statuses: [rbs_status_t?]) {
+        for (change, status) in zip(changes, statuses) where status == rbs_status_t(RBS_FAILED) {
+            operation.plugin.hostTable.log(.warning, "value_changed(\(change.atom.id)) failed")
+        }
     }
 
     /// Checks a typed value against atom `index`'s declaration and converts it to the model's value.
@@ -384,7 +424,10 @@ public final class FormSession {
     func feedRaw(atom id: String, bytes: [UInt8]) -> rbs_status_t? {
         guard !isClosed, let module, index(of: id) != nil else { return nil }
         functions.enteringPlugin()
-        do { return try module.valueChangedRaw(atom: id, bytes: bytes) } catch {
+        do {
+            try tellHeld(module)
+            return try module.valueChangedRaw(atom: id, bytes: bytes)
+        } catch {
             _ = end(error)
             return nil
         }
@@ -396,7 +439,10 @@ public final class FormSession {
         guard !isClosed, let module else { throw .closed }
         guard let index = index(of: id) else { throw .unknownAtom(id: id, operation: descriptor.id) }
         functions.enteringPlugin()
-        do { return try module.valueChanged(atom: descriptor.atoms[index], value: model.values[index]) } catch {
+        do {
+            try tellHeld(module)
+            return try module.valueChanged(atom: descriptor.atoms[index], value: model.values[index])
+        } catch {
             throw end(error)
         }
     }
@@ -413,7 +459,10 @@ public final class FormSession {
         let result = recording {
             if let module {
                 functions.enteringPlugin()
-                do throws(PluginFault) { failed = try module.action(atom: id) == rbs_status_t(RBS_FAILED) } catch {
+                do throws(PluginFault) {
+                    try tellHeld(module)
+                    failed = try module.action(atom: id) == rbs_status_t(RBS_FAILED)
+                } catch {
                     failure = end(error)
                     return
                 }
@@ -433,7 +482,12 @@ public final class FormSession {
         guard issues.isEmpty else { return .needsAttention(issues) }
         let built: BuiltDocument?
         functions.enteringPlugin()
-        do { built = try module.buildDocument() } catch { return .failed(end(error).description) }
+        do throws(PluginFault) {
+            try tellHeld(module)
+            built = try module.buildDocument()
+        } catch {
+            return .failed(end(error).description)
+        }
         guard let built else { return .failed("the plugin has no build_document") }
         if let problem = built.problem { return .failed("\(descriptor.id): build_document: \(problem)") }
         switch built.status {
