@@ -44,6 +44,7 @@ public final class FormSession {
     public var language: HostLanguage = .en {
         didSet {
             guard language != oldValue else { return }
+            revision += 1
             operation = declared.localized(language)
             for (index, atom) in operation.descriptor.atoms.enumerated() where !captionsSetByPlugin.contains(index) {
                 captions[index] = atom.caption
@@ -54,6 +55,17 @@ public final class FormSession {
             }
         }
     }
+    /// Counts the changes to what the form shows (values, visibility, captions, marks, language, the run's end): a
+    /// front end that kept what it rendered at one revision may reuse it while the revision is the same
+    /// (``keptRendering``).
+    public private(set) var revision = 0
+
+    /// The revision a rendering of the form made now stays good for, or nil when the rendering may change without
+    /// the form changing: an account picker whose accounts could not be read asks for them again at every render.
+    public var keptRendering: Int? {
+        cachedAccounts == nil && descriptor.atoms.contains(where: { $0.kind == .account }) ? nil : revision
+    }
+
     /// Called once the module has ended and its instance is freed (the registry retires unused old versions).
     var onClose: (() -> Void)?
 
@@ -111,6 +123,7 @@ public final class FormSession {
     public func close() {
         guard !isClosed else { return }
         isClosed = true
+        revision += 1
         // A value held for the plugin dies with the run: its value_changed would only have recorded it.
         held = []
         module?.destroy()
@@ -480,6 +493,8 @@ public final class FormSession {
         guard !isClosed, let module else { return .failed(FormSessionError.closed.description) }
         let issues = attention()
         guard issues.isEmpty else { return .needsAttention(issues) }
+        // build_document may mark atoms or set values (and a fault ends the run).
+        revision += 1
         let built: BuiltDocument?
         functions.enteringPlugin()
         do throws(PluginFault) {
@@ -581,6 +596,7 @@ public final class FormSession {
     /// Runs one change to the form and turns what the model reported (and the plugin's caption and mark changes)
     /// into announcements: no snapshot is taken or compared. `committed` is the atom a value was committed to.
     private func recording(committed: Int? = nil, _ body: () -> Void) -> FormAnnouncements {
+        revision += 1
         let outer = pending
         pending = Recorded()
         if let committed {
@@ -673,6 +689,7 @@ extension FormSession: ModuleControl {
             return false
         }
         functions.told[index] = value
+        revision += 1
         apply(model.set(index, to: value, instance: instance))
         return true
     }
@@ -704,6 +721,7 @@ extension FormSession: ModuleControl {
     }
 
     private func show(caption text: String, at index: Int) {
+        revision += 1
         captionsSetByPlugin.insert(index)
         if captions[index] != text {
             captions[index] = text
@@ -713,6 +731,7 @@ extension FormSession: ModuleControl {
 
     func pluginSetVisible(atom id: String, visible: Bool) -> Bool {
         guard let index = index(of: id), descriptor.atoms[index].showIf == nil else { return false }
+        revision += 1
         apply(model.setManualVisibility(index, visible, instance: instance))
         return true
     }
@@ -731,6 +750,7 @@ extension FormSession: ModuleControl {
     }
 
     private func mark(atom id: String?, message: String?, texts: RunText?) -> Bool {
+        revision += 1
         guard let id else {
             formMark = message
             markTexts[nil] = texts
