@@ -21,10 +21,7 @@ struct FunctionReadsTests {
     /// A runtime over the fixture built with `defines` against `include`, in workers when `isolated`.
     static func runtime(_ build: Build, isolated: Bool, extra: [String] = []) throws -> Runtime {
         let plugins = Fixtures.temporaryDirectory("reads")
-        let (status, text) = Fixtures.run("/usr/bin/env", ["cc", "-std=c11", "-shared", "-fPIC", "-fvisibility=hidden",
-                                                         "-I", build.include.path] + build.defines + extra
-                                                         + ["-o", plugins.appendingPathComponent("reads.so").path, source.path])
-        try #require(status == 0, "cc: \(text)")
+        try compile(build, extra: extra, into: plugins)
         if isolated {
             try #require(FileManager.default.isExecutableFile(atPath: WorkerIsolationTests.worker.path), "build rbs-host first (swift build)")
         }
@@ -33,6 +30,14 @@ struct FunctionReadsTests {
                               isolation: isolated ? WorkerIsolationTests.settings(deadline: .seconds(10)) : nil)
         runtime.loadPlugins()
         return runtime
+    }
+
+    /// Builds the fixture as `build` with `extra` flags into `folder`/reads.so.
+    static func compile(_ build: Build, extra: [String] = [], into folder: URL) throws {
+        let (status, text) = Fixtures.run("/usr/bin/env", ["cc", "-std=c11", "-shared", "-fPIC", "-fvisibility=hidden",
+                                                         "-I", build.include.path] + build.defines + extra
+                                                         + ["-o", folder.appendingPathComponent("reads.so").path, source.path])
+        try #require(status == 0, "cc: \(text)")
     }
 
     /// The round trips (requests sent) and callbacks served by every worker of `runtime`'s fixture so far.

@@ -123,11 +123,7 @@ struct RecordedAtomsTests {
     @Test("the manifest cache keeps the recorded atoms")
     func cacheKeepsRecordedAtoms() throws {
         let folder = Fixtures.temporaryDirectory("recorded-cache")
-        let (status, text) = Fixtures.run("/usr/bin/env", ["cc", "-std=c11", "-shared", "-fPIC", "-fvisibility=hidden",
-                                                         "-I", Fixtures.include.path, "-DRECORDED",
-                                                         "-o", folder.appendingPathComponent("reads.so").path,
-                                                         FunctionReadsTests.source.path])
-        try #require(status == 0, "cc: \(text)")
+        try FunctionReadsTests.compile(.declared, extra: ["-DRECORDED"], into: folder)
         let loader = PluginLoader(imagesDirectory: Fixtures.temporaryDirectory(), locator: ServiceLocator())
         let result = InProcessScanner.scanOne(folder.appendingPathComponent("reads.so").path, loader: loader)
         guard case .plugin(let manifest, _) = result else { Issue.record("not scanned: \(result)"); return }
