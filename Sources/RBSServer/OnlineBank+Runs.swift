@@ -121,7 +121,7 @@ extension OnlineBank {
             }
             session.language = language
             let typed = try ValueInput.value(for: value, atom: descriptor, in: session)
-            let before = Self.atoms(session)
+            let before = run.rendered(session) ?? Self.atoms(session)
             do throws(FormSessionError) {
                 try session.commit(atom, value: typed)
             } catch {
@@ -142,7 +142,7 @@ extension OnlineBank {
                 throw Problem("unknown-atom", "No such atom", status: 404,
                               detail: "operation \(session.operation.id) has no atom '\(atom)'", atom: atom)
             }
-            let before = Self.atoms(session)
+            let before = run.rendered(session) ?? Self.atoms(session)
             do throws(FormSessionError) { try session.press(atom) } catch { throw Self.problem(error, atom: atom) }
             return Self.changes(run, session, before: before, events: events)
         }
@@ -247,6 +247,8 @@ extension OnlineBank {
 
     private static func changes(_ run: ServerRun, _ session: FormSession, before: [API.Atom], events: EventHub) -> API.Changes {
         let after = atoms(session)
+        // What the next commit's answer is compared with, while the form stays as it is now.
+        run.keep(after, of: session)
         var changed: [API.Atom] = []
         for (old, new) in zip(before, after) where old != new {
             changed.append(new)

@@ -59,6 +59,29 @@ struct RunTests {
         }
     }
 
+    @Test("commits in a row each answer what changed since the last answer; a commit in another language compares the form in that language")
+    func commitsInARowAnswerTheirOwnChanges() async throws {
+        let bank = try TestBank()
+        try await bank.test { api in
+            let token = try await api.login(bank.alice)
+            let run = try #require(try await api.open("pay.pp.quick", token)["id"] as? String)
+            func changed(_ answer: TestBank.API.Answer) -> [String: String] {
+                let atoms = answer.object["changed"] as? [[String: Any]] ?? []
+                return Dictionary(atoms.map { ($0["id"] as? String ?? "", $0["value"] as? String ?? "") }, uniquingKeysWith: { a, _ in a })
+            }
+            #expect(changed(try await api.commit(run, "amount", "100", token)) == ["amount": "100.00"])
+            #expect(changed(try await api.commit(run, "amount", "200.50", token)) == ["amount": "200.50"])
+            #expect(changed(try await api.commit(run, "amount", "200.50", token)).isEmpty)
+            // The BIC's bank shows up in another atom's caption (the plugin's set_caption): answered with that commit.
+            #expect(Set(changed(try await api.commit(run, "destBic", "044525225", token)).keys) == ["destBic", "destBicInfo"])
+            #expect(changed(try await api.commit(run, "amount", "100", token)) == ["amount": "100.00"])
+            // In Russian: the form is compared in Russian before and after, as it always was, so only the amount.
+            let russian = try await api.call(.put, "/api/v1/runs/\(run)/atoms/amount", token: token, json: ["value": "300"], language: "ru")
+            #expect(changed(russian) == ["amount": "300.00"])
+            #expect((russian.object["changed"] as? [[String: Any]])?.first?["caption"] as? String == "Сумма, ₽")
+        }
+    }
+
     @Test("unknown atoms, wrong types, refused values and hidden atoms are problems naming the atom")
     func commitProblems() async throws {
         let bank = try TestBank()

@@ -82,12 +82,19 @@ public protocol OperationDefinition: Operation {
     /// The operation's texts in other languages (`rbs.texts/1`), one ``Translation`` per language. Without them the
     /// host shows the texts declared here to every person, whatever their language.
     static var translations: [Translation] { get }
+    /// The atoms for which ``Operation/onAtomValueChanged(_:commit:)`` does nothing when a value is committed
+    /// (`rbs.recorded-atoms/1`, ABI 1.5): the plugin only keeps their values for ``Operation/document()`` and its
+    /// methods. The host may then hand such a value over with its next call into the run instead of at once (no
+    /// round trip to the plugin's worker for that commit). List an atom only when committing it calls nothing of
+    /// the host (no caption, visibility, mark, value or service) and changes nothing else.
+    static var recordedAtoms: [String] { get }
 }
 
 extension OperationDefinition {
     public static var functions: [ExportedFunction] { [] }
     public static var documentLabels: [DocumentFieldLabel] { [] }
     public static var translations: [Translation] { [] }
+    public static var recordedAtoms: [String] { [] }
 }
 
 /// A banking operation: a list of atoms (one line each; reorder by moving a line) and what happens when values

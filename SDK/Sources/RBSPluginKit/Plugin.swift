@@ -31,6 +31,8 @@ public enum Plugin {
     private static let texts = Mutex(Shared<UnsafeRawPointer?>(value: nil))
     /// The `rbs.function-reads/1` table, when a method says which atoms it reads.
     private static let functionReads = Mutex(Shared<UnsafeRawPointer?>(value: nil))
+    /// The `rbs.recorded-atoms/1` table, when an operation lists atoms whose value it only records.
+    private static let recordedAtoms = Mutex(Shared<UnsafeRawPointer?>(value: nil))
 
     /// The plugin's entry (`const rbs_plugin_entry_t *`), built on the first call.
     /// - Parameter requires: what the plugin cannot work without (rbs/ext/requirements.h): `"rbs.abi/1.1"`, or a host
@@ -97,6 +99,7 @@ public enum Plugin {
         }
         buildTexts(operations)
         buildFunctionReads(operations)
+        buildRecordedAtoms(operations)
         let plugin = UnsafeMutablePointer<rbs_plugin_descriptor_t>.allocate(capacity: 1)
         plugin.initialize(to: rbs_plugin_descriptor_t(
             id: keep(id), name: keep(name), version: keep(version), vendor: keep(vendor),
@@ -160,6 +163,22 @@ public enum Plugin {
         functionReads.withLock { $0.value = UnsafeRawPointer(table) }
     }
 
+    /// The `rbs.recorded-atoms/1` table: one entry per operation that lists atoms whose value it only records.
+    private static func buildRecordedAtoms(_ operations: [any OperationDefinition.Type]) {
+        let listing = operations.filter { !$0.recordedAtoms.isEmpty }
+        guard !listing.isEmpty else { return }
+        let array = UnsafeMutablePointer<rbs_recorded_atoms_t>.allocate(capacity: listing.count)
+        for (index, type) in listing.enumerated() {
+            let ids = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: type.recordedAtoms.count)
+            for (atomIndex, atom) in type.recordedAtoms.enumerated() { ids[atomIndex] = keep(atom) }
+            array[index] = rbs_recorded_atoms_t(operation_id: keep(type.id), atom_count: UInt32(type.recordedAtoms.count),
+                                                atom_ids: UnsafePointer(ids))
+        }
+        let table = UnsafeMutablePointer<rbs_recorded_atoms_extension_t>.allocate(capacity: 1)
+        table.initialize(to: rbs_recorded_atoms_extension_t(count: UInt32(listing.count), operations: UnsafePointer(array)))
+        recordedAtoms.withLock { $0.value = UnsafeRawPointer(table) }
+    }
+
     private static func describe(_ atom: Atom) -> rbs_atom_descriptor_t {
         var options: UnsafeMutablePointer<rbs_option_t>?
         if !atom.options.isEmpty {
@@ -183,7 +202,8 @@ public enum Plugin {
     // MARK: - Callbacks
 
     /// `get_extension`: the requirements table for "rbs.requirements/1", the labels for "rbs.document-labels/1",
-    /// the translations for "rbs.texts/1", the methods' reads for "rbs.function-reads/1", the state hand-over for
+    /// the translations for "rbs.texts/1", the methods' reads for "rbs.function-reads/1", the atoms whose value is
+    /// only recorded for "rbs.recorded-atoms/1", the state hand-over for
     /// "rbs.state/1" (when the lifecycle has one), NULL for anything else. [plugin-thread]
     private static let getExtension: @convention(c) (UnsafePointer<CChar>?) -> UnsafeRawPointer? = { id in
         guard let id else { return nil }
@@ -191,6 +211,7 @@ public enum Plugin {
         if strcmp(id, RBS_EXT_DOCUMENT_LABELS) == 0 { return documentLabels.withLock { Shared(value: $0.value) }.value }
         if strcmp(id, RBS_EXT_TEXTS) == 0 { return texts.withLock { Shared(value: $0.value) }.value }
         if strcmp(id, RBS_EXT_FUNCTION_READS) == 0 { return functionReads.withLock { Shared(value: $0.value) }.value }
+        if strcmp(id, RBS_EXT_RECORDED_ATOMS) == 0 { return recordedAtoms.withLock { Shared(value: $0.value) }.value }
         if strcmp(id, RBS_EXT_STATE) == 0, lifecycle.withLock({ $0?.state != nil }) { return stateExtension }
         return nil
     }

@@ -15,6 +15,12 @@ public struct CompiledOperation: @unchecked Sendable {
     let direct: [String: ForeignFunction]
     /// Slot of each atom id.
     public let slotByID: [String: Int]
+    /// The atoms whose committed value a run may hold and hand the plugin with its next call into the run instead
+    /// of at once (`FormSession.commit`): those the plugin says its value_changed only records
+    /// (`rbs.recorded-atoms/1`), when every function of the run declares what it reads (`rbs.function-reads/1`) and
+    /// none reads the atom — so no answer the form uses can depend on whether the plugin heard of the value yet.
+    /// Empty for a plugin that does not say.
+    let recordedSlots: Set<Int>
 
     /// The value type an atom holds in expressions.
     static func valueType(of atom: AtomDescriptor) -> ValueType {
@@ -131,6 +137,10 @@ public struct CompiledOperation: @unchecked Sendable {
         self.functions = functions
         self.direct = direct()
         self.slotByID = slotByID
+        let everyFunctionDeclares = descriptor.functions.allSatisfy { !$0.takesInstance || $0.reads != nil }
+        let read = Set(descriptor.functions.flatMap { $0.reads ?? [] })
+        recordedSlots = everyFunctionDeclares
+            ? Set(descriptor.recordedAtoms.filter { !read.contains($0) }.compactMap { slotByID[$0] }) : []
     }
 }
 

@@ -44,6 +44,7 @@ public final class FormSession {
     public var language: HostLanguage = .en {
         didSet {
             guard language != oldValue else { return }
+            revision += 1
             operation = declared.localized(language)
             for (index, atom) in operation.descriptor.atoms.enumerated() where !captionsSetByPlugin.contains(index) {
                 captions[index] = atom.caption
@@ -54,6 +55,17 @@ public final class FormSession {
             }
         }
     }
+    /// Counts the changes to what the form shows (values, visibility, captions, marks, language, the run's end): a
+    /// front end that kept what it rendered at one revision may reuse it while the revision is the same
+    /// (``keptRendering``).
+    public private(set) var revision = 0
+
+    /// The revision a rendering of the form made now stays good for, or nil when the rendering may change without
+    /// the form changing: an account picker whose accounts could not be read asks for them again at every render.
+    public var keptRendering: Int? {
+        cachedAccounts == nil && descriptor.atoms.contains(where: { $0.kind == .account }) ? nil : revision
+    }
+
     /// Called once the module has ended and its instance is freed (the registry retires unused old versions).
     var onClose: (() -> Void)?
 
@@ -111,6 +123,9 @@ public final class FormSession {
     public func close() {
         guard !isClosed else { return }
         isClosed = true
+        revision += 1
+        // A value held for the plugin dies with the run: its value_changed would only have recorded it.
+        held = []
         module?.destroy()
         module = nil
         functions.module = nil
@@ -256,19 +271,25 @@ public final class FormSession {
             // The plugin has not heard of the value yet: its functions' answers are the ones kept (RunFunctions).
             apply(model.set(index, to: value, instance: instance))
             if let module {
-                // value_changed, and the function calls it makes stale, go to the plugin together: through a worker,
-                // one round trip (issue #33).
+                if operation.compiled.recordedSlots.contains(index) {
+                    // The plugin's value_changed only records this atom's value and no function the form uses reads
+                    // it (rbs.recorded-atoms/1): the plugin hears of it with the run's next call into it, and nothing
+                    // it could answer or set has changed, so there is nothing to recompute (issue #33).
+                    hold(index, value)
+                    return
+                }
+                // value_changed (after those of the values held), and the function calls it makes stale, go to the
+                // plugin together: through a worker, one round trip (issue #33).
                 functions.told[index] = value
+                let changes = takeHeld() + [ValueChange(atom: atom, value: value)]
                 let calls = functions.enteringPlugin()
                 let reply: CommitReply
-                do throws(PluginFault) { reply = try module.commit(atom: atom, value: value, calls: calls) } catch {
+                do throws(PluginFault) { reply = try module.commit(changes, calls: calls) } catch {
                     failure = end(error)
                     return
                 }
                 functions.store(calls, results: reply.results)
-                if reply.status == rbs_status_t(RBS_FAILED) {
-                    operation.plugin.hostTable.log(.warning, "value_changed(\(atom.id)) failed")
-                }
+                warnFailed(changes, reply.statuses)
             }
             // The plugin's state may have changed what its functions answer: recompute the volatile expressions
             // (their answers are those the commit brought back).
@@ -276,6 +297,38 @@ public final class FormSession {
         }
         if let failure { throw failure }
         return result
+    }
+
+    /// The values committed to atoms the plugin only records (``CompiledOperation/recordedSlots``) that it has not
+    /// been told yet, in the order first committed, each with the last value committed to it.
+    private var held: [(index: Int, value: ExprValue)] = []
+
+    private func hold(_ index: Int, _ value: ExprValue) {
+        if let at = held.firstIndex(where: { $0.index == index }) { held[at].value = value } else { held.append((index, value)) }
+    }
+
+    /// The held values as value_changed calls, to go first in the message of the call about to be made into the run;
+    /// from here on the plugin counts as told.
+    private func takeHeld() -> [ValueChange] {
+        defer { held = [] }
+        return held.map { index, value in
+            functions.told[index] = value
+            return ValueChange(atom: descriptor.atoms[index], value: value)
+        }
+    }
+
+    /// Tells the plugin the held values before a call into the run that is not a commit (action, build_document, a
+    /// raw value): one round trip, made only when a value is held.
+    private func tellHeld(_ module: any PluginModule) throws(PluginFault) {
+        guard !held.isEmpty else { return }
+        let changes = takeHeld()
+        warnFailed(changes, try module.commit(changes, calls: []).statuses)
+    }
+
+    private func warnFailed(_ changes: [ValueChange], _ statuses: [rbs_status_t?]) {
+        for (change, status) in zip(changes, statuses) where status == rbs_status_t(RBS_FAILED) {
+            operation.plugin.hostTable.log(.warning, "value_changed(\(change.atom.id)) failed")
+        }
     }
 
     /// Checks a typed value against atom `index`'s declaration and converts it to the model's value.
@@ -384,7 +437,10 @@ public final class FormSession {
     func feedRaw(atom id: String, bytes: [UInt8]) -> rbs_status_t? {
         guard !isClosed, let module, index(of: id) != nil else { return nil }
         functions.enteringPlugin()
-        do { return try module.valueChangedRaw(atom: id, bytes: bytes) } catch {
+        do {
+            try tellHeld(module)
+            return try module.valueChangedRaw(atom: id, bytes: bytes)
+        } catch {
             _ = end(error)
             return nil
         }
@@ -396,7 +452,10 @@ public final class FormSession {
         guard !isClosed, let module else { throw .closed }
         guard let index = index(of: id) else { throw .unknownAtom(id: id, operation: descriptor.id) }
         functions.enteringPlugin()
-        do { return try module.valueChanged(atom: descriptor.atoms[index], value: model.values[index]) } catch {
+        do {
+            try tellHeld(module)
+            return try module.valueChanged(atom: descriptor.atoms[index], value: model.values[index])
+        } catch {
             throw end(error)
         }
     }
@@ -413,7 +472,10 @@ public final class FormSession {
         let result = recording {
             if let module {
                 functions.enteringPlugin()
-                do throws(PluginFault) { failed = try module.action(atom: id) == rbs_status_t(RBS_FAILED) } catch {
+                do throws(PluginFault) {
+                    try tellHeld(module)
+                    failed = try module.action(atom: id) == rbs_status_t(RBS_FAILED)
+                } catch {
                     failure = end(error)
                     return
                 }
@@ -431,9 +493,16 @@ public final class FormSession {
         guard !isClosed, let module else { return .failed(FormSessionError.closed.description) }
         let issues = attention()
         guard issues.isEmpty else { return .needsAttention(issues) }
+        // build_document may mark atoms or set values (and a fault ends the run).
+        revision += 1
         let built: BuiltDocument?
         functions.enteringPlugin()
-        do { built = try module.buildDocument() } catch { return .failed(end(error).description) }
+        do throws(PluginFault) {
+            try tellHeld(module)
+            built = try module.buildDocument()
+        } catch {
+            return .failed(end(error).description)
+        }
         guard let built else { return .failed("the plugin has no build_document") }
         if let problem = built.problem { return .failed("\(descriptor.id): build_document: \(problem)") }
         switch built.status {
@@ -527,6 +596,7 @@ public final class FormSession {
     /// Runs one change to the form and turns what the model reported (and the plugin's caption and mark changes)
     /// into announcements: no snapshot is taken or compared. `committed` is the atom a value was committed to.
     private func recording(committed: Int? = nil, _ body: () -> Void) -> FormAnnouncements {
+        revision += 1
         let outer = pending
         pending = Recorded()
         if let committed {
@@ -619,6 +689,7 @@ extension FormSession: ModuleControl {
             return false
         }
         functions.told[index] = value
+        revision += 1
         apply(model.set(index, to: value, instance: instance))
         return true
     }
@@ -650,6 +721,7 @@ extension FormSession: ModuleControl {
     }
 
     private func show(caption text: String, at index: Int) {
+        revision += 1
         captionsSetByPlugin.insert(index)
         if captions[index] != text {
             captions[index] = text
@@ -659,6 +731,7 @@ extension FormSession: ModuleControl {
 
     func pluginSetVisible(atom id: String, visible: Bool) -> Bool {
         guard let index = index(of: id), descriptor.atoms[index].showIf == nil else { return false }
+        revision += 1
         apply(model.setManualVisibility(index, visible, instance: instance))
         return true
     }
@@ -677,6 +750,7 @@ extension FormSession: ModuleControl {
     }
 
     private func mark(atom id: String?, message: String?, texts: RunText?) -> Bool {
+        revision += 1
         guard let id else {
             formMark = message
             markTexts[nil] = texts

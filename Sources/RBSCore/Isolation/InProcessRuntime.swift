@@ -47,9 +47,9 @@ final class InProcessModule: PluginModule {
     }
 
     /// The same steps a worker takes for a commit, in the same order, called directly.
-    func commit(atom: AtomDescriptor, value: ExprValue, calls: [RunFunctions.Call]) -> CommitReply {
-        let status = valueChanged(atom: atom, value: value)
-        return CommitReply(status: status, results: calls.map { call(function: $0.name, arguments: $0.arguments) })
+    func commit(_ changes: [ValueChange], calls: [RunFunctions.Call]) -> CommitReply {
+        let statuses = changes.map { valueChanged(atom: $0.atom, value: $0.value) }
+        return CommitReply(statuses: statuses, results: calls.map { call(function: $0.name, arguments: $0.arguments) })
     }
 
     func valueChanged(atom: AtomDescriptor, value: ExprValue) -> rbs_status_t? {

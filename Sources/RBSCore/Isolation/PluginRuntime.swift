@@ -24,10 +24,10 @@ protocol PluginModule: AnyObject {
     func call(function: String, arguments: [ExprValue]) -> ExprValue
     /// value_changed(atom, value, commit = true); nil when the plugin has no value_changed.
     func valueChanged(atom: AtomDescriptor, value: ExprValue) throws(PluginFault) -> rbs_status_t?
-    /// A commit: value_changed(atom, value, commit = true), then each of `calls` — through a worker, one message
-    /// there and one back (issue #33).
-    func commit(atom: AtomDescriptor, value: ExprValue,
-                calls: [RunFunctions.Call]) throws(PluginFault) -> CommitReply
+    /// A commit: value_changed(atom, value, commit = true) for each of `changes` in order (the values a run held,
+    /// then the one committed; see `FormSession.commit`), then each of `calls` — through a worker, one message there
+    /// and one back (issue #33).
+    func commit(_ changes: [ValueChange], calls: [RunFunctions.Call]) throws(PluginFault) -> CommitReply
     /// value_changed with a TEXT value of raw bytes that need not be UTF-8 (plugin check's boundary probe).
     func valueChangedRaw(atom: String, bytes: [UInt8]) throws(PluginFault) -> rbs_status_t?
     /// action(atom); nil when the plugin has no action.
@@ -38,10 +38,16 @@ protocol PluginModule: AnyObject {
     func destroy()
 }
 
-/// What a commit brought back: value_changed's status (nil: the plugin has no value_changed) and the answer of each
-/// function call sent with it, in order.
+/// One value handed to the plugin's value_changed (commit = true).
+struct ValueChange {
+    var atom: AtomDescriptor
+    var value: ExprValue
+}
+
+/// What a commit brought back: value_changed's status for each change sent (nil: the plugin has no value_changed)
+/// and the answer of each function call sent with it, in order.
 struct CommitReply {
-    var status: rbs_status_t?
+    var statuses: [rbs_status_t?]
     var results: [ExprValue]
 }
 

@@ -293,8 +293,10 @@ extension PluginWorker {
             case .commit:
                 let module = try request.u32()
                 let operation = try request.string()
-                let atom = try request.string()
-                let value = try request.value()
+                let told = try request.u32()
+                guard told <= 4096 else { throw WireError(description: "\(told) values") }
+                var changes: [(atom: String, value: WireValue)] = []
+                for _ in 0..<told { changes.append((try request.string(), try request.value())) }
                 let count = try request.u32()
                 guard count <= 4096 else { throw WireError(description: "\(count) function calls") }
                 var calls: [(name: String, arguments: [ExprValue])] = []
@@ -307,10 +309,13 @@ extension PluginWorker {
                     calls.append((name, arguments))
                 }
                 let live = instances[module]
-                if let live, let changed = live.operation.pointee.value_changed {
-                    reply.i32(atom.withCString { name in value.withC { changed(live.instance, name, $0, true) } })
-                } else {
-                    reply.i32(-1)
+                reply.u32(UInt32(changes.count))
+                for change in changes {
+                    if let live, let changed = live.operation.pointee.value_changed {
+                        reply.i32(change.atom.withCString { name in change.value.withC { changed(live.instance, name, $0, true) } })
+                    } else {
+                        reply.i32(-1)
+                    }
                 }
                 // After value_changed, as the host would call them next: the answers reflect what it was told.
                 reply.u32(UInt32(calls.count))

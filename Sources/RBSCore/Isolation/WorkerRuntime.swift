@@ -661,22 +661,25 @@ final class WorkerModule: PluginModule {
     }
 
     /// value_changed and the function calls a commit needs, in one request (`WireKind.commit`) and one reply.
-    func commit(atom: AtomDescriptor, value: ExprValue, calls: [RunFunctions.Call]) throws(PluginFault) -> CommitReply {
+    func commit(_ changes: [ValueChange], calls: [RunFunctions.Call]) throws(PluginFault) -> CommitReply {
         var writer = WireWriter(.commit)
         writer.u32(id)
         writer.string(operation)
-        writer.string(atom.id)
-        CValue.with(value, for: atom) { writer.value($0.pointee) }
+        writer.u32(UInt32(changes.count))
+        for change in changes {
+            writer.string(change.atom.id)
+            CValue.with(change.value, for: change.atom) { writer.value($0.pointee) }
+        }
         writer.u32(UInt32(calls.count))
         for call in calls {
             writer.string(call.name)
             writer.u32(UInt32(call.arguments.count))
             for argument in call.arguments { writer.expression(argument) }
         }
-        let name = "value_changed(\(atom.id))"
+        let name = "value_changed(\(changes.map(\.atom.id).joined(separator: ", ")))"
         var reply = try send(writer, call: name)
         do {
-            return try Self.readCommitReply(&reply, calls: calls.count)
+            return try Self.readCommitReply(&reply, changes: changes.count, calls: calls.count)
         } catch {
             worker.process.terminate()
             throw PluginFault(plugin: runtime.pluginID, operation: operation, call: name, cause: "broke the protocol (\(error))")
@@ -736,15 +739,22 @@ final class WorkerModule: PluginModule {
         }
     }
 
-    /// The reply to `commit`: value_changed's status (negative: no callback) and exactly one answer for each of the
-    /// `calls` function calls sent. The worker runs the plugin: a count that differs is a broken protocol.
-    static func readCommitReply(_ reply: inout WireReader, calls: Int) throws(WireError) -> CommitReply {
-        let status = try reply.i32()
+    /// The reply to `commit`: value_changed's status for each of the `changes` values sent (negative: no callback)
+    /// and exactly one answer for each of the `calls` function calls sent. The worker runs the plugin: a count that
+    /// differs is a broken protocol.
+    static func readCommitReply(_ reply: inout WireReader, changes: Int, calls: Int) throws(WireError) -> CommitReply {
+        let told = Int(try reply.u32())
+        guard told == changes else { throw WireError(description: "\(told) statuses to \(changes) values") }
+        var statuses: [rbs_status_t?] = []
+        for _ in 0..<told {
+            let status = try reply.i32()
+            statuses.append(status < 0 ? nil : status)
+        }
         let count = Int(try reply.u32())
         guard count == calls else { throw WireError(description: "\(count) answers to \(calls) function calls") }
         var results: [ExprValue] = []
         for _ in 0..<count { results.append(try reply.expression()) }
-        return CommitReply(status: status < 0 ? nil : status, results: results)
+        return CommitReply(statuses: statuses, results: results)
     }
 
     /// The reply to `build`: status (negative: no callback), the fields and the plugin's problem, if any.

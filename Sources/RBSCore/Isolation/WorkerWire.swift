@@ -17,9 +17,10 @@ enum WireKind: UInt8 {
     case stateSave = 7       // → reply bytes? (nil: no rbs.state/1 or save failed)
     case stateLoad = 8       // bytes → reply bool
     case quit = 9            // no reply: the worker calls deinit() and exits 0
-    case commit = 10         // module u32, operation str, atom str, value, calls u32 × (function str, args u32,
-                             // [ExprValue]) → reply status i32 (-1: no callback), answers u32, [ExprValue]: a commit's
-                             // value_changed and then the function calls it made stale, in one round trip
+    case commit = 10         // module u32, operation str, values u32 × (atom str, value), calls u32 × (function
+                             // str, args u32, [ExprValue]) → reply statuses u32 × i32 (-1: no callback), answers
+                             // u32, [ExprValue]: a commit's value_changed (after those of the values the run held)
+                             // and then the function calls it made stale, in one round trip
     // Worker → host.
     case ready = 20          // manifest JSON, services [str]  (first frame after start)
     case startFailed = 21    // message str (then the worker exits 1)

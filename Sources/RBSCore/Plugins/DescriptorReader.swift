@@ -66,6 +66,7 @@ struct DescriptorReader {
         try readDocumentLabels(entry, into: &operations)
         try readTexts(entry, into: &operations)
         try readFunctionReads(entry, plugin: id, into: &operations)
+        try readRecordedAtoms(entry, plugin: id, into: &operations)
         return PluginManifest(id: id, name: name, version: version, vendor: vendor, description: description,
                               abi: abi, operations: operations)
     }
@@ -140,31 +141,63 @@ struct DescriptorReader {
             guard operations[slot].functions[function].reads == nil else {
                 throw .descriptor(location: here, issue: "its reads are declared twice")
             }
-            let atomCount = Int(raw.atom_count)
-            guard atomCount <= maxAtoms else {
-                throw .descriptor(location: here, issue: "atom_count \(atomCount) is more than \(maxAtoms)")
-            }
-            var reads: [String] = []
-            if atomCount > 0 {
-                guard let ids = raw.atom_ids else {
-                    throw .descriptor(location: here, issue: "atom_ids is NULL but atom_count is \(atomCount)")
-                }
-                for atomIndex in 0..<atomCount {
-                    let atom = try text(ids[atomIndex], "atom #\(atomIndex + 1)", at: here)
-                    guard operations[slot].atoms.contains(where: { $0.id == atom && $0.holdsValue }) else {
-                        let known = operations[slot].atoms.contains { $0.id == atom }
-                        throw .descriptor(location: here, issue: known
-                            ? "atom '\(atom)' holds no value (a text or a button): a function can read only atoms with a value"
-                            : "atom '\(atom)' is not an atom of '\(operationID)'")
-                    }
-                    guard !reads.contains(atom) else {
-                        throw .descriptor(location: here, issue: "atom '\(atom)' is listed twice")
-                    }
-                    reads.append(atom)
-                }
-            }
-            operations[slot].functions[function].reads = reads
+            operations[slot].functions[function].reads = try valueAtoms(
+                raw.atom_ids, count: raw.atom_count, of: operations[slot], at: here,
+                noValue: "a function can read only atoms with a value")
         }
+    }
+
+    /// Reads the plugin's `rbs.recorded-atoms/1` (if it offers it) into its operations'
+    /// ``OperationDescriptor/recordedAtoms``, checking every entry: a known operation (once), atoms of it that hold a
+    /// value (each once). A wrong entry names the plugin, the operation and the atom.
+    static func readRecordedAtoms(_ entry: UnsafePointer<rbs_plugin_entry_t>, plugin: String,
+                                  into operations: inout [OperationDescriptor]) throws(PluginProblem) {
+        let location = "plugin '\(plugin)' extension \(RBS_EXT_RECORDED_ATOMS)"
+        guard let declared = try entries(of: entry, RBS_EXT_RECORDED_ATOMS, as: rbs_recorded_atoms_extension_t.self,
+                                         at: location, limit: maxOperations, field: "operations",
+                                         count: \.count, first: \.operations) else { return }
+        var seen = Set<String>()
+        for (index, raw) in declared.enumerated() {
+            let at = "\(location) entry #\(index + 1)"
+            let (operationID, slot) = try operation(raw.operation_id, in: operations, at: at)
+            let here = "\(location) operation '\(operationID)'"
+            guard seen.insert(operationID).inserted else {
+                throw .descriptor(location: here, issue: "the operation is listed twice")
+            }
+            operations[slot].recordedAtoms = try valueAtoms(
+                raw.atom_ids, count: raw.atom_count, of: operations[slot], at: here,
+                noValue: "value_changed is called only for atoms with a value")
+        }
+    }
+
+    /// The `count` atom ids at `ids` an extension's entry lists for `operation`: each an atom of it that holds a
+    /// value, each once. `noValue` says why an atom without a value cannot be listed.
+    private static func valueAtoms(_ ids: UnsafePointer<UnsafePointer<CChar>?>?, count: UInt32,
+                                   of operation: OperationDescriptor, at here: String,
+                                   noValue: String) throws(PluginProblem) -> [String] {
+        let atomCount = Int(count)
+        guard atomCount <= maxAtoms else {
+            throw .descriptor(location: here, issue: "atom_count \(atomCount) is more than \(maxAtoms)")
+        }
+        guard atomCount > 0 else { return [] }
+        guard let ids else {
+            throw .descriptor(location: here, issue: "atom_ids is NULL but atom_count is \(atomCount)")
+        }
+        var listed: [String] = []
+        for atomIndex in 0..<atomCount {
+            let atom = try text(ids[atomIndex], "atom #\(atomIndex + 1)", at: here)
+            guard operation.atoms.contains(where: { $0.id == atom && $0.holdsValue }) else {
+                let known = operation.atoms.contains { $0.id == atom }
+                throw .descriptor(location: here, issue: known
+                    ? "atom '\(atom)' holds no value (a text or a button): \(noValue)"
+                    : "atom '\(atom)' is not an atom of '\(operation.id)'")
+            }
+            guard !listed.contains(atom) else {
+                throw .descriptor(location: here, issue: "atom '\(atom)' is listed twice")
+            }
+            listed.append(atom)
+        }
+        return listed
     }
 
     /// Reads the plugin's `rbs.texts/1` (if it offers it) into its operations' ``OperationDescriptor/texts``, then

@@ -15,4 +15,7 @@ public struct OperationDescriptor: Codable, Hashable, Sendable {
     /// The plugin's translations of this operation's texts (`rbs.texts/1`), by ISO 639-1 language code; empty when
     /// the plugin does not offer the extension (its texts are then in one language). See ``localized(_:)``.
     public var texts: [String: OperationTexts] = [:]
+    /// The atoms whose `value_changed` only records the value (`rbs.recorded-atoms/1`, ABI 1.5), in the plugin's
+    /// order; empty when the plugin does not say. See ``CompiledOperation/recordedSlots``.
+    public var recordedAtoms: [String] = []
 }

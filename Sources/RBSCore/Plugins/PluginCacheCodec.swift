@@ -4,7 +4,7 @@ import Foundation
 /// then unsigned LEB128 integers and length-prefixed UTF-8 strings. Anything malformed makes the whole cache
 /// unreadable, and the host simply scans again.
 enum PluginCacheCodec {
-    static let magic = Array("RBSCACHE7\n".utf8)
+    static let magic = Array("RBSCACHE8\n".utf8)
 
     struct Malformed: Error {}
 
@@ -91,6 +91,7 @@ enum PluginCacheCodec {
             // Translations are few and read only when a person reads that language: kept as JSON (empty: none).
             out.string(operation.texts.isEmpty ? ""
                        : (try? JSONEncoder().encode(operation.texts)).map { String(decoding: $0, as: UTF8.self) } ?? "")
+            out.strings(operation.recordedAtoms)
         }
     }
 
@@ -196,9 +197,11 @@ enum PluginCacheCodec {
                 }
                 texts = decoded
             }
+            let recorded = try input.strings()
             operations.append(OperationDescriptor(id: operationID, title: title, category: category, atoms: atoms,
                                                   functions: functions, observesValues: callbacks & 1 != 0,
-                                                  hasAction: callbacks & 2 != 0, documentLabels: labels, texts: texts))
+                                                  hasAction: callbacks & 2 != 0, documentLabels: labels, texts: texts,
+                                                  recordedAtoms: recorded))
         }
         return PluginManifest(id: id, name: name, version: version, vendor: vendor, description: description,
                               abi: abi, operations: operations)

@@ -187,14 +187,14 @@ enum Routes {
             try await answer {
                 let who = try await customer(request, bank)
                 let commit = try await commitBody(request)
-                return json(try await bank.commit(commit.value, atom: try parameter(context, "atom"),
-                                                  run: try parameter(context, "run"), language: language(request), for: who))
+                return changesJSON(try await bank.commit(commit.value, atom: try parameter(context, "atom"),
+                                                         run: try parameter(context, "run"), language: language(request), for: who))
             }
         }
         api.post("/runs/:run/atoms/:atom/press") { request, context in
             try await answer {
-                json(try await bank.press(atom: try parameter(context, "atom"), run: try parameter(context, "run"),
-                                          language: language(request), for: try await customer(request, bank)))
+                changesJSON(try await bank.press(atom: try parameter(context, "atom"), run: try parameter(context, "run"),
+                                                 language: language(request), for: try await customer(request, bank)))
             }
         }
         api.post("/runs/:run/submit") { request, context in
@@ -341,6 +341,12 @@ enum Routes {
         } catch {
             return problem(.internalError("the answer could not be encoded: \(error)"))
         }
+    }
+
+    /// A commit's or a press's answer: the same JSON as ``json(_:status:)`` writes, written by ``ChangesJSON``.
+    static func changesJSON(_ changes: API.Changes) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json"],
+                 body: .init(byteBuffer: ByteBuffer(bytes: ChangesJSON.bytes(changes))))
     }
 
     static func problem(_ problem: Problem) -> Response {

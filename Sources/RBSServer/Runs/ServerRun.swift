@@ -16,6 +16,10 @@ final class ServerRun: @unchecked Sendable {
     var session: FormSession?
     /// Only on `lane` (set by a submit, dropped by a later commit).
     var sign: SignModule?
+    /// Only on `lane`: the form as the last answer rendered it, the session it was rendered from and its revision then.
+    private var renderedAtoms: [API.Atom] = []
+    private weak var renderedFrom: FormSession?
+    private var renderedRevision: Int?
     private let lock = NSLock()
     private var storedState: State = .open
     private var storedLastUsed: Date
@@ -32,6 +36,20 @@ final class ServerRun: @unchecked Sendable {
         self.lane = lane
         self.pluginID = pluginID
         storedLastUsed = now
+    }
+
+    /// The form as the last answer rendered it, while `session` has not changed since (only on `lane`): a commit
+    /// compares its result with it instead of rendering the form once more before it starts.
+    func rendered(_ session: FormSession) -> [API.Atom]? {
+        guard renderedFrom === session, let renderedRevision, renderedRevision == session.keptRendering else { return nil }
+        return renderedAtoms
+    }
+
+    /// Keeps `atoms`, just rendered from `session` (only on `lane`).
+    func keep(_ atoms: [API.Atom], of session: FormSession) {
+        renderedFrom = session
+        renderedRevision = session.keptRendering
+        renderedAtoms = renderedRevision == nil ? [] : atoms
     }
 
     var state: State { lock.withLock { storedState } }

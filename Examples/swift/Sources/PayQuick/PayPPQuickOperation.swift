@@ -8,6 +8,10 @@ final class PayPPQuickOperation: Operation, OperationDefinition {
     /// `isDestInnCorrect` reads the INN alone: the host calls it again only when the INN changed (ABI 1.3).
     static let functions: [ExportedFunction] = [.method("isDestInnCorrect", symbol: "pay_pp_quick_isDestInnCorrect",
                                                         signature: "bool()", reads: ["destInn"])]
+    /// Committing any of these only keeps its value for the document (`onAtomValueChanged` reacts to the BIC alone): the
+    /// host may tell the plugin with its next call into the run, so a commit of the amount is no round trip to the
+    /// plugin's worker (ABI 1.5). The INN is listed too, but isDestInnCorrect reads it, so the host tells it at once.
+    static let recordedAtoms = ["srcAccount", "destName", "destInn", "destKpp", "destAccount", "destDesc", "amount"]
     /// The review before signing: each document field under the caption of the atom it came from.
     static let documentLabels = [
         DocumentFieldLabel("from", role: .debitAccount, atom: "srcAccount"),

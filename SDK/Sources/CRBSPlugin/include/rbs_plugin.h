@@ -38,5 +38,6 @@
 #include "rbs/ext/document_labels.h"
 #include "rbs/ext/texts.h"
 #include "rbs/ext/function_reads.h"
+#include "rbs/ext/recorded_atoms.h"
 
 #endif /* RBS_PLUGIN_H */

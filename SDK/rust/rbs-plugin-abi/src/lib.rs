@@ -13,7 +13,7 @@ use std::ffi::{c_char, c_void};
 // ---- rbs/version.h ----
 
 pub const RBS_ABI_MAJOR: u32 = 1;
-pub const RBS_ABI_MINOR: u32 = 4;
+pub const RBS_ABI_MINOR: u32 = 5;
 pub const RBS_ABI_PATCH: u32 = 0;
 
 #[repr(C)]
@@ -619,6 +619,26 @@ pub struct RbsFunctionReadsExtension {
     pub functions: *const RbsFunctionReads,
 }
 
+// ---- rbs/ext/recorded_atoms.h (ABI 1.5) ----
+
+pub const RBS_EXT_RECORDED_ATOMS: &std::ffi::CStr = c"rbs.recorded-atoms/1";
+
+/// The atoms of one operation whose `value_changed` only records the value: the host may hand such a value over
+/// with its next call into the run instead of at once.
+#[repr(C)]
+pub struct RbsRecordedAtoms {
+    pub operation_id: *const c_char,
+    pub atom_count: u32,
+    pub atom_ids: *const *const c_char,
+}
+
+/// What `get_extension(RBS_EXT_RECORDED_ATOMS)` returns: `count` entries, static data.
+#[repr(C)]
+pub struct RbsRecordedAtomsExtension {
+    pub count: u32,
+    pub operations: *const RbsRecordedAtoms,
+}
+
 /// Lets a `static` hold plain data with raw pointers (which are not `Sync`). Sound here because everything behind
 /// the pointers is itself immutable static data that lives as long as the image.
 #[repr(transparent)]
@@ -665,4 +685,6 @@ const _: () = {
     assert!(size_of::<RbsStateExtension>() == 16 && offset_of!(RbsStateExtension, load) == 8);
     assert!(size_of::<RbsFunctionReads>() == 32 && offset_of!(RbsFunctionReads, atom_ids) == 24);
     assert!(size_of::<RbsFunctionReadsExtension>() == 16 && offset_of!(RbsFunctionReadsExtension, functions) == 8);
+    assert!(size_of::<RbsRecordedAtoms>() == 24 && offset_of!(RbsRecordedAtoms, atom_ids) == 16);
+    assert!(size_of::<RbsRecordedAtomsExtension>() == 16 && offset_of!(RbsRecordedAtomsExtension, operations) == 8);
 };

@@ -12,7 +12,8 @@
  *   A descriptor that uses a value the host does not know (an atom kind from a later minor) is refused, naming it.
  * History: 1.1 added the extension "rbs.document-labels/1" (rbs/ext/document_labels.h); 1.2 added "rbs.texts/1"
  * (rbs/ext/texts.h); 1.3 added "rbs.function-reads/1" (rbs/ext/function_reads.h); 1.4 added the service
- * "rbs.run-texts/1" (rbs/services.h): captions and marks set at run time in more than one language.
+ * "rbs.run-texts/1" (rbs/services.h): captions and marks set at run time in more than one language; 1.5 added
+ * "rbs.recorded-atoms/1" (rbs/ext/recorded_atoms.h): atoms whose value_changed only records the value.
  * Patch versions only clarify documentation; they never change layout or behaviour.
  */
 #ifndef RBS_VERSION_H
@@ -26,7 +27,7 @@ extern "C" {
 #endif
 
 #define RBS_ABI_MAJOR 1
-#define RBS_ABI_MINOR 4
+#define RBS_ABI_MINOR 5
 #define RBS_ABI_PATCH 0
 
 /* A semantic version of the ABI. Frozen since 1.0. */
