@@ -279,7 +279,7 @@ final class REPL: @unchecked Sendable {
         }
         var table = Table(header: [console.text(.helpHeaderCommand), console.text(.helpHeaderWhat)])
         table.rows = Self.commands.map { [$0.usage, console.text(.commandSummary($0.name))] }
-        return table.render() + "\n" + console.text(.helpInsideForm)
+        return table.render(width: console.width) + "\n" + console.text(.helpInsideForm)
     }
 
     // MARK: - Completion

@@ -134,7 +134,22 @@ s.wait("cancelled", r"cancelled: nothing was signed or posted", after=mark)
 s.line("verify")
 s.wait("one entry", r"^ok 1 entry$", after=mark)
 
-# 5. The screen never showed escape junk, and every prompt was drawn without escape bytes.
+# 5. help in a terminal narrower than its table: each command's usage on a line of its own, whole, and what it does
+# under it, indented and broken between words — not a table the terminal breaks wherever its width ends.
+mark = s.count()
+s.line("help")
+start = s.wait("help asked", r"^rbs> help$", after=mark - 1)
+end = s.wait("help's last line", r"^Inside a form: ", after=start)
+shown = s.lines()[start + 1:end]
+usage = "journal [N | show N | receipt N] [--operation OP] [--account A] [--from DATE] [--to DATE] [--status S]"
+s.expect("the journal's usage whole on its line", usage in shown)
+under = shown[shown.index(usage) + 1:]
+s.expect("what it does under it, indented", under[0] == "    list the journal's entries (filtered), show one in full, "
+         "or write a posted entry's receipt (--format pdf|html|text|qr --output FILE)")
+s.expect("no rule or header line the screen would break", not any(line.startswith(("──", "COMMAND")) for line in shown))
+s.expect("the first command and what it does", shown[:2] == ["list", "    list the operations, numbered"])
+
+# 6. The screen never showed escape junk, and every prompt was drawn without escape bytes.
 s.expect("no escape fragments on screen", not any(frag in s.text() for frag in ["[2m", "[0m", "[1m", "[33m", "\x1b"]))
 s.line("quit")
 s.pump(0.5)
