@@ -175,8 +175,9 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
         let presumed = Self.presumedEmpty.contains(sql)
         if presumed { presumedTexts.insert(text) }
         guard let rows = answered[key] else {
-            if onPredictions, let predicted {
-                let answer = predicted(text) ?? (presumed ? Answer(rows: [], digest: Self.emptyDigest) : nil)
+            let prediction = predicted?(text)
+            if onPredictions {
+                let answer = prediction ?? (presumed ? Answer(rows: [], digest: Self.emptyDigest) : nil)
                 if let answer {
                     if first {
                         operations.append(.query(text: text, key: key))
@@ -188,7 +189,7 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
             }
             if first { missing.append(Missing(text: text, writesBefore: writes.count, key: key)) }
             // The freshest guess: what the query gave after the last commit that asked it, else before it.
-            return predicted?(text)?.rows ?? guesses[text] ?? []
+            return prediction?.rows ?? guesses[text] ?? []
         }
         if first {
             operations.append(.query(text: text, key: key))

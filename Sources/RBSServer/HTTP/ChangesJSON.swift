@@ -11,10 +11,7 @@ enum ChangesJSON {
             out.atom(atom)
         }
         out.raw("]")
-        if let formError = changes.formError {
-            out.key("formError")
-            out.string(formError)
-        }
+        out.member("formError", changes.formError)
         out.key("ready")
         out.bool(changes.ready)
         out.raw("}")
@@ -26,6 +23,13 @@ enum ChangesJSON {
 
         mutating func raw(_ text: StaticString) {
             text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        }
+
+        /// `,"name":"value"` when there is a value; nothing when it is nil (the encoder leaves nil members out).
+        mutating func member(_ name: StaticString, _ value: String?) {
+            guard let value else { return }
+            key(name)
+            string(value)
         }
 
         /// `,"key":` — every key but an object's first.
@@ -84,24 +88,12 @@ enum ChangesJSON {
             }
             raw("\"caption\":")
             string(atom.caption)
-            if let currency = atom.currency {
-                key("currency")
-                string(currency)
-            }
-            if let error = atom.error {
-                key("error")
-                string(error)
-            }
-            if let hint = atom.hint {
-                key("hint")
-                string(hint)
-            }
+            member("currency", atom.currency)
+            member("error", atom.error)
+            member("hint", atom.hint)
             key("id")
             string(atom.id)
-            if let inputType = atom.inputType {
-                key("inputType")
-                string(inputType)
-            }
+            member("inputType", atom.inputType)
             key("kind")
             string(atom.kind)
             if let maxLength = atom.maxLength {
