@@ -23,7 +23,7 @@ DEV_DATA := $(DEV)/data
 DEMO_CUSTOMER := demo
 DEMO_PASSWORD := demo-password
 
-.PHONY: run serve web-test parity bench-serve build build-prerequisites plugins c-plugins swift-plugins rust-plugins sign-plugins test test-suites test-suites-beside bench bench-pg fuzz fuzz-build clean
+.PHONY: run serve web-test parity bench-serve build build-prerequisites plugins c-plugins swift-plugins rust-plugins sign-plugins test-fixtures test test-suites test-suites-beside rollout-test bench bench-pg fuzz fuzz-build clean
 
 # The REPL runs with the development data folder, where the development key is trusted: the real trust path.
 run: build plugins
@@ -81,13 +81,19 @@ rust-plugins:
 	$(CARGO) build --release --offline --manifest-path Examples/rust/card-block/Cargo.toml
 	cp Examples/rust/card-block/target/release/libcard_block.so $(PLUGINS)/card-block.so
 
+# A test fixture built with cargo (SDKParityTests): built beside the host by `make test`, in the folder the suite
+# looks in (cargo there only finds it current), so the suite's own run does not compile it.
+test-fixtures:
+	$(CARGO) build --release --offline --manifest-path Tests/Fixtures/rust-extensions/Cargo.toml \
+		--target-dir .build/test-fixtures/rust-extensions
+
 # The server's suites run on their own: in one process with the rest, the synchronous tests that wait for child
 # processes occupy Swift's cooperative thread pool (as wide as the cores), which the HTTP server under test needs.
 # SWIFT_BACKTRACE=enable=no: a child the tests crash on purpose (the scan corpus) is not held open by Swift's
 # backtracer, which on a loaded machine can hang for many minutes with the child's pipes (as plugin check's children).
 # The suites' own prerequisites (Scripts/test-prerequisites.sh: a browser, poppler, qrencode, zbar, Python modules)
-# install in the background while Swift compiles, and the example plugins (their own packages) build beside the host
-# and its tests (the host's build leaves cores idle while it plans and links). The build's own prerequisite (libxml2,
+# install in the background while Swift compiles, and the example plugins (their own packages) and the Rust test
+# fixture build beside the host and its tests (the host's build leaves cores idle while it plans and links). The build's own prerequisite (libxml2,
 # which rbs-host's static Foundation links) is in that background install too: the first link comes minutes after the
 # start, long after apt is done; should a link still find it missing, the build waits for the install and links again
 # (incrementally). The plugins are signed once the host is built and the install is done (signing goes through
@@ -95,7 +101,7 @@ rust-plugins:
 test:
 	@ldconfig -p | grep -q 'libxml2\.so '; had_libxml2=$$?; \
 		Scripts/test-prerequisites.sh > .build-test-prerequisites.log 2>&1 & installing=$$!; \
-		$(MAKE) --no-print-directory c-plugins swift-plugins rust-plugins > .build-example-plugins.log 2>&1 & examples=$$!; \
+		$(MAKE) --no-print-directory c-plugins swift-plugins rust-plugins test-fixtures > .build-example-plugins.log 2>&1 & examples=$$!; \
 		$(SWIFT) build --build-tests; built=$$?; installed=""; \
 		if [ $$built -ne 0 ] && [ $$had_libxml2 -ne 0 ]; then \
 			echo "make test: the build failed while libxml2 was being installed; once it is, building again"; \
@@ -112,28 +118,36 @@ test:
 # The suites, inside Tests/Postgres/cluster.sh run: a throw-away PostgreSQL cluster whose address is in
 # RBS_TEST_POSTGRES (unset, with a SKIPPED line, where PostgreSQL cannot be installed). The ledger's suite runs twice:
 # on SQLite, then on PostgreSQL (RBS_TEST_LEDGER_ENGINE=postgres: every fixture's ledger in a fresh database).
-# The concurrent-hosts test runs 70 seconds here (its faults: 5 SIGKILLs and a PostgreSQL restart, each at its share of
+# The concurrent-hosts test runs 55 seconds here (its faults: 5 SIGKILLs and a PostgreSQL restart, each at its share of
 # the documents or of the time): enough documents to race on every balance; throughput is `make bench-pg`'s to measure.
-# Its failover case (30 s) runs the bank on a primary with a synchronous standby, crashes the primary and promotes.
+# Its failover case (25 s) runs the bank on a primary with a synchronous standby, crashes the primary and promotes.
 # (RBSLedgerTests' PostgresFailoverTests does the same to one ledger in the first swift test below, ~20 s: its own pair.)
-# The staged rollout (40 s): two hosts follow a publication and roll a crashing version back fleet-wide.
 test-suites:
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --skip RBSServerTests
 	@if [ -n "$$RBS_TEST_POSTGRES" ]; then \
-		python3 Tests/Postgres/concurrent_hosts.py --documents 800 --minimum 450 --seconds 70 && \
-		python3 Tests/Postgres/concurrent_hosts.py --failover --documents 300 --minimum 100 --seconds 30 && \
-		python3 Tests/Postgres/rollout.py; \
-	else echo "*** SKIPPED: three serve hosts on one PostgreSQL, their failover (Tests/Postgres/concurrent_hosts.py) and a staged rollout on two hosts (Tests/Postgres/rollout.py): no PostgreSQL server ***"; fi
+		python3 Tests/Postgres/concurrent_hosts.py --documents 650 --minimum 350 --seconds 55 && \
+		python3 Tests/Postgres/concurrent_hosts.py --failover --documents 250 --minimum 80 --seconds 25; \
+	else echo "*** SKIPPED: three serve hosts on one PostgreSQL and their failover (Tests/Postgres/concurrent_hosts.py): no PostgreSQL server ***"; fi
 	@# The web tests (the API fuzzer, the browser walk) wait on pages and requests much of their time: beside them run
-	@# the ledger's suite on PostgreSQL then the server's suites, and the parity corpus (which waits on the hosts it
-	@# starts); each serves its own hosts on its own ports and data folders. Their outputs are printed whole at the end.
+	@# the ledger's suite on PostgreSQL then the server's suites, the parity corpus (which waits on the hosts it
+	@# starts) and the staged rollout (which waits on two hosts' syncs); each serves its own hosts on its own ports,
+	@# data folders and databases. Their outputs are printed whole at the end.
 	@$(MAKE) --no-print-directory test-suites-beside > .build-suites-beside.log 2>&1 & beside=$$!; \
 		$(MAKE) --no-print-directory parity > .build-parity.log 2>&1 & checking=$$!; \
+		$(MAKE) --no-print-directory rollout-test > .build-rollout.log 2>&1 & rolling=$$!; \
 		$(MAKE) --no-print-directory web-test; web=$$?; \
 		wait $$beside; passed=$$?; echo "=== the ledger's suite on PostgreSQL and the server's suites: exit $$passed"; \
 		cat .build-suites-beside.log; \
 		wait $$checking; checked=$$?; echo "=== the parity corpus (make parity): exit $$checked"; cat .build-parity.log; \
-		[ $$web -eq 0 ] && [ $$passed -eq 0 ] && [ $$checked -eq 0 ]
+		wait $$rolling; rolled=$$?; echo "=== the staged rollout on two hosts (Tests/Postgres/rollout.py): exit $$rolled"; \
+		cat .build-rollout.log; \
+		[ $$web -eq 0 ] && [ $$passed -eq 0 ] && [ $$checked -eq 0 ] && [ $$rolled -eq 0 ]
+
+# Run by test-suites beside the web tests: the staged rollout (40 s), two hosts following a publication that rolls a
+# crashing version back fleet-wide.
+rollout-test:
+	@if [ -n "$$RBS_TEST_POSTGRES" ]; then python3 Tests/Postgres/rollout.py; \
+	else echo "*** SKIPPED: a staged rollout on two hosts (Tests/Postgres/rollout.py): no PostgreSQL server ***"; fi
 
 # Run by test-suites beside the web tests.
 test-suites-beside:

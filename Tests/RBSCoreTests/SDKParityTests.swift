@@ -9,10 +9,11 @@ import Testing
 @Suite("SDK parity: every extension and service from C, Rust and Swift", .serialized)
 struct SDKParityTests {
     enum Language: String, CaseIterable, Sendable { case c, rust, swift }
-    /// The fixture plugin, built once with cargo (offline: the binding is a path crate, no registry).
+    /// The fixture plugin, built once with cargo (offline: the binding is a path crate, no registry), into the
+    /// target folder `make test` builds it in beside the host (``rustTarget``): cargo then only checks it is current.
     static let plugin: Result<URL, any Error> = Result {
         let manifest = Fixtures.root.appendingPathComponent("Tests/Fixtures/rust-extensions/Cargo.toml")
-        let target = Fixtures.temporaryDirectory("rust-extensions-target")
+        let target = Fixtures.root.appendingPathComponent(rustTarget)
         var environment = ProcessInfo.processInfo.environment
         environment["CARGO_TARGET_DIR"] = target.path
         let (status, output) = Fixtures.run("/usr/bin/env", ["cargo", "build", "--release", "--offline", "--manifest-path", manifest.path],
@@ -22,6 +23,10 @@ struct SDKParityTests {
         }
         return target.appendingPathComponent("release/librust_extensions.so")
     }
+
+    /// Where the Rust fixture is built (in the package's build folder, out of git): the Makefile's `test-fixtures`
+    /// builds it there while Swift compiles the host, so the suite does not spend its time in cargo.
+    static let rustTarget = ".build/test-fixtures/rust-extensions"
 
     /// The Swift twin, built by `make plugins` with the example plugins (Examples/swift, product ExtensionsCheck).
     static func swiftPlugin() throws -> URL {
