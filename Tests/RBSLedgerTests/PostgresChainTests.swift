@@ -295,23 +295,30 @@ struct PostgresChainTests {
         #expect(try commitState(try #require(after.read)) == "")
     }
 
-    @Test("the session keeps at most 32 planned queries: one-off queries do not pile up")
+    @Test("the session keeps a plan only for a query seen before, and at most 32: one-off queries do not pile up")
     func keptPlansAreBounded() throws {
         let f = try Fixture(engine: .postgres)
         guard case .postgres(let address) = f.location else { Issue.record("not on PostgreSQL"); return }
         let store = try PostgresStore(address: address)
         defer { try? store.close() }
-        let (kept, digests) = try store.read { db in
+        let (seenOnce, kept, digests) = try store.read { db in
             let queries = (1...40).map { "SELECT \($0) AS n" }
             let list = queries.map { "'\($0)'" }.joined(separator: ", ")
+            func keptCount() throws -> Int64? {
+                try db.value(Int64.self, "SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'rbs\\_v21\\_%'")
+            }
+            // Seen once (as a commit's checks or answers see them): run as they are, nothing kept.
+            _ = try db.rows("SELECT cardinality(rbs_v21_lines(q)) FROM unnest(ARRAY[\(list)]) AS q")
+            let seenOnce = try keptCount()
+            _ = try db.rows("SELECT cardinality(rbs_v21_lines(q)) FROM unnest(ARRAY[\(list)]) AS q")
             let digests = try db.values(String.self, """
                 SELECT value_text FROM rbs_v21_read('{}', ARRAY[\(list)], array_fill(0::BIGINT, ARRAY[40])) WHERE kind = 'digest'
                 """)
-            let kept = try db.value(Int64.self, "SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'rbs\\_v21\\_%'")
-            return (kept, digests)
+            return (seenOnce, try keptCount(), digests)
         }
         #expect(digests.count == 40)
         #expect(digests.first == Insecure.MD5.hash(data: Data(#"{"n":1}"#.utf8)).map { String(format: "%02x", $0) }.joined())
+        #expect(seenOnce == 0, "a query seen once is not prepared")
         #expect((1...32).contains(try #require(kept)))
     }
 
@@ -325,8 +332,10 @@ struct PostgresChainTests {
             try db.executeScript("""
                 DROP PROCEDURE rbs_v22_commit_durably(TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
                 DROP PROCEDURE rbs_v21_commit_durably(TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT);
+                DROP PROCEDURE rbs_v24_commit_durably(TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
                 DROP FUNCTION rbs_v21_read(TEXT[], TEXT[], BIGINT[]);
-                DELETE FROM rbs_schema_steps WHERE name IN ('\(PostgresStore.chainStep)', '\(PostgresStore.answersStep)');
+                DELETE FROM rbs_schema_steps WHERE name IN ('\(PostgresStore.chainStep)', '\(PostgresStore.answersStep)',
+                                                           '\(PostgresStore.answersAsRowsStep)');
                 """)
         }
         try administrator.close()
@@ -337,7 +346,7 @@ struct PostgresChainTests {
             }
         }
         try f.ledger.close()
-        #expect(try Ledger.migrateDatabase(dataDirectory: f.directory, location: f.location) == [PostgresStore.chainStep, PostgresStore.answersStep])
+        #expect(try Ledger.migrateDatabase(dataDirectory: f.directory, location: f.location) == [PostgresStore.chainStep, PostgresStore.answersStep, PostgresStore.answersAsRowsStep])
         let ledger = try f.reopen()
         defer { try? ledger.close() }
         let last = try ledger.draft(operation: "payment.domestic", plugin: "ru.example.payments", pluginVersion: "1.0.0", fields: [
@@ -384,5 +393,66 @@ struct ProvisionalNumberTests {
                                  recordedAtMilliseconds: 1, basketId: "basket", previousHash: previous)
         let parts = entry.hashedParts
         #expect(JournalEntry.chainHash(before: parts.before, sequence: 42, between: parts.between, previousHash: previous) == entry.hash)
+    }
+}
+
+extension PostgresChainTests {
+    @Test("answers as rows (v24) are the cells the server split before (v22): the same rows and digests, every kind of value")
+    func answersAsRowsMatchCells() throws {
+        let f = try Fixture(engine: .postgres)
+        guard case .postgres(let address) = f.location else { Issue.record("not on PostgreSQL"); return }
+        _ = try f.ledger.signAndPost(try f.payment(amount: "1.00"), code: f.nextCode())
+        let store = try PostgresStore(address: address)
+        defer { try? store.close() }
+        let queries = [
+            "SELECT 12::int8 AS n, 'a\"b\\c' || chr(10) || chr(1) || 'дé😀' AS t, NULL::text AS z, true AS b, '\\x00ff'::bytea AS h",
+            "SELECT x FROM (VALUES (1), (2)) AS v (x) WHERE false",
+            "SELECT g AS n, 'row ' || g AS t FROM generate_series(1, 3) AS g",
+            "SELECT * FROM journal ORDER BY seq",
+            "SELECT a.number, a.balance, a.blocked FROM accounts a ORDER BY a.number",
+        ]
+        let array = "ARRAY[" + queries.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }.joined(separator: ", ") + "]::text[]"
+        let (cells, rows) = try store.read { db in
+            (try db.value(String.self, "SELECT rbs_v22_answers(\(array))"), try db.value(String.self, "SELECT rbs_v24_answers(\(array))"))
+        }
+        let cellsText = try #require(cells), rowsText = try #require(rows)
+        let fromCells = try #require(PostgresStore.cells(fromJSON: cellsText))
+        let fromRows = try #require(PostgresStore.cells(fromRowsJSON: rowsText))
+        #expect(fromRows == fromCells)
+        #expect(fromRows.filter { $0.kind == "digest" }.count == queries.count)
+        #expect(fromRows.contains(Cell(query: 1, row: 1, name: "t", kind: "string", value: "a\"b\\c\n\u{1}дé😀")))
+        // A JSON column is not read by the one-call path either way: no cells from the rows.
+        let json = try store.read { db in try db.value(String.self, "SELECT rbs_v24_answers(ARRAY['SELECT ''{\"a\": 1}''::json AS j'])") }
+        let jsonText = try #require(json)
+        #expect(PostgresStore.cells(fromRowsJSON: jsonText) == nil)
+    }
+    typealias Cell = PostgresStore.Cell
+
+    @Test("a database without v24's procedure (restored from before it) answers through v22's: payments post in one round trip still")
+    func withoutAnswersAsRows() throws {
+        let f = try Fixture(engine: .postgres)
+        guard case .postgres(let address) = f.location else { Issue.record("not on PostgreSQL"); return }
+        for amount in ["1.00", "2.00"] { _ = try f.ledger.signAndPost(try f.payment(amount: amount), code: f.nextCode()) }
+        let administrator = try PostgresStore(address: address)
+        try administrator.write { db in
+            try db.executeScript("""
+                DROP PROCEDURE rbs_v24_commit_durably(TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
+                DELETE FROM rbs_schema_steps WHERE name = '\(PostgresStore.answersAsRowsStep)';
+                """)
+        }
+        try administrator.close()
+        var trips: [Int] = []
+        for amount in ["3.00", "4.00", "5.00"] {
+            let document = try f.payment(amount: amount)
+            let before = try #require(f.ledger.databaseRoundTrips)
+            guard case .posted = try f.ledger.signAndPost(document, code: f.nextCode()) else {
+                Issue.record("a payment without v24 was not posted"); return
+            }
+            trips.append(try #require(f.ledger.databaseRoundTrips) - before)
+        }
+        // The first finds the procedure gone (its call refused at lookup, nothing run) and commits through v22's.
+        #expect(trips == [2, 1, 1], "\(trips)")
+        try f.ledger.close()
+        #expect(try Ledger.migrateDatabase(dataDirectory: f.directory, location: f.location) == [PostgresStore.answersAsRowsStep])
     }
 }

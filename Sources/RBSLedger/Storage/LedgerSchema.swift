@@ -94,6 +94,9 @@ enum LedgerSchema {
         // What a commit's queries give after its writes, answered by the commit itself: a next payment on the same
         // rows commits in one round trip on them, checked as always (issue #30). Functions only.
         Step(name: "v22-answers-after-commit", apply: answersAfterCommit),
+        // The same answers as each query's rows in their JSON text, not split into cells in the server: a third of
+        // the server's work for them (issue #30). Functions only.
+        Step(name: "v24-answers-as-rows", apply: answersAsRows),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -656,15 +659,59 @@ enum LedgerSchema {
                 (SELECT c.locked_until_ms FROM code_state c WHERE c.id = 1);
         """
 
-    private static func oneCallWrites(_ db: any SQLTransaction) throws {
-        guard db.dialect == .postgres else { return }
-        try db.executeScript("""
+    /// The digest of a query's rows: an MD5 of each row's JSON, joined by newlines. `to_json(t.*)`, the whole row even
+    /// when the query has a column named `t` (`to_json(t)` took that column alone: before step `v24-answers-as-rows`,
+    /// such a query's digest covered one column, and its answers could not be split).
+    private static let digestFunction = """
             CREATE OR REPLACE FUNCTION rbs_v19_digest(query TEXT) RETURNS TEXT LANGUAGE plpgsql AS $fn$
             DECLARE digest TEXT;
             BEGIN
-                EXECUTE 'SELECT md5(coalesce(string_agg(to_json(t)::text, chr(10)), '''')) FROM (' || query || ') AS t' INTO digest;
+                EXECUTE 'SELECT md5(coalesce(string_agg(to_json(t.*)::text, chr(10)), '''')) FROM (' || query || ') AS t' INTO digest;
                 RETURN digest;
             END $fn$;
+            """
+    /// The rows of one query as their JSON texts, from a plan the session keeps (`rbs_v21_lines`) once the query is
+    /// seen a second time, whole rows as in ``digestFunction``.
+    private static let linesFunction = """
+            CREATE OR REPLACE FUNCTION rbs_v21_lines(query TEXT) RETURNS TEXT[] LANGUAGE plpgsql AS $fn$
+            DECLARE
+                statement_name TEXT := 'rbs_v21_' || substr(encode(sha256(convert_to(query, 'UTF8')), 'hex'), 1, 55);
+                lines TEXT[];
+                kept RECORD;
+                seen TEXT := coalesce(current_setting('rbs.seen_queries', true), '');
+            BEGIN
+                -- A query first seen in this session runs as it is and is only remembered (the last 64 names): a
+                -- one-off (a document id's lookup, one a payment) costs its plan once instead of a PREPARE, and no
+                -- longer fills the 32 kept statements, whose sweep made every other query plan again.
+                IF position(statement_name IN seen) = 0 THEN
+                    IF length(seen) >= 64 * 64 THEN
+                        seen := '';
+                    END IF;
+                    PERFORM set_config('rbs.seen_queries', seen || statement_name || ' ', false);
+                    EXECUTE 'SELECT array_agg(to_json(t.*)::text) FROM (' || query || ') AS t' INTO lines;
+                    RETURN lines;
+                END IF;
+                BEGIN
+                    EXECUTE 'EXECUTE ' || statement_name INTO lines;
+                    RETURN lines;
+                EXCEPTION WHEN invalid_sql_statement_name THEN
+                    NULL;
+                END;
+                IF (SELECT count(*) FROM pg_prepared_statements p WHERE p.name LIKE 'rbs\\_v21\\_%') >= 32 THEN
+                    FOR kept IN SELECT p.name FROM pg_prepared_statements p WHERE p.name LIKE 'rbs\\_v21\\_%' LOOP
+                        EXECUTE 'DEALLOCATE ' || quote_ident(kept.name);
+                    END LOOP;
+                END IF;
+                EXECUTE 'PREPARE ' || statement_name || ' AS SELECT array_agg(to_json(t.*)::text) FROM (' || query || ') AS t';
+                EXECUTE 'EXECUTE ' || statement_name INTO lines;
+                RETURN lines;
+            END $fn$;
+            """
+
+    private static func oneCallWrites(_ db: any SQLTransaction) throws {
+        guard db.dialect == .postgres else { return }
+        try db.executeScript("""
+            \(digestFunction)
             CREATE OR REPLACE FUNCTION rbs_v19_read\(readSignature)
             DECLARE
                 i INT;
@@ -794,27 +841,7 @@ enum LedgerSchema {
             -- under it; at 32 kept statements the session drops them all and starts again (one-off queries such
             -- as a document id's do not accumulate). A statement stays valid across schema changes (PostgreSQL
             -- re-plans it), and PREPARE is not undone by a rollback, so a refused commit keeps its plans too.
-            CREATE OR REPLACE FUNCTION rbs_v21_lines(query TEXT) RETURNS TEXT[] LANGUAGE plpgsql AS $fn$
-            DECLARE
-                statement_name TEXT := 'rbs_v21_' || substr(encode(sha256(convert_to(query, 'UTF8')), 'hex'), 1, 55);
-                lines TEXT[];
-                kept RECORD;
-            BEGIN
-                BEGIN
-                    EXECUTE 'EXECUTE ' || statement_name INTO lines;
-                    RETURN lines;
-                EXCEPTION WHEN invalid_sql_statement_name THEN
-                    NULL;
-                END;
-                IF (SELECT count(*) FROM pg_prepared_statements p WHERE p.name LIKE 'rbs\\_v21\\_%') >= 32 THEN
-                    FOR kept IN SELECT p.name FROM pg_prepared_statements p WHERE p.name LIKE 'rbs\\_v21\\_%' LOOP
-                        EXECUTE 'DEALLOCATE ' || quote_ident(kept.name);
-                    END LOOP;
-                END IF;
-                EXECUTE 'PREPARE ' || statement_name || ' AS SELECT array_agg(to_json(t)::text) FROM (' || query || ') AS t';
-                EXECUTE 'EXECUTE ' || statement_name INTO lines;
-                RETURN lines;
-            END $fn$;
+            \(linesFunction)
             CREATE OR REPLACE FUNCTION rbs_v21_base() RETURNS BIGINT LANGUAGE plpgsql VOLATILE AS $fn$
             DECLARE base BIGINT;
             BEGIN
@@ -959,7 +986,15 @@ enum LedgerSchema {
                     \(cellsOfLines)
                 ) AS c);
             END $fn$;
-            CREATE OR REPLACE PROCEDURE rbs_v22_commit_durably(statements TEXT[], digests TEXT[], after_queries TEXT[],
+            \(answeringCommit("rbs_v22_commit_durably", answers: "rbs_v22_answers"))
+            """)
+    }
+
+    /// A procedure that commits `statements` as `rbs_v21_commit_durably` does, then answers `after_queries` through
+    /// the function `answers` (`rbs_v22_commit_durably`, `rbs_v24_commit_durably`).
+    private static func answeringCommit(_ procedure: String, answers: String) -> String {
+        """
+            CREATE OR REPLACE PROCEDURE \(procedure)(statements TEXT[], digests TEXT[], after_queries TEXT[],
                 \(durableCommitParameters),
                 INOUT answers TEXT DEFAULT NULL)
                 LANGUAGE plpgsql AS $fn$
@@ -971,11 +1006,45 @@ enum LedgerSchema {
                 COMMIT;
                 -- The payment is committed: nothing here may fail it. Answers that cannot be read are simply none.
                 BEGIN
-                    answers := rbs_v22_answers(after_queries);
+                    answers := \(answers)(after_queries);
                 EXCEPTION WHEN OTHERS THEN
                     answers := NULL;
                 END;
             END $fn$;
+        """
+    }
+
+    /// Schema step `v24-answers-as-rows` (issue #30): `rbs_v22_answers`' rows and digests, each query's rows in the
+    /// JSON text `rbs_v21_lines` already made of them rather than split into cells (json_each, json_typeof and a
+    /// json_agg of six-member arrays, which cost the server about three times the reading of the rows): JSON text
+    /// of one array per query, its digest and then its rows, `[["digest", {row}, …], …]`. The host splits the rows
+    /// (``PostgresStore/cells(fromRowsJSON:)``). `rbs_v24_commit_durably` is `rbs_v22_commit_durably` answering
+    /// these. Functions only; nothing on SQLite.
+    /// The step also makes `rbs_v19_digest` and `rbs_v21_lines` read whole rows whatever their columns' names
+    /// (``digestFunction``; every digest of a query without a column named `t` is the same as before), and
+    /// `rbs_v21_lines` keep a plan only for a query it has seen before in the session (``linesFunction``).
+    private static func answersAsRows(_ db: any SQLTransaction) throws {
+        guard db.dialect == .postgres else { return }
+        try db.executeScript("""
+            \(digestFunction)
+            \(linesFunction)
+            CREATE OR REPLACE FUNCTION rbs_v24_answers(queries TEXT[]) RETURNS TEXT LANGUAGE plpgsql AS $fn$
+            DECLARE
+                i INT;
+                lines TEXT[];
+                parts TEXT[] := '{}';
+            BEGIN
+                FOR i IN 1 .. coalesce(array_length(queries, 1), 0) LOOP
+                    lines := coalesce(rbs_v21_lines(queries[i]), '{}');
+                    -- The digest rbs_v21_read and rbs_v22_answers give (each row's JSON, joined by newlines), then
+                    -- the rows as they are: JSON objects already, so they go into the array as they are.
+                    parts := parts || ('["' || md5(array_to_string(lines, chr(10))) || '"'
+                                       || CASE WHEN cardinality(lines) > 0 THEN ',' || array_to_string(lines, ',') ELSE '' END
+                                       || ']');
+                END LOOP;
+                RETURN '[' || array_to_string(parts, ',') || ']';
+            END $fn$;
+            \(answeringCommit("rbs_v24_commit_durably", answers: "rbs_v24_answers"))
             """)
     }
 

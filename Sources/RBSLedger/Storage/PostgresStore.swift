@@ -42,6 +42,8 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     static let chainStep = "v21-chain-in-server"
     /// The schema step whose commit answers its queries again after its writes (predictions for the next).
     static let answersStep = "v22-answers-after-commit"
+    /// The schema step whose commit gives those answers as each query's rows in JSON text (``cells(fromRowsJSON:)``).
+    static let answersAsRowsStep = "v24-answers-as-rows"
     /// How many times a transaction is tried when the server aborts it as a conflict.
     static let maximumAttempts = 5
     /// Idle connections kept for the next operation.
@@ -243,6 +245,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             oneCallWrites.store(applied.contains(Self.oneCallStep) || done.contains(Self.oneCallStep), ordering: .relaxed)
             serverSequencing.store(applied.contains(Self.chainStep) || done.contains(Self.chainStep), ordering: .relaxed)
             answersAfterCommit.store(applied.contains(Self.answersStep) || done.contains(Self.answersStep), ordering: .relaxed)
+            answersAsRows.store(applied.contains(Self.answersAsRowsStep) || done.contains(Self.answersAsRowsStep), ordering: .relaxed)
             return done
         }
     }
@@ -387,6 +390,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
         if sequencing {
             serverSequencing.store(false, ordering: .relaxed)
             answersAfterCommit.store(false, ordering: .relaxed)
+            answersAsRows.store(false, ordering: .relaxed)
         } else {
             oneCallWrites.store(false, ordering: .relaxed)
         }
@@ -400,6 +404,8 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     private let recentReads = Mutex<[String: [SQLRow]]>([:])
     /// Whether the commit answers its queries again after its writes (schema step `v22-answers-after-commit`).
     private let answersAfterCommit = Atomic<Bool>(false)
+    /// Whether it answers them as rows (schema step `v24-answers-as-rows`), cheaper for the server than cells.
+    private let answersAsRows = Atomic<Bool>(false)
     /// What the last commits' queries gave after their writes, by query text: a transaction whose queries are all
     /// here (or are once-only id lookups) is committed on them in one round trip (``writeReportingTip(_:)``). Each is
     /// checked by the commit like a fetched answer, so a stale one costs a refused commit, never a wrong decision.
@@ -442,7 +448,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
 
     /// One cell of what `rbs_v21_read` and `rbs_v22_answers` answer: a query's (1-based) row's column, or with the
     /// kind `digest` the query's digest.
-    struct Cell {
+    struct Cell: Equatable {
         let query: Int
         let row: Int64
         let name: String?
@@ -537,17 +543,29 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                 expected.append("")
             }
         }
-        let rows = try withFreshConnection { connection in
+        let (rows, asRows) = try withFreshConnection { connection in
             // A procedure that commits before it answers (`rbs_v19_commit_durably`): postgres-nio completes a query
             // at its CommandComplete, which the server sends before an implicit transaction commits (at Sync) — so
             // `SELECT rbs_v19_commit(…)` was answered before the commit was durable, and a primary crashing then lost
             // an acknowledged payment (PostgresFailoverTests found it). CALL's row comes after the COMMIT inside,
             // which with a synchronous standby has waited for it.
             if answering {
-                return try call(connection, "CALL rbs_v22_commit_durably($1, $2, $3)", [.texts(statements), .texts(expected), .texts(after)])
+                let arguments: [ArrayArgument] = [.texts(statements), .texts(expected), .texts(after)]
+                if answersAsRows.load(ordering: .relaxed) {
+                    // A database restored from before v24 lacks the procedure: nothing ran (the call failed at its
+                    // lookup), so the same commit goes through v22's, and this host stays with it until a restart
+                    // applies the step again.
+                    do {
+                        return (try call(connection, "CALL rbs_v24_commit_durably($1, $2, $3)", arguments), true)
+                    } catch let refusal as PostgresRefusal where refusal.sqlState == Self.undefinedFunction {
+                        oneCallTrace("no answers as rows: \(refusal.message)")
+                        answersAsRows.store(false, ordering: .relaxed)
+                    }
+                }
+                return (try call(connection, "CALL rbs_v22_commit_durably($1, $2, $3)", arguments), false)
             }
-            return try call(connection, "CALL \(sequencing ? "rbs_v21_commit_durably" : "rbs_v19_commit_durably")($1, $2)",
-                            [.texts(statements), .texts(expected)])
+            return (try call(connection, "CALL \(sequencing ? "rbs_v21_commit_durably" : "rbs_v19_commit_durably")($1, $2)",
+                             [.texts(statements), .texts(expected)]), false)
         }
         guard let row = rows.first else {
             throw PostgresRefusal(sqlState: "", message: "rbs_v19_commit answered no row")
@@ -559,7 +577,8 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             codeStep: try row.decode(Int64?.self, forColumn: "code_step"),
             codeFailures: Int(try row.decode(Int64.self, forColumn: "code_failures")),
             lockedUntil: try row.decode(Int64?.self, forColumn: "code_locked_until"))
-        if answering, let text = try row.decode(String?.self, forColumn: "answers"), let cells = Self.cells(fromJSON: text),
+        if answering, let text = try row.decode(String?.self, forColumn: "answers"),
+           let cells = asRows ? Self.cells(fromRowsJSON: text) : Self.cells(fromJSON: text),
            let types = byteColumns.withLock({ $0 }), let answers = Self.answers(from: cells, queries: after.count, types: types) {
             predictedAnswers.withLock { predicted in
                 if predicted.count + answers.count > Self.predictedLimit { predicted.removeAll(keepingCapacity: true) }
