@@ -154,26 +154,26 @@ func ledgerBenchmarks(directory: URL, quick: Bool = false) -> [BenchmarkFigure] 
                 + "\(String(format: "%.1f", signCPUPerDocument)) µs (load average \(sectionLoad) when the section began: "
                 + "the bench runs niced on a shared machine, and fewer than the cores' share of CPU leaves signing and "
                 + "journaling, both CPU work, short while the disk-bound floor barely notices). perf (cpu-clock, DWARF call "
-                + "graphs, 2026-11-26): the signing workers (one a core since the floor showed the committing thread waiting "
-                + "for the disk through each commit; it signs a chunk itself when it gets ahead) and the committing thread: of "
-                + "its work the journal insert ≈ 40% (the row, the uniqueness trigger's lookup and three indexes — the "
-                + "document key, time-ordered since schema step v15-ordered-document-key, now lands at its index's end), "
-                + "the commit ≈ 20% (the WAL frames' pwrite, one fdatasync, an automatic checkpoint every 8,000 pages), "
-                + "the rest the lookup of an earlier entry, the core's reads and checks and the chain hash. Against signing alone it also carries "
-                + "each document's canonical encoding and id (SHA-256), which the baseline's pre-encoded messages skip; "
+                + "graphs, 2026-11-27, after schema step v23-journal-unique-index): the signing workers (one a core; the "
+                + "committing thread signs a chunk itself when it gets ahead) and the committing thread, whose work is the "
+                + "journal insert ≈ 27% (the row and two indexes: the once-only index, time-ordered, and journal_posted_to), "
+                + "the commit ≈ 23% (the WAL frames' pwrite, one fdatasync, an automatic checkpoint every 8,000 pages), the "
+                + "entry and its SHA-256 chain hash ≈ 10%, the lookups (an earlier entry of each document, the tip, the code "
+                + "state, the accounts) ≈ 10%, the posting's insert ≈ 6%, the core's checks ≈ 1%. Against signing alone the "
+                + "workers also encode each document and take its id (SHA-256), which the baseline's pre-encoded messages skip; "
                 + "ledger-tip's record (a new file's fsync) is written beside the commits, which the floor does not do"),
         BenchmarkFigure(
             name: "journal + post + commit alone, batches of 100 already signed (group commit's serial part; median of 5 rounds)",
             value: groupFailures == 0 ? chainRate : .nan, unit: "ops/s",
             baselineName: "bare storage floor (next row)", baselineValue: floorRate,
             target: nil, met: nil,
-            bound: "the rows the floor writes, and beyond them: the document-key index (time-ordered since schema step "
-                + "v15-ordered-document-key, so a batch's 100 keys land on its last page or two; before, 100 random keys "
-                + "dirtied ~53 of its leaf pages and a batch wrote 87 pages to the WAL at 15,000 entries where ordered keys "
-                + "write 34, measured with Python's sqlite3), the duplicate-payment index (journal_posted_to), the "
-                + "uniqueness trigger's lookup, the lookup of an earlier entry of each document, the code check's row, the "
-                + "SHA-256 chain hash of each entry and the core's checks; GRDB's statement cache and Swift's value "
-                + "conversions where the floor binds C values; one fdatasync a batch as in the floor"),
+            bound: "the rows the floor writes, and beyond them: the once-only index (document key, id; time-ordered since "
+                + "schema step v15-ordered-document-key, so a batch's 100 keys land on its last pages; a unique index since "
+                + "v23-journal-unique-index, where a trigger looked each document up and made SQLite keep a statement "
+                + "journal for every insert), the duplicate-payment index (journal_posted_to), the lookup of an earlier "
+                + "entry of each document, the code check's row, the SHA-256 chain hash of each entry and the core's checks; "
+                + "GRDB's statement cache and Swift's values (bound in place from one buffer) where the floor binds C "
+                + "values; one fdatasync a batch as in the floor"),
         BenchmarkFigure(
             name: "bare storage floor: the same rows (a journal entry and a posting a document, \(documentBytes)-byte documents; the two "
                 + "balances once a batch) through SQLite's C API, batches of 100, synchronous = FULL, no signing (CBenchFloor; median of 5 rounds)",

@@ -241,6 +241,34 @@ struct GroupCommitTests {
         }
     }
 
+    @Test("timestamps written digit by digit are the padded parts the text form is made of, years beyond 0000–9999 too")
+    func timestampDigits() throws {
+        /// The text form as it was first written: each part's decimal text, left-padded with zeros to its width.
+        func padded(_ ms: Int64) -> String {
+            func pad(_ value: Int64, _ width: Int) -> String {
+                let text = String(value)
+                return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+            }
+            let days = ms >= 0 || ms % 86_400_000 == 0 ? ms / 86_400_000 : ms / 86_400_000 - 1
+            let msOfDay = ms - days * 86_400_000
+            let (year, month, day) = CalendarDay.civil(fromDays: Int(days))
+            return pad(Int64(year), 4) + "-" + pad(Int64(month), 2) + "-" + pad(Int64(day), 2) + "T" + pad(msOfDay / 3_600_000, 2)
+                + ":" + pad(msOfDay / 60_000 % 60, 2) + ":" + pad(msOfDay / 1000 % 60, 2) + "." + pad(msOfDay % 1000, 3) + "Z"
+        }
+        #expect(Timestamp.format(milliseconds: 0) == "1970-01-01T00:00:00.000Z")
+        #expect(Timestamp.format(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
+        #expect(Timestamp.format(milliseconds: 1_750_000_000_123) == "2025-06-15T15:06:40.123Z")
+        #expect(Timestamp.format(milliseconds: -62_167_219_200_000) == "0000-01-01T00:00:00.000Z")
+        #expect(Timestamp.format(milliseconds: 253_402_300_799_999) == "9999-12-31T23:59:59.999Z")
+        var generator = SystemRandomNumberGenerator()
+        let edges: [Int64] = [-62_167_219_200_001, 253_402_300_800_000, -100_000_000_000_000, 400_000_000_000_000]
+        for ms in edges + (0..<2_000).map({ _ in Int64.random(in: -70_000_000_000_000...260_000_000_000_000, using: &generator) }) {
+            let text = Timestamp.format(milliseconds: ms)
+            #expect(text == padded(ms), "\(ms)")
+            if (-62_167_219_200_000...253_402_300_799_999).contains(ms) { #expect(Timestamp.parse(text) == ms, "\(ms)") }
+        }
+    }
+
     @Test("parallel map keeps the order")
     func parallelMapOrder() {
         let items = Array(0..<1_003)

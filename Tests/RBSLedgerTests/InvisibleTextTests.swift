@@ -31,6 +31,17 @@ struct InvisibleTextTests {
         }
     }
 
+    @Test("the shortcut for ASCII text and the ranges with no format character agrees with Unicode's tables")
+    func shortcutAgreesWithTables() throws {
+        for value in UInt32(0)...0x04FF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            #expect(InvisibleText.isInvisible(scalar) == (scalar.properties.generalCategory == .format), "U+\(String(value, radix: 16))")
+        }
+        // Text of ASCII alone takes the bytes' shortcut; one non-ASCII format character after it is still found.
+        #expect(InvisibleText.first(in: "40817810438000000001 amount=100.00") == nil)
+        #expect(try #require(InvisibleText.first(in: "abc\u{00AD}")).position == 4)
+    }
+
     private func document(_ f: Fixture, name: String, purpose: String = "Оплата по счёту 7") throws -> Document {
         try f.ledger.draft(operation: "payment.domestic", plugin: "ru.example.payments", pluginVersion: "1.0.0", fields: [
             DocumentField("from", "40817810438000000001"), DocumentField("account", "40702810900000012345"),

@@ -52,21 +52,66 @@ struct OrderedDocumentKeyTests {
         #expect(try f.ledger.journal.verify() == .ok(2))
     }
 
-    @Test("SQLite: the database itself refuses a second entry of a document under its ordered key")
+    @Test("SQLite: the database itself refuses a second entry of a document under its ordered key, and a second completion")
     func databaseRefusesCopy() throws {
         let (f, _) = try JournalTests.closedLedgerWithThreeEntries()
         let queue = try DatabaseQueue(path: f.directory.appendingPathComponent("rbs.sqlite").path)
-        #expect {
+        func copy(of sequence: Int64, as new: Int64, secondOf: Int64?) throws {
             try queue.write { db in
                 try db.execute(sql: """
-                    INSERT INTO journal (seq, kind, document_id, document, signature, key_id, recorded_ms, prev_hash, hash, document_key)
-                    SELECT 4, kind, document_id, document, signature, key_id, recorded_ms, prev_hash, hash, document_key
-                    FROM journal WHERE seq = 2
-                    """)
+                    INSERT INTO journal (seq, kind, document_id, document, signature, key_id, recorded_ms, prev_hash, hash, document_key, second_of)
+                    SELECT ?, kind, document_id, document, signature, key_id, recorded_ms, prev_hash, hash, document_key, ?
+                    FROM journal WHERE seq = ?
+                    """, arguments: [new, secondOf, sequence])
             }
-        } throws: { error in
-            (error as? DatabaseError)?.message == "the document is already journaled"
         }
+        // The once-only index (schema step v23-journal-unique-index), not a trigger, refuses it.
+        func refusedByIndex(_ error: any Error) -> Bool {
+            guard let error = error as? DatabaseError else { return false }
+            return error.resultCode == .SQLITE_CONSTRAINT && error.message?.contains("journal_unique_document") == true
+        }
+        #expect { try copy(of: 2, as: 4, secondOf: nil) } throws: { refusedByIndex($0) }
+        // One entry more by a second signature is what the index lets through (the ledger writes it only to complete
+        // an awaiting entry, which verify checks); a second one is refused.
+        try copy(of: 2, as: 4, secondOf: 2)
+        #expect { try copy(of: 2, as: 5, secondOf: 2) } throws: { refusedByIndex($0) }
+        let objects = try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT type, name FROM sqlite_master WHERE tbl_name = 'journal' AND type IN ('index', 'trigger') ORDER BY name")
+                .map { "\($0["type"] as String) \($0["name"] as String)" }
+        }
+        #expect(objects == ["index journal_basket", "trigger journal_no_delete", "trigger journal_no_update",
+                            "index journal_posted_to", "index journal_unique_document"])
+        // The ledger says what the trigger said.
+        let refusal = LedgerError.from(DatabaseError(resultCode: .SQLITE_CONSTRAINT,
+                                                     message: "UNIQUE constraint failed: index 'journal_unique_document'"), path: "rbs.sqlite")
+        #expect(refusal == .database(path: "rbs.sqlite", detail: "the document is already journaled"))
+    }
+
+    @Test("SQLite: verify names a document journaled twice, even with the once-only index gone")
+    func verifyFindsSecondEntry() throws {
+        let (f, documents) = try JournalTests.closedLedgerWithThreeEntries()
+        let queue = try DatabaseQueue(path: f.directory.appendingPathComponent("rbs.sqlite").path)
+        // Entry 2 journaled again as entry 4, chained and hashed as the ledger would: only the rule tells it.
+        try queue.write { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM journal ORDER BY seq")
+            let second = try JournalEntry(row: SQLiteTransaction(db).rows("SELECT * FROM journal WHERE seq = 2")[0])
+            let tip: Data = rows[2]["hash"]
+            let copy = JournalEntry(
+                sequence: 4, kind: second.kind, documentId: second.documentId, document: second.document,
+                signature: second.signature, keyId: second.keyId, debit: second.debit, credit: second.credit,
+                amount: second.amount, currency: second.currency, balanceAfter: second.balanceAfter,
+                recordedAtMilliseconds: second.recordedAtMilliseconds, authorization: second.authorization, previousHash: tip)
+            try db.execute(sql: "DROP INDEX journal_unique_document")
+            try copy.insert(SQLiteTransaction(db), createdAtMilliseconds: documents[1].createdAtMilliseconds)
+        }
+        try queue.close()
+        let result = try f.reopen().journal.verify()
+        guard case .bad(let sequence, let reason) = result else {
+            Issue.record("verify said \(result)")
+            return
+        }
+        #expect(sequence == 4)
+        #expect(reason.hasPrefix("document \(documents[1].id) is journaled twice"))
     }
 
     @Test("SQLite: a data folder from before v15 (keys of the id alone, no basket times) is upgraded: verify ok, repeats and a retried basket answer with their first outcomes")
@@ -92,6 +137,19 @@ struct OrderedDocumentKeyTests {
             try db.execute(sql: LedgerSchema.refuse("UPDATE", on: "journal", named: "journal_no_update",
                                                     "the journal is append-only: entries cannot be changed", in: .sqlite))
             try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v15-ordered-document-key'")
+            // Nor the later step v23-journal-unique-index: the once-only trigger and the index of the key alone, as
+            // v5-second-signer left them (the upgrade then applies v15, then v23 on the rewritten keys).
+            try db.execute(sql: """
+                DROP INDEX journal_unique_document;
+                CREATE INDEX journal_document_key ON journal (document_key);
+                CREATE TRIGGER journal_unique_document BEFORE INSERT ON journal
+                    WHEN EXISTS (SELECT 1 FROM journal WHERE document_key = NEW.document_key AND document_id = NEW.document_id
+                                 AND (NEW.second_of IS NULL OR seq != NEW.second_of OR kind != 'awaiting-second-signature'))
+                    BEGIN SELECT RAISE(ABORT, 'the document is already journaled'); END;
+                DROP INDEX journal_basket;
+                CREATE INDEX journal_basket ON journal (basket_id);
+                DELETE FROM grdb_migrations WHERE identifier = 'v23-journal-unique-index';
+                """)
         }
         let oldKeys = try queue.read { db in try Int64.fetchAll(db, sql: "SELECT document_key FROM journal ORDER BY seq") }
         let entriesBefore = try queue.read { db in try Row.fetchAll(db, sql: "SELECT seq, hash, document FROM journal ORDER BY seq") }
@@ -120,5 +178,9 @@ struct OrderedDocumentKeyTests {
         }
         #expect(try reopened.read { db in try String.fetchOne(db, sql: "SELECT document_times FROM baskets") }
             == [documents[1], basket.documents[1], basket.documents[2]].map { String($0.createdAtMilliseconds) }.joined(separator: " "))
+        // v23 applied after it: the once-only index in the place of the trigger and of the key's own index.
+        #expect(try reopened.read { db in
+            try String.fetchAll(db, sql: "SELECT type || ' ' || name FROM sqlite_master WHERE name IN ('journal_unique_document', 'journal_document_key')")
+        } == ["index journal_unique_document"])
     }
 }

@@ -29,6 +29,23 @@ import Testing
         #expect(try rows[2]["s"] as String? == nil)
     }
 
+    /// Text and blob arguments are bound where they were copied for the statement (SQLiteTransaction's arena):
+    /// values larger than it first was, one statement after another in one transaction, and an argument read back
+    /// as a column all come back as given.
+    @Test func argumentsBoundInPlaceStayTheirs() throws {
+        let store = try store()
+        let long = String(repeating: "Счёт 40817810438000000001; ", count: 200), bytes = Data((0..<9_000).map { UInt8($0 % 251) })
+        let echoed = try store.write { db -> [SQLRow] in
+            try db.execute("INSERT INTO t (i, s, b) VALUES (?, ?, ?)", arguments: [.integer(1), .text("short"), .blob(Data([7]))])
+            try db.execute("INSERT INTO t (i, s, b) VALUES (?, ?, ?)", arguments: [.integer(2), .text(long), .blob(bytes)])
+            try db.execute("INSERT INTO t (i, s, b) VALUES (?, ?, ?)", arguments: [.integer(3), .text(""), .blob(Data([8, 9]))])
+            return try db.rows("SELECT ? AS a, s, ? AS c FROM t WHERE i = ?", arguments: [.text(long), .blob(bytes), .integer(1)])
+        }
+        #expect(echoed.map(\.values) == [[.text(long), .text("short"), .blob(bytes)]])
+        let rows = try store.read { db in try db.rows("SELECT s, b FROM t ORDER BY i") }
+        #expect(rows.map(\.values) == [[.text("short"), .blob(Data([7]))], [.text(long), .blob(bytes)], [.text(""), .blob(Data([8, 9]))]])
+    }
+
     @Test func conveniencesReadFirstColumnsAndExistence() throws {
         let store = try store()
         try store.write { db in

@@ -45,8 +45,11 @@ public enum CanonicalEncoding {
         line("operation", document.operation, escaping: true)
         line("plugin", document.plugin, escaping: true)
         line("plugin_version", document.pluginVersion, escaping: true)
-        line("created_at", Timestamp.format(milliseconds: document.createdAtMilliseconds), escaping: false)
-        line("nonce", Hex.encode(document.nonce), escaping: false)
+        out.append(contentsOf: "created_at=".utf8)
+        Timestamp.append(milliseconds: document.createdAtMilliseconds, to: &out)
+        out.append(contentsOf: "\nnonce=".utf8)
+        Hex.append(document.nonce, to: &out)
+        out.append(UInt8(ascii: "\n"))
         line("key_id", document.keyId, escaping: false)
         line("fields", String(document.fields.count), escaping: false)
         for field in document.fields {

@@ -63,6 +63,10 @@ public struct Journal: Sendable {
         // Entries awaiting a second signature, and the ones a second signature completed.
         var awaiting: [Int64: JournalEntry] = [:]
         var completed: Set<Int64> = []
+        // The documents journaled so far other than by a second signature: each is journaled once (the database's
+        // once-only index, schema step v23-journal-unique-index, refuses a second entry; this proves it held).
+        var journaled: Set<String> = []
+        journaled.reserveCapacity(rows.count)
         for row in rows {
             let entry: JournalEntry
             do {
@@ -91,6 +95,8 @@ public struct Journal: Sendable {
                 }
                 completed.insert(secondOf)
                 first = found
+            } else if !journaled.insert(entry.documentId).inserted {
+                return .bad(sequence: entry.sequence, reason: "document \(entry.documentId) is journaled twice: a document is journaled once (and once more only by the second signature completing it)")
             }
             if let reason = Self.problem(with: entry, previousHash: previousHash, keys: keys, firstSigner: first?.keyId)
                 ?? entry.reasonFactsProblem

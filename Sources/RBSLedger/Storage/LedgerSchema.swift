@@ -94,6 +94,11 @@ enum LedgerSchema {
         // What a commit's queries give after its writes, answered by the commit itself: a next payment on the same
         // rows commits in one round trip on them, checked as always (issue #30). Functions only.
         Step(name: "v22-answers-after-commit", apply: answersAfterCommit),
+        // Group commit's journal insert (issue #33 item 4): SQLite's once-only rule for a document's entries told by
+        // a unique index on (document key, id, whether it is a second signature), PostgreSQL's rule since v5, which
+        // also serves the lookups by document key, instead of a trigger's lookup (and statement journal) on every
+        // insert and an index of the key alone; the basket index holds only the entries signed in a basket.
+        Step(name: "v23-journal-unique-index", apply: journalUniqueIndex),
         // The same answers as each query's rows in their JSON text, not split into cells in the server: a third of
         // the server's work for them (issue #30). Functions only.
         Step(name: "v24-answers-as-rows", apply: answersAsRows),
@@ -424,6 +429,33 @@ enum LedgerSchema {
                 CREATE UNIQUE INDEX journal_unique_document ON journal (document_id, (second_of IS NULL));
                 """)
         }
+    }
+
+    /// A document is journaled once, and once more by the second signature that completes its `awaiting` entry:
+    /// in SQLite by a unique index on (document key, id, whether the entry is a second signature) instead of
+    /// `v5-second-signer`'s trigger, the rule PostgreSQL's `journal_unique_document` has kept since `v5` — so both
+    /// engines now refuse the same inserts. The trigger looked the document up before every insert and, as any
+    /// trigger that can abort, made SQLite keep a statement journal for each one; the index refuses the same
+    /// duplicates (a second entry of a document, a second completion) as part of the insert. What the trigger
+    /// refused beyond it — a completion naming no `awaiting` entry of its own document — no write of the ledger can
+    /// make (``EmbeddedBank/complete(_:signature:keyId:publicKey:authorization:decline:in:)`` names the entry it read
+    /// in the same transaction), and ``Journal/verify(authenticator:)`` proves it of every entry, with the once-only rule.
+    /// The index leads with the time-ordered document key (`v15-ordered-document-key`), so a batch's new keys still
+    /// land on its last pages, and it serves the lookups by key in place of `journal_document_key`.
+    /// The basket index keeps only the entries signed in a basket (it is asked by basket id alone).
+    private static func journalUniqueIndex(_ db: any SQLTransaction) throws {
+        if db.dialect == .sqlite {
+            // Built from rows the trigger kept unique, so it cannot fail on a journal the ledger wrote.
+            try db.executeScript("""
+                DROP TRIGGER journal_unique_document;
+                DROP INDEX journal_document_key;
+                CREATE UNIQUE INDEX journal_unique_document ON journal (document_key, document_id, second_of IS NULL);
+                """)
+        }
+        try db.executeScript("""
+            DROP INDEX journal_basket;
+            CREATE INDEX journal_basket ON journal (basket_id) WHERE basket_id IS NOT NULL;
+            """)
     }
 
     private static func trustedKeys(_ db: any SQLTransaction) throws {

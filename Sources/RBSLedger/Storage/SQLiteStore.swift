@@ -100,21 +100,30 @@ final class SQLiteStore: LedgerStore {
 final class SQLiteTransaction: SQLTransaction {
     private let db: Database
     var dialect: SQLDialect { .sqlite }
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    /// The bytes of the running statement's text and blob arguments, bound where they lie (no destructor: SQLite
+    /// copies none of them). Binding each with SQLITE_TRANSIENT made SQLite allocate, copy and free every one — a
+    /// journal entry has up to eleven — on group commit's committing thread. A statement is reset and its bindings
+    /// cleared before the next one is bound here, so SQLite never reads bytes that are no longer its arguments.
+    private var arena: UnsafeMutableRawBufferPointer
 
     init(_ db: Database) {
         self.db = db
+        arena = .allocate(byteCount: 4096, alignment: 8)
+    }
+
+    deinit {
+        arena.deallocate()
     }
 
     func execute(_ sql: String, arguments: [SQLValue]) throws {
         let statement = try prepared(sql, arguments)
-        defer { sqlite3_reset(statement.handle) }
+        defer { Self.release(statement.handle) }
         while try step(statement) {}
     }
 
     func rows(_ sql: String, arguments: [SQLValue]) throws -> [SQLRow] {
         let statement = try prepared(sql, arguments)
-        defer { sqlite3_reset(statement.handle) }
+        defer { Self.release(statement.handle) }
         let handle = statement.handle
         let count = sqlite3_column_count(handle)
         // The names are read once the first row is there: most lookups of group commit (is this document
@@ -146,6 +155,29 @@ final class SQLiteTransaction: SQLTransaction {
             throw DatabaseError(resultCode: .SQLITE_MISUSE,
                                 message: "the statement takes \(expected) arguments, \(arguments.count) given", sql: sql)
         }
+        var needed = 0
+        for value in arguments {
+            switch value {
+            case .text(let text): needed += text.utf8.count
+            case .blob(let bytes): needed += bytes.count
+            case .null, .integer: break
+            }
+        }
+        if needed > arena.count {
+            // No statement holds a pointer into it: each one's bindings are cleared when it is done.
+            arena.deallocate()
+            arena = .allocate(byteCount: max(needed, 2 * arena.count), alignment: 8)
+        }
+        // Never nil: allocated with at least 4096 bytes.
+        let base = arena.baseAddress!
+        var used = 0
+        /// `bytes` copied to the arena: where they start there and how many.
+        func place(_ bytes: UnsafeRawBufferPointer) -> (UnsafeMutableRawPointer, Int32) {
+            let start = base + used
+            if let source = bytes.baseAddress, bytes.count > 0 { start.copyMemory(from: source, byteCount: bytes.count) }
+            used += bytes.count
+            return (start, Int32(bytes.count))
+        }
         for (offset, value) in arguments.enumerated() {
             let index = Int32(offset + 1)
             let code: Int32
@@ -155,23 +187,30 @@ final class SQLiteTransaction: SQLTransaction {
             case .integer(let integer):
                 code = sqlite3_bind_int64(handle, index, integer)
             case .text(var text):
-                // An empty text has no buffer to point at, and a null pointer would bind NULL.
-                code = text.isEmpty ? sqlite3_bind_text(handle, index, "", 0, Self.transient) : text.withUTF8 { utf8 in
-                    utf8.withMemoryRebound(to: CChar.self) { chars in
-                        sqlite3_bind_text(handle, index, chars.baseAddress, Int32(chars.count), Self.transient)
-                    }
-                }
+                // An empty text binds the arena's address with no bytes: a null pointer would bind NULL.
+                let (start, count) = text.withUTF8 { place(UnsafeRawBufferPointer($0)) }
+                code = sqlite3_bind_text(handle, index, start.assumingMemoryBound(to: CChar.self), count, nil)
             case .blob(let bytes):
-                code = bytes.withUnsafeBytes { raw in
-                    guard let base = raw.baseAddress, raw.count > 0 else { return sqlite3_bind_zeroblob(handle, index, 0) }
-                    return sqlite3_bind_blob(handle, index, base, Int32(raw.count), Self.transient)
+                if bytes.isEmpty {
+                    code = sqlite3_bind_zeroblob(handle, index, 0)
+                } else {
+                    let (start, count) = bytes.withUnsafeBytes { place($0) }
+                    code = sqlite3_bind_blob(handle, index, start, count, nil)
                 }
             }
             guard code == SQLITE_OK else {
+                Self.release(handle)
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot bind argument \(index)", sql: sql)
             }
         }
         return (statement, handle)
+    }
+
+    /// Done with a statement: reset, and its arguments unbound, since they point into the arena the next
+    /// statement's arguments are copied to.
+    private static func release(_ handle: SQLiteStatement) {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
     }
 
     /// Steps once: true while there is a row to read.
@@ -212,6 +251,10 @@ extension LedgerError {
             switch error.resultCode {
             case .SQLITE_NOTADB, .SQLITE_CORRUPT, .SQLITE_FORMAT:
                 return .corruptDatabase(path: path, detail: error.message ?? "\(error.resultCode)")
+            // The journal's once-only index (schema step v23-journal-unique-index) refuses what its trigger refused,
+            // in the trigger's words (and PostgreSQL's).
+            case .SQLITE_CONSTRAINT where error.message?.contains("journal_unique_document") == true:
+                return .database(path: path, detail: "the document is already journaled")
             default:
                 return .database(path: path, detail: error.message ?? "\(error)")
             }

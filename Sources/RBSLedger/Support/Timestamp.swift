@@ -18,15 +18,43 @@ public enum Timestamp {
 
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ` for years 0000–9999.
     public static func format(milliseconds ms: Int64) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        append(milliseconds: ms, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The UTF-8 of ``format(milliseconds:)`` appended to `out`, digit by digit: the canonical encoding writes it
+    /// straight into a document's bytes, on the signing workers of group commit, where the text joined from
+    /// padded parts cost a fifth of encoding a document.
+    static func append(milliseconds ms: Int64, to out: inout [UInt8]) {
         let (days, msOfDay) = floorDivide(ms, 86_400_000)
         let (year, month, day) = civil(fromDays: days)
-        let hour = msOfDay / 3_600_000
-        let minute = msOfDay / 60_000 % 60
-        let second = msOfDay / 1000 % 60
-        let milli = msOfDay % 1000
-        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(hour, 2) + ":" + pad(minute, 2)
-            + ":" + pad(second, 2) + "." + pad(milli, 3) + "Z"
+        func digits(_ value: Int64, _ width: Int, then separator: Unicode.Scalar) {
+            // Exactly `width` digits for a value that has at most that many; any other (a year beyond 9999 or
+            // before 0) as ``pad(_:_:)`` writes it.
+            if value >= 0 && value < powersOfTen[width] {
+                var divisor = powersOfTen[width - 1], rest = value
+                for _ in 0..<width {
+                    out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest / divisor))
+                    rest %= divisor
+                    divisor /= 10
+                }
+            } else {
+                out.append(contentsOf: pad(value, width).utf8)
+            }
+            out.append(UInt8(ascii: separator))
+        }
+        digits(year, 4, then: "-")
+        digits(month, 2, then: "-")
+        digits(day, 2, then: "T")
+        digits(msOfDay / 3_600_000, 2, then: ":")
+        digits(msOfDay / 60_000 % 60, 2, then: ":")
+        digits(msOfDay / 1000 % 60, 2, then: ".")
+        digits(msOfDay % 1000, 3, then: "Z")
     }
+
+    private static let powersOfTen: [Int64] = [1, 10, 100, 1000, 10000]
 
     /// The milliseconds of text in exactly the form `format` writes, or `nil`.
     public static func parse(_ text: String) -> Int64? {
