@@ -143,7 +143,7 @@ def main():
         f"check, Ed25519 signature, journal entry, posting and durable commit per payment (the payment drafted "
         f"once, each signing a copy of it at a new time with a new nonce, as a form is drafted at review, not at "
         f"signing), through PostgreSQL's one-call writes: when the last commit answered the payment's queries after "
-        f"its writes (schema step v22-answers-after-commit), one round trip checks those answers are still the rows "
+        f"its writes (schema step v22-answers-after-commit; since v24-answers-as-rows each query's rows in their JSON text), one round trip checks those answers are still the rows "
         f"and writes, under the ledger's lock held only inside the server; otherwise (a row another host changed, a "
         f"first payment) one round trip reads what the payment's rules need and one more checks and writes. All "
         f"processes start together, "
