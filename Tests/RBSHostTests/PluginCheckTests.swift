@@ -185,7 +185,49 @@ struct PluginCheckTests {
             for (name, line) in submits {
                 #expect(line.contains("a document was built and the core would accept it"), "\(file) \(name): \(line)")
             }
+            // pay-quick lists atoms in rbs.recorded-atoms/1; each keeps the promise.
+            if file == "pay-quick.so" {
+                let recorded = result.stdout.split(separator: "\n").filter { $0.contains("  recorded ") }
+                let names = ["srcAccount", "destName", "destInn", "destKpp", "destAccount", "destDesc", "amount"]
+                #expect(recorded.count == names.count, "\(result.stdout)")
+                for (found, atom) in zip(recorded, names) {
+                    #expect(found.hasPrefix(line("PASS", "recorded pay.pp.quick/" + atom, "")), "\(found)")
+                }
+            }
         }
+    }
+
+    /// `plugin check` of Tests/Fixtures/check/recorded_atoms.c (one honest recorded atom, two that break the promise),
+    /// with `extra` arguments; it fails (exit 1).
+    private func checkRecordedAtoms(_ extra: [String] = []) throws -> ProcessResult {
+        let sandbox = try HostSandbox()
+        let plugin = try CheckFixtures.build("recorded_atoms", into: try CheckFixtures.folder(in: sandbox, "recorded"))
+        let result = try sandbox.host(["plugin", "check", plugin.path, "--cycles", "10"] + extra)
+        #expect(result.status == 1, "\(result)")
+        return result
+    }
+
+    @Test("rbs.recorded-atoms/1: an atom whose value_changed only records passes; one that sets a caption or logs fails, naming the plugin, the operation, the atom, the value and the call")
+    func recordedAtoms() throws {
+        let result = try checkRecordedAtoms()
+        let found = result.stdout.split(separator: "\n").map(String.init).filter { $0.contains("  recorded ") }
+        let promise = " — an atom listed in rbs.recorded-atoms/1 must only record its value; take it out of the list or do the rest elsewhere (see rbs/ext/recorded_atoms.h)"
+        #expect(found == [
+            line("PASS", "recorded check.recorded/name", "7 values handed to value_changed at once: each only recorded (no host call, RBS_OK, nothing shown changed)"),
+            line("FAIL", "recorded check.recorded/amount", "plugin tests.check.recorded, operation check.recorded: value_changed of 'amount' with '100.00' called set_caption('fee', \"Fee 1.00\"), changed what the form shows (fee's caption 'Fee' → 'Fee 1.00')" + promise),
+            line("FAIL", "recorded check.recorded/purpose", "plugin tests.check.recorded, operation check.recorded: value_changed of 'purpose' with 'Test' called log(1, \"purpose changed\")" + promise),
+        ], "\(result.stdout)")
+        #expect(result.stdout.hasSuffix("2 of 11 checks failed\n"), "\(result.stdout)")
+    }
+
+    @Test("--json: the recorded-atoms checks are results like the others, under the same keys")
+    func recordedAtomsJSON() throws {
+        let result = try checkRecordedAtoms(["--json"])
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]], "\(result.stdout)")
+        let recorded = array.filter { ($0["name"] as? String)?.hasPrefix("recorded ") == true }
+        #expect(recorded.map { $0["name"] as? String } == ["recorded check.recorded/name", "recorded check.recorded/amount", "recorded check.recorded/purpose"])
+        #expect(recorded.map { $0["passed"] as? Bool } == [true, false, false])
+        #expect(recorded.allSatisfy { Set($0.keys) == ["name", "passed", "detail"] })
     }
 
     @Test("a crash in value_changed fails the input check that ran it, names the signal, and the rest still run")

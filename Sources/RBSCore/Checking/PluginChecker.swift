@@ -1,3 +1,4 @@
+import CRBSPlugin
 import Crypto
 import Foundation
 import RBSLedger
@@ -12,6 +13,9 @@ import RBSLedger
 /// - `create-destroy OP`: 100 runs opened and closed; no instance left alive;
 /// - `input OP/ATOM` (each atom that holds a value): random, empty, over-long (10 KB) values committed as a person
 ///   would, then over-long and invalid-UTF-8 bytes handed straight to value_changed;
+/// - `recorded OP/ATOM` (each atom the plugin lists in rbs.recorded-atoms/1): plausible, random and empty values
+///   handed to value_changed at once, as the host never does for such an atom; a call into the host, a status other
+///   than RBS_OK or a change a person would see breaks the promise the host skips those calls on;
 /// - `submit OP`: an empty submit, buttons pressed, plausible values committed and a submit;
 /// - `leak OP`: after a warm-up, 1,000 runs opened and closed; resident memory may grow by at most `leakLimit`;
 /// - `case N NAME` (with `--cases FILE`): the author's values entered in order, then the document or the refusal the
@@ -109,6 +113,10 @@ public final class PluginChecker {
             for atom in operation.atoms where atom.holdsValue {
                 checks.append(Check(name: "input \(id)/\(atom.id)") { [unowned self] in inputs(id, atom) })
             }
+            for atomID in operation.recordedAtoms {
+                guard let atom = operation.atoms.first(where: { $0.id == atomID }) else { continue }
+                checks.append(Check(name: "recorded \(id)/\(atomID)") { [unowned self] in recorded(id, atom) })
+            }
             checks.append(Check(name: "submit \(id)") { [unowned self] in submit(operation) })
             checks.append(Check(name: "leak \(id)") { [unowned self] in leak(id) })
         }
@@ -176,6 +184,51 @@ public final class PluginChecker {
         emit(.step("closing the run"))
         session.close()
         return leftAlive("the run") ?? .pass("\(committed) values committed, over-long and invalid UTF-8 handed to value_changed")
+    }
+
+    /// Holds a listed atom to the promise of rbs.recorded-atoms/1 (rbs/ext/recorded_atoms.h): its value_changed only
+    /// records the value. The host skips the call on a commit to such an atom and makes it later, with the run's next
+    /// call, so whatever else the plugin does there is never shown or shown late — a broken form no other check
+    /// sees. Here every value is handed over at once and watched: the calls into the host, the status, and what a
+    /// person would see of the form before and after.
+    private func recorded(_ id: String, _ atom: AtomDescriptor) -> Outcome {
+        let session: FormSession
+        switch open(id) {
+        case .success(let opened): session = opened
+        case .failure(let why): return .fail(why)
+        }
+        defer { session.close() }
+        let plugin = image?.manifest.id ?? path
+        var generator = CheckValues(seed: atom.id.utf8.reduce(UInt64(7)) { $0 &* 31 &+ UInt64($1) })
+        let values = Array(CheckValues.candidates(for: atom).prefix(4)) + (0..<8).map { _ in generator.random(for: atom) } + [""]
+        var told = 0
+        for text in values {
+            emit(.step("handing value_changed '\(text)' for \(atom.id) at once"))
+            let seen: FormSession.AtOnce
+            do { seen = try session.valueChangedAtOnce(atom.id, text: text) } catch {
+                if session.isClosed { return .fail("value_changed of '\(atom.id)' with '\(text)': \(session.describe(error))") }
+                continue // a value the host refuses never reaches the plugin
+            }
+            told += 1
+            var did = seen.calls.map { "called \($0)" }
+            if let status = seen.status, status != rbs_status_t(RBS_OK) { did.append("returned \(Self.statusName(status))") }
+            if !seen.changes.isEmpty { did.append("changed what the form shows (\(seen.changes.joined(separator: "; ")))") }
+            guard did.isEmpty else {
+                return .fail("plugin \(plugin), operation \(id): value_changed of '\(atom.id)' with '\(text)' \(did.joined(separator: ", ")) — an atom listed in rbs.recorded-atoms/1 must only record its value; take it out of the list or do the rest elsewhere (see rbs/ext/recorded_atoms.h)")
+            }
+        }
+        guard told > 0 else { return .pass("no value checked: the host refused every value tried, so value_changed never sees one") }
+        return .pass("\(told) values handed to value_changed at once: each only recorded (no host call, RBS_OK, nothing shown changed)")
+    }
+
+    /// RBS_INVALID and the like, for a message.
+    private static func statusName(_ status: rbs_status_t) -> String {
+        switch status {
+        case rbs_status_t(RBS_OK): "RBS_OK"
+        case rbs_status_t(RBS_INVALID): "RBS_INVALID"
+        case rbs_status_t(RBS_FAILED): "RBS_FAILED"
+        default: "status \(status)"
+        }
     }
 
     private func submit(_ operation: OperationDescriptor) -> Outcome {

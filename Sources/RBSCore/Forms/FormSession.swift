@@ -460,6 +460,54 @@ public final class FormSession {
         }
     }
 
+    /// What value_changed did with one value, seen from the host (``valueChangedAtOnce(_:text:)``).
+    struct AtOnce {
+        /// The plugin's status (nil: it has no value_changed).
+        var status: rbs_status_t?
+        /// The calls it made into the host meanwhile, in order (``HostCallbackTap``).
+        var calls: [String]
+        /// What a person would see changed after it: "fee's caption 'Fee' → 'Fee 1.00'".
+        var changes: [String]
+    }
+
+    /// Hands the plugin's value_changed (commit = true) the value `text` stands for in atom `id`, at once — never held
+    /// as a commit to an atom listed in rbs.recorded-atoms/1 is — and reports what the plugin did meanwhile: `plugin
+    /// check` holds such an atom to its promise of only recording the value. The form's own values stay as they were,
+    /// so whatever changed in what a person sees was the plugin's doing.
+    /// - Throws: a value the host would refuse (``FormSessionError/invalid(id:message:)`` and the like: no plugin
+    ///   ever sees it), a closed run, or the plugin's fault.
+    func valueChangedAtOnce(_ id: String, text: String) throws(FormSessionError) -> AtOnce {
+        guard !isClosed, let module else { throw .closed }
+        guard let index = index(of: id) else { throw .unknownAtom(id: id, operation: descriptor.id) }
+        let atom = descriptor.atoms[index]
+        let value = try check(try FormInput.value(text, for: atom, in: self, reader: .script), for: index)
+        functions.enteringPlugin()
+        do throws(PluginFault) { try tellHeld(module) } catch { throw end(error) }
+        let before = (atoms, formMark)
+        let seen: (result: rbs_status_t?, calls: [String])
+        do throws(PluginFault) {
+            seen = try HostCallbackTap.record { () throws(PluginFault) in try module.valueChanged(atom: atom, value: value) }
+        } catch {
+            throw end(error)
+        }
+        return AtOnce(status: seen.result, calls: seen.calls, changes: Self.changes(from: before, to: (atoms, formMark)))
+    }
+
+    /// The differences a person would see between two moments of the form: each atom's value, caption, visibility
+    /// and mark, and the form's own mark.
+    private static func changes(from before: ([AtomState], String?), to after: ([AtomState], String?)) -> [String] {
+        func quoted(_ text: String?) -> String { text.map { "'\($0)'" } ?? "none" }
+        var changes: [String] = []
+        for (old, new) in zip(before.0, after.0) {
+            if old.value != new.value { changes.append("\(old.id)'s value \(quoted(old.value)) → \(quoted(new.value))") }
+            if old.caption != new.caption { changes.append("\(old.id)'s caption \(quoted(old.caption)) → \(quoted(new.caption))") }
+            if old.visible != new.visible { changes.append("\(old.id) \(new.visible ? "shown" : "hidden")") }
+            if old.error != new.error { changes.append("\(old.id)'s error \(quoted(old.error)) → \(quoted(new.error))") }
+        }
+        if before.1 != after.1 { changes.append("the form's error \(quoted(before.1)) → \(quoted(after.1))") }
+        return changes
+    }
+
     /// Presses a button that does not submit: calls the plugin's action.
     @discardableResult
     public func press(_ id: String) throws(FormSessionError) -> FormAnnouncements {

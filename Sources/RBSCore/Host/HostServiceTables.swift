@@ -33,6 +33,7 @@ final class HostServiceTables: @unchecked Sendable {
         accountsTable.initialize(to: rbs_accounts_service_t(
             context: context,
             count: { context in
+                HostCallbackTap.note("accounts->count()")
                 guard let tables = HostServiceTables.from(context) else { return 0 }
                 return tables.lock.withLock {
                     tables.cachedAccounts = (try? tables.locator.inject((any AccountsService).self).accounts()) ?? []
@@ -40,6 +41,7 @@ final class HostServiceTables: @unchecked Sendable {
                 }
             },
             at: { context, index, out in
+                HostCallbackTap.note("accounts->at(\(index))")
                 guard let tables = HostServiceTables.from(context), let out else { return false }
                 return tables.lock.withLock {
                     if tables.cachedAccounts.isEmpty {
@@ -51,6 +53,7 @@ final class HostServiceTables: @unchecked Sendable {
                 }
             },
             find: { context, number, out in
+                HostCallbackTap.note("accounts->find(\(HostCallbackTap.quoted(number)))")
                 guard let tables = HostServiceTables.from(context), let number, let out else { return false }
                 let wanted = String(cString: number)
                 return tables.lock.withLock {
@@ -65,6 +68,7 @@ final class HostServiceTables: @unchecked Sendable {
         cardsTable.initialize(to: rbs_cards_service_t(
             context: context,
             count: { context in
+                HostCallbackTap.note("cards->count()")
                 guard let tables = HostServiceTables.from(context) else { return 0 }
                 return tables.lock.withLock {
                     tables.cachedCards = (try? tables.locator.inject((any CardsService).self).cards()) ?? []
@@ -72,6 +76,7 @@ final class HostServiceTables: @unchecked Sendable {
                 }
             },
             at: { context, index, out in
+                HostCallbackTap.note("cards->at(\(index))")
                 guard let tables = HostServiceTables.from(context), let out else { return false }
                 return tables.lock.withLock {
                     guard Int(index) < tables.cachedCards.count else { return false }
@@ -86,6 +91,7 @@ final class HostServiceTables: @unchecked Sendable {
         directoryTable.initialize(to: rbs_directory_service_t(
             context: context,
             lookup: { context, bic, out in
+                HostCallbackTap.note("directory->lookup(\(HostCallbackTap.quoted(bic)))")
                 guard let tables = HostServiceTables.from(context), let bic, let out else { return false }
                 return tables.lock.withLock {
                     guard let directory = tables.locator.optional(BankDirectory.self) else { return false }
@@ -115,6 +121,7 @@ final class HostServiceTables: @unchecked Sendable {
         logTable.initialize(to: rbs_log_service_t(
             context: context,
             write: { context, level, source, message in
+                HostCallbackTap.note("log->write(\(level), \(HostCallbackTap.quoted(source)), \(HostCallbackTap.quoted(message)))")
                 guard let tables = HostServiceTables.from(context), let log = tables.locator.optional((any HostLog).self)
                 else { return }
                 log.write(level: LogLevel(rawValue: min(level, 3)) ?? .info,
@@ -125,10 +132,12 @@ final class HostServiceTables: @unchecked Sendable {
         clockTable.initialize(to: rbs_clock_service_t(
             context: context,
             now_unix_ms: { context in
+                HostCallbackTap.note("clock->now_unix_ms()")
                 guard let tables = HostServiceTables.from(context) else { return 0 }
                 return Int64((tables.now.timeIntervalSince1970 * 1000).rounded(.down))
             },
             today: { context, out in
+                HostCallbackTap.note("clock->today()")
                 guard let tables = HostServiceTables.from(context), let out else { return }
                 let text = HostServiceTables.isoDate(tables.now)
                 let bytes = Array(text.utf8.prefix(10)) + [0]
@@ -139,12 +148,14 @@ final class HostServiceTables: @unchecked Sendable {
         runTextsTable.initialize(to: rbs_run_texts_service_t(
             context: context,
             set_caption: { _, module, atom, count, variants in
+                HostCallbackTap.note("run_texts->set_caption(\(HostCallbackTap.atom(atom)), \(count) variant(s))")
                 guard let atom else { return false }
                 return HostServiceTables.runText("set_caption", module, String(cString: atom), count, variants) {
                     $0.pluginSetCaption(atom: String(cString: atom), texts: $1)
                 }
             },
             set_error: { _, module, atom, count, variants in
+                HostCallbackTap.note("run_texts->set_error(\(HostCallbackTap.atom(atom)), \(count) variant(s))")
                 let id = atom.map { String(cString: $0) }
                 return HostServiceTables.runText("set_error", module, id, count, variants) { $0.pluginSetError(atom: id, texts: $1) }
             }))

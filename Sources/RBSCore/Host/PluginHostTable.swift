@@ -22,10 +22,12 @@ final class PluginHostTable: @unchecked Sendable {
             version: version.map { UnsafePointer($0) },
             host_data: nil,
             get_service: { host, id in
+                HostCallbackTap.note("get_service(\(HostCallbackTap.quoted(id)))")
                 guard let table = PluginHostTable.from(host), let id else { return nil }
                 return table.locator.table(id: String(cString: id))
             },
             register_service: { host, id, service in
+                HostCallbackTap.note("register_service(\(HostCallbackTap.quoted(id)))")
                 guard let table = PluginHostTable.from(host), let id, let service else { return false }
                 do {
                     let serviceID = String(cString: id)
@@ -39,10 +41,12 @@ final class PluginHostTable: @unchecked Sendable {
                 }
             },
             log: { host, level, message in
+                HostCallbackTap.note("log(\(level), \(HostCallbackTap.quoted(message)))")
                 guard let table = PluginHostTable.from(host) else { return }
                 table.log(LogLevel(rawValue: min(level, 3)) ?? .info, message.map { String(cString: $0) } ?? "")
             },
             get_value: { host, module, atom, out in
+                HostCallbackTap.note("get_value(\(HostCallbackTap.atom(atom)))")
                 guard let handle = ModuleHandle.from(module), let control = handle.control, let atom, let out
                 else { return false }
                 guard let value = control.pluginGetValue(atom: String(cString: atom), arena: handle.arena) else {
@@ -52,18 +56,22 @@ final class PluginHostTable: @unchecked Sendable {
                 return true
             },
             set_value: { host, module, atom, value in
+                HostCallbackTap.note("set_value(\(HostCallbackTap.atom(atom)))")
                 guard let control = ModuleHandle.from(module)?.control, let atom, let value else { return false }
                 return control.pluginSetValue(atom: String(cString: atom), value: value.pointee)
             },
             set_caption: { host, module, atom, caption in
+                HostCallbackTap.note("set_caption(\(HostCallbackTap.atom(atom)), \(HostCallbackTap.quoted(caption)))")
                 guard let control = ModuleHandle.from(module)?.control, let atom, let caption else { return false }
                 return control.pluginSetCaption(atom: String(cString: atom), caption: caption)
             },
             set_visible: { host, module, atom, visible in
+                HostCallbackTap.note("set_visible(\(HostCallbackTap.atom(atom)), \(visible))")
                 guard let control = ModuleHandle.from(module)?.control, let atom else { return false }
                 return control.pluginSetVisible(atom: String(cString: atom), visible: visible)
             },
             set_error: { host, module, atom, message in
+                HostCallbackTap.note("set_error(\(HostCallbackTap.atom(atom)), \(HostCallbackTap.quoted(message)))")
                 guard let control = ModuleHandle.from(module)?.control else { return false }
                 return control.pluginSetError(atom: atom.map { String(cString: $0) },
                                               message: message.map { String(cString: $0) })

@@ -12,7 +12,9 @@ struct PluginCheckCommand: ParsableCommand {
         commandName: "check", abstract: "Check a plugin in a child process: descriptors, create/destroy, inputs, submit, leaks.",
         discussion: """
             Loads the plugin (no trust needed) in a child process and exercises every operation: 100 create/destroy \
-            cycles; random, empty, over-long (10 KB) and invalid-UTF-8 values for every atom; submits; 1,000 \
+            cycles; random, empty, over-long (10 KB) and invalid-UTF-8 values for every atom; each atom listed in \
+            rbs.recorded-atoms/1 held to its promise (value_changed only records: no host call, RBS_OK, nothing \
+            shown changed); submits; 1,000 \
             create/destroy cycles watching resident memory. A crash or a hang fails the check that was running. \
             Exit 1 on any failure.
             """)
