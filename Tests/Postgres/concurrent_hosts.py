@@ -804,6 +804,9 @@ def load(options, begun, server, cluster, pair):
             failures.append("no payment was refused for insufficient funds: the overdraft races never reached a balance's limit")
         if run.duplicates == 0:
             failures.append("no payment was submitted twice (the duplicates on purpose did not happen)")
+        if basket_customers and not run.baskets:
+            failures.append(f"no signing basket was signed in {time.time() - started:.0f} s by {len(basket_customers)} basket "
+                            f"customers: the basket path was not exercised (a shorter run needs a smaller --basket-size)")
         posted = sum(1 for kind, _, _ in journal.values() if kind == "posted")
         # Journaled without the client knowing: an attempt whose answer was lost (a kill, the outage) did commit, and
         # its retry was refused at review (the first attempt had spent the funds) or cut short by the end of the run.
