@@ -104,7 +104,18 @@ let package = Package(
         .testTarget(name: "RBSLineEditorTests", dependencies: ["RBSLineEditor"]),
         .testTarget(name: "RBSServerTests", dependencies: [
             "RBSServer", "RBSCore", "RBSLedger", "RBSMoney",
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            // The tests' own HTTP client (Support/TestHTTPClient.swift) on the NIO the server already builds:
+            // Hummingbird's own test client would add AsyncHTTPClient, HTTP/2 and more to every clean build.
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
     ]
 )

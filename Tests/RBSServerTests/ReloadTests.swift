@@ -25,9 +25,7 @@ struct ReloadTests {
         let ledger = try runtime.ledger()
         let server = try Server(runtime: runtime, ledger: ledger, log: { _ in })
         let alice = try TestBank.add("alice", "pw", ledger)
-        let app = server.application(host: "127.0.0.1", port: 0)
-        try await app.test(.live) { client in
-            let api = TestBank.API(client: client, bank: nil)
+        try await TestBank.test(server, bank: nil) { api in
             let token = try await api.login(alice)
             let run = try #require(try await api.open("transfer.own", token)["id"] as? String)
             let events = server.bank.events.subscribe(customer: alice.customer.id)

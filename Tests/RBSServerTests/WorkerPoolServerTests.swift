@@ -55,7 +55,7 @@ struct WorkerPoolServerTests {
         defer { try? ledger.close() }
         let server = try Server(runtime: runtime, ledger: ledger, clock: { clock.now }, log: { _ in })
         let person = try TestBank.add("carol", "correct horse", ledger)
-        try await TestBank.test(server, .ahc(.http), bank: nil) { api in
+        try await TestBank.test(server, .http, bank: nil) { api in
             let token = try await api.login(person)
             let slow = try #require(try await api.open("slow.op", token)["id"] as? String)
             let neighbour = try #require(try await api.open("slow.op", token)["id"] as? String)

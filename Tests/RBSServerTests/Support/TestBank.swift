@@ -1,7 +1,6 @@
 import Foundation
 import Testing
-import Hummingbird
-import HummingbirdTesting
+import HTTPTypes
 import NIOCore
 import RBSCore
 import RBSLedger
@@ -75,22 +74,21 @@ final class TestBank: @unchecked Sendable {
 
     var log: [String] { lines.all }
 
-    /// Runs `body` with a client of the server listening on a real loopback socket (`.ahc(…)`: AsyncHTTPClient,
-    /// several connections at once, https with `.ahc(.https)`).
-    func test(_ setup: TestingSetup = .live, _ body: @escaping @Sendable (API) async throws -> Void) async throws {
-        try await Self.test(server, setup, bank: self, body)
+    /// Runs `body` with a client of the server listening on a real loopback socket (a connection per request, so
+    /// several at once; https with `.https`, for a bank made with `HTTPOptions(tls:)`).
+    func test(_ scheme: TestHTTPClient.Scheme = .http, _ body: @escaping @Sendable (API) async throws -> Void) async throws {
+        try await Self.test(server, scheme, bank: self, body)
     }
 
     /// Runs `body` with a client of `server` (another server over this bank's data folder: a restart).
-    static func test(_ server: Server, _ setup: TestingSetup = .live, bank: TestBank?,
+    static func test(_ server: Server, _ scheme: TestHTTPClient.Scheme = .http, bank: TestBank?,
                      _ body: @escaping @Sendable (API) async throws -> Void) async throws {
-        let app = server.application(host: "127.0.0.1", port: 0)
-        try await app.test(setup) { client in try await body(API(client: client, bank: bank)) }
+        try await TestHTTPClient.serving(server, scheme) { client in try await body(API(client: client, bank: bank)) }
     }
 
     /// A thin JSON client.
     struct API: Sendable {
-        let client: any TestClientProtocol
+        let client: TestHTTPClient
         let bank: TestBank?
 
         struct Answer {
@@ -120,9 +118,8 @@ final class TestBank: @unchecked Sendable {
             } else if let raw {
                 body = ByteBuffer(string: raw)
             }
-            return try await client.execute(uri: path, method: method, headers: headers, body: body) { response in
-                Answer(status: Int(response.status.code), headers: response.headers, body: response.body)
-            }
+            let response = try await client.execute(method, path, headers: headers, body: body)
+            return Answer(status: response.status.code, headers: response.headers, body: response.body)
         }
 
         /// Logs `person` in; returns the token.
