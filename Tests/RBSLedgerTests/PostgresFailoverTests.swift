@@ -114,6 +114,63 @@ struct PostgresFailoverTests {
         }
         #expect(try ledger.bank.account(number: account)?.balance.amount == opening - spent)
     }
+
+    @Test("the ledger's lock is not held across the flush: with the synchronous standby away, a payment's entry is visible to another session while its host still waits, and the host is answered once the standby has it")
+    func lockReleasedBeforeTheFlush() throws {
+        let pair = try FailoverPair()
+        defer { pair.stop() }
+        let directory = temporaryDirectory()
+        let clock = ManualClock()
+        let ledger = try Ledger.create(dataDirectory: directory, location: .postgres(pair.address), clock: clock.closure).ledger
+        defer { try? ledger.close() }
+        let keys = KeyStore(dataDirectory: directory)
+        _ = try keys.initialize(name: "Test User", force: false, ocra: nil)
+        let secret = try keys.load().totpSecret ?? Data()
+        func payment(_ amount: String) throws -> Document {
+            try ledger.draft(operation: "payment.domestic", plugin: "ru.example.payments", pluginVersion: "1.0.0", fields: [
+                DocumentField("from", CoreTests.current), DocumentField("account", FeeTests.payee), DocumentField("amount", amount),
+                DocumentField("currency", "RUB"), DocumentField("bic", "044525593"), DocumentField("name", "ООО Ромашка"),
+                DocumentField("purpose", "Оплата \(amount)"),
+            ])
+        }
+        func code() -> String {
+            clock.advance(30)
+            return TOTP.code(secret: secret, at: clock.now)
+        }
+        guard case .posted = try ledger.signAndPost(try payment("1.00"), code: code()) else {
+            Issue.record("the first payment was not posted"); return
+        }
+        let watcher = try PostgresStore(address: pair.address)
+        defer { try? watcher.close() }
+        func journaled(_ document: Document) throws -> Bool {
+            try watcher.read { db in try db.exists("SELECT 1 FROM journal WHERE document_id = ?", document.id) }
+        }
+        // The primary now waits for the standby at every durable commit.
+        try pair.cluster("pause", pair.standby)
+        let second = try payment("2.00")
+        let secondCode = code()
+        let answered = DispatchSemaphore(value: 0)
+        let outcome = Mutex<String?>(nil)
+        DispatchQueue.global().async {
+            defer { answered.signal() }
+            let text: String
+            do { text = "\(try ledger.signAndPost(second, code: secondCode))" } catch { text = "failed: \(error)" }
+            outcome.withLock { $0 = text }
+        }
+        var visible = false
+        for _ in 0..<200 where !visible {
+            usleep(50_000)
+            visible = try journaled(second)
+        }
+        // Committed (and the lock released) before its flush reached the standby...
+        #expect(visible, "the payment's entry was not visible while its durable commit waited")
+        // ...but not answered before then.
+        #expect(answered.wait(timeout: .now() + 1) == .timedOut, "answered before the standby had it: \(outcome.withLock { $0 } ?? "")")
+        try pair.cluster("resume", pair.standby)
+        #expect(answered.wait(timeout: .now() + 60) == .success)
+        #expect(outcome.withLock { $0 }?.hasPrefix("posted") == true, "\(outcome.withLock { $0 } ?? "no answer")")
+        try PostgresChainTests.expectChained(ledger, count: 2)
+    }
 }
 
 /// The payments answered as posted, by request id.

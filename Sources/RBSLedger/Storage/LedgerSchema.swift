@@ -102,6 +102,11 @@ enum LedgerSchema {
         // The same answers as each query's rows in their JSON text, not split into cells in the server: a third of
         // the server's work for them (issue #30). Functions only.
         Step(name: "v24-answers-as-rows", apply: answersAsRows),
+        // The ledger's lock no longer held across the WAL's flush (issue #30 items 1–3): a commit's check and writes
+        // commit without waiting for the disk, which releases the lock, and the host is answered only after a second
+        // commit has flushed the WAL up to it — so the next host's check runs during this one's fsync, and the
+        // flushes of several hosts' commits are one. Functions only.
+        Step(name: "v25-flush-outside-lock", apply: flushOutsideLock),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -1024,17 +1029,54 @@ enum LedgerSchema {
 
     /// A procedure that commits `statements` as `rbs_v21_commit_durably` does, then answers `after_queries` through
     /// the function `answers` (`rbs_v22_commit_durably`, `rbs_v24_commit_durably`).
-    private static func answeringCommit(_ procedure: String, answers: String) -> String {
-        """
+    ///
+    /// With `flushApart` (schema step `v25-flush-outside-lock`), the check and writes commit with
+    /// `synchronous_commit` off: the commit record is in the WAL's buffers, the rows visible and the ledger's lock
+    /// released, but nothing waited for the disk. A second transaction then writes a transactional WAL message
+    /// (`pg_logical_emit_message`) and commits with the session's own `synchronous_commit`, which flushes the WAL —
+    /// the payment's commit record comes before the message's, so it is flushed too — and waits for a synchronous
+    /// standby as any commit does; the row answering the CALL is sent only after that. So an answer still means a
+    /// durable commit, while the next host's check and writes run during this one's flush, and PostgreSQL flushes
+    /// the commits of all waiting hosts at once. What another transaction reads of this payment before the flush is
+    /// not yet durable; anything it writes comes after it in the WAL, so is durable only if this payment is. Where
+    /// the role may not write WAL messages (a server that revoked the function from PUBLIC), the procedure commits
+    /// synchronously, holding the lock across the flush, as before.
+    private static func answeringCommit(_ procedure: String, answers: String, flushApart: Bool = false) -> String {
+        guard flushApart else {
+            return """
+                CREATE OR REPLACE PROCEDURE \(procedure)(statements TEXT[], digests TEXT[], after_queries TEXT[],
+                    \(durableCommitParameters),
+                    INOUT answers TEXT DEFAULT NULL)
+                    LANGUAGE plpgsql AS $fn$
+                BEGIN
+                    \(durableCommitCall)
+                    -- Committed before the answer row is sent (as rbs_v21_commit_durably): an answer means a durable commit.
+                    -- The COMMIT also ends the ledger's lock, so the answers below are read outside it (in the next
+                    -- transaction: the committed rows, this payment's writes among them) and never hold up another host.
+                    COMMIT;
+                    -- The payment is committed: nothing here may fail it. Answers that cannot be read are simply none.
+                    BEGIN
+                        answers := \(answers)(after_queries);
+                    EXCEPTION WHEN OTHERS THEN
+                        answers := NULL;
+                    END;
+                END $fn$;
+            """
+        }
+        return """
             CREATE OR REPLACE PROCEDURE \(procedure)(statements TEXT[], digests TEXT[], after_queries TEXT[],
                 \(durableCommitParameters),
                 INOUT answers TEXT DEFAULT NULL)
                 LANGUAGE plpgsql AS $fn$
+            DECLARE
+                apart BOOLEAN := has_function_privilege('pg_logical_emit_message(boolean,text,text)', 'EXECUTE');
             BEGIN
+                IF apart THEN
+                    -- This transaction only: its commit does not wait for the disk (or a standby).
+                    PERFORM set_config('synchronous_commit', 'off', true);
+                END IF;
                 \(durableCommitCall)
-                -- Committed before the answer row is sent (as rbs_v21_commit_durably): an answer means a durable commit.
-                -- The COMMIT also ends the ledger's lock, so the answers below are read outside it (in the next
-                -- transaction: the committed rows, this payment's writes among them) and never hold up another host.
+                -- Ends the ledger's lock: the answers below are read outside it and never hold up another host.
                 COMMIT;
                 -- The payment is committed: nothing here may fail it. Answers that cannot be read are simply none.
                 BEGIN
@@ -1042,8 +1084,23 @@ enum LedgerSchema {
                 EXCEPTION WHEN OTHERS THEN
                     answers := NULL;
                 END;
+                IF apart THEN
+                    -- The payment made durable before the answer row is sent: this commit, with the session's
+                    -- synchronous_commit, flushes the WAL through its message, which comes after the payment's
+                    -- commit record (and waits for a synchronous standby to have it).
+                    PERFORM pg_logical_emit_message(true, 'rbs-durable', '');
+                    COMMIT;
+                END IF;
             END $fn$;
         """
+    }
+
+    /// Schema step `v25-flush-outside-lock` (issue #30): `rbs_v24_commit_durably` commits its check and writes
+    /// without waiting for the WAL's flush, then flushes in a second commit before it answers
+    /// (``answeringCommit(_:answers:flushApart:)``). Functions only; nothing on SQLite.
+    private static func flushOutsideLock(_ db: any SQLTransaction) throws {
+        guard db.dialect == .postgres else { return }
+        try db.executeScript(answeringCommit("rbs_v24_commit_durably", answers: "rbs_v24_answers", flushApart: true))
     }
 
     /// Schema step `v24-answers-as-rows` (issue #30): `rbs_v22_answers`' rows and digests, each query's rows in the
