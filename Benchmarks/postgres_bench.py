@@ -144,7 +144,8 @@ def main():
         f"once, each signing a copy of it at a new time with a new nonce, as a form is drafted at review, not at "
         f"signing), through PostgreSQL's one-call writes: when the last commit answered the payment's queries after "
         f"its writes (schema step v22-answers-after-commit; since v24-answers-as-rows each query's rows in their JSON text), one round trip checks those answers are still the rows "
-        f"and writes, under the ledger's lock held only inside the server; otherwise (a row another host changed, a "
+        f"and writes, under the ledger's lock held only inside the server and, since v25-flush-outside-lock, not across "
+        f"the WAL's flush (the payment is answered after a second commit has flushed past it); otherwise (a row another host changed, a "
         f"first payment) one round trip reads what the payment's rules need and one more checks and writes. All "
         f"processes start together, "
         f"{options.seconds} s each, on fresh databases. pgbench's built-in TPC-B-like script (`pgbench -i -s 10`, "
@@ -164,11 +165,12 @@ def main():
             else:
                 bound = (f"{trips:.2f} round trips a payment, each a hand-off to the server process and back on the "
                          f"shared cores; the server's work a payment (the commit checks each query's digest, writes, "
-                         f"answers the queries again and flushes the WAL) and the host's (the speculative body, the "
-                         f"statements written out, the signature)")
+                         f"answers the queries again, then commits once more to flush the WAL) and the host's (the "
+                         f"speculative body, the statements written out, the signature)")
             if count > 1:
                 bound += ("; hosts wait for each other only inside the server (the commit's check and writes under "
-                          "the ledger's lock, and its WAL flush); the journal's number and hash are bound there at "
+                          "the ledger's lock; the WAL flush comes after the lock, shared by the commits waiting for "
+                          "it); the journal's number and hash are bound there at "
                           "commit, so payments on different accounts are not refused for reading the same tip, and "
                           "the hosts' sum is bounded by that section and by 2 cores shared by the hosts, the server" +
                           (" and the proxy" if rtt else ""))
