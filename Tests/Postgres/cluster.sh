@@ -2,7 +2,7 @@
 # A throw-away PostgreSQL cluster for the tests (issue 17): a temporary folder, a free loopback port, a test role
 # with a password (rbs / rbs-test, CREATEDB, so each test makes and drops its own database).
 #
-#   cluster.sh run CMD ARGS...   start a cluster, run CMD with RBS_TEST_POSTGRES=postgres://… and
+#   cluster.sh run CMD ARGS...   start a cluster (fsync off: see below), run CMD with RBS_TEST_POSTGRES=postgres://… and
 #                                RBS_TEST_POSTGRES_CLUSTER=FOLDER set, stop it afterwards (also when CMD fails or
 #                                is interrupted); where PostgreSQL cannot be installed, print a SKIPPED line and run
 #                                CMD without them (the PostgreSQL tests then say they were skipped)
@@ -153,6 +153,12 @@ case "$command" in
         trap 'stop_cluster "$folder"; rm -rf "$folder"' EXIT
         trap 'exit 130' INT TERM
         if start_cluster "$folder"; then
+            # The suites' shared cluster does not fsync: the tests crash and stop server processes, never the
+            # machine, and the kernel keeps what a killed server wrote, so what they can observe is the same — at
+            # ~20% less CPU (RBSLedgerTests on PostgreSQL: 149 CPU-s with fsync, 121 without, 87 s → 67 s alone).
+            # The failover pairs (cluster.sh start, standby) and make bench-pg's cluster keep PostgreSQL's defaults.
+            as_owner "$(find_tool psql)" -h "$folder" -p "$(cat "$folder/port")" -U postgres -d postgres -q \
+                -c "ALTER SYSTEM SET fsync = off" -c "SELECT pg_reload_conf()" >/dev/null
             export RBS_TEST_POSTGRES
             RBS_TEST_POSTGRES=$(url_of "$folder")
             export RBS_TEST_POSTGRES_CLUSTER=$folder
