@@ -17,13 +17,8 @@ struct PostgresFailoverTests {
     func acknowledgedPaymentsSurviveFailover() throws {
         let pair = try FailoverPair()
         defer { pair.stop() }
-        let directory = temporaryDirectory()
-        let clock = ManualClock()
-        let ledger = try Ledger.create(dataDirectory: directory, location: .postgres(pair.address), clock: clock.closure).ledger
+        let (ledger, clock, secret) = try pair.ledger()
         defer { try? ledger.close() }
-        let keys = KeyStore(dataDirectory: directory)
-        _ = try keys.initialize(name: "Test User", force: false, ocra: nil)
-        let secret = try keys.load().totpSecret ?? Data()
         let account = CoreTests.current
         let opening = try #require(try ledger.bank.account(number: account)?.balance.amount)
 
@@ -119,13 +114,8 @@ struct PostgresFailoverTests {
     func lockReleasedBeforeTheFlush() throws {
         let pair = try FailoverPair()
         defer { pair.stop() }
-        let directory = temporaryDirectory()
-        let clock = ManualClock()
-        let ledger = try Ledger.create(dataDirectory: directory, location: .postgres(pair.address), clock: clock.closure).ledger
+        let (ledger, clock, secret) = try pair.ledger()
         defer { try? ledger.close() }
-        let keys = KeyStore(dataDirectory: directory)
-        _ = try keys.initialize(name: "Test User", force: false, ocra: nil)
-        let secret = try keys.load().totpSecret ?? Data()
         func payment(_ amount: String) throws -> Document {
             try ledger.draft(operation: "payment.domestic", plugin: "ru.example.payments", pluginVersion: "1.0.0", fields: [
                 DocumentField("from", CoreTests.current), DocumentField("account", FeeTests.payee), DocumentField("amount", amount),
@@ -252,6 +242,17 @@ final class FailoverPair: Sendable {
     }
 
     func cluster(_ arguments: String...) throws { _ = try Self.run(arguments) }
+
+    /// A ledger made on the pair (the host given both servers) from a fresh data folder with its keys enrolled: the
+    /// ledger, its manual clock and the TOTP secret.
+    func ledger() throws -> (ledger: Ledger, clock: ManualClock, secret: Data) {
+        let directory = temporaryDirectory()
+        let clock = ManualClock()
+        let ledger = try Ledger.create(dataDirectory: directory, location: .postgres(address), clock: clock.closure).ledger
+        let keys = KeyStore(dataDirectory: directory)
+        _ = try keys.initialize(name: "Test User", force: false, ocra: nil)
+        return (ledger, clock, try keys.load().totpSecret ?? Data())
+    }
 
     func stop() {
         for place in [standby, primary] { _ = try? Self.run("stop", place) }

@@ -1042,41 +1042,38 @@ enum LedgerSchema {
     /// the role may not write WAL messages (a server that revoked the function from PUBLIC), the procedure commits
     /// synchronously, holding the lock across the flush, as before.
     private static func answeringCommit(_ procedure: String, answers: String, flushApart: Bool = false) -> String {
-        guard flushApart else {
-            return """
-                CREATE OR REPLACE PROCEDURE \(procedure)(statements TEXT[], digests TEXT[], after_queries TEXT[],
-                    \(durableCommitParameters),
-                    INOUT answers TEXT DEFAULT NULL)
-                    LANGUAGE plpgsql AS $fn$
-                BEGIN
-                    \(durableCommitCall)
-                    -- Committed before the answer row is sent (as rbs_v21_commit_durably): an answer means a durable commit.
-                    -- The COMMIT also ends the ledger's lock, so the answers below are read outside it (in the next
-                    -- transaction: the committed rows, this payment's writes among them) and never hold up another host.
-                    COMMIT;
-                    -- The payment is committed: nothing here may fail it. Answers that cannot be read are simply none.
-                    BEGIN
-                        answers := \(answers)(after_queries);
-                    EXCEPTION WHEN OTHERS THEN
-                        answers := NULL;
-                    END;
-                END $fn$;
-            """
-        }
+        let declare = flushApart ? """
+            DECLARE
+                apart BOOLEAN := has_function_privilege('pg_logical_emit_message(boolean,text,text)', 'EXECUTE');
+            """ : ""
+        let beforeCommit = flushApart ? """
+            IF apart THEN
+                -- This transaction only: its commit does not wait for the disk (or a standby).
+                PERFORM set_config('synchronous_commit', 'off', true);
+            END IF;
+            """ : ""
+        let afterAnswers = flushApart ? """
+            IF apart THEN
+                -- The payment made durable before the answer row is sent: this commit, with the session's
+                -- synchronous_commit, flushes the WAL through its message, which comes after the payment's
+                -- commit record (and waits for a synchronous standby to have it).
+                PERFORM pg_logical_emit_message(true, 'rbs-durable', '');
+                COMMIT;
+            END IF;
+            """ : ""
         return """
             CREATE OR REPLACE PROCEDURE \(procedure)(statements TEXT[], digests TEXT[], after_queries TEXT[],
                 \(durableCommitParameters),
                 INOUT answers TEXT DEFAULT NULL)
                 LANGUAGE plpgsql AS $fn$
-            DECLARE
-                apart BOOLEAN := has_function_privilege('pg_logical_emit_message(boolean,text,text)', 'EXECUTE');
+            \(declare)
             BEGIN
-                IF apart THEN
-                    -- This transaction only: its commit does not wait for the disk (or a standby).
-                    PERFORM set_config('synchronous_commit', 'off', true);
-                END IF;
+                \(beforeCommit)
                 \(durableCommitCall)
-                -- Ends the ledger's lock: the answers below are read outside it and never hold up another host.
+                -- Committed before the answer row is sent (as rbs_v21_commit_durably): an answer means a durable commit
+                -- (with flushApart, once the second COMMIT below has flushed it). The COMMIT also ends the ledger's
+                -- lock, so the answers below are read outside it (in the next transaction: the committed rows, this
+                -- payment's writes among them) and never hold up another host.
                 COMMIT;
                 -- The payment is committed: nothing here may fail it. Answers that cannot be read are simply none.
                 BEGIN
@@ -1084,13 +1081,7 @@ enum LedgerSchema {
                 EXCEPTION WHEN OTHERS THEN
                     answers := NULL;
                 END;
-                IF apart THEN
-                    -- The payment made durable before the answer row is sent: this commit, with the session's
-                    -- synchronous_commit, flushes the WAL through its message, which comes after the payment's
-                    -- commit record (and waits for a synchronous standby to have it).
-                    PERFORM pg_logical_emit_message(true, 'rbs-durable', '');
-                    COMMIT;
-                END IF;
+                \(afterAnswers)
             END $fn$;
         """
     }
