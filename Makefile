@@ -8,9 +8,9 @@ SWIFT ?= swift
 # the declarations of the whole module again; -num-threads makes it write an object and an index unit per source file,
 # as SwiftPM's link and its test discovery, which reads the index store, expect — without it both fail), and C/C++
 # without debug information (BoringSSL twice, ~770 C++ files). Measured on a fresh build of NIOPosix and what it needs:
-# 126 CPU-s with SwiftPM's defaults, 89 with -wmo and -g0; a clean clone's whole debug build took 11 min 50 s where it
-# took 15 min. `swift build` without them works as ever, in the same folder, at the price of a full rebuild each time
-# the flags change.
+# 126 CPU-s with SwiftPM's defaults, 89 with -wmo and -g0; a clean clone's whole debug build took 743 s where it took
+# 923 s. `swift build` without them works as ever, in the same folder, at the price of a full rebuild each time the
+# flags change.
 SWIFT_DEBUG_FLAGS ?= -Xswiftc -wmo -Xswiftc -num-threads -Xswiftc 2 -Xcc -g0
 CC ?= cc
 CFLAGS ?= -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden
