@@ -333,9 +333,10 @@ struct PostgresChainTests {
                 DROP PROCEDURE rbs_v22_commit_durably(TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
                 DROP PROCEDURE rbs_v21_commit_durably(TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT);
                 DROP PROCEDURE rbs_v24_commit_durably(TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
+                DROP PROCEDURE rbs_v26_commit_durably(TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
                 DROP FUNCTION rbs_v21_read(TEXT[], TEXT[], BIGINT[]);
                 DELETE FROM rbs_schema_steps WHERE name IN ('\(PostgresStore.chainStep)', '\(PostgresStore.answersStep)',
-                                                           '\(PostgresStore.answersAsRowsStep)');
+                                                           '\(PostgresStore.answersAsRowsStep)', '\(PostgresStore.keptPlansStep)');
                 """)
         }
         try administrator.close()
@@ -346,7 +347,8 @@ struct PostgresChainTests {
             }
         }
         try f.ledger.close()
-        #expect(try Ledger.migrateDatabase(dataDirectory: f.directory, location: f.location) == [PostgresStore.chainStep, PostgresStore.answersStep, PostgresStore.answersAsRowsStep])
+        #expect(try Ledger.migrateDatabase(dataDirectory: f.directory, location: f.location)
+                == [PostgresStore.chainStep, PostgresStore.answersStep, PostgresStore.answersAsRowsStep, PostgresStore.keptPlansStep])
         let ledger = try f.reopen()
         defer { try? ledger.close() }
         let last = try ledger.draft(operation: "payment.domestic", plugin: "ru.example.payments", pluginVersion: "1.0.0", fields: [
@@ -437,7 +439,8 @@ extension PostgresChainTests {
         try administrator.write { db in
             try db.executeScript("""
                 DROP PROCEDURE rbs_v24_commit_durably(TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
-                DELETE FROM rbs_schema_steps WHERE name = '\(PostgresStore.answersAsRowsStep)';
+                DROP PROCEDURE rbs_v26_commit_durably(TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
+                DELETE FROM rbs_schema_steps WHERE name IN ('\(PostgresStore.answersAsRowsStep)', '\(PostgresStore.keptPlansStep)');
                 """)
         }
         try administrator.close()
@@ -450,9 +453,113 @@ extension PostgresChainTests {
             }
             trips.append(try #require(f.ledger.databaseRoundTrips) - before)
         }
-        // The first finds the procedure gone (its call refused at lookup, nothing run) and commits through v22's.
+        // The first finds v26's and v24's procedures gone (each call refused at lookup, nothing run) and commits
+        // through v22's.
+        #expect(trips == [3, 1, 1], "\(trips)")
+        try f.ledger.close()
+        #expect(try Ledger.migrateDatabase(dataDirectory: f.directory, location: f.location)
+                == [PostgresStore.answersAsRowsStep, PostgresStore.keptPlansStep])
+    }
+
+    @Test("a database without v26's procedure (restored from before it) commits through v24's: payments post in one round trip still")
+    func withoutKeptPlans() throws {
+        let f = try Fixture(engine: .postgres)
+        guard case .postgres(let address) = f.location else { Issue.record("not on PostgreSQL"); return }
+        for amount in ["1.00", "2.00"] { _ = try f.ledger.signAndPost(try f.payment(amount: amount), code: f.nextCode()) }
+        let administrator = try PostgresStore(address: address)
+        try administrator.write { db in
+            try db.executeScript("""
+                DROP PROCEDURE rbs_v26_commit_durably(TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
+                DELETE FROM rbs_schema_steps WHERE name = '\(PostgresStore.keptPlansStep)';
+                """)
+        }
+        try administrator.close()
+        var trips: [Int] = []
+        for amount in ["3.00", "4.00", "5.00"] {
+            let document = try f.payment(amount: amount)
+            let before = try #require(f.ledger.databaseRoundTrips)
+            guard case .posted = try f.ledger.signAndPost(document, code: f.nextCode()) else {
+                Issue.record("a payment without v26 was not posted"); return
+            }
+            trips.append(try #require(f.ledger.databaseRoundTrips) - before)
+        }
+        // The first finds the procedure gone (its call refused at lookup, nothing run) and commits through v24's.
         #expect(trips == [2, 1, 1], "\(trips)")
         try f.ledger.close()
-        #expect(try Ledger.migrateDatabase(dataDirectory: f.directory, location: f.location) == [PostgresStore.answersAsRowsStep])
+        #expect(try Ledger.migrateDatabase(dataDirectory: f.directory, location: f.location) == [PostgresStore.keptPlansStep])
+        let ledger = try f.reopen()
+        defer { try? ledger.close() }
+        #expect(try ledger.journal.verify() == .ok(5))
+    }
+
+    @Test("kept plans (v26): one plan a statement text whatever its values; a changed row still refused with 40001; a plan the session lost named by 26000")
+    func keptPlansPerText() throws {
+        let f = try Fixture(engine: .postgres)
+        guard case .postgres(let address) = f.location else { Issue.record("not on PostgreSQL"); return }
+        _ = try f.ledger.signAndPost(try f.payment(amount: "1.00"), code: f.nextCode())
+        let store = try PostgresStore(address: address)
+        defer { try? store.close() }
+        let sql = "SELECT number, balance FROM accounts WHERE number = ? AND blocked = ?"
+        func kept(_ account: String) throws -> PostgresSQL.Parametrized {
+            try #require(PostgresSQL.parametrized(sql, [.text(account), .integer(0)]))
+        }
+        let accounts = ["40817810438000000001", "40817810738000000002", "40702810900000012345", "00000000000000000000"]
+        /// `rbs_v26_commit`'s check of each statement against its digest in `db`'s transaction: the SQLSTATE it
+        /// refused with, "" when it passed.
+        func commitState(_ db: any SQLTransaction, _ statements: [PostgresSQL.Parametrized], _ digests: [String]) throws -> String {
+            func array(_ texts: [String]) -> String {
+                "ARRAY[" + texts.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }.joined(separator: ", ") + "]::text[]"
+            }
+            do {
+                _ = try db.rows("""
+                    SELECT journal_base FROM rbs_v26_commit(\(array(statements.map(\.template))), \(array(statements.map(\.arguments))),
+                                                            \(array(statements.map(\.types))), \(array(digests)))
+                    """)
+                return ""
+            } catch let refusal as PostgresRefusal {
+                return refusal.sqlState
+            }
+        }
+        // The digests rbs_v21_read gives the same rows with the values written in.
+        let digests = try store.read { db in
+            try accounts.map { account in
+                let text = try #require(PostgresSQL.inlined(sql, [.text(account), .integer(0)]))
+                return try #require(try db.value(String.self, "SELECT value_text FROM rbs_v21_read('{}', ARRAY[?::text], ARRAY[0::BIGINT]) WHERE kind = 'digest'", text))
+            }
+        }
+        #expect(digests[3] == SpeculativeTransaction.emptyDigest, "no rows: the digest of none")
+        let (passed, plans) = try store.read { db in
+            (try commitState(db, try accounts.map(kept), digests),
+             try db.value(Int64.self, "SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'rbs\\_v26\\_%'"))
+        }
+        #expect(passed == "", "unchanged rows pass, each account's through the one plan")
+        #expect(plans == 1, "one plan for the four accounts")
+        // A session that names a plan it does not hold (a DEALLOCATE behind the host's back) refuses with 26000,
+        // which the host answers by forgetting the names and committing through v24's procedure.
+        let lost = try store.read { db in
+            let template = try kept(accounts[0]).template
+            let name = try #require(try db.value(String.self, "SELECT rbs_v26_kept('q', ?, ?)", template, "text,int8"))
+            _ = try db.rows("DEALLOCATE \(name)")
+            return try commitState(db, [try kept(accounts[0])], [digests[0]])
+        }
+        #expect(lost == PostgresStore.unknownPlan)
+        // A row changed after its digest was taken: refused as a serialisation failure, from the kept plan.
+        _ = try f.ledger.signAndPost(try f.payment(amount: "2.00"), code: f.nextCode())
+        let changed = try store.read { db in
+            _ = try db.rows("SELECT set_config('rbs.kept_plans', '', false)")
+            return try commitState(db, [try kept(accounts[0])], [digests[0]])
+        }
+        #expect(changed == "40001")
+        // The host's payments go through v26's procedure, one round trip each once the answers are known.
+        var trips: [Int] = []
+        for amount in ["3.00", "4.00"] {
+            let document = try f.payment(amount: amount)
+            let before = try #require(f.ledger.databaseRoundTrips)
+            _ = try f.ledger.signAndPost(document, code: f.nextCode())
+            trips.append(try #require(f.ledger.databaseRoundTrips) - before)
+        }
+        #expect(trips == [1, 1], "\(trips)")
+        #expect(try f.ledger.journal.verify() == .ok(4))
     }
 }
+

@@ -33,6 +33,31 @@ struct PostgresTextTests {
         #expect(PostgresSQL.literal(.text("'")) == "''''::text")
     }
 
+    @Test("a statement as a kept plan (v26): $n where a value goes, NULL written in, each value's literal and type; a customer's text never in the plan's text")
+    func parametrizesValues() throws {
+        let sql = "INSERT INTO t VALUES (?, '?', ?, ?, \"a?b\", ?) -- ?\n RETURNING ?"
+        let arguments: [SQLValue] = [.text("it's O'Brien; DROP TABLE t; --"), .integer(-42), .blob(Data([0x00, 0xAB, 0xFF])),
+                                     .null, .text("привет ?")]
+        let kept = try #require(PostgresSQL.parametrized(sql, arguments))
+        #expect(kept.template == "INSERT INTO t VALUES ($1, '?', $2, $3, \"a?b\", NULL) -- ?\n RETURNING $4")
+        #expect(kept.arguments == "'it''s O''Brien; DROP TABLE t; --'::text,(-42)::int8,'\\x00abff'::bytea,'привет ?'::text")
+        #expect(kept.types == "text,int8,bytea,text")
+        // Other values of the same kinds: the same plan.
+        let other = try #require(PostgresSQL.parametrized(sql, [.text("x"), .integer(7), .blob(Data()), .null, .text("")]))
+        #expect(other.template == kept.template)
+        #expect(other.types == kept.types)
+        // A server expression in a value's place (a journal number bound at commit) keeps the value's type.
+        let numbered = try #require(PostgresSQL.parametrized("INSERT INTO j VALUES (?, ?)", [.integer(5), .blob(Data([1]))]) { index, _ in
+            index == 0 ? "rbs_v21_seq(1)" : nil
+        })
+        #expect(numbered.template == "INSERT INTO j VALUES ($1, $2)")
+        #expect(numbered.arguments == "rbs_v21_seq(1),'\\x01'::bytea")
+        #expect(numbered.types == "int8,bytea")
+        #expect(PostgresSQL.parametrized(sql, Array(arguments.dropLast())) == nil)
+        let none = try #require(PostgresSQL.parametrized("SELECT 1", []))
+        #expect(none == PostgresSQL.Parametrized(template: "SELECT 1", arguments: "", types: ""))
+    }
+
     @Test("a script is cut at the semicolons between statements, not at one inside a function body or a string")
     func splitsScripts() {
         let script = """

@@ -107,6 +107,10 @@ enum LedgerSchema {
         // commit has flushed the WAL up to it — so the next host's check runs during this one's fsync, and the
         // flushes of several hosts' commits are one. Functions only.
         Step(name: "v25-flush-outside-lock", apply: flushOutsideLock),
+        // The commit's statements as plans each server session keeps, shared by every customer, run with the values
+        // the host sends beside them: no statement parsed and planned again for each payment (issue #30).
+        // Functions only.
+        Step(name: "v26-kept-plans", apply: keptPlans),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -1041,7 +1045,7 @@ enum LedgerSchema {
     /// not yet durable; anything it writes comes after it in the WAL, so is durable only if this payment is. Where
     /// the role may not write WAL messages (a server that revoked the function from PUBLIC), the procedure commits
     /// synchronously, holding the lock across the flush, as before.
-    private static func answeringCommit(_ procedure: String, answers: String, flushApart: Bool = false) -> String {
+    private static func answeringCommit(_ procedure: String, answers: String, flushApart: Bool = false, kept: Bool = false) -> String {
         let declare = flushApart ? """
             DECLARE
                 apart BOOLEAN := has_function_privilege('pg_logical_emit_message(boolean,text,text)', 'EXECUTE');
@@ -1061,15 +1065,21 @@ enum LedgerSchema {
                 COMMIT;
             END IF;
             """ : ""
+        // With `kept` (schema step `v26-kept-plans`), each statement as its kept plan's text, values and types.
+        let statements = kept ? "templates TEXT[], arguments TEXT[], types TEXT[], digests TEXT[], after_templates TEXT[], after_arguments TEXT[], after_types TEXT[]"
+            : "statements TEXT[], digests TEXT[], after_queries TEXT[]"
+        let commitCall = kept ? durableCommitCall.replacingOccurrences(of: "rbs_v21_commit(statements, digests)", with: "rbs_v26_commit(templates, arguments, types, digests)")
+            : durableCommitCall
+        let answering = kept ? "\(answers)(after_templates, after_arguments, after_types)" : "\(answers)(after_queries)"
         return """
-            CREATE OR REPLACE PROCEDURE \(procedure)(statements TEXT[], digests TEXT[], after_queries TEXT[],
+            CREATE OR REPLACE PROCEDURE \(procedure)(\(statements),
                 \(durableCommitParameters),
                 INOUT answers TEXT DEFAULT NULL)
                 LANGUAGE plpgsql AS $fn$
             \(declare)
             BEGIN
                 \(beforeCommit)
-                \(durableCommitCall)
+                \(commitCall)
                 -- Committed before the answer row is sent (as rbs_v21_commit_durably): an answer means a durable commit
                 -- (with flushApart, once the second COMMIT below has flushed it). The COMMIT also ends the ledger's
                 -- lock, so the answers below are read outside it (in the next transaction: the committed rows, this
@@ -1077,7 +1087,7 @@ enum LedgerSchema {
                 COMMIT;
                 -- The payment is committed: nothing here may fail it. Answers that cannot be read are simply none.
                 BEGIN
-                    answers := \(answers)(after_queries);
+                    answers := \(answering);
                 EXCEPTION WHEN OTHERS THEN
                     answers := NULL;
                 END;
@@ -1125,6 +1135,107 @@ enum LedgerSchema {
                 RETURN '[' || array_to_string(parts, ',') || ']';
             END $fn$;
             \(answeringCommit("rbs_v24_commit_durably", answers: "rbs_v24_answers"))
+            """)
+    }
+
+    /// Schema step `v26-kept-plans` (issue #30): the commit's statements run from plans the server session keeps.
+    /// Until this step the host sent each statement with its values written in (a document's id, an account number),
+    /// so the server parsed and planned every write and every once-only lookup again for each payment, and kept a
+    /// plan of a query per customer (`rbs_v21_lines`, by the exact text). Now the host sends each statement as its
+    /// text with `$1…$n` (``PostgresSQL/parametrized(_:_:expression:)``), the values as typed literals or server
+    /// expressions (a journal number bound at commit), and their types; `rbs_v26_kept` names the plan after an MD5
+    /// of its kind, types and text and PREPAREs it the first time a session sees it (the names a session holds are
+    /// kept in its setting `rbs.kept_plans`: no exception block, so no subtransaction, on the way of a statement
+    /// already kept), and the statement runs as `EXECUTE name(values)`, whose parsing is of the values alone. The
+    /// texts are the ledger's own — a value a customer typed is always among the values, never in the text — so a
+    /// session holds about as many plans as the ledger has statements, whoever pays. `rbs_v26_commit` is
+    /// `rbs_v21_commit` with that (the same lock, numbers, digests and answer), `rbs_v26_answers` is
+    /// `rbs_v24_answers`, and `rbs_v26_commit_durably` is `rbs_v24_commit_durably` calling both, its flush apart.
+    /// Functions only; nothing on SQLite.
+    private static func keptPlans(_ db: any SQLTransaction) throws {
+        guard db.dialect == .postgres else { return }
+        try db.executeScript("""
+            -- The name of the session's plan of a query (kind 'q': its rows as their JSON texts, as rbs_v21_lines
+            -- makes them) or a write (kind 'w'), PREPAREd the first time. A statement PREPAREd in a transaction that
+            -- was then rolled back stays (PREPARE is not transactional) while the setting naming it is undone: the
+            -- next PREPARE of it finds it there. Past 512 names (a host's ad-hoc statements), the session's plans
+            -- are dropped and made again as they come.
+            CREATE OR REPLACE FUNCTION rbs_v26_kept(kind TEXT, template TEXT, types TEXT) RETURNS TEXT LANGUAGE plpgsql AS $fn$
+            DECLARE
+                name TEXT := 'rbs_v26_' || md5(kind || types || chr(10) || template);
+                known TEXT := coalesce(current_setting('rbs.kept_plans', true), '');
+                old TEXT;
+            BEGIN
+                IF position(name IN known) = 0 THEN
+                    IF length(known) >= 512 * 41 THEN
+                        FOREACH old IN ARRAY string_to_array(rtrim(known), ' ') LOOP
+                            BEGIN
+                                EXECUTE 'DEALLOCATE ' || old;
+                            EXCEPTION WHEN invalid_sql_statement_name THEN
+                                NULL;
+                            END;
+                        END LOOP;
+                        known := '';
+                    END IF;
+                    BEGIN
+                        EXECUTE 'PREPARE ' || name || CASE WHEN types = '' THEN '' ELSE '(' || types || ')' END || ' AS '
+                            || CASE WHEN kind = 'q' THEN 'SELECT array_agg(to_json(t.*)::text) FROM (' || template || ') AS t'
+                                    ELSE template END;
+                    EXCEPTION WHEN duplicate_prepared_statement THEN
+                        NULL;
+                    END;
+                    PERFORM set_config('rbs.kept_plans', known || name || ' ', false);
+                END IF;
+                RETURN name;
+            END $fn$;
+            -- The statement that runs a kept plan with its values.
+            CREATE OR REPLACE FUNCTION rbs_v26_run(kind TEXT, template TEXT, arguments TEXT, types TEXT) RETURNS TEXT LANGUAGE plpgsql AS $fn$
+            BEGIN
+                RETURN 'EXECUTE ' || rbs_v26_kept(kind, template, types) || CASE WHEN types = '' THEN '' ELSE '(' || arguments || ')' END;
+            END $fn$;
+            CREATE OR REPLACE FUNCTION rbs_v26_commit(templates TEXT[], arguments TEXT[], types TEXT[], digests TEXT[])
+                RETURNS TABLE (journal_base BIGINT, tip_ledger_id TEXT, tip_seq BIGINT, tip_hash BYTEA, code_step BIGINT,
+                               code_failures BIGINT, code_locked_until BIGINT)
+                LANGUAGE plpgsql AS $fn$
+            DECLARE
+                base BIGINT;
+                i INT;
+                lines TEXT[];
+            BEGIN
+                -- rbs_v21_commit's lock, numbers, check and writes, each statement from its kept plan.
+                PERFORM pg_advisory_xact_lock(\(PostgresStore.ledgerLock));
+                base := rbs_v21_base();
+                FOR i IN 1 .. coalesce(array_length(templates, 1), 0) LOOP
+                    IF digests[i] = '' THEN
+                        EXECUTE rbs_v26_run('w', templates[i], arguments[i], types[i]);
+                    ELSE
+                        EXECUTE rbs_v26_run('q', templates[i], arguments[i], types[i]) INTO lines;
+                        IF md5(array_to_string(coalesce(lines, '{}'), chr(10))) IS DISTINCT FROM digests[i] THEN
+                            RAISE EXCEPTION 'rows this transaction read changed before it committed (statement %)', i
+                                USING ERRCODE = '40001';
+                        END IF;
+                    END IF;
+                END LOOP;
+                RETURN QUERY SELECT base,
+            \(tipAnswer)
+            END $fn$;
+            -- rbs_v24_answers, each query from its kept plan.
+            CREATE OR REPLACE FUNCTION rbs_v26_answers(templates TEXT[], arguments TEXT[], types TEXT[]) RETURNS TEXT LANGUAGE plpgsql AS $fn$
+            DECLARE
+                i INT;
+                lines TEXT[];
+                parts TEXT[] := '{}';
+            BEGIN
+                FOR i IN 1 .. coalesce(array_length(templates, 1), 0) LOOP
+                    EXECUTE rbs_v26_run('q', templates[i], arguments[i], types[i]) INTO lines;
+                    lines := coalesce(lines, '{}');
+                    parts := parts || ('["' || md5(array_to_string(lines, chr(10))) || '"'
+                                       || CASE WHEN cardinality(lines) > 0 THEN ',' || array_to_string(lines, ',') ELSE '' END
+                                       || ']');
+                END LOOP;
+                RETURN '[' || array_to_string(parts, ',') || ']';
+            END $fn$;
+            \(answeringCommit("rbs_v26_commit_durably", answers: "rbs_v26_answers", flushApart: true, kept: true))
             """)
     }
 

@@ -53,6 +53,59 @@ enum PostgresSQL {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// A statement as a plan the server keeps and the values to run it with (schema step `v26-kept-plans`): the
+    /// text with `$1…$n` where ``inlined(_:_:expression:)`` writes a value — a NULL stays written as `NULL`, whose
+    /// type a plan could not always infer — the values (each the typed literal or server expression ``inlined``
+    /// writes) joined by commas, and their types, joined by commas, from the value's kind (an expression stands for
+    /// a value of the same kind: a journal number for an integer, a hash for bytes).
+    struct Parametrized: Equatable, Sendable {
+        let template: String
+        let arguments: String
+        let types: String
+    }
+
+    /// `sql` as a ``Parametrized`` statement, or nil when the count of placeholders and arguments differ.
+    static func parametrized(_ sql: String, _ arguments: [SQLValue],
+                             expression: (Int, SQLValue) -> String? = { _, _ in nil }) -> Parametrized? {
+        let placeholders = placeholderOffsets(sql)
+        guard placeholders.count == arguments.count else { return nil }
+        let bytes = Array(sql.utf8)
+        var template = [UInt8](), values = [UInt8](), types = [UInt8]()
+        template.reserveCapacity(bytes.count + arguments.count * 3)
+        values.reserveCapacity(arguments.count * 16)
+        var start = 0, number = 0
+        for (index, placeholder) in placeholders.enumerated() {
+            template.append(contentsOf: bytes[start..<placeholder])
+            start = placeholder + 1
+            let value = arguments[index]
+            let given = expression(index, value)
+            let type: String
+            switch value {
+            case .null:
+                guard given != nil else {
+                    template.append(contentsOf: "NULL".utf8)
+                    continue
+                }
+                type = "unknown"
+            case .integer: type = "int8"
+            case .text: type = "text"
+            case .blob: type = "bytea"
+            }
+            number += 1
+            template.append(UInt8(ascii: "$"))
+            template.append(contentsOf: String(number).utf8)
+            if number > 1 {
+                values.append(UInt8(ascii: ","))
+                types.append(UInt8(ascii: ","))
+            }
+            if let given { values.append(contentsOf: given.utf8) } else { appendLiteral(value, to: &values) }
+            types.append(contentsOf: type.utf8)
+        }
+        template.append(contentsOf: bytes[start...])
+        return Parametrized(template: String(decoding: template, as: UTF8.self), arguments: String(decoding: values, as: UTF8.self),
+                            types: String(decoding: types, as: UTF8.self))
+    }
+
     /// The byte offsets of `sql`'s `?` placeholders (those in SQL code, not in quotes or comments), found by
     /// ``walk(_:_:)`` once for each text and kept: the ledger's statements are a fixed set of texts, written out
     /// with new values for every payment (the walk, a closure call a byte, was ~10% of a host's CPU a payment in

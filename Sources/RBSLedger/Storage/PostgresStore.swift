@@ -44,6 +44,8 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     static let answersStep = "v22-answers-after-commit"
     /// The schema step whose commit gives those answers as each query's rows in JSON text (``cells(fromRowsJSON:)``).
     static let answersAsRowsStep = "v24-answers-as-rows"
+    /// The schema step whose commit runs each statement from a plan the server session keeps (``PostgresSQL/Parametrized``).
+    static let keptPlansStep = "v26-kept-plans"
     /// How many times a transaction is tried when the server aborts it as a conflict.
     static let maximumAttempts = 5
     /// Idle connections kept for the next operation.
@@ -246,6 +248,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             serverSequencing.store(applied.contains(Self.chainStep) || done.contains(Self.chainStep), ordering: .relaxed)
             answersAfterCommit.store(applied.contains(Self.answersStep) || done.contains(Self.answersStep), ordering: .relaxed)
             answersAsRows.store(applied.contains(Self.answersAsRowsStep) || done.contains(Self.answersAsRowsStep), ordering: .relaxed)
+            keptPlans.store(applied.contains(Self.keptPlansStep) || done.contains(Self.keptPlansStep), ordering: .relaxed)
             return done
         }
     }
@@ -374,6 +377,8 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
 
     /// PostgreSQL's SQLSTATE for a function that does not exist (`undefined_function`).
     static let undefinedFunction = "42883"
+    /// PostgreSQL's SQLSTATE for an EXECUTE of a prepared statement the session does not hold (`invalid_sql_statement_name`).
+    static let unknownPlan = "26000"
 
     /// How many times a body may ask for rows it could not know to ask for before (each a round trip).
     static let maximumReadRounds = 4
@@ -391,6 +396,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             serverSequencing.store(false, ordering: .relaxed)
             answersAfterCommit.store(false, ordering: .relaxed)
             answersAsRows.store(false, ordering: .relaxed)
+            keptPlans.store(false, ordering: .relaxed)
         } else {
             oneCallWrites.store(false, ordering: .relaxed)
         }
@@ -406,6 +412,8 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     private let answersAfterCommit = Atomic<Bool>(false)
     /// Whether it answers them as rows (schema step `v24-answers-as-rows`), cheaper for the server than cells.
     private let answersAsRows = Atomic<Bool>(false)
+    /// Whether the commit runs its statements from the server session's kept plans (schema step `v26-kept-plans`).
+    private let keptPlans = Atomic<Bool>(false)
     /// What the last commits' queries gave after their writes, by query text: a transaction whose queries are all
     /// here (or are once-only id lookups) is committed on them in one round trip (``writeReportingTip(_:)``). Each is
     /// checked by the commit like a fetched answer, so a stale one costs a refused commit, never a wrong decision.
@@ -530,16 +538,20 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     /// queries the server answers again after the writes, before it commits; their rows and digests are kept as the
     /// next transactions' predictions (``predictedAnswers``).
     private func commit(_ operations: [SpeculativeTransaction.Operation], digests: [String: String],
-                        sequencing: Bool, after: [String]) throws -> (tip: LedgerTip, base: Int64?) {
+                        sequencing: Bool, after: [(text: String, kept: PostgresSQL.Parametrized)]) throws -> (tip: LedgerTip, base: Int64?) {
         let answering = sequencing && answersAfterCommit.load(ordering: .relaxed)
-        var statements: [String] = [], expected: [String] = []
+        var statements: [String] = [], expected: [String] = [], kept: [PostgresSQL.Parametrized] = []
+        statements.reserveCapacity(operations.count)
+        kept.reserveCapacity(operations.count)
         for operation in operations {
             switch operation {
-            case .query(let text, let key):
+            case .query(let text, let key, let plan):
                 statements.append(text)
+                kept.append(plan)
                 expected.append(digests[key] ?? "-")
-            case .write(let text):
+            case .write(let text, let plan):
                 statements.append(text)
+                kept.append(plan)
                 expected.append("")
             }
         }
@@ -549,8 +561,28 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             // `SELECT rbs_v19_commit(…)` was answered before the commit was durable, and a primary crashing then lost
             // an acknowledged payment (PostgresFailoverTests found it). CALL's row comes after the COMMIT inside,
             // which with a synchronous standby has waited for it.
+            if answering && keptPlans.load(ordering: .relaxed) {
+                // As v24's, each statement from the session's kept plan. A database restored from before v26 lacks
+                // the procedure, and a session whose plans were dropped behind its back (a DEALLOCATE ALL) refuses
+                // with 26000: nothing ran either way, so the same commit goes through v24's; the first case also
+                // keeps this host there until a restart applies the step again.
+                do {
+                    return (try call(connection, "CALL rbs_v26_commit_durably($1, $2, $3, $4, $5, $6, $7)", [
+                        .texts(kept.map(\.template)), .texts(kept.map(\.arguments)), .texts(kept.map(\.types)), .texts(expected),
+                        .texts(after.map(\.kept.template)), .texts(after.map(\.kept.arguments)), .texts(after.map(\.kept.types)),
+                    ]), true)
+                } catch let refusal as PostgresRefusal where refusal.sqlState == Self.undefinedFunction || refusal.sqlState == Self.unknownPlan {
+                    oneCallTrace("no kept plans: \(refusal.message)")
+                    if refusal.sqlState == Self.undefinedFunction {
+                        keptPlans.store(false, ordering: .relaxed)
+                    } else {
+                        // The session names plans it no longer holds: it forgets them, and PREPAREs each again.
+                        _ = try? run(connection, "SELECT set_config('rbs.kept_plans', '', false)", [])
+                    }
+                }
+            }
             if answering {
-                let arguments: [ArrayArgument] = [.texts(statements), .texts(expected), .texts(after)]
+                let arguments: [ArrayArgument] = [.texts(statements), .texts(expected), .texts(after.map(\.text))]
                 if answersAsRows.load(ordering: .relaxed) {
                     // A database restored from before v24 lacks the procedure: nothing ran (the call failed at its
                     // lookup), so the same commit goes through v22's, and this host stays with it until a restart
@@ -582,7 +614,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
            let types = byteColumns.withLock({ $0 }), let answers = Self.answers(from: cells, queries: after.count, types: types) {
             predictedAnswers.withLock { predicted in
                 if predicted.count + answers.count > Self.predictedLimit { predicted.removeAll(keepingCapacity: true) }
-                for (index, answer) in answers { predicted[after[index]] = answer }
+                for (index, answer) in answers { predicted[after[index].text] = answer }
             }
         }
         return (tip, sequencing ? try row.decode(Int64.self, forColumn: "journal_base") : nil)

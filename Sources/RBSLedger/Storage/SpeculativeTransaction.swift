@@ -21,10 +21,12 @@ import Foundation
 /// server, under the lock, with the chain hash computed there (``CommitSequencedTransaction``). So two payments on
 /// unrelated rows share no query whose rows the other changes, and both commit without a retry.
 final class SpeculativeTransaction: CommitSequencedTransaction {
-    /// A query or a write of the transaction, arguments inlined; a query with the key its rows are fetched by.
+    /// A query or a write of the transaction, arguments inlined; a query with the key its rows are fetched by. Each
+    /// also as the plan the server keeps for its text and the values to run it with (`kept`, schema step
+    /// `v26-kept-plans`).
     enum Operation {
-        case query(text: String, key: String)
-        case write(String)
+        case query(text: String, key: String, kept: PostgresSQL.Parametrized)
+        case write(String, kept: PostgresSQL.Parametrized)
     }
 
     /// A query to fetch: its text, how many of the transaction's writes run before it, and its key.
@@ -96,11 +98,11 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
 
     /// The texts of the queries the body's decisions rested on, each once, but the once-only id lookups: what the
     /// commit is asked to answer again after its writes, for the next transaction's predictions.
-    var queriesToAnswerAfter: [String] {
+    var queriesToAnswerAfter: [(text: String, kept: PostgresSQL.Parametrized)] {
         var seen: Set<String> = []
         return operations.compactMap { operation in
-            guard case .query(let text, _) = operation, !presumedTexts.contains(text), seen.insert(text).inserted else { return nil }
-            return text
+            guard case .query(let text, _, let kept) = operation, !presumedTexts.contains(text), seen.insert(text).inserted else { return nil }
+            return (text, kept)
         }
     }
 
@@ -134,18 +136,18 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
         guard case .integer(let sequence) = arguments[sequenceArgument], let k = Self.provisionalIndex(sequence) else {
             return try execute(sql, arguments: arguments)
         }
-        let text = try inlined(sql, arguments) { index, value in
+        let hash = "rbs_v21_hash(\(k), \(PostgresSQL.literal(.blob(Data(hashedBefore)))), \(PostgresSQL.literal(.blob(Data(hashedBetween)))))"
+        let (text, kept) = try statement(sql, arguments) { index, value in
             switch index {
             case sequenceArgument: "rbs_v21_seq(\(k))"
             case previousHashArgument: "rbs_v21_prev(\(k))"
-            case hashArgument:
-                "rbs_v21_hash(\(k), \(PostgresSQL.literal(.blob(Data(hashedBefore)))), \(PostgresSQL.literal(.blob(Data(hashedBetween)))))"
+            case hashArgument: hash
             case _ where literalArguments.contains(index): PostgresSQL.literal(value)
             default: nil
             }
         }
         writes.append(text)
-        operations.append(.write(text))
+        operations.append(.write(text, kept: kept))
         if case .blob(let hash) = arguments[hashArgument] { provisionalTip = (sequence, hash) }
     }
 
@@ -154,9 +156,9 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
             _ = try rows(sql, arguments: arguments)
             return
         }
-        let text = try inlined(sql, arguments)
+        let (text, kept) = try statement(sql, arguments)
         writes.append(text)
-        operations.append(.write(text))
+        operations.append(.write(text, kept: kept))
     }
 
     func rows(_ sql: String, arguments: [SQLValue]) throws -> [SQLRow] {
@@ -167,7 +169,7 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
             let tip = provisionalTip ?? (Self.provisionalBase, Self.provisionalHash)
             return [SQLRow(columns: SQLColumns(["seq", "hash"]), values: [.integer(tip.sequence), .blob(tip.hash)])]
         }
-        let text = try inlined(sql, arguments)
+        let (text, kept) = try statement(sql, arguments)
         // Keyed by the number of writes before it, not their text: a write that carries the time differs from pass to
         // pass. Rows fetched after other writes than this pass made are caught by the commit's check, never used.
         let key = writes.isEmpty ? text : "\(writes.count)\u{0}\(text)"
@@ -180,7 +182,7 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
                 let answer = prediction ?? (presumed ? Answer(rows: [], digest: Self.emptyDigest) : nil)
                 if let answer {
                     if first {
-                        operations.append(.query(text: text, key: key))
+                        operations.append(.query(text: text, key: key, kept: kept))
                         predictedDigests[key] = answer.digest
                     }
                     return answer.rows
@@ -192,7 +194,7 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
             return prediction?.rows ?? guesses[text] ?? []
         }
         if first {
-            operations.append(.query(text: text, key: key))
+            operations.append(.query(text: text, key: key, kept: kept))
             used[text] = rows
         }
         return rows
@@ -202,19 +204,22 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
         throw needsLock("a script")
     }
 
-    /// `sql` with its arguments inlined; a provisional journal number (when sequencing) as `rbs_v21_seq(k)`, and what
-    /// `expression` gives for an argument in its place.
-    private func inlined(_ sql: String, _ arguments: [SQLValue], expression: (Int, SQLValue) -> String? = { _, _ in nil }) throws -> String {
+    /// `sql` with its arguments inlined, and as a kept plan with its values (``PostgresSQL/parametrized(_:_:expression:)``);
+    /// a provisional journal number (when sequencing) as `rbs_v21_seq(k)`, and what `expression` gives for an
+    /// argument in its place.
+    private func statement(_ sql: String, _ arguments: [SQLValue],
+                           expression: (Int, SQLValue) -> String? = { _, _ in nil }) throws -> (text: String, kept: PostgresSQL.Parametrized) {
         let provisional = sequencing && toldProvisionalTip
-        let text = PostgresSQL.inlined(sql, arguments) { index, value in
+        let given: (Int, SQLValue) -> String? = { index, value in
             if let given = expression(index, value) { return given }
             guard provisional, case .integer(let number) = value, let k = Self.provisionalIndex(number) else { return nil }
             return "rbs_v21_seq(\(k))"
         }
-        guard let text else {
+        guard let text = PostgresSQL.inlined(sql, arguments, expression: given),
+              let kept = PostgresSQL.parametrized(sql, arguments, expression: given) else {
             throw PostgresRefusal(sqlState: "", message: "the statement takes another number of arguments than \(arguments.count): \(sql)")
         }
-        return text
+        return (text, kept)
     }
 
     private func needsLock(_ reason: String) -> PostgresRefusal {
