@@ -5,7 +5,7 @@ import Synchronization
 /// Writes a data folder's `ledger-tip` (see ``LedgerTip``) beside the commits rather than between them: a commit
 /// hands its tip over and goes on, and a background thread writes the newest tip it was given (temporary file,
 /// fsync, rename); tips handed over while one is being written are folded into the next write. So the record never
-/// runs ahead of the database, and it lags behind it only by the commits of the last few tens of milliseconds (records
+/// runs ahead of the database, and it lags behind it only by the commits of the last fraction of a second (records
 /// are written at most every ``spacing``). Written between the commits, the record's fsync of a new file (~6 ms on this machine's
 /// disk, twelve times the WAL's fdatasync) set the pace of group commit.
 ///
@@ -24,6 +24,8 @@ final class TipRecorder: @unchecked Sendable {
     private var pending: LedgerTip?
     /// The last record written by this process, so an unchanged state is not written again.
     private var last: LedgerTip?
+    /// Threads waiting in ``settle()``: the writer then writes what is pending at once instead of keeping its spacing.
+    private var settling = 0
 
     private static let recorders = Mutex<[String: TipRecorder]>([:])
 
@@ -52,7 +54,10 @@ final class TipRecorder: @unchecked Sendable {
     /// Waits until the tips handed over so far are written (or have failed).
     func settle() {
         condition.lock()
+        settling += 1
+        condition.broadcast()
         while writing { condition.wait() }
+        settling -= 1
         condition.unlock()
     }
 
@@ -84,10 +89,15 @@ final class TipRecorder: @unchecked Sendable {
     }
 
     /// The least time from one record's start to the next's: under a steady stream of commits the record is
-    /// written about 20 times a second, not back to back. Each write is a new file's fsync; written back to back
-    /// they kept the disk busy beside the database's own commits (PostgreSQL's WAL on the same disk waited behind
-    /// them: `make bench-pg`), and a record 50 ms behind says no less than one 6 ms behind.
-    static let spacing: UInt64 = 50_000_000
+    /// written about 5 times a second, not back to back. Each write is a new file's creation, fsync and rename;
+    /// written back to back they kept the disk busy beside the database's own commits (PostgreSQL's WAL on the same
+    /// disk waited behind them: `make bench-pg`), and at 20 a second (every 50 ms) they still took ~20% of a
+    /// PostgreSQL host's CPU a payment (perf of `rbs-bench signer`, 2026-11-27: ~2.8 ms of CPU a record on this
+    /// machine's virtual disk, the open, fsync and rename in the kernel). A record 200 ms behind says no less than
+    /// one 6 ms behind: a database put back to an earlier state is found at the next start either way, unless it
+    /// lost only the commits of the record's last moments, which no spacing closes (a host killed just after a
+    /// commit leaves the same lag).
+    static let spacing: UInt64 = 200_000_000
 
     /// On the queue: writes `tip`, then whatever was handed over meanwhile.
     private func write(_ tip: LedgerTip) {
@@ -95,7 +105,13 @@ final class TipRecorder: @unchecked Sendable {
         var began: UInt64 = 0
         while let tip = next {
             let since = DispatchTime.now().uptimeNanoseconds - began
-            if began > 0, since < Self.spacing { usleep(UInt32((Self.spacing - since) / 1000)) }
+            if began > 0, since < Self.spacing {
+                // The spacing, unless a reader (or the exit) waits for the record.
+                let deadline = Date(timeIntervalSinceNow: Double(Self.spacing - since) / 1e9)
+                condition.lock()
+                while settling == 0, condition.wait(until: deadline) {}
+                condition.unlock()
+            }
             began = DispatchTime.now().uptimeNanoseconds
             // What was handed over while waiting is newer: written instead.
             condition.lock()
