@@ -333,7 +333,7 @@ struct PostgresChainTests {
                 DROP PROCEDURE rbs_v22_commit_durably(TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
                 DROP PROCEDURE rbs_v21_commit_durably(TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT);
                 DROP PROCEDURE rbs_v24_commit_durably(TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
-                DROP PROCEDURE rbs_v26_commit_durably(TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
+                \(Self.dropV26)
                 DROP FUNCTION rbs_v21_read(TEXT[], TEXT[], BIGINT[]);
                 DELETE FROM rbs_schema_steps WHERE name IN ('\(PostgresStore.chainStep)', '\(PostgresStore.answersStep)',
                                                            '\(PostgresStore.answersAsRowsStep)', '\(PostgresStore.keptPlansStep)');
@@ -387,6 +387,32 @@ struct ProvisionalNumberTests {
         #expect(try Journal.tip(db).sequence == tip.sequence + 1)
     }
 
+    @Test("the commit answers again only the queries of tables the transaction writes; the others' checked rows are kept, once-only lookups neither")
+    func answersOnlyForTablesWritten() throws {
+        let row = SQLRow(columns: SQLColumns(["x"]), values: [.integer(1)])
+        let account = "SELECT a.number, a.balance FROM accounts a LEFT JOIN customer_accounts c ON c.number = a.number WHERE a.number = ?"
+        let key = "SELECT public_key FROM keys WHERE key_id = ?"
+        let holder = "SELECT id FROM customers WHERE key_id = ? UNION SELECT c.id FROM customer_passkeys p JOIN customers c ON c.id = p.customer_id WHERE p.key_id = ?"
+        let texts = [PostgresSQL.inlined(account, [.text("408")]), PostgresSQL.inlined(key, [.text("k1")]),
+                     PostgresSQL.inlined(holder, [.text("k1"), .text("k1")])].compactMap { $0 }
+        let db = SpeculativeTransaction(answered: Dictionary(uniqueKeysWithValues: texts.map { ($0, [row]) }), guesses: [:])
+        _ = try db.rows(account, arguments: [.text("408")])
+        _ = try db.rows(key, arguments: [.text("k1")])
+        _ = try db.rows(holder, arguments: [.text("k1"), .text("k1")])
+        _ = try db.rows(EmbeddedBank.journalByDocumentQuery, arguments: [.integer(7), .text("d1")])
+        try db.execute("UPDATE accounts SET balance = ? WHERE number = ?", "1.00", "408")
+        #expect(db.tablesWritten == ["accounts"])
+        let split = db.queriesAfter(wrote: db.tablesWritten)
+        #expect(split.answer.map(\.text) == [texts[0]], "the account's row is answered again after the update")
+        #expect(split.keep.map(\.text) == [texts[1], texts[2]], "the key's and the holder's rows are kept as checked")
+        // Without the split (a commit told nothing of its writes) every query but the once-only lookup is answered.
+        #expect(db.queriesToAnswerAfter.map(\.text) == texts)
+        #expect(SQLTables.written(by: "INSERT INTO journal (seq) VALUES ($1)") == ["journal"])
+        #expect(SQLTables.written(by: "DELETE FROM baskets WHERE id = $1") == ["baskets"])
+        #expect(SQLTables.read(by: "DELETE FROM baskets WHERE id = $1").isEmpty)
+        #expect(SQLTables.read(by: holder) == ["customers", "customer_passkeys"])
+    }
+
     @Test("the parts sent for the server's hash give the stored hash with the real number and predecessor")
     func partsGiveTheHash() {
         let previous = Data(repeating: 7, count: 32)
@@ -430,66 +456,58 @@ extension PostgresChainTests {
     }
     typealias Cell = PostgresStore.Cell
 
-    @Test("a database without v24's procedure (restored from before it) answers through v22's: payments post in one round trip still")
-    func withoutAnswersAsRows() throws {
+    /// Two payments, then `script` run by an administrator (a database restored from before a step: its procedure
+    /// dropped, its step forgotten), then three payments: the round trips each took, and the steps the next
+    /// migration applies again.
+    static func tripsAfterDropping(_ script: String) throws -> (trips: [Int], migrated: [String], verified: VerifyResult?) {
         let f = try Fixture(engine: .postgres)
-        guard case .postgres(let address) = f.location else { Issue.record("not on PostgreSQL"); return }
+        guard case .postgres(let address) = f.location else { Issue.record("not on PostgreSQL"); return ([], [], nil) }
         for amount in ["1.00", "2.00"] { _ = try f.ledger.signAndPost(try f.payment(amount: amount), code: f.nextCode()) }
         let administrator = try PostgresStore(address: address)
-        try administrator.write { db in
-            try db.executeScript("""
-                DROP PROCEDURE rbs_v24_commit_durably(TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
-                DROP PROCEDURE rbs_v26_commit_durably(TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
-                DELETE FROM rbs_schema_steps WHERE name IN ('\(PostgresStore.answersAsRowsStep)', '\(PostgresStore.keptPlansStep)');
-                """)
-        }
+        try administrator.write { db in try db.executeScript(script) }
         try administrator.close()
         var trips: [Int] = []
         for amount in ["3.00", "4.00", "5.00"] {
             let document = try f.payment(amount: amount)
             let before = try #require(f.ledger.databaseRoundTrips)
             guard case .posted = try f.ledger.signAndPost(document, code: f.nextCode()) else {
-                Issue.record("a payment without v24 was not posted"); return
+                Issue.record("a payment after \(script) was not posted"); return (trips, [], nil)
             }
             trips.append(try #require(f.ledger.databaseRoundTrips) - before)
         }
+        try f.ledger.close()
+        let migrated = try Ledger.migrateDatabase(dataDirectory: f.directory, location: f.location)
+        let ledger = try f.reopen()
+        defer { try? ledger.close() }
+        return (trips, migrated, try ledger.journal.verify())
+    }
+
+    static let dropV26 = "DROP PROCEDURE rbs_v26_commit_durably(TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);"
+
+    @Test("a database without v24's procedure (restored from before it) answers through v22's: payments post in one round trip still")
+    func withoutAnswersAsRows() throws {
+        let (trips, migrated, verified) = try Self.tripsAfterDropping("""
+            DROP PROCEDURE rbs_v24_commit_durably(TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
+            \(Self.dropV26)
+            DELETE FROM rbs_schema_steps WHERE name IN ('\(PostgresStore.answersAsRowsStep)', '\(PostgresStore.keptPlansStep)');
+            """)
         // The first finds v26's and v24's procedures gone (each call refused at lookup, nothing run) and commits
         // through v22's.
         #expect(trips == [3, 1, 1], "\(trips)")
-        try f.ledger.close()
-        #expect(try Ledger.migrateDatabase(dataDirectory: f.directory, location: f.location)
-                == [PostgresStore.answersAsRowsStep, PostgresStore.keptPlansStep])
+        #expect(migrated == [PostgresStore.answersAsRowsStep, PostgresStore.keptPlansStep])
+        #expect(verified == .ok(5))
     }
 
     @Test("a database without v26's procedure (restored from before it) commits through v24's: payments post in one round trip still")
     func withoutKeptPlans() throws {
-        let f = try Fixture(engine: .postgres)
-        guard case .postgres(let address) = f.location else { Issue.record("not on PostgreSQL"); return }
-        for amount in ["1.00", "2.00"] { _ = try f.ledger.signAndPost(try f.payment(amount: amount), code: f.nextCode()) }
-        let administrator = try PostgresStore(address: address)
-        try administrator.write { db in
-            try db.executeScript("""
-                DROP PROCEDURE rbs_v26_commit_durably(TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
-                DELETE FROM rbs_schema_steps WHERE name = '\(PostgresStore.keptPlansStep)';
-                """)
-        }
-        try administrator.close()
-        var trips: [Int] = []
-        for amount in ["3.00", "4.00", "5.00"] {
-            let document = try f.payment(amount: amount)
-            let before = try #require(f.ledger.databaseRoundTrips)
-            guard case .posted = try f.ledger.signAndPost(document, code: f.nextCode()) else {
-                Issue.record("a payment without v26 was not posted"); return
-            }
-            trips.append(try #require(f.ledger.databaseRoundTrips) - before)
-        }
+        let (trips, migrated, verified) = try Self.tripsAfterDropping("""
+            \(Self.dropV26)
+            DELETE FROM rbs_schema_steps WHERE name = '\(PostgresStore.keptPlansStep)';
+            """)
         // The first finds the procedure gone (its call refused at lookup, nothing run) and commits through v24's.
         #expect(trips == [2, 1, 1], "\(trips)")
-        try f.ledger.close()
-        #expect(try Ledger.migrateDatabase(dataDirectory: f.directory, location: f.location) == [PostgresStore.keptPlansStep])
-        let ledger = try f.reopen()
-        defer { try? ledger.close() }
-        #expect(try ledger.journal.verify() == .ok(5))
+        #expect(migrated == [PostgresStore.keptPlansStep])
+        #expect(verified == .ok(5))
     }
 
     @Test("kept plans (v26): one plan a statement text whatever its values; a changed row still refused with 40001; a plan the session lost named by 26000")

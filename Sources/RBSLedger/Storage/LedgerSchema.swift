@@ -924,12 +924,7 @@ enum LedgerSchema {
                 ) AS c ORDER BY c.qi, c.rn = 0, c.rn, c.ci;
             END $fn$;
             CREATE OR REPLACE FUNCTION rbs_v21_commit(statements TEXT[], digests TEXT[])
-                RETURNS TABLE (journal_base BIGINT, tip_ledger_id TEXT, tip_seq BIGINT, tip_hash BYTEA, code_step BIGINT,
-                               code_failures BIGINT, code_locked_until BIGINT)
-                LANGUAGE plpgsql AS $fn$
-            DECLARE
-                base BIGINT;
-                i INT;
+                \(commitResult)
             BEGIN
                 -- rbs_v19_commit's check and writes, under the same lock, with the tip read once for the numbers;
                 -- each query's rows come from its kept plan (rbs_v21_lines) and are compared by the digest
@@ -959,6 +954,16 @@ enum LedgerSchema {
             """)
     }
 
+    /// The row `rbs_v21_commit` and `rbs_v26_commit` answer (the tip before the commit's entries, the ledger's tip
+    /// and code state after them), and the variables both declare first.
+    private static let commitResult = """
+        RETURNS TABLE (journal_base BIGINT, tip_ledger_id TEXT, tip_seq BIGINT, tip_hash BYTEA, code_step BIGINT,
+                               code_failures BIGINT, code_locked_until BIGINT)
+                LANGUAGE plpgsql AS $fn$
+            DECLARE
+                base BIGINT;
+                i INT;
+        """
     /// What `rbs_v21_commit_durably` and `rbs_v22_commit_durably` answer of the commit (`rbs_v21_commit`'s row)...
     private static let durableCommitParameters = """
         INOUT journal_base BIGINT DEFAULT NULL,
@@ -1156,7 +1161,8 @@ enum LedgerSchema {
         guard db.dialect == .postgres else { return }
         try db.executeScript("""
             -- The name of the session's plan of a query (kind 'q': its rows as their JSON texts, as rbs_v21_lines
-            -- makes them) or a write (kind 'w'), PREPAREd the first time. A statement PREPAREd in a transaction that
+            -- makes them, gathered by ARRAY() rather than array_agg, whose aggregate costs more to start for one
+            -- row) or a write (kind 'w'), PREPAREd the first time. A statement PREPAREd in a transaction that
             -- was then rolled back stays (PREPARE is not transactional) while the setting naming it is undone: the
             -- next PREPARE of it finds it there. Past 512 names (a host's ad-hoc statements), the session's plans
             -- are dropped and made again as they come.
@@ -1179,7 +1185,7 @@ enum LedgerSchema {
                     END IF;
                     BEGIN
                         EXECUTE 'PREPARE ' || name || CASE WHEN types = '' THEN '' ELSE '(' || types || ')' END || ' AS '
-                            || CASE WHEN kind = 'q' THEN 'SELECT array_agg(to_json(t.*)::text) FROM (' || template || ') AS t'
+                            || CASE WHEN kind = 'q' THEN 'SELECT ARRAY(SELECT to_json(t.*)::text FROM (' || template || ') AS t)'
                                     ELSE template END;
                     EXCEPTION WHEN duplicate_prepared_statement THEN
                         NULL;
@@ -1194,12 +1200,7 @@ enum LedgerSchema {
                 RETURN 'EXECUTE ' || rbs_v26_kept(kind, template, types) || CASE WHEN types = '' THEN '' ELSE '(' || arguments || ')' END;
             END $fn$;
             CREATE OR REPLACE FUNCTION rbs_v26_commit(templates TEXT[], arguments TEXT[], types TEXT[], digests TEXT[])
-                RETURNS TABLE (journal_base BIGINT, tip_ledger_id TEXT, tip_seq BIGINT, tip_hash BYTEA, code_step BIGINT,
-                               code_failures BIGINT, code_locked_until BIGINT)
-                LANGUAGE plpgsql AS $fn$
-            DECLARE
-                base BIGINT;
-                i INT;
+                \(commitResult)
                 lines TEXT[];
             BEGIN
                 -- rbs_v21_commit's lock, numbers, check and writes, each statement from its kept plan.

@@ -130,8 +130,9 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                 if let value = try? body(speculative), speculative.lockedPathReason == nil, !speculative.predictionMissed,
                    speculative.missing.isEmpty {
                     do {
-                        let (tip, base) = try commit(speculative.operations, digests: speculative.predictedDigests,
-                                                     sequencing: true, after: speculative.queriesToAnswerAfter)
+                        // The queries of tables no write touches are not answered again: their predictions stay.
+                        let (tip, base) = try commit(speculative.operations, digests: speculative.predictedDigests, sequencing: true,
+                                                     after: speculative.queriesAfter(wrote: speculative.tablesWritten).answer)
                         return (bound(value, speculative, base: base), tip)
                     } catch let refusal as PostgresRefusal where refusal.isConflict || refusal.sqlState == "23505" {
                         oneCallTrace("prediction refused: \(refusal.message)")
@@ -175,8 +176,17 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                     }
                     let value = try result.get()
                     do {
+                        // The queries of tables no write touches are not answered again: the rows the commit checked
+                        // are what they give after it, and become their predictions.
+                        let after = speculative.queriesAfter(wrote: speculative.tablesWritten)
+                        var kept: [String: SpeculativeTransaction.Answer] = [:]
+                        for query in after.keep {
+                            if let rows = answered[query.key], let digest = digests[query.key] {
+                                kept[query.text] = SpeculativeTransaction.Answer(rows: rows, digest: digest)
+                            }
+                        }
                         let (tip, base) = try commit(speculative.operations, digests: digests, sequencing: sequencing,
-                                                     after: speculative.queriesToAnswerAfter)
+                                                     after: after.answer, keeping: kept)
                         recentReads.withLock { recent in
                             if recent.count > 4_096 { recent.removeAll() }
                             recent.merge(speculative.used) { _, new in new }
@@ -538,7 +548,8 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     /// queries the server answers again after the writes, before it commits; their rows and digests are kept as the
     /// next transactions' predictions (``predictedAnswers``).
     private func commit(_ operations: [SpeculativeTransaction.Operation], digests: [String: String],
-                        sequencing: Bool, after: [(text: String, kept: PostgresSQL.Parametrized)]) throws -> (tip: LedgerTip, base: Int64?) {
+                        sequencing: Bool, after: [(text: String, kept: PostgresSQL.Parametrized)],
+                        keeping: [String: SpeculativeTransaction.Answer] = [:]) throws -> (tip: LedgerTip, base: Int64?) {
         let answering = sequencing && answersAfterCommit.load(ordering: .relaxed)
         var statements: [String] = [], expected: [String] = [], kept: [PostgresSQL.Parametrized] = []
         statements.reserveCapacity(operations.count)
@@ -613,8 +624,9 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
            let cells = asRows ? Self.cells(fromRowsJSON: text) : Self.cells(fromJSON: text),
            let types = byteColumns.withLock({ $0 }), let answers = Self.answers(from: cells, queries: after.count, types: types) {
             predictedAnswers.withLock { predicted in
-                if predicted.count + answers.count > Self.predictedLimit { predicted.removeAll(keepingCapacity: true) }
+                if predicted.count + answers.count + keeping.count > Self.predictedLimit { predicted.removeAll(keepingCapacity: true) }
                 for (index, answer) in answers { predicted[after[index].text] = answer }
+                predicted.merge(keeping) { _, kept in kept }
             }
         }
         return (tip, sequencing ? try row.decode(Int64.self, forColumn: "journal_base") : nil)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A write transaction run in the host's memory against rows fetched before, for PostgreSQL's one-call writes
 /// (``PostgresStore/writeReportingTip(_:)``): the ledger's Swift code makes every decision as it does in any
@@ -99,11 +100,35 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
     /// The texts of the queries the body's decisions rested on, each once, but the once-only id lookups: what the
     /// commit is asked to answer again after its writes, for the next transaction's predictions.
     var queriesToAnswerAfter: [(text: String, kept: PostgresSQL.Parametrized)] {
+        queriesAfter(wrote: nil).answer
+    }
+
+    /// ``queriesToAnswerAfter`` split (with schema step `v26-kept-plans`): those that read a table this transaction
+    /// writes, which the commit answers again, and the others — a key, a customer, a policy: rows no payment
+    /// changes — whose rows after the commit are the ones the commit checked, so the host keeps those (by key, to
+    /// look up the rows it used) instead of having the server read them again. A table changed by another host
+    /// meanwhile costs a refused commit, as any stale answer.
+    func queriesAfter(wrote written: Set<String>?) -> (answer: [(text: String, kept: PostgresSQL.Parametrized)], keep: [(text: String, key: String)]) {
         var seen: Set<String> = []
-        return operations.compactMap { operation in
-            guard case .query(let text, _, let kept) = operation, !presumedTexts.contains(text), seen.insert(text).inserted else { return nil }
-            return (text, kept)
+        var answer: [(text: String, kept: PostgresSQL.Parametrized)] = [], keep: [(text: String, key: String)] = []
+        for operation in operations {
+            guard case .query(let text, let key, let kept) = operation, !presumedTexts.contains(text), seen.insert(text).inserted else { continue }
+            if let written, SQLTables.read(by: kept.template).isDisjoint(with: written) {
+                keep.append((text, key))
+            } else {
+                answer.append((text, kept))
+            }
         }
+        return (answer, keep)
+    }
+
+    /// The tables this transaction's writes change.
+    var tablesWritten: Set<String> {
+        var tables: Set<String> = []
+        for operation in operations {
+            if case .write(_, let kept) = operation { tables.formUnion(SQLTables.written(by: kept.template)) }
+        }
+        return tables
     }
 
     // MARK: - Numbers bound at commit
@@ -247,4 +272,37 @@ protocol CommitSequencedTransaction: SQLTransaction {
     /// arguments in `literalArguments` are sent as they are even when they look like a provisional number.
     func insertEntry(_ sql: String, arguments: [SQLValue], sequenceArgument: Int, previousHashArgument: Int, hashArgument: Int,
                      literalArguments: Set<Int>, hashedBefore: [UInt8], hashedBetween: [UInt8]) throws
+}
+
+/// The tables a statement of the ledger reads or writes, by its text (the names after FROM and JOIN; after INSERT INTO,
+/// UPDATE and DELETE FROM), lowercased, each text's found once and kept (a fixed set of texts). A name that is a view
+/// or a function's result is listed as it is: what these are for (which answers the commit gives again) only costs a
+/// refused commit when it is wrong, never a wrong decision.
+enum SQLTables {
+    private static let known = Mutex<[String: (read: Set<String>, written: Set<String>)]>([:])
+
+    static func read(by sql: String) -> Set<String> { tables(sql).read }
+    static func written(by sql: String) -> Set<String> { tables(sql).written }
+
+    private static func tables(_ sql: String) -> (read: Set<String>, written: Set<String>) {
+        if let found = known.withLock({ $0[sql] }) { return found }
+        let words = sql.lowercased().split { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == ".") }.map(String.init)
+        var read: Set<String> = [], written: Set<String> = []
+        for (index, word) in words.enumerated() where index + 1 < words.count {
+            switch word {
+            case "from", "join":
+                // DELETE FROM names the table it writes; otherwise FROM and JOIN name what is read.
+                if index > 0 && words[index - 1] == "delete" { written.insert(words[index + 1]) } else { read.insert(words[index + 1]) }
+            case "into" where index > 0 && words[index - 1] == "insert": written.insert(words[index + 1])
+            case "update" where index == 0: written.insert(words[index + 1])
+            default: break
+            }
+        }
+        let found = (read, written)
+        known.withLock { known in
+            if known.count >= 1_024 { known.removeAll(keepingCapacity: true) }
+            known[sql] = found
+        }
+        return found
+    }
 }
