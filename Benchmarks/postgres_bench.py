@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Sign + journal + post per second on PostgreSQL with one, two and three host processes (issues 17 and 30), next to
 pgbench's TPC-B-like rate through the same path in the same run, on loopback and through a proxy adding 1 ms each way
-(Benchmarks/delay_proxy.py: a round trip inside one data centre), and the SQLite figure.
+(Benchmarks/delay_proxy.c, compiled here: a round trip inside one data centre), and the SQLite figure.
 
 Each host process is `rbs-bench signer` (release build): its own customer, one one-time code and one durable
 transaction per payment (what `serve` does for one signing), all processes started at the same moment against one
@@ -26,7 +26,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("RBS_BENCH_BUILD", os.path.join(ROOT, ".build-release", "release"))
 CLUSTER = os.path.join(ROOT, "Tests", "Postgres", "cluster.sh")
-PROXY = os.path.join(ROOT, "Benchmarks", "delay_proxy.py")
+PROXY_SOURCE = os.path.join(ROOT, "Benchmarks", "delay_proxy.c")
+PROXY = None
 
 
 def run(command, **options):
@@ -64,10 +65,25 @@ def free_port():
         return probe.getsockname()[1]
 
 
+def proxy_binary():
+    """Benchmarks/delay_proxy.c compiled (once a run) into a temporary folder: its path."""
+    global PROXY
+    if PROXY is None:
+        compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+        if compiler is None:
+            sys.exit("make bench-pg needs a C compiler (cc, gcc or clang) for Benchmarks/delay_proxy.c: none is on PATH")
+        binary = os.path.join(tempfile.mkdtemp(prefix="rbs-delay-proxy-"), "delay_proxy")
+        built = subprocess.run([compiler, "-O2", "-pthread", "-o", binary, PROXY_SOURCE], capture_output=True, text=True)
+        if built.returncode != 0:
+            sys.exit(f"Benchmarks/delay_proxy.c did not compile with {compiler}:\n{built.stderr}")
+        PROXY = binary
+    return PROXY
+
+
 def start_proxy(server_port, delay_ms):
     """The delay proxy in front of the server: its process and port."""
     port = free_port()
-    proxy = subprocess.Popen([sys.executable, PROXY, "--listen", str(port), "--to", f"127.0.0.1:{server_port}",
+    proxy = subprocess.Popen([proxy_binary(), "--listen", str(port), "--to", f"127.0.0.1:{server_port}",
                               "--delay-ms", str(delay_ms)], stdout=subprocess.PIPE, text=True)
     if proxy.stdout.readline().strip() != f"listening {port}":
         proxy.kill()
@@ -137,9 +153,9 @@ def main():
         f"Measured by `make bench-pg` (Benchmarks/postgres_bench.py, {'release' if 'release' in BUILD else 'DEBUG'} "
         f"build) on {os.cpu_count()} cores, {when}; load average at the start {' '.join(load_start)}, at the end "
         f"{' '.join(load_end)}. A throw-away PostgreSQL 15 cluster with the default durability (fsync and "
-        f"synchronous_commit on), reached two ways in the same run: on loopback, and through Benchmarks/delay_proxy.py "
-        f"adding {delay:g} ms each way (a {2 * delay:g} ms round trip, as inside one data centre; the proxy is a Python "
-        f"process on the same 2 cores). Each host process is `rbs-bench signer`: its own customer, one one-time code "
+        f"synchronous_commit on), reached two ways in the same run: on loopback, and through Benchmarks/delay_proxy.c "
+        f"adding {delay:g} ms each way (a {2 * delay:g} ms round trip, as inside one data centre; the proxy, in C, a "
+        f"reader and a writer thread each way of each connection, on the same 2 cores). Each host process is `rbs-bench signer`: its own customer, one one-time code "
         f"check, Ed25519 signature, journal entry, posting and durable commit per payment (the payment drafted "
         f"once, each signing a copy of it at a new time with a new nonce, as a form is drafted at review, not at "
         f"signing), through PostgreSQL's one-call writes: when the last commit answered the payment's queries after "
