@@ -53,6 +53,8 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
 
     private let group: MultiThreadedEventLoopGroup
     private let idle = Mutex<[PostgresConnection]>([])
+    /// Each open connection's ``CloseWatch``: how a statement waiting on it learns that it closed.
+    private let closeWatches = Mutex<[ObjectIdentifier: CloseWatch]>([:])
     private let isClosed = Atomic<Bool>(false)
     private let logger = Logger(label: "rbs.ledger.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     private let nextId = Atomic<Int>(1)
@@ -824,7 +826,18 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
         let id = nextId.wrappingAdd(1, ordering: .relaxed).oldValue
         let future = PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: logger)
         do {
-            return try wait(future, seconds: address.connectTimeout + 2, connection: nil)
+            let connection = try wait(future, seconds: address.connectTimeout + 2, connection: nil)
+            // One callback on the connection's close for its whole life (a callback for each statement piled up on
+            // the close future, never completed while the connection lived: a pooled connection of a host that
+            // runs for days held one for every statement it ever ran).
+            let watch = CloseWatch()
+            let key = ObjectIdentifier(connection)
+            closeWatches.withLock { $0[key] = watch }
+            connection.closeFuture.whenComplete { [weak self] _ in
+                watch.close()
+                self?.closeWatches.withLock { _ = $0.removeValue(forKey: key) }
+            }
+            return connection
         } catch let failure as PostgresFailure {
             // No answer at all while connecting is an unreachable server, not a slow statement.
             if case .timedOut = failure {
@@ -860,9 +873,17 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
         // A statement sent on a connection that is closing may never be answered: the closing answers for it.
         if let connection {
             let server = serverName
-            connection.closeFuture.whenComplete { _ in
+            let closing: @Sendable () -> Void = {
                 answer.set(.failure(PostgresFailure.connectionLost(server: server, detail: "the server closed the connection")))
             }
+            if let watch = closeWatches.withLock({ $0[ObjectIdentifier(connection)] }) {
+                watch.set(closing)
+            } else {
+                connection.closeFuture.whenComplete { _ in closing() }
+            }
+        }
+        defer {
+            if let connection { closeWatches.withLock { $0[ObjectIdentifier(connection)] }?.clear() }
         }
         guard answer.wait(seconds: seconds) else {
             if let connection { let _: EventLoopFuture<Void> = connection.close() }
@@ -938,6 +959,36 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
 }
 
 /// The result of a future, handed from the event loop to the waiting thread; the first result set counts.
+/// What a connection's close does to the statement waiting on it (one at a time: a connection is checked out by one
+/// caller): `set` before waiting, `clear` after; a connection that closed before `set` fails it at once.
+private final class CloseWatch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var closed = false
+    private var onClose: (@Sendable () -> Void)?
+
+    func set(_ fail: @escaping @Sendable () -> Void) {
+        let already = lock.withLock { () -> Bool in
+            if closed { return true }
+            onClose = fail
+            return false
+        }
+        if already { fail() }
+    }
+
+    func clear() {
+        lock.withLock { onClose = nil }
+    }
+
+    func close() {
+        let fail = lock.withLock { () -> (@Sendable () -> Void)? in
+            closed = true
+            defer { onClose = nil }
+            return onClose
+        }
+        fail?()
+    }
+}
+
 private final class Answer<T>: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private let lock = NSLock()
