@@ -1109,6 +1109,17 @@ enum LedgerSchema {
         try db.executeScript(answeringCommit("rbs_v24_commit_durably", answers: "rbs_v24_answers", flushApart: true))
     }
 
+    /// The end of `rbs_v24_answers`' and `rbs_v26_answers`' loop over the queries: query `i`'s `lines` as its part of
+    /// the answer (its digest — each row's JSON, joined by newlines, as rbs_v21_read and rbs_v22_answers give it —
+    /// then its rows as they are: JSON objects already), and after the loop the parts as one JSON array.
+    private static let answerPart = """
+        parts := parts || ('["' || md5(array_to_string(lines, chr(10))) || '"'
+                                               || CASE WHEN cardinality(lines) > 0 THEN ',' || array_to_string(lines, ',') ELSE '' END
+                                               || ']');
+                        END LOOP;
+                        RETURN '[' || array_to_string(parts, ',') || ']';
+        """
+
     /// Schema step `v24-answers-as-rows` (issue #30): `rbs_v22_answers`' rows and digests, each query's rows in the
     /// JSON text `rbs_v21_lines` already made of them rather than split into cells (json_each, json_typeof and a
     /// json_agg of six-member arrays, which cost the server about three times the reading of the rows): JSON text
@@ -1131,13 +1142,7 @@ enum LedgerSchema {
             BEGIN
                 FOR i IN 1 .. coalesce(array_length(queries, 1), 0) LOOP
                     lines := coalesce(rbs_v21_lines(queries[i]), '{}');
-                    -- The digest rbs_v21_read and rbs_v22_answers give (each row's JSON, joined by newlines), then
-                    -- the rows as they are: JSON objects already, so they go into the array as they are.
-                    parts := parts || ('["' || md5(array_to_string(lines, chr(10))) || '"'
-                                       || CASE WHEN cardinality(lines) > 0 THEN ',' || array_to_string(lines, ',') ELSE '' END
-                                       || ']');
-                END LOOP;
-                RETURN '[' || array_to_string(parts, ',') || ']';
+                    \(answerPart)
             END $fn$;
             \(answeringCommit("rbs_v24_commit_durably", answers: "rbs_v24_answers"))
             """)
@@ -1230,11 +1235,7 @@ enum LedgerSchema {
                 FOR i IN 1 .. coalesce(array_length(templates, 1), 0) LOOP
                     EXECUTE rbs_v26_run('q', templates[i], arguments[i], types[i]) INTO lines;
                     lines := coalesce(lines, '{}');
-                    parts := parts || ('["' || md5(array_to_string(lines, chr(10))) || '"'
-                                       || CASE WHEN cardinality(lines) > 0 THEN ',' || array_to_string(lines, ',') ELSE '' END
-                                       || ']');
-                END LOOP;
-                RETURN '[' || array_to_string(parts, ',') || ']';
+                    \(answerPart)
             END $fn$;
             \(answeringCommit("rbs_v26_commit_durably", answers: "rbs_v26_answers", flushApart: true, kept: true))
             """)
