@@ -406,7 +406,7 @@ struct ProvisionalNumberTests {
         #expect(split.answer.map(\.text) == [texts[0]], "the account's row is answered again after the update")
         #expect(split.keep.map(\.text) == [texts[1], texts[2]], "the key's and the holder's rows are kept as checked")
         // Without the split (a commit told nothing of its writes) every query but the once-only lookup is answered.
-        #expect(db.queriesToAnswerAfter.map(\.text) == texts)
+        #expect(db.queriesAfter(wrote: nil).answer.map(\.text) == texts)
         #expect(SQLTables.written(by: "INSERT INTO journal (seq) VALUES ($1)") == ["journal"])
         #expect(SQLTables.written(by: "DELETE FROM baskets WHERE id = $1") == ["baskets"])
         #expect(SQLTables.read(by: "DELETE FROM baskets WHERE id = $1").isEmpty)

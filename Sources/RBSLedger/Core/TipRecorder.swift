@@ -116,9 +116,7 @@ final class TipRecorder: @unchecked Sendable {
                 while settling == 0, condition.wait(until: deadline) {}
             }
             lastBegan = DispatchTime.now().uptimeNanoseconds
-            condition.unlock()
             // What was handed over while waiting is newer: written instead.
-            condition.lock()
             var tip = tip
             if let newer = pending, !Self.isStale(newer, after: tip) { tip = newer; pending = nil }
             condition.unlock()

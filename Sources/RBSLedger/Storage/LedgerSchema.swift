@@ -947,7 +947,7 @@ enum LedgerSchema {
                 \(durableCommitParameters))
                 LANGUAGE plpgsql AS $fn$
             BEGIN
-                \(durableCommitCall)
+                \(durableCommitCall())
                 -- Committed before the answer row is sent (as rbs_v19_commit_durably): an answer means a durable commit.
                 COMMIT;
             END $fn$;
@@ -970,12 +970,14 @@ enum LedgerSchema {
                         INOUT tip_ledger_id TEXT DEFAULT NULL, INOUT tip_seq BIGINT DEFAULT NULL, INOUT tip_hash BYTEA DEFAULT NULL,
                         INOUT code_step BIGINT DEFAULT NULL, INOUT code_failures BIGINT DEFAULT NULL, INOUT code_locked_until BIGINT DEFAULT NULL
         """
-    /// ...and how they run it into those parameters.
-    private static let durableCommitCall = """
+    /// ...and how they run the commit (`rbs_v21_commit`, or with `kept` `rbs_v26_commit`) into those parameters.
+    private static func durableCommitCall(kept: Bool = false) -> String {
+        """
         SELECT c.journal_base, c.tip_ledger_id, c.tip_seq, c.tip_hash, c.code_step, c.code_failures, c.code_locked_until
                             INTO journal_base, tip_ledger_id, tip_seq, tip_hash, code_step, code_failures, code_locked_until
-                            FROM rbs_v21_commit(statements, digests) AS c;
+                            FROM \(kept ? "rbs_v26_commit(templates, arguments, types, digests)" : "rbs_v21_commit(statements, digests)") AS c;
         """
+    }
     /// The variables `collectLines` and `cellsOfLines` use (rbs_v21_read, rbs_v22_answers).
     private static let linesVariables = """
         lines TEXT[];
@@ -1073,8 +1075,6 @@ enum LedgerSchema {
         // With `kept` (schema step `v26-kept-plans`), each statement as its kept plan's text, values and types.
         let statements = kept ? "templates TEXT[], arguments TEXT[], types TEXT[], digests TEXT[], after_templates TEXT[], after_arguments TEXT[], after_types TEXT[]"
             : "statements TEXT[], digests TEXT[], after_queries TEXT[]"
-        let commitCall = kept ? durableCommitCall.replacingOccurrences(of: "rbs_v21_commit(statements, digests)", with: "rbs_v26_commit(templates, arguments, types, digests)")
-            : durableCommitCall
         let answering = kept ? "\(answers)(after_templates, after_arguments, after_types)" : "\(answers)(after_queries)"
         return """
             CREATE OR REPLACE PROCEDURE \(procedure)(\(statements),
@@ -1084,7 +1084,7 @@ enum LedgerSchema {
             \(declare)
             BEGIN
                 \(beforeCommit)
-                \(commitCall)
+                \(durableCommitCall(kept: kept))
                 -- Committed before the answer row is sent (as rbs_v21_commit_durably): an answer means a durable commit
                 -- (with flushApart, once the second COMMIT below has flushed it). The COMMIT also ends the ledger's
                 -- lock, so the answers below are read outside it (in the next transaction: the committed rows, this
@@ -1109,16 +1109,29 @@ enum LedgerSchema {
         try db.executeScript(answeringCommit("rbs_v24_commit_durably", answers: "rbs_v24_answers", flushApart: true))
     }
 
-    /// The end of `rbs_v24_answers`' and `rbs_v26_answers`' loop over the queries: query `i`'s `lines` as its part of
-    /// the answer (its digest — each row's JSON, joined by newlines, as rbs_v21_read and rbs_v22_answers give it —
-    /// then its rows as they are: JSON objects already), and after the loop the parts as one JSON array.
-    private static let answerPart = """
-        parts := parts || ('["' || md5(array_to_string(lines, chr(10))) || '"'
+    /// `rbs_v24_answers` and `rbs_v26_answers`: a function `name(parameters)` answering the queries of the array
+    /// `queries` (one of the parameters), each read by `read` (which sets `lines` to query `i`'s rows as their JSON
+    /// texts), as one JSON array with a part per query: its digest — each row's JSON, joined by newlines, as
+    /// rbs_v21_read and rbs_v22_answers give it — then its rows as they are (JSON objects already).
+    private static func answersFunction(_ name: String, _ parameters: String, queries: String, read: String) -> String {
+        """
+        CREATE OR REPLACE FUNCTION \(name)(\(parameters)) RETURNS TEXT LANGUAGE plpgsql AS $fn$
+                    DECLARE
+                        i INT;
+                        lines TEXT[];
+                        parts TEXT[] := '{}';
+                    BEGIN
+                        FOR i IN 1 .. coalesce(array_length(\(queries), 1), 0) LOOP
+                            \(read)
+                            lines := coalesce(lines, '{}');
+                            parts := parts || ('["' || md5(array_to_string(lines, chr(10))) || '"'
                                                || CASE WHEN cardinality(lines) > 0 THEN ',' || array_to_string(lines, ',') ELSE '' END
                                                || ']');
                         END LOOP;
                         RETURN '[' || array_to_string(parts, ',') || ']';
+                    END $fn$;
         """
+    }
 
     /// Schema step `v24-answers-as-rows` (issue #30): `rbs_v22_answers`' rows and digests, each query's rows in the
     /// JSON text `rbs_v21_lines` already made of them rather than split into cells (json_each, json_typeof and a
@@ -1134,16 +1147,7 @@ enum LedgerSchema {
         try db.executeScript("""
             \(digestFunction)
             \(linesFunction)
-            CREATE OR REPLACE FUNCTION rbs_v24_answers(queries TEXT[]) RETURNS TEXT LANGUAGE plpgsql AS $fn$
-            DECLARE
-                i INT;
-                lines TEXT[];
-                parts TEXT[] := '{}';
-            BEGIN
-                FOR i IN 1 .. coalesce(array_length(queries, 1), 0) LOOP
-                    lines := coalesce(rbs_v21_lines(queries[i]), '{}');
-                    \(answerPart)
-            END $fn$;
+            \(answersFunction("rbs_v24_answers", "queries TEXT[]", queries: "queries", read: "lines := rbs_v21_lines(queries[i]);"))
             \(answeringCommit("rbs_v24_commit_durably", answers: "rbs_v24_answers"))
             """)
     }
@@ -1226,17 +1230,8 @@ enum LedgerSchema {
             \(tipAnswer)
             END $fn$;
             -- rbs_v24_answers, each query from its kept plan.
-            CREATE OR REPLACE FUNCTION rbs_v26_answers(templates TEXT[], arguments TEXT[], types TEXT[]) RETURNS TEXT LANGUAGE plpgsql AS $fn$
-            DECLARE
-                i INT;
-                lines TEXT[];
-                parts TEXT[] := '{}';
-            BEGIN
-                FOR i IN 1 .. coalesce(array_length(templates, 1), 0) LOOP
-                    EXECUTE rbs_v26_run('q', templates[i], arguments[i], types[i]) INTO lines;
-                    lines := coalesce(lines, '{}');
-                    \(answerPart)
-            END $fn$;
+            \(answersFunction("rbs_v26_answers", "templates TEXT[], arguments TEXT[], types TEXT[]", queries: "templates",
+                              read: "EXECUTE rbs_v26_run('q', templates[i], arguments[i], types[i]) INTO lines;"))
             \(answeringCommit("rbs_v26_commit_durably", answers: "rbs_v26_answers", flushApart: true, kept: true))
             """)
     }

@@ -871,20 +871,19 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
         let answer = Answer<T>()
         future.whenComplete { result in answer.set(result) }
         // A statement sent on a connection that is closing may never be answered: the closing answers for it.
+        let watch = connection.flatMap { connection in closeWatches.withLock { $0[ObjectIdentifier(connection)] } }
         if let connection {
             let server = serverName
             let closing: @Sendable () -> Void = {
                 answer.set(.failure(PostgresFailure.connectionLost(server: server, detail: "the server closed the connection")))
             }
-            if let watch = closeWatches.withLock({ $0[ObjectIdentifier(connection)] }) {
+            if let watch {
                 watch.set(closing)
             } else {
                 connection.closeFuture.whenComplete { _ in closing() }
             }
         }
-        defer {
-            if let connection { closeWatches.withLock { $0[ObjectIdentifier(connection)] }?.clear() }
-        }
+        defer { watch?.clear() }
         guard answer.wait(seconds: seconds) else {
             if let connection { let _: EventLoopFuture<Void> = connection.close() }
             throw PostgresFailure.timedOut(server: serverName, seconds: seconds)
@@ -958,7 +957,6 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     }
 }
 
-/// The result of a future, handed from the event loop to the waiting thread; the first result set counts.
 /// What a connection's close does to the statement waiting on it (one at a time: a connection is checked out by one
 /// caller): `set` before waiting, `clear` after; a connection that closed before `set` fails it at once.
 private final class CloseWatch: @unchecked Sendable {
@@ -989,6 +987,7 @@ private final class CloseWatch: @unchecked Sendable {
     }
 }
 
+/// The result of a future, handed from the event loop to the waiting thread; the first result set counts.
 private final class Answer<T>: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private let lock = NSLock()

@@ -98,13 +98,9 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
     }
 
     /// The texts of the queries the body's decisions rested on, each once, but the once-only id lookups: what the
-    /// commit is asked to answer again after its writes, for the next transaction's predictions.
-    var queriesToAnswerAfter: [(text: String, kept: PostgresSQL.Parametrized)] {
-        queriesAfter(wrote: nil).answer
-    }
-
-    /// ``queriesToAnswerAfter`` split (with schema step `v26-kept-plans`): those that read a table this transaction
-    /// writes, which the commit answers again, and the others — a key, a customer, a policy: rows no payment
+    /// commit is asked to answer again after its writes, for the next transaction's predictions (all of them when
+    /// `written` is nil). With `written` (the tables its writes change, ``tablesWritten``), split: those that read a table written,
+    /// which the commit answers again, and the others — a key, a customer, a policy: rows no payment
     /// changes — whose rows after the commit are the ones the commit checked, so the host keeps those (by key, to
     /// look up the rows it used) instead of having the server read them again. A table changed by another host
     /// meanwhile costs a refused commit, as any stale answer.
