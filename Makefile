@@ -6,12 +6,15 @@ SWIFT ?= swift
 # The debug build's flags, the same for `make build` and `make test` (another set of flags rebuilds everything): each
 # module compiled whole (-wmo: one frontend per module instead of a batch per core, each of which parses and type-checks
 # the declarations of the whole module again; -num-threads makes it write an object and an index unit per source file,
-# as SwiftPM's link and its test discovery, which reads the index store, expect — without it both fail), and C/C++
-# without debug information (BoringSSL twice, ~770 C++ files). Measured on a fresh build of NIOPosix and what it needs:
-# 126 CPU-s with SwiftPM's defaults, 89 with -wmo and -g0; a clean clone's whole debug build took 743 s where it took
-# 923 s. `swift build` without them works as ever, in the same folder, at the price of a full rebuild each time the
-# flags change.
-SWIFT_DEBUG_FLAGS ?= -Xswiftc -wmo -Xswiftc -num-threads -Xswiftc 2 -Xcc -g0
+# as SwiftPM's link and its test discovery, which reads the index store, expect — without it both fail), and neither
+# Swift nor C/C++ with debug information (BoringSSL twice, ~770 C++ files; the test bundle and rbs-host, each over
+# 200 MB with it, link faster without). Measured on a fresh build of NIOPosix and what it needs: 126 CPU-s with
+# SwiftPM's defaults, 89 with -wmo and -g0, 97 → 110 on another day's machine without and with Swift's debug information
+# (-gnone); RBSLedger and what it needs 606 → 653 CPU-s. A clean clone's whole debug build took 743 s where it took
+# 923 s. A crash's backtrace still names its functions (the symbols stay), not its source lines; for a debugger, build
+# with SWIFT_DEBUG_FLAGS= (SwiftPM's defaults). `swift build` without them works as ever, in the same folder, at the
+# price of a full rebuild each time the flags change.
+SWIFT_DEBUG_FLAGS ?= -Xswiftc -wmo -Xswiftc -num-threads -Xswiftc 2 -Xswiftc -gnone -Xcc -g0
 CC ?= cc
 CFLAGS ?= -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden
 INCLUDE := SDK/Sources/CRBSPlugin/include
