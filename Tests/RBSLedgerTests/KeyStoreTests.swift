@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 @testable import RBSLedger
@@ -20,6 +21,39 @@ struct KeyStoreTests {
         #expect(identity.totpSecret?.count == 20)
         #expect(identity.name == "Иван Иванов")
         #expect(identity.publicKey.rawRepresentation == enrolment.publicKey)
+    }
+
+    @Test("a load after any change to the key files reads them again: a key written in place, a renamed-over name, a chmod, a removed file")
+    func loadSeesEveryChange() throws {
+        let store = KeyStore(dataDirectory: temporaryDirectory())
+        _ = try store.initialize(name: "first", force: false)
+        // Files changed in the last second or two are read at every load (a coarse clock stamps them): older, the
+        // identity is kept, and each change below must still be seen.
+        Thread.sleep(forTimeInterval: 2.1)
+        let first = try store.load()
+        #expect(try store.load().keyId == first.keyId)
+        // Another key written into the same file (same inode, same size), as an editor or `dd` would.
+        let other = Curve25519Key.raw()
+        let handle = try FileHandle(forWritingTo: store.signingKeyURL)
+        try handle.write(contentsOf: other.bytes)
+        try handle.close()
+        #expect(try store.load().keyId == other.keyId)
+        // The name replaced by a rename (a new inode).
+        try SecureFile.write(Data("second".utf8), to: store.nameURL)
+        #expect(try store.load().name == "second")
+        // Made readable by others: refused at once, and again at the next load; private again, loaded again.
+        chmod(store.signingKeyURL.path, 0o644)
+        for _ in 0..<2 {
+            #expect { _ = try store.load() } throws: { error in
+                guard case .insecurePermissions = error as? KeyStoreError else { return false }
+                return true
+            }
+        }
+        chmod(store.signingKeyURL.path, 0o600)
+        #expect(try store.load().keyId == other.keyId)
+        // The TOTP secret removed: no identity from before it.
+        try FileManager.default.removeItem(at: store.totpSecretURL)
+        #expect(throws: KeyStoreError.self) { _ = try store.load() }
     }
 
     @Test("the enrolment URI has the exact otpauth form with the name percent-encoded")
@@ -70,5 +104,13 @@ struct KeyStoreTests {
         #expect(throws: KeyStoreError.insecurePermissions(path: store.signingKeyURL.path, mode: 0o644)) {
             try store.load()
         }
+    }
+}
+
+/// A fresh Ed25519 key's raw 32 bytes and its key id.
+private enum Curve25519Key {
+    static func raw() -> (bytes: Data, keyId: String) {
+        let key = Curve25519.Signing.PrivateKey()
+        return (key.rawRepresentation, SigningIdentity.keyId(of: key.publicKey))
     }
 }

@@ -79,20 +79,36 @@ public struct JournalEntry: Sendable, Hashable {
 
     /// The SHA-256 that ``hash`` is: `before`, the sequence number as a part, `between`, the previous hash as a part.
     /// PostgreSQL's `rbs_v21_hash` (schema step `v21-chain-in-server`) computes the same bytes inside the server.
+    /// Hashed in place, part after part (group commit's committing thread hashes every entry it journals).
     static func chainHash(before: [UInt8], sequence: Int64, between: [UInt8], previousHash: Data) -> Data {
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(before.count + between.count + 60)
-        buffer.append(contentsOf: before)
-        appendPart(String(sequence).utf8, to: &buffer)
-        buffer.append(contentsOf: between)
-        appendPart(previousHash, to: &buffer)
-        return Data(SHA256.hash(data: buffer))
+        var hasher = SHA256()
+        before.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        var number: [UInt8] = []
+        number.reserveCapacity(24)
+        appendText(String(sequence), to: &number)
+        number.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        between.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        var previous: [UInt8] = []
+        previous.reserveCapacity(4 + previousHash.count)
+        appendBytes(previousHash, to: &previous)
+        previous.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        return hasher.finalize().withUnsafeBytes { Data($0) }
     }
 
-    /// A part of the hashed bytes: its 4-byte big-endian length, then its bytes.
-    private static func appendPart(_ bytes: some Collection<UInt8>, to buffer: inout [UInt8]) {
+    /// A part of the hashed bytes holding `text`'s UTF-8: its 4-byte big-endian length, then the bytes (copied whole,
+    /// not byte by byte through the view).
+    private static func appendText(_ text: String, to buffer: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes in
+            appendLength(UInt32(bytes.count), to: &buffer)
+            buffer.append(contentsOf: bytes)
+        }
+    }
+
+    /// A part of the hashed bytes holding `bytes`: its 4-byte big-endian length, then the bytes.
+    private static func appendBytes(_ bytes: Data, to buffer: inout [UInt8]) {
         appendLength(UInt32(bytes.count), to: &buffer)
-        buffer.append(contentsOf: bytes)
+        bytes.withUnsafeBytes { buffer.append(contentsOf: $0) }
     }
 
     /// A part's length as 4 bytes, big-endian (0xFFFFFFFF, with no bytes after it, for an absent optional).
@@ -108,17 +124,19 @@ public struct JournalEntry: Sendable, Hashable {
     /// the server at commit sends these, and the server hashes them with the number and predecessor it binds.
     var hashedParts: (before: [UInt8], between: [UInt8]) {
         var before: [UInt8] = []
-        Self.appendPart((secondOf != nil ? "RBSJ4" : basketId != nil ? "RBSJ3" : authorization == nil ? "RBSJ1" : "RBSJ2").utf8,
-                        to: &before)
+        before.reserveCapacity(9)
+        Self.appendText(secondOf != nil ? "RBSJ4" : basketId != nil ? "RBSJ3" : authorization == nil ? "RBSJ1" : "RBSJ2", to: &before)
         var buffer: [UInt8] = []
-        buffer.reserveCapacity(256 + document.count + signature.count)
+        buffer.reserveCapacity(256 + document.count + signature.count
+                               + (authorization.map { $0.suite.utf8.count + ($0.challenge?.utf8.count ?? 0) + ($0.response?.utf8.count ?? 0) } ?? 0)
+                               + (reason?.utf8.count ?? 0))
         func part(_ bytes: Data?) {
             guard let bytes else { return Self.appendLength(0xFFFF_FFFF, to: &buffer) }
-            Self.appendPart(bytes, to: &buffer)
+            Self.appendBytes(bytes, to: &buffer)
         }
         func text(_ value: String?) {
             guard let value else { return Self.appendLength(0xFFFF_FFFF, to: &buffer) }
-            Self.appendPart(value.utf8, to: &buffer)
+            Self.appendText(value, to: &buffer)
         }
         text(kind.rawValue)
         text(documentId)

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 
 /// The user's signing key and one-time code secret, as files in the data directory (mode 0600, directory 0700).
 ///
@@ -24,6 +25,8 @@ public struct KeyStore: Sendable {
     let nameURL: URL
     let ocraSuiteURL: URL
     let ocraSecretURL: URL
+    /// The identity ``load()`` read last, with what each of its files was then.
+    private let loaded = LoadedIdentity()
 
     /// Creates a new Ed25519 key and a random secret for the method: a 20-byte TOTP secret, or with `ocra` an OCRA
     /// secret as long as the suite's hash (the suite must be one the host can sign with, see
@@ -70,7 +73,22 @@ public struct KeyStore: Sendable {
     }
 
     /// Loads the key and secret, checking that each file exists, is private (no group/other bits) and is whole.
+    ///
+    /// Every batch and every payment loads them. The files are read and the key derived again only when one of them
+    /// is not what it was at the last load (its inode, size, times, mode or owner: any write, rename, chmod or chown
+    /// changes one) or was changed in the last seconds (``LoadedIdentity/keep(_:_:)``), so an identity is never used
+    /// past a change of its files; each call still stats every file.
     public func load() throws(KeyStoreError) -> SigningIdentity {
+        // Taken before reading: a file changed while it is read differs from its stamp at the next load.
+        let stamps = [signingKeyURL, ocraSuiteURL, ocraSecretURL, totpSecretURL, nameURL].map(FileStamp.init(of:))
+        if let identity = loaded.identity(stamps) { return identity }
+        let identity = try read()
+        loaded.keep(identity, stamps)
+        return identity
+    }
+
+    /// ``load()`` from the files themselves.
+    private func read() throws(KeyStoreError) -> SigningIdentity {
         let keyBytes = try read(signingKeyURL, length: 32)
         let authenticator: Authenticator
         if SecureFile.mode(of: ocraSuiteURL) != nil {
@@ -113,5 +131,72 @@ public struct KeyStore: Sendable {
             throw .corrupt(path: url.path, detail: "\(data.count) bytes instead of \(length)")
         }
         return data
+    }
+}
+
+/// What a file was at one moment, as `stat` says (`nil` for a missing file): two equal stamps of a path mean nothing
+/// wrote, replaced, renamed over, chmod-ed or chown-ed it in between (each changes the inode or the change time).
+struct FileStamp: Equatable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+    let size: Int64
+    let mode: UInt32
+    let owner: UInt32
+    let modified: Int64
+    let modifiedNanoseconds: Int
+    let changed: Int64
+    let changedNanoseconds: Int
+
+    static func of(_ url: URL) -> FileStamp? {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { return nil }
+        return FileStamp(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+                         mode: UInt32(info.st_mode), owner: UInt32(info.st_uid),
+                         modified: Int64(info.st_mtim.tv_sec), modifiedNanoseconds: Int(info.st_mtim.tv_nsec),
+                         changed: Int64(info.st_ctim.tv_sec), changedNanoseconds: Int(info.st_ctim.tv_nsec))
+    }
+
+    init?(of url: URL) {
+        guard let stamp = Self.of(url) else { return nil }
+        self = stamp
+    }
+
+    private init(device: UInt64, inode: UInt64, size: Int64, mode: UInt32, owner: UInt32, modified: Int64,
+                 modifiedNanoseconds: Int, changed: Int64, changedNanoseconds: Int) {
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.mode = mode
+        self.owner = owner
+        self.modified = modified
+        self.modifiedNanoseconds = modifiedNanoseconds
+        self.changed = changed
+        self.changedNanoseconds = changedNanoseconds
+    }
+}
+
+/// The identity a ``KeyStore`` loaded last and the stamps of its files then (a successful load only: a refusal is
+/// decided again at each load).
+final class LoadedIdentity: Sendable {
+    private let last = Mutex<(stamps: [FileStamp?], identity: SigningIdentity)?>(nil)
+
+    func identity(_ stamps: [FileStamp?]) -> SigningIdentity? {
+        last.withLock { last in
+            guard let last, last.stamps == stamps else { return nil }
+            return last.identity
+        }
+    }
+
+    /// Kept only when every file was last changed over a second ago: the kernel stamps files from a coarse clock,
+    /// so a file written again within the same tick as the stamp was taken could keep its times and size (as git's
+    /// "racily clean" index entries); until the files are that old, each load reads them.
+    func keep(_ identity: SigningIdentity, _ stamps: [FileStamp?]) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        guard stamps.allSatisfy({ $0.map { $0.changed < Int64(now.tv_sec) - 1 } ?? true }) else {
+            last.withLock { $0 = nil }
+            return
+        }
+        last.withLock { $0 = (stamps, identity) }
     }
 }

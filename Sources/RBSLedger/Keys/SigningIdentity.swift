@@ -2,8 +2,10 @@ import Crypto
 import Foundation
 import RBSMoney
 
+// Unchecked: swift-crypto does not mark Curve25519's private key Sendable, but it is an immutable value once made
+// (BatchSigner's workers share one the same way), and the rest are Sendable values.
 /// The user's signing key and one-time code secret, loaded from the data directory by ``KeyStore/load()``.
-public struct SigningIdentity {
+public struct SigningIdentity: @unchecked Sendable {
     public let name: String
     public let privateKey: Curve25519.Signing.PrivateKey
     public var publicKey: Curve25519.Signing.PublicKey { privateKey.publicKey }
