@@ -552,6 +552,12 @@ extension PostgresChainTests {
         }
         #expect(passed == "", "unchanged rows pass, each account's through the one plan")
         #expect(plans == 1, "one plan for the four accounts")
+        // Since v27-kept-plans-inline the commit and the answers name each plan where they run it, calling no
+        // function for a statement whose plan the session keeps.
+        let bodies = try store.read { db in
+            try db.rows("SELECT prosrc FROM pg_proc WHERE proname IN ('rbs_v26_commit', 'rbs_v26_answers')").map { try $0.decode(String.self, forColumn: "prosrc") }
+        }
+        #expect(bodies.count == 2 && bodies.allSatisfy { !$0.contains("rbs_v26_run(") && $0.contains("position(name IN known)") }, "\(bodies)")
         // A session that names a plan it does not hold (a DEALLOCATE behind the host's back) refuses with 26000,
         // which the host answers by forgetting the names and committing through v24's procedure.
         let lost = try store.read { db in

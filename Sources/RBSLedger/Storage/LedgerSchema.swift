@@ -111,6 +111,10 @@ enum LedgerSchema {
         // the host sends beside them: no statement parsed and planned again for each payment (issue #30).
         // Functions only.
         Step(name: "v26-kept-plans", apply: keptPlans),
+        // The same commit and answers, a kept plan's name made where the statement runs instead of by two function
+        // calls for each statement: ~12 µs of the server's CPU a statement, ~15 statements a payment (issue #30).
+        // Functions only.
+        Step(name: "v27-kept-plans-inline", apply: keptPlansInline),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -1113,13 +1117,15 @@ enum LedgerSchema {
     /// `queries` (one of the parameters), each read by `read` (which sets `lines` to query `i`'s rows as their JSON
     /// texts), as one JSON array with a part per query: its digest — each row's JSON, joined by newlines, as
     /// rbs_v21_read and rbs_v22_answers give it — then its rows as they are (JSON objects already).
-    private static func answersFunction(_ name: String, _ parameters: String, queries: String, read: String) -> String {
+    private static func answersFunction(_ name: String, _ parameters: String, queries: String, read: String,
+                                        declaring variables: String = "") -> String {
         """
         CREATE OR REPLACE FUNCTION \(name)(\(parameters)) RETURNS TEXT LANGUAGE plpgsql AS $fn$
                     DECLARE
                         i INT;
                         lines TEXT[];
                         parts TEXT[] := '{}';
+                        \(variables)
                     BEGIN
                         FOR i IN 1 .. coalesce(array_length(\(queries), 1), 0) LOOP
                             \(read)
@@ -1233,6 +1239,59 @@ enum LedgerSchema {
             \(answersFunction("rbs_v26_answers", "templates TEXT[], arguments TEXT[], types TEXT[]", queries: "templates",
                               read: "EXECUTE rbs_v26_run('q', templates[i], arguments[i], types[i]) INTO lines;"))
             \(answeringCommit("rbs_v26_commit_durably", answers: "rbs_v26_answers", flushApart: true, kept: true))
+            """)
+    }
+
+    /// Schema step `v27-kept-plans-inline` (issue #30): `rbs_v26_commit` and `rbs_v26_answers` again, the same
+    /// statements, checks and answers, but each statement's kept plan named in the loop that runs it — the MD5 name
+    /// `rbs_v26_kept` gives, looked up in the session's `rbs.kept_plans` read once a call — and `rbs_v26_kept`
+    /// called only for a plan the session does not have yet. Before, every statement made two PL/pgSQL calls
+    /// (`rbs_v26_run`, then `rbs_v26_kept`) for the text it EXECUTEs: measured in one session on this machine,
+    /// 23.6 µs a kept query through them, 11.4 µs with its name made in place, 4.5 µs as a static statement. A host
+    /// without the step runs the functions as they were: same signatures, same results.
+    private static func keptPlansInline(_ db: any SQLTransaction) throws {
+        guard db.dialect == .postgres else { return }
+        // The kept plan's `EXECUTE` of statement i, into `run`, `kind` ('q' or 'w') given; `known` is the session's
+        // names, read again after a plan is kept.
+        let statement = """
+            name := 'rbs_v26_' || md5(kind || types[i] || chr(10) || templates[i]);
+                            IF position(name IN known) = 0 THEN
+                                name := rbs_v26_kept(kind, templates[i], types[i]);
+                                known := coalesce(current_setting('rbs.kept_plans', true), '');
+                            END IF;
+                            run := 'EXECUTE ' || name || CASE WHEN types[i] = '' THEN '' ELSE '(' || arguments[i] || ')' END;
+            """
+        try db.executeScript("""
+            CREATE OR REPLACE FUNCTION rbs_v26_commit(templates TEXT[], arguments TEXT[], types TEXT[], digests TEXT[])
+                \(commitResult)
+                lines TEXT[];
+                known TEXT := coalesce(current_setting('rbs.kept_plans', true), '');
+                kind TEXT;
+                name TEXT;
+                run TEXT;
+            BEGIN
+                -- rbs_v21_commit's lock, numbers, check and writes, each statement from its kept plan.
+                PERFORM pg_advisory_xact_lock(\(PostgresStore.ledgerLock));
+                base := rbs_v21_base();
+                FOR i IN 1 .. coalesce(array_length(templates, 1), 0) LOOP
+                    kind := CASE WHEN digests[i] = '' THEN 'w' ELSE 'q' END;
+                    \(statement)
+                    IF kind = 'w' THEN
+                        EXECUTE run;
+                    ELSE
+                        EXECUTE run INTO lines;
+                        IF md5(array_to_string(coalesce(lines, '{}'), chr(10))) IS DISTINCT FROM digests[i] THEN
+                            RAISE EXCEPTION 'rows this transaction read changed before it committed (statement %)', i
+                                USING ERRCODE = '40001';
+                        END IF;
+                    END IF;
+                END LOOP;
+                RETURN QUERY SELECT base,
+            \(tipAnswer)
+            END $fn$;
+            \(answersFunction("rbs_v26_answers", "templates TEXT[], arguments TEXT[], types TEXT[]", queries: "templates",
+                              read: statement + "\n                EXECUTE run INTO lines;",
+                              declaring: "known TEXT := coalesce(current_setting('rbs.kept_plans', true), ''); kind TEXT := 'q'; name TEXT; run TEXT;"))
             """)
     }
 
