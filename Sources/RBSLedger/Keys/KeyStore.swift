@@ -147,31 +147,18 @@ struct FileStamp: Equatable, Sendable {
     let changed: Int64
     let changedNanoseconds: Int
 
-    static func of(_ url: URL) -> FileStamp? {
+    init?(of url: URL) {
         var info = stat()
         guard stat(url.path, &info) == 0 else { return nil }
-        return FileStamp(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-                         mode: UInt32(info.st_mode), owner: UInt32(info.st_uid),
-                         modified: Int64(info.st_mtim.tv_sec), modifiedNanoseconds: Int(info.st_mtim.tv_nsec),
-                         changed: Int64(info.st_ctim.tv_sec), changedNanoseconds: Int(info.st_ctim.tv_nsec))
-    }
-
-    init?(of url: URL) {
-        guard let stamp = Self.of(url) else { return nil }
-        self = stamp
-    }
-
-    private init(device: UInt64, inode: UInt64, size: Int64, mode: UInt32, owner: UInt32, modified: Int64,
-                 modifiedNanoseconds: Int, changed: Int64, changedNanoseconds: Int) {
-        self.device = device
-        self.inode = inode
-        self.size = size
-        self.mode = mode
-        self.owner = owner
-        self.modified = modified
-        self.modifiedNanoseconds = modifiedNanoseconds
-        self.changed = changed
-        self.changedNanoseconds = changedNanoseconds
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        mode = UInt32(info.st_mode)
+        owner = UInt32(info.st_uid)
+        modified = Int64(info.st_mtim.tv_sec)
+        modifiedNanoseconds = Int(info.st_mtim.tv_nsec)
+        changed = Int64(info.st_ctim.tv_sec)
+        changedNanoseconds = Int(info.st_ctim.tv_nsec)
     }
 }
 

@@ -1158,6 +1158,15 @@ enum LedgerSchema {
             """)
     }
 
+    /// The check of a kept query's rows (`lines`) against the digest the host read them with (`digests[i]`): a
+    /// changed row refuses the commit with 40001 before any write of it runs.
+    private static let refusedWhenChanged = """
+        IF md5(array_to_string(coalesce(lines, '{}'), chr(10))) IS DISTINCT FROM digests[i] THEN
+                                    RAISE EXCEPTION 'rows this transaction read changed before it committed (statement %)', i
+                                        USING ERRCODE = '40001';
+                                END IF;
+        """
+
     /// Schema step `v26-kept-plans` (issue #30): the commit's statements run from plans the server session keeps.
     /// Until this step the host sent each statement with its values written in (a document's id, an account number),
     /// so the server parsed and planned every write and every once-only lookup again for each payment, and kept a
@@ -1226,10 +1235,7 @@ enum LedgerSchema {
                         EXECUTE rbs_v26_run('w', templates[i], arguments[i], types[i]);
                     ELSE
                         EXECUTE rbs_v26_run('q', templates[i], arguments[i], types[i]) INTO lines;
-                        IF md5(array_to_string(coalesce(lines, '{}'), chr(10))) IS DISTINCT FROM digests[i] THEN
-                            RAISE EXCEPTION 'rows this transaction read changed before it committed (statement %)', i
-                                USING ERRCODE = '40001';
-                        END IF;
+                        \(refusedWhenChanged)
                     END IF;
                 END LOOP;
                 RETURN QUERY SELECT base,
@@ -1280,10 +1286,7 @@ enum LedgerSchema {
                         EXECUTE run;
                     ELSE
                         EXECUTE run INTO lines;
-                        IF md5(array_to_string(coalesce(lines, '{}'), chr(10))) IS DISTINCT FROM digests[i] THEN
-                            RAISE EXCEPTION 'rows this transaction read changed before it committed (statement %)', i
-                                USING ERRCODE = '40001';
-                        END IF;
+                        \(refusedWhenChanged)
                     END IF;
                 END LOOP;
                 RETURN QUERY SELECT base,
