@@ -6,7 +6,6 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "rbs-host", targets: ["rbs-host"]),
-        .executable(name: "rbs-bench", targets: ["rbs-bench"]),
         // The C ABI and the Swift SDK. A plugin depends on the SDK package (SDK/) instead, which resolves nothing else.
         .library(name: "CRBSPlugin", targets: ["CRBSPlugin"]),
         .library(name: "RBSPluginKit", targets: ["RBSPluginKit"]),
@@ -92,10 +91,6 @@ let package = Package(
             "CoreFoundation", "FoundationEssentials", "FoundationInternationalization", "_FoundationICU",
             "_FoundationCShims", "_FoundationCollections", "_CFXMLInterface", "xml2",
         ].map { .linkedLibrary($0) }),
-        // rbs-bench's baselines in C (-O2), out of the Swift optimiser's sight: a direct call, a bare ffi_call, a sink, and the
-        // bare storage floor of group commit on the system's libsqlite3 (the one GRDBSQLite links for the ledger).
-        .target(name: "CBenchFloor", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("ffi"), .linkedLibrary("sqlite3")]),
-        .executableTarget(name: "rbs-bench", dependencies: ["CBenchFloor", "RBSCore", "RBSExpressions", "RBSLedger", "RBSMoney"]),
         .testTarget(name: "RBSMoneyTests", dependencies: ["RBSMoney"]),
         .testTarget(name: "RBSExpressionsTests", dependencies: ["RBSExpressions", "RBSMoney"]),
         .testTarget(name: "RBSLedgerTests", dependencies: ["RBSLedger", "RBSMoney"]),
@@ -119,6 +114,19 @@ let package = Package(
         ]),
     ]
 )
+
+// The benchmark executable (`make bench`, `make bench-pg`: release builds in .build-release), absent from `make test`'s
+// debug build, which sets RBS_TEST_BUILD: no test runs it, and its module and 90 MB link were CPU the clean-clone CI,
+// CPU-bound on 2 cores, spent for nothing.
+if Context.environment["RBS_TEST_BUILD"] == nil {
+    package.products.append(.executable(name: "rbs-bench", targets: ["rbs-bench"]))
+    package.targets += [
+        // rbs-bench's baselines in C (-O2), out of the Swift optimiser's sight: a direct call, a bare ffi_call, a sink,
+        // and the bare storage floor of group commit on the system's libsqlite3 (the one GRDBSQLite links for the ledger).
+        .target(name: "CBenchFloor", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("ffi"), .linkedLibrary("sqlite3")]),
+        .executableTarget(name: "rbs-bench", dependencies: ["CBenchFloor", "RBSCore", "RBSExpressions", "RBSLedger", "RBSMoney"]),
+    ]
+}
 
 // The libFuzzer targets (`make fuzz`; Fuzz/README in README.md's "Fuzzing"), one per parser that reads untrusted bytes.
 // They exist only when RBS_FUZZ is set, which `make fuzz` does for its own build folder (.build-fuzz, compiled with
