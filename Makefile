@@ -111,8 +111,11 @@ test-fixtures:
 # (incrementally). The plugins are signed once the host is built and the install is done (signing goes through
 # `make build`, whose prerequisites are then present). The suites start once all is done, not at all if anything failed.
 # The test build leaves out rbs-bench (Package.swift): no suite runs it. Exported to every command below, sub-makes
-# included, so each one sees the same package.
+# included, so each one sees the same package. And the debug hosts the suites start hash passwords with scrypt's N =
+# 2^10 instead of 2^14 (PasswordRecord.standardRounds; debug builds only): each customer added and each login cost
+# ~0.5 s of CPU with BoringSSL unoptimised.
 test: export RBS_TEST_BUILD := 1
+test: export RBS_TEST_PASSWORD_ROUNDS := 1024
 test:
 	@date -u '+=== %T make test: the build (the host and its tests, the example plugins, the test prerequisites)'
 	@ldconfig -p | grep -q 'libxml2\.so '; had_libxml2=$$?; \

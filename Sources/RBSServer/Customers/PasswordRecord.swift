@@ -13,8 +13,20 @@ package struct PasswordRecord: Sendable, Equatable {
     package var salt: [UInt8]
     package var key: [UInt8]
 
-    /// N = 2^14, r = 8, p = 1: RFC 7914's interactive-login parameters.
-    package static let standardRounds = 1 << 14
+    /// N = 2^14, r = 8, p = 1: RFC 7914's interactive-login parameters. A debug build (never a release one) takes N
+    /// from `RBS_TEST_PASSWORD_ROUNDS` when it is set to a power of two: `make test` sets 1024, since its suites start
+    /// debug hosts that add customers and log them in hundreds of times, and BoringSSL's scrypt compiled without
+    /// optimisation cost ~0.5 s of CPU each at 2^14, on a CI that is CPU-bound. A record keeps its own N, so logging in
+    /// checks it with that; the decoy of an unknown name uses the same N as new records.
+    package static let standardRounds: Int = {
+        #if DEBUG
+        if let text = ProcessInfo.processInfo.environment["RBS_TEST_PASSWORD_ROUNDS"], let rounds = Int(text),
+           rounds > 1, rounds & (rounds - 1) == 0 {
+            return rounds
+        }
+        #endif
+        return 1 << 14
+    }()
 
     /// A record for `password` with a fresh salt.
     package static func make(password: String, rounds: Int = standardRounds) throws -> PasswordRecord {
