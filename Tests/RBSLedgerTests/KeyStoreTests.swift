@@ -33,11 +33,12 @@ struct KeyStoreTests {
         let first = try store.load()
         #expect(try store.load().keyId == first.keyId)
         // Another key written into the same file (same inode, same size), as an editor or `dd` would.
-        let other = Curve25519Key.raw()
+        let other = Curve25519.Signing.PrivateKey()
+        let otherKeyId = SigningIdentity.keyId(of: other.publicKey)
         let handle = try FileHandle(forWritingTo: store.signingKeyURL)
-        try handle.write(contentsOf: other.bytes)
+        try handle.write(contentsOf: other.rawRepresentation)
         try handle.close()
-        #expect(try store.load().keyId == other.keyId)
+        #expect(try store.load().keyId == otherKeyId)
         // The name replaced by a rename (a new inode).
         try SecureFile.write(Data("second".utf8), to: store.nameURL)
         #expect(try store.load().name == "second")
@@ -50,7 +51,7 @@ struct KeyStoreTests {
             }
         }
         chmod(store.signingKeyURL.path, 0o600)
-        #expect(try store.load().keyId == other.keyId)
+        #expect(try store.load().keyId == otherKeyId)
         // The TOTP secret removed: no identity from before it.
         try FileManager.default.removeItem(at: store.totpSecretURL)
         #expect(throws: KeyStoreError.self) { _ = try store.load() }
@@ -104,13 +105,5 @@ struct KeyStoreTests {
         #expect(throws: KeyStoreError.insecurePermissions(path: store.signingKeyURL.path, mode: 0o644)) {
             try store.load()
         }
-    }
-}
-
-/// A fresh Ed25519 key's raw 32 bytes and its key id.
-private enum Curve25519Key {
-    static func raw() -> (bytes: Data, keyId: String) {
-        let key = Curve25519.Signing.PrivateKey()
-        return (key.rawRepresentation, SigningIdentity.keyId(of: key.publicKey))
     }
 }
