@@ -552,6 +552,18 @@ extension PostgresChainTests {
         }
         #expect(passed == "", "unchanged rows pass, each account's through the one plan")
         #expect(plans == 1, "one plan for the four accounts")
+        // The four checks as one kept query (what the host sends for consecutive checks): the server's digest of its
+        // one row is the host's, and one account's digest wrong refuses it.
+        let merged = PostgresSQL.mergedChecks(try accounts.map(kept), digests: digests)
+        #expect(merged.plans.count == 1)
+        var wrong = digests
+        wrong[try #require(digests.firstIndex { $0 != SpeculativeTransaction.emptyDigest })] = SpeculativeTransaction.emptyDigest
+        let mergedWrong = PostgresSQL.mergedChecks(try accounts.map(kept), digests: wrong)
+        let (mergedPassed, mergedRefused) = try store.read { db in
+            (try commitState(db, merged.plans, merged.digests), try commitState(db, mergedWrong.plans, mergedWrong.digests))
+        }
+        #expect(mergedPassed == "")
+        #expect(mergedRefused == "40001")
         // Since v27-kept-plans-inline the commit and the answers name each plan where they run it, calling no
         // function for a statement whose plan the session keeps.
         let bodies = try store.read { db in
@@ -574,6 +586,8 @@ extension PostgresChainTests {
             return try commitState(db, [try kept(accounts[0])], [digests[0]])
         }
         #expect(changed == "40001")
+        let mergedChanged = try store.read { db in try commitState(db, merged.plans, merged.digests) }
+        #expect(mergedChanged == "40001", "a row changed under one check of a merged one refuses it")
         // The host's payments go through v26's procedure, one round trip each once the answers are known.
         var trips: [Int] = []
         for amount in ["3.00", "4.00"] {

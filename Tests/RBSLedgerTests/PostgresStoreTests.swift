@@ -58,6 +58,36 @@ struct PostgresTextTests {
         #expect(none == PostgresSQL.Parametrized(template: "SELECT 1", arguments: "", types: ""))
     }
 
+    @Test("consecutive checks of a commit as one kept query: each template's $k moved past the ones before, values and types joined, the digest of the row of digests; writes and lone checks as they were")
+    func mergesConsecutiveChecks() throws {
+        let account = try #require(PostgresSQL.parametrized("SELECT * FROM accounts WHERE number = ? AND note <> '$1' -- $2", [.text("A")]))
+        let policy = try #require(PostgresSQL.parametrized("SELECT 1 FROM policies", []))
+        let code = try #require(PostgresSQL.parametrized("SELECT * FROM codes WHERE id = ? AND \"$3\" = ?", [.integer(7), .text("x")]))
+        let write = try #require(PostgresSQL.parametrized("UPDATE accounts SET balance = ? WHERE number = ?", [.text("1.00"), .text("A")]))
+        let plans = [account, policy, code, write, account, write, code, account]
+        let digests = ["h1", "h2", "h3", "", "h5", "", "h7", "h8"]
+        let merged = PostgresSQL.mergedChecks(plans, digests: digests)
+        #expect(merged.plans.count == 5)
+        // Each query on its own lines, so a template that ends in a comment does not comment out what follows it.
+        #expect(merged.plans[0].template == "SELECT md5(array_to_string(ARRAY(SELECT to_json(t.*)::text FROM (\n"
+            + "SELECT * FROM accounts WHERE number = $1 AND note <> '$1' -- $2\n) AS t), chr(10))) AS d1, "
+            + "md5(array_to_string(ARRAY(SELECT to_json(t.*)::text FROM (\nSELECT 1 FROM policies\n) AS t), chr(10))) AS d2, "
+            + "md5(array_to_string(ARRAY(SELECT to_json(t.*)::text FROM (\nSELECT * FROM codes WHERE id = $2 AND \"$3\" = $3\n) AS t), chr(10))) AS d3")
+        #expect(merged.plans[0].arguments == "'A'::text,(7)::int8,'x'::text")
+        #expect(merged.plans[0].types == "text,int8,text")
+        #expect(merged.digests[0] == PostgresSQL.mergedDigest(["h1", "h2", "h3"]))
+        // A write, a check alone between writes, a write: as they were; the last two checks merged again from $1.
+        #expect(Array(merged.plans[1...3]) == [write, account, write])
+        #expect(Array(merged.digests[1...3]) == ["", "h5", ""])
+        #expect(merged.plans[4].template.contains("WHERE id = $1 AND \"$3\" = $2\n) AS t") && merged.plans[4].template.contains("number = $3 AND note <> '$1'"))
+        #expect(merged.plans[4].types == "int8,text,text")
+        // The digest of the one row the server gives: md5 of the JSON text to_json makes of it.
+        #expect(PostgresSQL.mergedDigest([SpeculativeTransaction.emptyDigest, "-"]) == "1433f50adc082f090952cb82dea724a1")
+        #expect(PostgresSQL.renumbered("SELECT $1, $10, '$2', $$ $3 $$, $a", by: 5) == "SELECT $6, $15, '$2', $$ $3 $$, $a")
+        let checksOnly = PostgresSQL.mergedChecks([policy], digests: ["h"])
+        #expect(checksOnly.plans == [policy] && checksOnly.digests == ["h"])
+    }
+
     @Test("a script is cut at the semicolons between statements, not at one inside a function body or a string")
     func splitsScripts() {
         let script = """

@@ -579,9 +579,11 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                 // the procedure, and a session whose plans were dropped behind its back (a DEALLOCATE ALL) refuses
                 // with 26000: nothing ran either way, so the same commit goes through v24's; the first case also
                 // keeps this host there until a restart applies the step again.
+                // Each run of consecutive checks as one kept query (``PostgresSQL/mergedChecks(_:digests:)``).
+                let (checks, checkDigests) = PostgresSQL.mergedChecks(kept, digests: expected)
                 do {
                     return (try call(connection, "CALL rbs_v26_commit_durably($1, $2, $3, $4, $5, $6, $7)", [
-                        .texts(kept.map(\.template)), .texts(kept.map(\.arguments)), .texts(kept.map(\.types)), .texts(expected),
+                        .texts(checks.map(\.template)), .texts(checks.map(\.arguments)), .texts(checks.map(\.types)), .texts(checkDigests),
                         .texts(after.map(\.kept.template)), .texts(after.map(\.kept.arguments)), .texts(after.map(\.kept.types)),
                     ]), true)
                 } catch let refusal as PostgresRefusal where refusal.sqlState == Self.undefinedFunction || refusal.sqlState == Self.unknownPlan {
