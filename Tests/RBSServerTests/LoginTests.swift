@@ -144,6 +144,22 @@ struct CustomerStoreTests {
         #expect(PasswordRecord("sha256$abc") == nil)
     }
 
+    @Test("a debug build hashes new passwords with RBS_TEST_PASSWORD_ROUNDS only when it is a power of two above 1; anything else gives 2^14")
+    func passwordRoundsFromEnvironment() {
+        let key = "RBS_TEST_PASSWORD_ROUNDS"
+        #expect(PasswordRecord.rounds(environment: [:]) == 1 << 14)
+        #if DEBUG
+        #expect(PasswordRecord.rounds(environment: [key: "1024"]) == 1024)
+        #expect(PasswordRecord.rounds(environment: [key: "2"]) == 2)
+        #else
+        #expect(PasswordRecord.rounds(environment: [key: "1024"]) == 1 << 14, "a release build never takes fewer rounds")
+        #endif
+        for refused in ["1000", "1", "0", "-1024", "", "1024 ", "0x400", "ten", "99999999999999999999"] {
+            #expect(PasswordRecord.rounds(environment: [key: refused]) == 1 << 14, "\(refused)")
+        }
+        #expect(PasswordRecord.rounds(environment: ["RBS_TEST_PASSWORD_ROUND": "1024"]) == 1 << 14)
+    }
+
     @Test("customers add/remove: own accounts with valid keys, a name used once; removal blocks accounts and logins")
     func addRemove() async throws {
         let bank = try TestBank()

@@ -18,15 +18,19 @@ package struct PasswordRecord: Sendable, Equatable {
     /// debug hosts that add customers and log them in hundreds of times, and BoringSSL's scrypt compiled without
     /// optimisation cost ~0.5 s of CPU each at 2^14, on a CI that is CPU-bound. A record keeps its own N, so logging in
     /// checks it with that; the decoy of an unknown name uses the same N as new records.
-    package static let standardRounds: Int = {
+    package static let standardRounds = rounds(environment: ProcessInfo.processInfo.environment)
+
+    /// ``standardRounds`` from `environment`: 2^14 unless `RBS_TEST_PASSWORD_ROUNDS` is a power of two above 1 and
+    /// the build is a debug one. Anything else there — not a number, 0, 1, 1000, a negative — gives 2^14, never a
+    /// weaker hash than the one asked for.
+    package static func rounds(environment: [String: String]) -> Int {
         #if DEBUG
-        if let text = ProcessInfo.processInfo.environment["RBS_TEST_PASSWORD_ROUNDS"], let rounds = Int(text),
-           rounds > 1, rounds & (rounds - 1) == 0 {
+        if let text = environment["RBS_TEST_PASSWORD_ROUNDS"], let rounds = Int(text), rounds > 1, rounds & (rounds - 1) == 0 {
             return rounds
         }
         #endif
         return 1 << 14
-    }()
+    }
 
     /// A record for `password` with a fresh salt.
     package static func make(password: String, rounds: Int = standardRounds) throws -> PasswordRecord {
