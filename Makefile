@@ -15,6 +15,11 @@ SWIFT ?= swift
 # with SWIFT_DEBUG_FLAGS= (SwiftPM's defaults). `swift build` without them works as ever, in the same folder, at the
 # price of a full rebuild each time the flags change.
 SWIFT_DEBUG_FLAGS ?= -Xswiftc -wmo -Xswiftc -num-threads -Xswiftc 2 -Xswiftc -gnone -Xcc -g0
+# The debug build (make build, run, serve, test and what they call, sub-makes included) leaves the benchmark executable
+# out of the package (Package.swift): no suite runs it. Every debug target sees the same package — with these flags a
+# package with other targets rebuilds every module, so `make run` after `make test` rebuilt the host (263 s) when only
+# the tests left it out. The bench targets' builds in .build-release set it empty and get rbs-bench.
+export RBS_NO_BENCH := 1
 CC ?= cc
 CFLAGS ?= -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden
 INCLUDE := SDK/Sources/CRBSPlugin/include
@@ -110,11 +115,8 @@ test-fixtures:
 # start, long after apt is done; should a link still find it missing, the build waits for the install and links again
 # (incrementally). The plugins are signed once the host is built and the install is done (signing goes through
 # `make build`, whose prerequisites are then present). The suites start once all is done, not at all if anything failed.
-# The test build leaves out rbs-bench (Package.swift): no suite runs it. Exported to every command below, sub-makes
-# included, so each one sees the same package. And the debug hosts the suites start hash passwords with scrypt's N =
-# 2^10 instead of 2^14 (PasswordRecord.standardRounds; debug builds only): each customer added and each login cost
-# ~0.5 s of CPU with BoringSSL unoptimised.
-test: export RBS_TEST_BUILD := 1
+# The debug hosts the suites start hash passwords with scrypt's N = 2^10 instead of 2^14 (PasswordRecord.standardRounds;
+# debug builds only): each customer added and each login cost ~0.5 s of CPU with BoringSSL unoptimised.
 test: export RBS_TEST_PASSWORD_ROUNDS := 1024
 test:
 	@date -u '+=== %T make test: the build (the host and its tests, the example plugins, the test prerequisites)'
@@ -193,8 +195,8 @@ web-test:
 
 # Benchmarks build in their own folder, so a release build never waits on (or evicts) the debug one.
 bench:
-	$(SWIFT) build -c release --scratch-path .build-release --product rbs-host
-	$(SWIFT) run -c release --scratch-path .build-release rbs-bench $(ARGS)
+	RBS_NO_BENCH= $(SWIFT) build -c release --scratch-path .build-release --product rbs-host
+	RBS_NO_BENCH= $(SWIFT) run -c release --scratch-path .build-release rbs-bench $(ARGS)
 
 # rbs-host serve under load (wrk) next to a hello-world route in the same process, the same commits again while another
 # plugin takes 3 s per call, and the server's context switches per commit; writes its part of BENCHMARKS.md.
@@ -202,14 +204,14 @@ bench-serve: plugins
 	@command -v wrk >/dev/null || { echo "installing wrk (Debian): the load generator of this benchmark"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; } || \
 		{ echo "make bench-serve: cannot install wrk (apt-get install wrk)"; exit 1; }
-	$(SWIFT) build -c release --scratch-path .build-release --product rbs-host
+	RBS_NO_BENCH= $(SWIFT) build -c release --scratch-path .build-release --product rbs-host
 	python3 Benchmarks/serve_load.py --write BENCHMARKS.md $(ARGS)
 
 # Signed payments per second on PostgreSQL with 1, 2 and 3 host processes, next to pgbench against the same throw-away
 # server and the SQLite figure (Benchmarks/postgres_bench.py); writes its part of BENCHMARKS.md.
 bench-pg:
-	$(SWIFT) build -c release --scratch-path .build-release --product rbs-host
-	$(SWIFT) build -c release --scratch-path .build-release --product rbs-bench
+	RBS_NO_BENCH= $(SWIFT) build -c release --scratch-path .build-release --product rbs-host
+	RBS_NO_BENCH= $(SWIFT) build -c release --scratch-path .build-release --product rbs-bench
 	python3 Benchmarks/postgres_bench.py --write BENCHMARKS.md $(ARGS)
 
 # Fuzzing (libFuzzer + AddressSanitizer): each parser that reads untrusted bytes has a target (Fuzz/Sources), built in

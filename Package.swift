@@ -115,10 +115,12 @@ let package = Package(
     ]
 )
 
-// The benchmark executable (`make bench`, `make bench-pg`: release builds in .build-release), absent from `make test`'s
-// debug build, which sets RBS_TEST_BUILD: no test runs it, and its module and 90 MB link were CPU the clean-clone CI,
-// CPU-bound on 2 cores, spent for nothing.
-if Context.environment["RBS_TEST_BUILD"] == nil {
+// The benchmark executable (`make bench`, `make bench-pg`: release builds in .build-release), absent from the debug
+// build of `make build`, `make run` and `make test`, whose Makefile sets RBS_NO_BENCH (and the bench targets set it
+// empty): no test runs it, and its module and 90 MB link were CPU the clean-clone CI, CPU-bound on 2 cores, spent for
+// nothing. The debug targets share the one package, since a package with other targets rebuilds every module with
+// these flags (a `make run` after `make test` took 263 s of it when only `make test` left rbs-bench out).
+if (Context.environment["RBS_NO_BENCH"] ?? "").isEmpty {
     package.products.append(.executable(name: "rbs-bench", targets: ["rbs-bench"]))
     package.targets += [
         // rbs-bench's baselines in C (-O2), out of the Swift optimiser's sight: a direct call, a bare ffi_call, a sink,
