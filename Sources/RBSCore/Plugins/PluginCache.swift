@@ -60,13 +60,12 @@ struct PluginCache {
     /// The status part of the fingerprint of the file at `path` now (hash empty), with its permission bits and
     /// owner from the same `stat`, or nil when it cannot be read.
     static func fileStatus(_ path: String) -> (fingerprint: Fingerprint, mode: UInt32, owner: UInt32)? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        let fingerprint = Fingerprint(size: Int64(info.st_size),
-                                      modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
-                                      changed: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec),
-                                      inode: UInt64(info.st_ino), hash: "")
-        return (fingerprint, UInt32(info.st_mode) & 0o7777, UInt32(info.st_uid))
+        guard let stamp = FileStamp(path: path) else { return nil }
+        let fingerprint = Fingerprint(size: stamp.size,
+                                      modified: stamp.modified * 1_000_000_000 + Int64(stamp.modifiedNanoseconds),
+                                      changed: stamp.changed * 1_000_000_000 + Int64(stamp.changedNanoseconds),
+                                      inode: stamp.inode, hash: "")
+        return (fingerprint, stamp.mode & 0o7777, stamp.owner)
     }
 
     /// The fingerprint of the file at `path` now and its bytes, or what keeps it from being read: a plugin file

@@ -136,20 +136,27 @@ public struct KeyStore: Sendable {
 
 /// What a file was at one moment, as `stat` says (`nil` for a missing file): two equal stamps of a path mean nothing
 /// wrote, replaced, renamed over, chmod-ed or chown-ed it in between (each changes the inode or the change time).
-struct FileStamp: Equatable, Sendable {
-    let device: UInt64
-    let inode: UInt64
-    let size: Int64
-    let mode: UInt32
-    let owner: UInt32
-    let modified: Int64
-    let modifiedNanoseconds: Int
-    let changed: Int64
-    let changedNanoseconds: Int
+/// The key store's cache of its identity and the plugin cache's fingerprints both read files' status through it.
+package struct FileStamp: Equatable, Sendable {
+    package let device: UInt64
+    package let inode: UInt64
+    package let size: Int64
+    /// `st_mode` whole: the file's type and its permission bits.
+    package let mode: UInt32
+    package let owner: UInt32
+    package let modified: Int64
+    package let modifiedNanoseconds: Int
+    package let changed: Int64
+    package let changedNanoseconds: Int
 
     init?(of url: URL) {
+        self.init(path: url.path)
+    }
+
+    /// The file at `path` (symbolic links followed).
+    package init?(path: String) {
         var info = stat()
-        guard stat(url.path, &info) == 0 else { return nil }
+        guard stat(path, &info) == 0 else { return nil }
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)
