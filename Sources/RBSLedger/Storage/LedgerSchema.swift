@@ -1167,6 +1167,28 @@ enum LedgerSchema {
                                 END IF;
         """
 
+    /// `rbs_v26_commit` as schema steps `v26-kept-plans` and `v27-kept-plans-inline` make it: `rbs_v21_commit`'s lock,
+    /// numbers and answer around a loop whose body (`running`) checks or runs statement `i` from its kept plan, with
+    /// the variables it needs besides `lines` (`declaring`).
+    private static func keptCommit(declaring variables: String = "", running body: String) -> String {
+        """
+        CREATE OR REPLACE FUNCTION rbs_v26_commit(templates TEXT[], arguments TEXT[], types TEXT[], digests TEXT[])
+                        \(commitResult)
+                        lines TEXT[];
+                        \(variables)
+                    BEGIN
+                        -- rbs_v21_commit's lock, numbers, check and writes, each statement from its kept plan.
+                        PERFORM pg_advisory_xact_lock(\(PostgresStore.ledgerLock));
+                        base := rbs_v21_base();
+                        FOR i IN 1 .. coalesce(array_length(templates, 1), 0) LOOP
+                            \(body)
+                        END LOOP;
+                        RETURN QUERY SELECT base,
+                    \(tipAnswer)
+                    END $fn$;
+        """
+    }
+
     /// Schema step `v26-kept-plans` (issue #30): the commit's statements run from plans the server session keeps.
     /// Until this step the host sent each statement with its values written in (a document's id, an account number),
     /// so the server parsed and planned every write and every once-only lookup again for each payment, and kept a
@@ -1223,24 +1245,14 @@ enum LedgerSchema {
             BEGIN
                 RETURN 'EXECUTE ' || rbs_v26_kept(kind, template, types) || CASE WHEN types = '' THEN '' ELSE '(' || arguments || ')' END;
             END $fn$;
-            CREATE OR REPLACE FUNCTION rbs_v26_commit(templates TEXT[], arguments TEXT[], types TEXT[], digests TEXT[])
-                \(commitResult)
-                lines TEXT[];
-            BEGIN
-                -- rbs_v21_commit's lock, numbers, check and writes, each statement from its kept plan.
-                PERFORM pg_advisory_xact_lock(\(PostgresStore.ledgerLock));
-                base := rbs_v21_base();
-                FOR i IN 1 .. coalesce(array_length(templates, 1), 0) LOOP
-                    IF digests[i] = '' THEN
-                        EXECUTE rbs_v26_run('w', templates[i], arguments[i], types[i]);
-                    ELSE
-                        EXECUTE rbs_v26_run('q', templates[i], arguments[i], types[i]) INTO lines;
-                        \(refusedWhenChanged)
-                    END IF;
-                END LOOP;
-                RETURN QUERY SELECT base,
-            \(tipAnswer)
-            END $fn$;
+            \(keptCommit(running: """
+                IF digests[i] = '' THEN
+                                        EXECUTE rbs_v26_run('w', templates[i], arguments[i], types[i]);
+                                    ELSE
+                                        EXECUTE rbs_v26_run('q', templates[i], arguments[i], types[i]) INTO lines;
+                                        \(refusedWhenChanged)
+                                    END IF;
+                """))
             -- rbs_v24_answers, each query from its kept plan.
             \(answersFunction("rbs_v26_answers", "templates TEXT[], arguments TEXT[], types TEXT[]", queries: "templates",
                               read: "EXECUTE rbs_v26_run('q', templates[i], arguments[i], types[i]) INTO lines;"))
@@ -1268,30 +1280,21 @@ enum LedgerSchema {
                             run := 'EXECUTE ' || name || CASE WHEN types[i] = '' THEN '' ELSE '(' || arguments[i] || ')' END;
             """
         try db.executeScript("""
-            CREATE OR REPLACE FUNCTION rbs_v26_commit(templates TEXT[], arguments TEXT[], types TEXT[], digests TEXT[])
-                \(commitResult)
-                lines TEXT[];
+            \(keptCommit(declaring: """
                 known TEXT := coalesce(current_setting('rbs.kept_plans', true), '');
-                kind TEXT;
-                name TEXT;
-                run TEXT;
-            BEGIN
-                -- rbs_v21_commit's lock, numbers, check and writes, each statement from its kept plan.
-                PERFORM pg_advisory_xact_lock(\(PostgresStore.ledgerLock));
-                base := rbs_v21_base();
-                FOR i IN 1 .. coalesce(array_length(templates, 1), 0) LOOP
-                    kind := CASE WHEN digests[i] = '' THEN 'w' ELSE 'q' END;
-                    \(statement)
-                    IF kind = 'w' THEN
-                        EXECUTE run;
-                    ELSE
-                        EXECUTE run INTO lines;
-                        \(refusedWhenChanged)
-                    END IF;
-                END LOOP;
-                RETURN QUERY SELECT base,
-            \(tipAnswer)
-            END $fn$;
+                                kind TEXT;
+                                name TEXT;
+                                run TEXT;
+                """, running: """
+                kind := CASE WHEN digests[i] = '' THEN 'w' ELSE 'q' END;
+                                    \(statement)
+                                    IF kind = 'w' THEN
+                                        EXECUTE run;
+                                    ELSE
+                                        EXECUTE run INTO lines;
+                                        \(refusedWhenChanged)
+                                    END IF;
+                """))
             \(answersFunction("rbs_v26_answers", "templates TEXT[], arguments TEXT[], types TEXT[]", queries: "templates",
                               read: statement + "\n                EXECUTE run INTO lines;",
                               declaring: "known TEXT := coalesce(current_setting('rbs.kept_plans', true), ''); kind TEXT := 'q'; name TEXT; run TEXT;"))
