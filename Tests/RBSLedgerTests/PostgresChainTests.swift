@@ -239,6 +239,30 @@ struct PostgresChainTests {
         try Self.expectChained(f.ledger, count: 3)
     }
 
+    @Test("a table another session holds exclusively for a while (autovacuum's truncation does) delays a draft and a payment, never fails them")
+    func readWaitsOutATableLock() throws {
+        let f = try Fixture(engine: .postgres)
+        guard case .postgres(let address) = f.location else { Issue.record("not on PostgreSQL"); return }
+        for amount in ["1.00", "2.00"] { _ = try f.ledger.signAndPost(try f.payment(amount: amount), code: f.nextCode()) }
+        // The one-call read gives its writes 5 ms to get a row; the tables its queries read are not theirs to skip.
+        for table in ["accounts", "journal", "code_state"] {
+            let held = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                defer { held.signal() }
+                try? PostgresStore.administer(
+                    "DO $$ BEGIN LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE; PERFORM pg_sleep(0.4); END $$", at: address)
+            }
+            usleep(100_000)
+            // A query no commit answered before (so it is read, not predicted), then a payment.
+            let rows = try f.ledger.database.write { db in try db.value(Int64.self, "SELECT count(*) FROM \(table) WHERE 1 = 1") }
+            #expect(rows != nil)
+            let outcome = try f.ledger.signAndPost(try f.payment(amount: "3.00"), code: f.nextCode())
+            guard case .posted = outcome else { Issue.record("with \(table) held: \(outcome)"); return }
+            #expect(held.wait(timeout: .now() + 10) == .success)
+        }
+        try Self.expectChained(f.ledger, count: 5)
+    }
+
     @Test("a draft's exchange-rate quote reads both accounts' currencies in one round trip; a conversion still gets its rate")
     func draftInOneRoundTrip() throws {
         let f = try Fixture(engine: .postgres)

@@ -168,10 +168,13 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                             oneCallTrace("no one-call functions: \(refusal.message)")
                             functionsMissing(sequencing: sequencing)
                             break attempts
-                        } catch let refusal as PostgresRefusal where refusal.isConflict {
+                        } catch let refusal as PostgresRefusal where refusal.isConflict || refusal.isLockUnavailable {
                             oneCallTrace("fetch conflict: \(refusal.message)")
-                            // A deadlock with another host's writes: decide again on what is committed now.
+                            // A deadlock with another host's writes, or a table held exclusively for longer than the
+                            // read waits (autovacuum truncating it): decide again on what is committed now, after a
+                            // growing pause; when every attempt is refused, the classic write below waits its turn.
                             conflicts += 1
+                            usleep(UInt32.random(in: 200...1_000) * UInt32(conflicts))
                             continue attempts
                         }
                         continue
