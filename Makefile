@@ -115,6 +115,10 @@ test-fixtures:
 # start, long after apt is done; should a link still find it missing, the build waits for the install and links again
 # (incrementally). The plugins are signed once the host is built and the install is done (signing goes through
 # `make build`, whose prerequisites are then present). The suites start once all is done, not at all if anything failed.
+# The suites' temporary files (data folders, keys, databases' folders, browsers' profiles: ~150 MB a run) go to one
+# folder of their own (TMPDIR, honoured by Foundation, Python's tempfile, mktemp and Chromium), mode 1777 as /tmp so
+# the postgres user reaches the failover pairs' folders, and short enough for a server's socket path inside it (107
+# bytes); removed when the suites pass, kept (and named) when they fail. Before, every run left them all in /tmp.
 # The debug hosts the suites start hash passwords with scrypt's N = 2^10 instead of 2^14 (PasswordRecord.standardRounds;
 # debug builds only): each customer added and each login cost ~0.5 s of CPU with BoringSSL unoptimised.
 test: export RBS_TEST_PASSWORD_ROUNDS := 1024
@@ -135,7 +139,12 @@ test:
 		[ $$signed -eq 0 ] || exit $$signed; \
 		[ $$installed -eq 0 ] || { echo "make test: the test prerequisites are missing (above)"; exit 1; }
 	@date -u '+=== %T make test: the suites'
-	Tests/Postgres/cluster.sh run $(MAKE) --no-print-directory test-suites
+	@tmp=$$(mktemp -d /tmp/rbs-test.XXXXXX) && chmod 1777 "$$tmp" || exit 1; \
+		echo "make test: the suites' temporary files go to $$tmp (TMPDIR), removed when they pass"; \
+		TMPDIR=$$tmp Tests/Postgres/cluster.sh run $(MAKE) --no-print-directory test-suites; passed=$$?; \
+		if [ $$passed -eq 0 ]; then rm -rf "$$tmp" 2>/dev/null || echo "make test: could not remove all of $$tmp"; \
+		else echo "make test: the suites failed; their temporary files are kept in $$tmp"; fi; \
+		exit $$passed
 	@date -u '+=== %T make test: done'
 
 # The suites, inside Tests/Postgres/cluster.sh run: a throw-away PostgreSQL cluster whose address is in
