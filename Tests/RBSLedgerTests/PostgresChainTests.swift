@@ -51,6 +51,16 @@ struct PostgresChainTests {
         #expect(try ledger.journal.verify() == .ok(count))
     }
 
+    /// Runs `sql` in another session, in the background (a lock held for a while); signalled when it has ended.
+    static func inBackground(_ sql: String, at address: PostgresAddress) -> DispatchSemaphore {
+        let ended = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            defer { ended.signal() }
+            try? PostgresStore.administer(sql, at: address)
+        }
+        return ended
+    }
+
     @Test("two hosts paying from different accounts at once never refuse each other: two round trips a payment, numbers gapless, verify ok")
     func twoHostsWithoutConflict() throws {
         let f = try Fixture(engine: .postgres)
@@ -194,12 +204,8 @@ struct PostgresChainTests {
         let balance = try #require(try f.balance(account))
         // Another session holds the payer's account row for a while: the commit inserts its entry and posting, then
         // waits for the row (its last write), and is killed there.
-        let held = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            defer { held.signal() }
-            try? PostgresStore.administer(
-                "SELECT pg_sleep(4) FROM (SELECT 1 FROM accounts WHERE number = '\(account)' FOR UPDATE) AS held", at: address)
-        }
+        let held = Self.inBackground(
+            "SELECT pg_sleep(4) FROM (SELECT 1 FROM accounts WHERE number = '\(account)' FOR UPDATE) AS held", at: address)
         usleep(300_000)
         let payment = try f.payment(amount: "3.00")
         let code = f.nextCode()
@@ -246,12 +252,8 @@ struct PostgresChainTests {
         for amount in ["1.00", "2.00"] { _ = try f.ledger.signAndPost(try f.payment(amount: amount), code: f.nextCode()) }
         // The one-call read gives its writes 5 ms to get a row; the tables its queries read are not theirs to skip.
         for table in ["accounts", "journal", "code_state"] {
-            let held = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
-                defer { held.signal() }
-                try? PostgresStore.administer(
-                    "DO $$ BEGIN LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE; PERFORM pg_sleep(0.4); END $$", at: address)
-            }
+            let held = Self.inBackground(
+                "DO $$ BEGIN LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE; PERFORM pg_sleep(0.4); END $$", at: address)
             usleep(100_000)
             // A query no commit answered before (so it is read, not predicted), then a payment.
             let rows = try f.ledger.database.write { db in try db.value(Int64.self, "SELECT count(*) FROM \(table) WHERE 1 = 1") }
