@@ -15,6 +15,10 @@ SWIFT ?= swift
 # with SWIFT_DEBUG_FLAGS= (SwiftPM's defaults). `swift build` without them works as ever, in the same folder, at the
 # price of a full rebuild each time the flags change.
 SWIFT_DEBUG_FLAGS ?= -Xswiftc -wmo -Xswiftc -num-threads -Xswiftc 2 -Xswiftc -gnone -Xcc -g0
+# Every build here without colour: SwiftPM passes the compiler -color-diagnostics only when its output is a terminal,
+# and a changed command rebuilds every module, so `make test` piped (CI, `| tee`) and `make run` in a terminal rebuilt
+# each other's host (272 s measured after a piped make test) and the Swift example plugins.
+SWIFT_BUILD = $(SWIFT) build --no-color-diagnostics
 # The debug build (make build, run, serve, test and what they call, sub-makes included) leaves the benchmark executable
 # out of the package (Package.swift): no suite runs it. Every debug target sees the same package — with these flags a
 # package with other targets rebuilds every module, so `make run` after `make test` rebuilt the host (263 s) when only
@@ -59,7 +63,7 @@ serve: build plugins
 
 # rbs-host links the static Foundation, whose FoundationXML needs the system's libxml2 (libxml2-dev: libxml2.so).
 build: build-prerequisites
-	$(SWIFT) build $(SWIFT_DEBUG_FLAGS) --product rbs-host
+	$(SWIFT_BUILD) $(SWIFT_DEBUG_FLAGS) --product rbs-host
 
 build-prerequisites:
 	@ldconfig -p | grep -q 'libxml2\.so ' || { echo "installing libxml2-dev (Debian): rbs-host's static Foundation links libxml2"; \
@@ -88,7 +92,7 @@ $(PLUGINS)/transfer-own.so: Examples/c/transfer-own/transfer_own.c $(HEADERS)
 # Swift plugins: a separate package (Examples/swift) that depends on the SDK package (SDK/) alone, built on its own,
 # never linked to the host.
 swift-plugins:
-	cd Examples/swift && $(SWIFT) build -c release
+	cd Examples/swift && $(SWIFT_BUILD) -c release
 	cp Examples/swift/.build/release/libPayQuick.so $(PLUGINS)/pay-quick.so
 	cp Examples/swift/.build/release/libPayTax.so $(PLUGINS)/pay-tax.so
 
@@ -127,10 +131,10 @@ test:
 	@ldconfig -p | grep -q 'libxml2\.so '; had_libxml2=$$?; \
 		Scripts/test-prerequisites.sh > .build-test-prerequisites.log 2>&1 & installing=$$!; \
 		$(MAKE) --no-print-directory c-plugins swift-plugins rust-plugins test-fixtures > .build-example-plugins.log 2>&1 & examples=$$!; \
-		$(SWIFT) build $(SWIFT_DEBUG_FLAGS) --build-tests; built=$$?; installed=""; \
+		$(SWIFT_BUILD) $(SWIFT_DEBUG_FLAGS) --build-tests; built=$$?; installed=""; \
 		if [ $$built -ne 0 ] && [ $$had_libxml2 -ne 0 ]; then \
 			echo "make test: the build failed while libxml2 was being installed; once it is, building again"; \
-			wait $$installing; installed=$$?; $(SWIFT) build $(SWIFT_DEBUG_FLAGS) --build-tests; built=$$?; fi; \
+			wait $$installing; installed=$$?; $(SWIFT_BUILD) $(SWIFT_DEBUG_FLAGS) --build-tests; built=$$?; fi; \
 		wait $$examples; examples=$$?; cat .build-example-plugins.log; \
 		[ -n "$$installed" ] || { wait $$installing; installed=$$?; }; cat .build-test-prerequisites.log; \
 		[ $$examples -ne 0 ] || [ $$built -ne 0 ] || $(MAKE) --no-print-directory sign-plugins; signed=$$?; \
@@ -204,8 +208,8 @@ web-test:
 
 # Benchmarks build in their own folder, so a release build never waits on (or evicts) the debug one.
 bench:
-	RBS_NO_BENCH= $(SWIFT) build -c release --scratch-path .build-release --product rbs-host
-	RBS_NO_BENCH= $(SWIFT) run -c release --scratch-path .build-release rbs-bench $(ARGS)
+	RBS_NO_BENCH= $(SWIFT_BUILD) -c release --scratch-path .build-release --product rbs-host
+	RBS_NO_BENCH= $(SWIFT) run --no-color-diagnostics -c release --scratch-path .build-release rbs-bench $(ARGS)
 
 # rbs-host serve under load (wrk) next to a hello-world route in the same process, the same commits again while another
 # plugin takes 3 s per call, and the server's context switches per commit; writes its part of BENCHMARKS.md.
@@ -213,14 +217,14 @@ bench-serve: plugins
 	@command -v wrk >/dev/null || { echo "installing wrk (Debian): the load generator of this benchmark"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; } || \
 		{ echo "make bench-serve: cannot install wrk (apt-get install wrk)"; exit 1; }
-	RBS_NO_BENCH= $(SWIFT) build -c release --scratch-path .build-release --product rbs-host
+	RBS_NO_BENCH= $(SWIFT_BUILD) -c release --scratch-path .build-release --product rbs-host
 	python3 Benchmarks/serve_load.py --write BENCHMARKS.md $(ARGS)
 
 # Signed payments per second on PostgreSQL with 1, 2 and 3 host processes, next to pgbench against the same throw-away
 # server and the SQLite figure (Benchmarks/postgres_bench.py); writes its part of BENCHMARKS.md.
 bench-pg:
-	RBS_NO_BENCH= $(SWIFT) build -c release --scratch-path .build-release --product rbs-host
-	RBS_NO_BENCH= $(SWIFT) build -c release --scratch-path .build-release --product rbs-bench
+	RBS_NO_BENCH= $(SWIFT_BUILD) -c release --scratch-path .build-release --product rbs-host
+	RBS_NO_BENCH= $(SWIFT_BUILD) -c release --scratch-path .build-release --product rbs-bench
 	python3 Benchmarks/postgres_bench.py --write BENCHMARKS.md $(ARGS)
 
 # Fuzzing (libFuzzer + AddressSanitizer): each parser that reads untrusted bytes has a target (Fuzz/Sources), built in
@@ -232,7 +236,7 @@ FUZZ_TARGETS ?= FuzzExpressions FuzzDescriptors FuzzWorkerWire FuzzPasskeyCBOR F
 FUZZ_FLAGS := --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address
 
 fuzz-build:
-	@for target in $(FUZZ_TARGETS); do RBS_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --product $$target 2>&1 | \
+	@for target in $(FUZZ_TARGETS); do RBS_FUZZ=1 $(SWIFT_BUILD) $(FUZZ_FLAGS) --product $$target 2>&1 | \
 		grep -v "Cannot export local symbol" || exit 1; done
 
 fuzz: fuzz-build
