@@ -722,6 +722,12 @@ def main():
         driver.find_element(By.ID, "login-password").send_keys(served.password + Keys.ENTER)
         wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "[data-operation='pay.pp.quick']")))
         wait_balance(driver, wait, served, "150,000.00 RUB")
+        # Arriving at home puts the focus on the main region for a screen reader, without scrolling the header (the
+        # customer's name, the language, log out) out of view or drawing a focus ring around the whole page.
+        wait.until(lambda d: d.execute_script("return document.activeElement && document.activeElement.id") == "main")
+        check(driver.execute_script("return window.scrollY") == 0, "home opens at the top of the page, its header in view")
+        check(driver.execute_script("return getComputedStyle(document.getElementById('main')).outlineStyle") == "none",
+              "the main region, focused on arrival, draws no ring around the page")
 
         first_payment(driver, wait, served)
         basket_payments(driver, wait, served)

@@ -288,7 +288,7 @@ async function showHome() {
   showScreen("home");
   showBasket();
   await Promise.all([loadAccounts(), loadJournal(), loadResume()]);
-  if (!$("main").contains(document.activeElement) || document.activeElement.offsetParent === null) $("main").focus();
+  if (!$("main").contains(document.activeElement) || document.activeElement.offsetParent === null) $("main").focus({ preventScroll: true });
 }
 
 async function loadOperations() {
