@@ -582,6 +582,21 @@ def basket_worker(worker, hosts, customer, size, run):
                 break
 
 
+def with_causes(failure, hosts):
+    """`failure`, and when it names an internal error's reference (a 500 tells the client only that), the line of the
+    host's log that gives its cause."""
+    for reference in re.findall(r"""['"]reference['"]: ?['"]([0-9a-f]{16})['"]""", failure):
+        for host in hosts:
+            try:
+                with open(host.log, errors="replace") as log:
+                    for line in log:
+                        if f"internal error {reference}:" in line:
+                            failure += f"\n    {host.name}'s log: {line.strip()[:600]}"
+            except OSError:
+                pass
+    return failure
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--documents", type=int, default=2400,
@@ -830,7 +845,7 @@ def load(options, begun, server, cluster, pair):
         if failures:
             print("FAILED:")
             for failure in failures[:30]:
-                print("  " + failure)
+                print("  " + with_causes(failure, hosts))
             return 1
         print("concurrent hosts: every check passed")
         return 0

@@ -17,6 +17,8 @@ package struct Problem: Error, Sendable, Encodable, Equatable {
     package var retryAfter: Int?
     /// The earlier payment a document repeats (problem `duplicate`: sign again with `confirmDuplicate: true`).
     package var duplicate: API.Duplicate?
+    /// An internal error's reference (problem `internal`): the server's log names its cause under it.
+    package var reference: String?
 
     package struct Issue: Sendable, Encodable, Equatable {
         package var atom: String?
@@ -53,5 +55,27 @@ package struct Problem: Error, Sendable, Encodable, Equatable {
 
     static func internalError(_ detail: String) -> Problem {
         Problem("internal", "The server could not do this", status: 500, detail: detail)
+    }
+
+    /// What a client is told of this problem, and the line the server's log keeps of it (nil when nothing is kept).
+    ///
+    /// An internal error's detail is the server's own: a database's address, user and name, a data folder's path, a
+    /// library's words. A client gets none of it — only that the server could not do this, how to send a payment again
+    /// safely, and a reference (8 random bytes in hex) — and the server's standard error gets the detail under that
+    /// reference, where the operator looks. Every other problem is the client's to act on and goes as is.
+    func forClient(reference: @autoclosure () -> String = Problem.newReference()) -> (problem: Problem, logLine: String?) {
+        guard type == Problem.internalType else { return (self, nil) }
+        let reference = reference()
+        var answer = self
+        answer.detail = "the server's log names the cause under reference \(reference); a payment sent again with the "
+            + "same requestId is answered with its first outcome if it was made"
+        answer.reference = reference
+        return (answer, "rbs-host serve: internal error \(reference): \(RequestLog.clean(detail))")
+    }
+
+    static let internalType = "urn:rbs-host:problem:internal"
+
+    static func newReference() -> String {
+        (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
     }
 }

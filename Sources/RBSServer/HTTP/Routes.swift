@@ -349,7 +349,11 @@ enum Routes {
                  body: .init(byteBuffer: ByteBuffer(bytes: ChangesJSON.bytes(changes))))
     }
 
+    /// A problem as its answer; an internal error's detail goes to the server's standard error under a reference,
+    /// not to the client (``Problem/forClient(reference:)``).
     static func problem(_ problem: Problem) -> Response {
+        let (problem, logLine) = problem.forClient()
+        if let logLine { FileHandle.standardError.write(Data((logLine + "\n").utf8)) }
         let data = (try? encoder.encode(problem)) ?? Data("{\"title\":\"error\",\"status\":\(problem.status)}".utf8)
         var headers: HTTPFields = [.contentType: "application/problem+json"]
         if let wait = problem.retryAfter { headers[.retryAfter] = String(wait) }
