@@ -742,6 +742,16 @@ def main():
         wait.until(EC.visibility_of_element_located((By.ID, "bank")))
         check(driver.execute_script("return document.documentElement.lang") == "ru", "the chosen language is remembered")
         check(driver.find_element(By.ID, "logout").text == "Выйти", "the Russian page says Выйти")
+        # An internal error (500) is told in the page's language with its reference, not with the server's detail
+        # (which names no cause either: that is in the server's log); any other problem keeps its detail.
+        internal = {"type": "urn:rbs-host:problem:internal", "title": "The server could not do this", "status": 500,
+                    "detail": "the server's log names the cause under reference 00112233aabbccdd", "reference": "00112233aabbccdd"}
+        said = driver.execute_script("return new ProblemError(arguments[0]).message", internal)
+        check(said == "Банк не смог сделать это сейчас. Прежде чем платить снова, проверьте историю. "
+              "Номер для обращения в банк: 00112233aabbccdd.", f"an internal error is told in Russian with its reference: {said!r}")
+        other = {"type": "urn:rbs-host:problem:not-found", "title": "Not found", "status": 404, "detail": "there is no run 7"}
+        check(driver.execute_script("return new ProblemError(arguments[0]).message", other) == "there is no run 7",
+              "a problem other than an internal error is told by its detail")
         switch_language(driver, wait, "en")
         go_home(driver, wait)
         wait_balance(driver, wait, served, "147,949.50 RUB")

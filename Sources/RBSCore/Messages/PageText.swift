@@ -9,6 +9,8 @@ public enum PageText: String, CaseIterable, Sendable {
     case pageTitle, brand, skipToContent, menu, logOut, language, otherLanguage, otherLanguageName, loading
     // Logging in.
     case logIn, customer, password, sessionEnded, loggedOut, wrongLogin
+    // The server could not do something (an internal error: its cause is in the server's log, under `{reference}`).
+    case internalError
     // Operations, accounts, history.
     case operations, continueRun, accounts, account, accountTitle, balance, blocked, history, entry, outcome
     case debitCredit, amount, time, noEntries, noAccounts, home
@@ -63,6 +65,8 @@ public enum PageText: String, CaseIterable, Sendable {
         case .sessionEnded: language.pick("Your session ended; log in again.", "Сеанс закончился: войдите снова.")
         case .loggedOut: language.pick("You are logged out.", "Вы вышли.")
         case .wrongLogin: language.pick("The customer name or the password is wrong.", "Неверное имя клиента или пароль.")
+        case .internalError: language.pick("The bank could not do this just now. Before paying again, check the history. Reference for the bank: {reference}.",
+                                           "Банк не смог сделать это сейчас. Прежде чем платить снова, проверьте историю. Номер для обращения в банк: {reference}.")
 
         case .operations: language.pick("Operations", "Операции")
         case .continueRun: language.pick("Continue: {title}", "Продолжить: {title}")

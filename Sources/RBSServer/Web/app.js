@@ -12,7 +12,13 @@ const state = {
 };
 
 class ProblemError extends Error {
-  constructor(problem) { super(problem.detail || problem.title); this.problem = problem; }
+  // An internal error's detail is the server's (its log has the cause): the customer is told, in their language, what
+  // to do and the reference to quote.
+  constructor(problem) {
+    super(problem.type === "urn:rbs-host:problem:internal" && problem.reference
+      ? t("internalError", { reference: problem.reference }) : (problem.detail || problem.title));
+    this.problem = problem;
+  }
 }
 
 // MARK: - Words and formats: the catalogue in the chosen language, and the one formatter of amounts and times
