@@ -174,7 +174,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                             // read waits (autovacuum truncating it): decide again on what is committed now, after a
                             // growing pause; when every attempt is refused, the classic write below waits its turn.
                             conflicts += 1
-                            usleep(UInt32.random(in: 200...1_000) * UInt32(conflicts))
+                            Self.pause(after: conflicts)
                             continue attempts
                         }
                         continue
@@ -207,8 +207,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                         // is rolled back, and decided again on what is committed now, as a changed row is.
                         oneCallTrace("conflict: \(refusal.message)")
                         conflicts += 1
-                        // A short, growing pause with jitter, so the conflicting hosts do not meet again at once.
-                        usleep(UInt32.random(in: 200...1_000) * UInt32(conflicts))
+                        Self.pause(after: conflicts)
                         continue attempts
                     }
                 }
@@ -335,8 +334,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                     guard conflicts < Self.maximumAttempts else {
                         throw PostgresFailure.retriesExhausted(server: serverName, attempts: conflicts, detail: refusal.message)
                     }
-                    // A short, growing pause with jitter, so the conflicting transactions do not meet again at once.
-                    usleep(UInt32.random(in: 1_000...5_000) * UInt32(conflicts))
+                    Self.pause(after: conflicts, microseconds: 1_000...5_000)
                     continue
                 }
                 throw error
@@ -397,6 +395,12 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
 
     /// How many times a body may ask for rows it could not know to ask for before (each a round trip).
     static let maximumReadRounds = 4
+
+    /// A short pause before a refused transaction runs again, growing with the refusals so far and with jitter, so the
+    /// conflicting hosts (or transactions) do not meet again at once: `conflicts` × a random time in `microseconds`.
+    private static func pause(after conflicts: Int, microseconds: ClosedRange<UInt32> = 200...1_000) {
+        usleep(UInt32.random(in: microseconds) * UInt32(conflicts))
+    }
 
     /// Whether the server has the one-call functions (schema step `v19-one-call-writes`); set by ``migrate()``.
     private let oneCallWrites = Atomic<Bool>(false)

@@ -1,4 +1,5 @@
 import Foundation
+import RBSLedger
 
 /// An error answer as RFC 9457 problem details (`application/problem+json`): a type URI per kind of problem, a
 /// title, the HTTP status, a detail a person can act on and, where there is one, the atom it is about.
@@ -27,7 +28,7 @@ package struct Problem: Error, Sendable, Encodable, Equatable {
 
     package init(_ name: String, _ title: String, status: Int, detail: String, atom: String? = nil,
                  errors: [Issue]? = nil, attemptsLeft: Int? = nil, retryAfter: Int? = nil) {
-        type = "urn:rbs-host:problem:\(name)"
+        type = Self.type(name)
         self.title = title
         self.status = status
         self.detail = detail
@@ -73,9 +74,12 @@ package struct Problem: Error, Sendable, Encodable, Equatable {
         return (answer, "rbs-host serve: internal error \(reference): \(RequestLog.clean(detail))")
     }
 
-    static let internalType = "urn:rbs-host:problem:internal"
+    /// The type URI of the problem `name`.
+    static func type(_ name: String) -> String { "urn:rbs-host:problem:\(name)" }
+
+    static let internalType = type("internal")
 
     static func newReference() -> String {
-        (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) })
     }
 }
