@@ -144,6 +144,8 @@ def run_cli(world, scenario):
         raise Failure(f"status {report.get('status')} with no errors: {report}")
     first = errors[0]
     kind = classify(first.get("message", ""))
+    if kind == "needs-attention":
+        return kind, first.get("atom")
     if kind.startswith("other") and first.get("atom"):
         return "invalid-value", first["atom"]
     return kind, None
@@ -155,6 +157,8 @@ def classify(message):
         return "refused"
     if "repeats" in message and ("journal entry" in message or "document" in message):
         return "duplicate"
+    if message.startswith("required: ") or message.startswith("обязательное поле: "):
+        return "needs-attention"
     if message.startswith("the one-time code is wrong") or message.startswith("одноразовый код неверен"):
         return "wrong-code"
     if "the run was ended, nothing was signed or posted" in message:
@@ -232,7 +236,7 @@ def run_repl(world, scenario):
             seen += repl.send("basket sign")
         outcome = settle(repl, seen, world.code("host", scenario["code"]))
         # The REPL names a field by its caption, as a person reads it: the atom is the one with that caption.
-        if outcome[0] == "invalid-value" and outcome[1]:
+        if outcome[0] in ("invalid-value", "needs-attention") and outcome[1]:
             captions = {}
             for document in documents(scenario):
                 described = json.loads(world.host(["describe", document["operation"], "--json"], check=False).stdout)
@@ -259,8 +263,18 @@ def settle(repl, seen, code):
 
 
 def repl_outcome(text):
+    attention = False
     for line in text.splitlines():
         line = line.strip()
+        # "Needs attention:", then a line for each atom: "⚠ required: CAPTION" names a required atom left empty.
+        if line == "Needs attention:":
+            attention = True
+            continue
+        if attention and line.startswith("⚠ "):
+            kind = classify(line[2:])
+            if kind == "needs-attention":
+                return kind, line[2:].split(":", 1)[1].strip()
+            continue
         if line.startswith("error:"):
             message = line[len("error:"):].strip()
             kind = classify(message)
@@ -315,7 +329,8 @@ def problem_outcome(status, answer):
     kind = (answer or {}).get("type", "").rsplit(":", 1)[-1]
     return {"would-be-rejected": ("refused", None), "duplicate": ("duplicate", None), "wrong-code": ("wrong-code", None),
             "step-up-required": ("step-up-required", None), "plugin-failed": ("plugin-fault", None),
-            "invalid-value": ("invalid-value", (answer or {}).get("atom"))}.get(kind, (f"other: {status} {answer}", None))
+            "invalid-value": ("invalid-value", (answer or {}).get("atom")),
+            "needs-attention": ("needs-attention", (answer or {}).get("atom"))}.get(kind, (f"other: {status} {answer}", None))
 
 
 def run_api(world, scenario):

@@ -211,6 +211,25 @@ struct FormTypedTests {
         #expect(throws: FormSessionError.self) { try form.commit("code", text: "12345") }  // the plugin's max_length 4
         #expect(throws: FormSessionError.self) { try form.commit("name", value: .text("a\u{0}b")) }
     }
+
+    /// `run --set 'destName=   '` and the API posted a payee of blanks where the REPL skipped the line; the parity
+    /// corpus checks the three front ends, this the core's rule itself, whatever path the value comes by.
+    @Test("the spaces around a text are not part of it, and spaces alone are no value")
+    func blankText() throws {
+        let (runtime, _) = try formsRuntime()
+        let form = try runtime.open("forms.all")
+        try form.commit("name", value: .text("  ООО Ромашка\u{A0} "))
+        #expect(form.atom("name")?.value == "ООО Ромашка")
+        for blank in ["   ", "\u{A0}", " \t ", "\u{2003}\u{200B}"] {
+            try form.commit("name", value: .text("Typed"))
+            try form.commit("name", value: .text(blank))
+            #expect(form.atom("name")?.value == "", "\(Array(blank.unicodeScalars))")
+            try form.commit("name", text: blank)
+            #expect(form.atom("name")?.value == "")
+        }
+        try form.commit("code", value: .text(" 12 "))
+        #expect(form.atom("code")?.value == "12")
+    }
 }
 
 @Suite("Sign step")

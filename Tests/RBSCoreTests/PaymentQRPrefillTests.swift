@@ -103,7 +103,7 @@ struct PaymentQRMessageTests {
             .notPaymentQR(prefix: "XX"), .unknownEncoding("4"), .notInEncoding(.koi8r, offset: 3), .noSeparator,
             .malformedField(position: 2, text: "x"), .duplicateField("Name"), .missingField("BIC"),
             .invalidValue(field: "UIN", value: "1", expected: .digits([20, 25], orZero: true)),
-            .invalidValue(field: "Sum", value: "1,5", expected: .kopecks),
+            .invalidValue(field: "Sum", value: "1,5", expected: .kopecks), .unprintable(field: "Contract", code: 0x1B),
         ]
         for error in errors {
             let russian = HostMessage.describe(error, .ru)

@@ -85,6 +85,36 @@ import Testing
         #expect(throws: error) { try PaymentQR.parse(text: text) }
     }
 
+    /// A code is a stranger's text (an invoice's issuer wrote it): an escape sequence in one of its fields cleared the
+    /// REPL's screen, set the terminal's title and printed a fake line above the form before it was refused here.
+    @Test("a control or invisible character in any field refuses the code, and the refusal shows it as its code point")
+    func unprintable() throws {
+        let valid = "ST00012|Name=ООО Ромашка|PersonalAcc=40702810938000000001|BankName=Б|BIC=044525225|CorrespAcc=30101810400000000225"
+        let cases: [(String, PaymentQRError)] = [
+            (valid + "|Contract=\u{1B}[2J\u{1B}]0;pwned\u{07}FAKE", .unprintable(field: "Contract", code: 0x1B)),
+            (valid + "|Purpose=a\rOVERWRITE", .unprintable(field: "Purpose", code: 0x0D)),
+            (valid + "|Purpose=a\u{9B}31m", .unprintable(field: "Purpose", code: 0x9B)),
+            (valid + "|Purpose=Оплата \u{202E}321", .unprintable(field: "Purpose", code: 0x202E)),
+            (valid + "|Purpose=a\u{200B}b", .unprintable(field: "Purpose", code: 0x200B)),
+            (valid + "|Ex\u{1B}tra=1", .unprintable(field: "Ex\u{1B}tra", code: 0x1B)),
+        ]
+        for (text, error) in cases {
+            #expect(throws: error) { try PaymentQR.parse(text: text) }
+            #expect(throws: error) { try PaymentQR.parse(bytes: Array(text.utf8)) }
+        }
+        #expect(PaymentQRError.unprintable(field: "Ex\u{1B}tra", code: 0x1B).description
+                == "the field Ex<U+001B>tra holds the control or invisible character U+001B, which a payment's text never does: "
+                + "the code is refused rather than shown")
+        // Whatever a refusal repeats of the code is shown the same way: no escape reaches the screen.
+        for error in [PaymentQRError.malformedField(position: 2, text: "\u{1B}[2J"), .notPaymentQR(prefix: "\u{1B}]0;x\u{07}"),
+                      .duplicateField("N\u{1B}"), .unknownEncoding("\u{1B}")] {
+            #expect(!error.description.unicodeScalars.contains { $0.value < 0x20 }, "\(error.description)")
+        }
+        // A line break at the end (as scanners add) and a no-break space stay accepted.
+        let code = try PaymentQR.parse(text: valid + "|Purpose=Оплата\u{A0}счёта\r\n")
+        #expect(code["Purpose"] == "Оплата\u{A0}счёта")
+    }
+
     @Test func refusalsReadAsSentences() {
         #expect(PaymentQRError.invalidValue(field: "UIN", value: "123", expected: .digits([20, 25], orZero: true)).description
                 == "UIN=123: expected 20 or 25 digits (or 0)")

@@ -341,7 +341,12 @@ public final class FormSession {
         switch atom.kind {
         case .input:
             switch (atom.inputType, value) {
-            case (.text, .text(let text)), (.digits, .text(let text)):
+            case (.text, .text(let typed)), (.digits, .text(let typed)):
+                // The spaces around a text are never part of it, and a text of spaces alone is no text: a required
+                // payee name or purpose of blanks is missing, whichever front end sent it (the REPL skipped such a
+                // line while `run --set` and the API posted it).
+                let text = typed.trimmed
+                if text.isEmpty { return .null }
                 if let control = text.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
                     throw .invalid(id: atom.id, message: HostMessage.controlCharacter(control.value).text(language))
                 }

@@ -166,17 +166,17 @@ extension HostMessage {
         guard language == .ru else { return error.description }
         switch error {
         case .notPaymentQR(let prefix):
-            return "это не платёжный QR-код: текст начинается с «\(prefix)», а не с ST0001 (ГОСТ Р 56042-2014)"
+            return "это не платёжный QR-код: текст начинается с «\(PaymentQRError.visible(prefix))», а не с ST0001 (ГОСТ Р 56042-2014)"
         case .unknownEncoding(let digit):
-            return "неизвестная кодировка «\(digit)» после ST0001: 1 (windows-1251), 2 (UTF-8) или 3 (KOI8-R)"
+            return "неизвестная кодировка «\(PaymentQRError.visible(String(digit)))» после ST0001: 1 (windows-1251), 2 (UTF-8) или 3 (KOI8-R)"
         case .notInEncoding(let encoding, let offset):
             return "байт \(offset + 1) — не текст в \(encoding.name), которую объявляет заголовок кода (ST0001\(encoding.rawValue))"
         case .noSeparator:
             return "нет разделителя после ST0001 и цифры кодировки: следующий символ разделяет поля (обычно |)"
         case .malformedField(let position, let text):
-            return "поле \(position) («\(text)») не в виде Имя=значение"
+            return "поле \(position) («\(PaymentQRError.visible(text))») не в виде Имя=значение"
         case .duplicateField(let key):
-            return "поле \(key) встречается дважды"
+            return "поле \(PaymentQRError.visible(key)) встречается дважды"
         case .missingField(let key):
             return "нет обязательного поля \(key) или оно пустое (обязательны: \(PaymentQR.requiredKeys.joined(separator: ", ")))"
         case .invalidValue(let field, let value, let expected):
@@ -185,7 +185,10 @@ extension HostMessage {
                 counts.map(String.init).joined(separator: " или ") + " цифр" + (orZero ? " (или 0)" : "")
             case .kopecks: "сумма в копейках: только цифры, не больше 18"
             }
-            return "\(field)=\(value): ожидается \(what)"
+            return "\(PaymentQRError.visible(field))=\(PaymentQRError.visible(value)): ожидается \(what)"
+        case .unprintable(let field, let code):
+            return "в поле \(PaymentQRError.visible(field)) управляющий или невидимый символ \(PaymentQRError.codePoint(code)), "
+                + "которого в тексте платежа не бывает: код отклонён, а не показан"
         }
     }
 

@@ -129,11 +129,24 @@ public struct PaymentQR: Sendable, Equatable {
             let key = canonicalKeys[written.lowercased()] ?? written
             let value = String(part[part.index(after: equals)...])
             if fields.contains(where: { $0.key == key }) { throw .duplicateField(key) }
+            // A control or format character (an escape sequence, a line break, a bidirectional override) has no
+            // place in a payment's text; shown, it could clear or rewrite what the person reads before signing.
+            if let scalar = (written + value).unicodeScalars.first(where: Self.isUnprintable) {
+                throw .unprintable(field: key, code: scalar.value)
+            }
             fields.append(Field(key, value))
         }
         let code = PaymentQR(encoding: encoding, separator: separator, fields: fields)
         try code.checkStandardFields()
         return code
+    }
+
+    /// A control character (Unicode Cc: C0, DEL, C1) or an invisible format character (Cf: bidirectional controls,
+    /// zero-width characters, the soft hyphen).
+    static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) { return true }
+        if scalar.value < 0xAD { return false }
+        return scalar.properties.generalCategory == .format
     }
 
     /// The checks the standard fixes: the five required fields, the digits and lengths of accounts, BIC and sum.
@@ -208,6 +221,8 @@ public enum PaymentQRError: Error, Sendable, Equatable, CustomStringConvertible 
     case duplicateField(String)
     case missingField(String)
     case invalidValue(field: String, value: String, expected: Expectation)
+    /// A field whose name or value holds a control or invisible format character (its code point).
+    case unprintable(field: String, code: UInt32)
 
     /// What a field's value must be.
     public enum Expectation: Sendable, Equatable {
@@ -228,21 +243,41 @@ public enum PaymentQRError: Error, Sendable, Equatable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .notPaymentQR(let prefix):
-            "not a payment QR code: the text starts with \"\(prefix)\", not ST0001 (ГОСТ Р 56042-2014)"
+            "not a payment QR code: the text starts with \"\(Self.visible(prefix))\", not ST0001 (ГОСТ Р 56042-2014)"
         case .unknownEncoding(let digit):
-            "unknown encoding '\(digit)' after ST0001: 1 (windows-1251), 2 (UTF-8) or 3 (KOI8-R)"
+            "unknown encoding '\(Self.visible(String(digit)))' after ST0001: 1 (windows-1251), 2 (UTF-8) or 3 (KOI8-R)"
         case .notInEncoding(let encoding, let offset):
             "byte \(offset + 1) is not \(encoding.name) text, which the code's header (ST0001\(encoding.rawValue)) declares"
         case .noSeparator:
             "no separator after ST0001 and the encoding digit: the next character separates the fields (usually |)"
         case .malformedField(let position, let text):
-            "field \(position) (\"\(text)\") is not Name=value"
+            "field \(position) (\"\(Self.visible(text))\") is not Name=value"
         case .duplicateField(let key):
-            "the field \(key) appears twice"
+            "the field \(Self.visible(key)) appears twice"
         case .missingField(let key):
             "the required field \(key) is missing or empty (required: \(PaymentQR.requiredKeys.joined(separator: ", ")))"
         case .invalidValue(let field, let value, let expected):
-            "\(field)=\(value): expected \(expected.description)"
+            "\(Self.visible(field))=\(Self.visible(value)): expected \(expected.description)"
+        case .unprintable(let field, let code):
+            "the field \(Self.visible(field)) holds the control or invisible character \(Self.codePoint(code)), which a payment's text never does: "
+                + "the code is refused rather than shown"
         }
+    }
+
+    /// `text` as it can be shown: each control or invisible format character written as its code point (`U+001B`),
+    /// so a refused code's text cannot act on the terminal or page that shows the refusal.
+    public static func visible(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: PaymentQR.isUnprintable) else { return text }
+        var shown = ""
+        for scalar in text.unicodeScalars {
+            if PaymentQR.isUnprintable(scalar) { shown += "<" + codePoint(scalar.value) + ">" } else { shown.unicodeScalars.append(scalar) }
+        }
+        return shown
+    }
+
+    /// "U+001B".
+    public static func codePoint(_ code: UInt32) -> String {
+        let hex = String(code, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 }
