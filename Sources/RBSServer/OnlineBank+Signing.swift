@@ -50,7 +50,7 @@ extension OnlineBank {
     /// The customer's request id (`requestId` of a signing), or nil; one the ledger refuses is a 422 problem.
     static func request(_ requestId: String?, of customer: Customer) throws(Problem) -> LedgerRequest? {
         do throws(LedgerError) {
-            return try requestId.map { id throws(LedgerError) in try LedgerRequest(customer: String(customer.id), id: id) }
+            return try requestId.map { id throws(LedgerError) in try LedgerRequest(signer: customer, id: id) }
         } catch {
             throw Problem("invalid-request-id", "The request id is not accepted", status: 422, detail: error.description, atom: "requestId")
         }

@@ -34,7 +34,7 @@ struct DuplicateTests {
         #expect(try f.ledger.recentDuplicate(of: try f.payment(amount: "1500.50")) == nil)
     }
 
-    @Test("with a signer's key: that signer's payment and one a second signer approved count; another customer's same payment does not")
+    @Test("with a signer's key: the payments of that signer's customer count, whichever of its users signed or approved them; another customer's same payment does not")
     func ownPaymentsOnly() throws {
         let c = try SecondSignerTests.Company()
         let (carl, _) = try c.f.ledger.customers.add(name: "carl", passwordRecord: "z")
@@ -70,6 +70,14 @@ struct DuplicateTests {
         }
         let big = try draft("200000.00", keyId: c.ann.customer.keyId, from: c.account)
         #expect(try c.f.ledger.recentDuplicate(of: big, keyId: c.ann.customer.keyId)?.sequence == approved.sequence)
-        #expect(try c.f.ledger.recentDuplicate(of: big, keyId: c.bob.customer.keyId) == nil)
+        // Bob, another user of the same customer, repeating it is asked too: the customer's payment, not ann's alone
+        // (an API user and a second user repeated a posted payment unasked).
+        let bobs = try draft("200000.00", keyId: c.bob.customer.keyId, from: c.account)
+        #expect(try c.f.ledger.recentDuplicate(of: bobs, keyId: c.bob.customer.keyId)?.sequence == approved.sequence)
+        let bobsSmall = try draft("150.00", keyId: c.bob.customer.keyId, from: c.account)
+        #expect(try c.f.ledger.recentDuplicate(of: bobsSmall, keyId: c.bob.customer.keyId)?.sequence == own.sequence)
+        // Carl's key is his customer's alone: ann's payments are not his.
+        let carlsBig = try draft("200000.00", keyId: carl.keyId, from: carlsAccount)
+        #expect(try c.f.ledger.recentDuplicate(of: carlsBig, keyId: carl.keyId) == nil)
     }
 }

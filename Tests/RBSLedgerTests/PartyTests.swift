@@ -141,4 +141,52 @@ struct PartyTests {
         }
         try f.ledger.checkDuplicates([first, other, same], confirmed: true)
     }
+
+    /// SQLite gave the id of a removed customer — the highest — to the next one added, who then had the removed one's
+    /// accounts, card, statements and request ids (and their templates, kept by id): schema step
+    /// v28-customer-ids-never-reused.
+    @Test("a removed customer's id is never given again: the next customer has nothing of theirs")
+    func idsNeverReused() throws {
+        let f = try Fixture()
+        _ = try f.ledger.customers.add(name: "ann", passwordRecord: "x")
+        let (gina, _) = try f.ledger.customers.add(name: "gina", passwordRecord: "x")
+        let ginas = try f.ledger.customers.accounts(of: gina).map(\.number)
+        _ = try f.ledger.issueCard(to: "gina", account: ginas[0], number: "2200000000000004")
+        var removed = [gina.id]
+        for name in ["hank", "ivan"] {
+            try f.ledger.customers.remove(name: try #require(try f.ledger.customers.list().last?.name))
+            let (next, _) = try f.ledger.customers.add(name: name, passwordRecord: "x")
+            #expect(removed.allSatisfy { next.id > $0 }, "\(next.id) after \(removed)")
+            let accounts = try f.ledger.customers.accounts(of: next).map(\.number)
+            #expect(accounts.count == 3 && Set(accounts).isDisjoint(with: ginas))
+            #expect(try f.ledger.cards(ofCustomer: name).isEmpty)
+            #expect(try f.ledger.accountOverview(customer: next).count == 3)
+            removed.append(next.id)
+        }
+        // A user added to a customer takes a new id too.
+        let (user, _) = try f.ledger.customers.addUser(to: "ann", name: "ann2", passwordRecord: "y")
+        #expect(removed.allSatisfy { user.id > $0 })
+    }
+
+    @Test("a request id is kept under whoever signs: a customer's never answers the host's signer's or another customer's")
+    func requestIdsAreTheSigners() throws {
+        let w = try World()
+        guard case .posted(let hosts) = try w.f.ledger.signAndPost(try w.f.payment(amount: "1.00"), code: w.f.nextCode(),
+                                                                   request: try LedgerRequest(id: "r1")) else {
+            Issue.record("the host's payment was not posted"); return
+        }
+        // Eve's signing names the request as the command line once did (the host's signer's): the ledger keeps it
+        // under eve's id, so it posts her own payment instead of answering with the host's.
+        let eves = try w.f.ledger.draft(operation: "payment.domestic", plugin: "ru.example.payments", pluginVersion: "1.0.0", fields: [
+            DocumentField("from", w.eveAccount), DocumentField("account", "40702810900000012345"), DocumentField("amount", "2.00"),
+            DocumentField("currency", "RUB"), DocumentField("name", "ООО Ромашка"), DocumentField("purpose", "Оплата"),
+        ], keyId: w.eve.keyId)
+        guard case .posted(let own) = try w.f.ledger.signAndPost(eves, code: try w.eveCode(), as: try w.eveCredentials,
+                                                                 request: try LedgerRequest(id: "r1")) else {
+            Issue.record("eve's payment was not posted"); return
+        }
+        #expect(own.sequence != hosts.sequence)
+        #expect(try w.f.ledger.outcome(of: try LedgerRequest(signer: w.eve, id: "r1"))?.entry.sequence == own.sequence)
+        #expect(try w.f.ledger.outcome(of: try LedgerRequest(signer: nil, id: "r1"))?.entry.sequence == hosts.sequence)
+    }
 }

@@ -33,6 +33,8 @@ extension Ledger {
                             request: LedgerRequest? = nil, form: FormTemplate? = nil) throws(LedgerError) -> Outcome {
         let identity: SigningIdentity
         do { identity = try customer.identity() } catch { throw .keys(error) }
+        // Kept under this customer's id whatever the caller named: one customer's request id never answers another's.
+        let request = try request.map { request throws(LedgerError) in try LedgerRequest(signer: customer.customer, id: request.id) }
         let prepared = try prepare([document], identity: identity, after: nil)
         return try process(prepared, code: code, requests: [request], expectedDocumentId: nil, forms: [form],
                            verifier: customers.codeVerifier(for: customer))[0]

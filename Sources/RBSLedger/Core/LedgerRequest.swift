@@ -24,6 +24,13 @@ public struct LedgerRequest: Sendable, Hashable {
         self.id = id
     }
 
+    /// The request id `id` of whoever signs: a customer's (or user's) own, kept under their id — the same key through
+    /// the API, `run --as` and the REPL —, or with no customer the host's signer's. `run --as carol --request-id r1`
+    /// looked `r1` up among the host's signer's requests and answered carol with another party's payment.
+    public init(signer: Customer?, id: String) throws(LedgerError) {
+        try self.init(customer: signer.map { String($0.id) } ?? Self.local, id: id)
+    }
+
     /// The journal sequence number recorded for this request, or `nil`.
     func sequence(in db: any SQLTransaction) throws -> Int64? {
         try db.value(Int64.self, Self.sequenceQuery, customer, id)

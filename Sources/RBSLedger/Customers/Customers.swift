@@ -81,12 +81,17 @@ public struct Customers: Sendable {
         var generator = SystemRandomNumberGenerator()
         let secret = Data((0..<20).map { _ in UInt8.random(in: 0...255, using: &generator) })
         let keyId = SigningIdentity.keyId(of: key.publicKey)
+        // The next id above every id ever given (schema step v28-customer-ids-never-reused), and above the highest
+        // row's, which a host without the step may have added.
+        let greatest = db.dialect == .postgres ? "GREATEST" : "max"
         guard let id = try db.value(
             Int64.self,
-            "INSERT INTO customers (name, password, totp_secret, signing_key, key_id, created_ms, member_of) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            name, passwordRecord, secret, key.rawRepresentation, keyId, now, memberOf) else {
-            throw LedgerError.database(path: "", detail: "adding \(name) gave no id")
+            "UPDATE customer_ids SET last = \(greatest)(last, (SELECT coalesce(max(id), 0) FROM customers)) + 1 RETURNING last") else {
+            throw LedgerError.database(path: "", detail: "adding \(name): the ledger's customer_ids row is missing")
         }
+        try db.execute(
+            "INSERT INTO customers (id, name, password, totp_secret, signing_key, key_id, created_ms, member_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            id, name, passwordRecord, secret, key.rawRepresentation, keyId, now, memberOf)
         try db.execute("INSERT INTO customer_code_state (customer_id, last_step, failures, locked_until_ms) VALUES (?, NULL, 0, NULL)", id)
         return (id, Enrolment(name: name, keyId: keyId, publicKey: key.publicKey.rawRepresentation, totpSecret: secret))
     }

@@ -75,7 +75,9 @@ extension Ledger {
     /// The latest posted entry of the last 24 hours (by the ledger's clock) whose document pays the same payee
     /// (name), the same account, the same amount in the same currency and with the same purpose as `document`, or
     /// `nil`. The host asks before signing such a document a second time (the REPL asks yes/no; `run` needs
-    /// `--confirm-duplicate`). With `keyId`, only entries signed with that key count (a customer's own).
+    /// `--confirm-duplicate`). With `keyId`, only entries of that signer's party count: a customer's own, signed
+    /// with any of its users' keys or passkeys (another user of the customer, or the customer on a passkey, repeating
+    /// a payment was not asked), or the host's signer's, signed with that key.
     public func recentDuplicate(of document: Document, keyId: String? = nil) throws(LedgerError) -> JournalEntry? {
         // A document the core would refuse (no amount, a malformed money field) repeats nothing.
         guard let payment = Payment.of(document) else { return nil }
@@ -84,23 +86,32 @@ extension Ledger {
         // amount written with the currency's minor units ("1500.00"), one text per value, so the database selects
         // them. (Reading every payment to the payee's account of the day and decoding each document made each check
         // grow with the payee's traffic: a big payee's thousands of payments a day on every review.)
-        // With `keyId`, only that signer's entries, and the ones a second signer completed (their row names the
+        // With `keyId`, only the party's keys' entries, and the ones a second signer completed (their row names the
         // approver; the document inside names the first signer, compared below): a popular payee's payments of the
         // same amount by other customers are not read at all.
-        var conditions = ["kind = 'posted'", "credit = ?", "recorded_ms >= ?", "amount = ?", "currency = ?"]
-        var arguments: [SQLValue] = [.text(payment.creditAccount), .integer(since), .text(payment.amount.plain),
-                                     .text(payment.amount.currency.code)]
-        if let keyId {
-            conditions.append("(key_id = ? OR second_of IS NOT NULL)")
-            arguments.append(.text(keyId))
+        let (keys, rows) = try database.read { db -> (Set<String>?, [SQLRow]) in
+            var conditions = ["kind = 'posted'", "credit = ?", "recorded_ms >= ?", "amount = ?", "currency = ?"]
+            var arguments: [SQLValue] = [.text(payment.creditAccount), .integer(since), .text(payment.amount.plain),
+                                         .text(payment.amount.currency.code)]
+            var keys: Set<String>?
+            if let keyId {
+                if let user = try Customers.user(ofKey: keyId, in: db) {
+                    keys = Set(try db.rows(Customers.keysOfHolder, user.holder, user.holder).map { row -> String in try row["key_id"] })
+                } else {
+                    keys = [keyId]
+                }
+                let all = keys?.sorted() ?? []
+                conditions.append("(key_id IN (\(all.map { _ in "?" }.joined(separator: ", "))) OR second_of IS NOT NULL)")
+                arguments += all.map(SQLValue.text)
+            }
+            let query = "SELECT * FROM journal WHERE \(conditions.joined(separator: " AND ")) ORDER BY seq DESC"
+            return (keys, try db.rows(query, arguments: arguments))
         }
-        let query = "SELECT * FROM journal WHERE \(conditions.joined(separator: " AND ")) ORDER BY seq DESC"
-        let rows = try database.read { db in try db.rows(query, arguments: arguments) }
         for row in rows {
             let entry = try JournalEntry(row: row)
             guard let earlier = try? CanonicalEncoding.decode(entry.document) else { continue }
             // The signer the document names: for a payment a second signer approved, the first one.
-            if let keyId, earlier.keyId != keyId { continue }
+            if let keys, !keys.contains(earlier.keyId) { continue }
             if Self.samePayment(document, earlier) { return entry }
         }
         return nil

@@ -115,6 +115,10 @@ enum LedgerSchema {
         // calls for each statement: ~12 µs of the server's CPU a statement, ~15 statements a payment (issue #30).
         // Functions only.
         Step(name: "v27-kept-plans-inline", apply: keptPlansInline),
+        // A customer's id is never given again (``customerIds(_:)``): SQLite handed a removed customer's id — the
+        // highest — to the next customer added, who then had the removed one's accounts, cards, statements, request
+        // ids and templates, all kept by that id.
+        Step(name: "v28-customer-ids-never-reused", apply: customerIds),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -554,6 +558,31 @@ enum LedgerSchema {
     private static func duplicateLookup(_ db: any SQLTransaction) throws {
         try db.executeScript(
             "CREATE INDEX journal_posted_to ON journal (credit, amount, currency, recorded_ms) WHERE kind = 'posted';")
+    }
+
+    /// Schema step `v28-customer-ids-never-reused`: the highest customer id ever given (`customer_ids`, one row),
+    /// from which ``Customers/insertLogin(name:passwordRecord:memberOf:now:in:)`` takes the next. `customers remove`
+    /// deletes the login's row but keeps what the ledger keeps by its id (its accounts, blocked; cards, policies,
+    /// request ids, baskets; the host keeps its templates by it), so an id used once is used by no one else. SQLite's
+    /// `INTEGER PRIMARY KEY` gave the highest id again once its row was gone (PostgreSQL's identity never does). The
+    /// row starts at the highest id anything still names: a database where that already happened cannot tell more.
+    private static func customerIds(_ db: any SQLTransaction) throws {
+        let postgres = db.dialect == .postgres
+        let numeric = postgres ? "customer ~ '^[0-9]{1,18}$'"
+            : "customer <> '' AND customer NOT GLOB '*[^0-9]*' AND length(customer) <= 18"
+        let identity = postgres
+            ? ", coalesce(pg_sequence_last_value(pg_get_serial_sequence('customers', 'id')::regclass), 0)" : ""
+        try db.executeScript("""
+            CREATE TABLE customer_ids (last BIGINT NOT NULL);
+            INSERT INTO customer_ids (last) SELECT \(postgres ? "GREATEST" : "max")(
+                coalesce((SELECT max(id) FROM customers), 0),
+                coalesce((SELECT max(member_of) FROM customers), 0),
+                coalesce((SELECT max(customer_id) FROM customer_accounts), 0),
+                coalesce((SELECT max(customer_id) FROM cards), 0),
+                coalesce((SELECT max(customer_id) FROM customer_policies), 0),
+                coalesce((SELECT max(CAST(customer AS BIGINT)) FROM requests WHERE \(numeric)), 0),
+                coalesce((SELECT max(CAST(customer AS BIGINT)) FROM baskets WHERE \(numeric)), 0)\(identity));
+            """)
     }
 
     private static func mandates(_ db: any SQLTransaction) throws {

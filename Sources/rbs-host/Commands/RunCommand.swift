@@ -277,7 +277,7 @@ struct RunOptions: ParsableArguments {
         var request: LedgerRequest?
         if let requestId {
             do {
-                request = try LedgerRequest(id: requestId)
+                request = try LedgerRequest(signer: signer?.customer, id: requestId)
                 if let request, let first = try RunReport.first(of: request, in: ledger) { return .run(first) }
             } catch {
                 return invalid([AtomIssue(atom: nil, message: String(describing: error))])
