@@ -189,4 +189,28 @@ struct PartyTests {
         #expect(try w.f.ledger.outcome(of: try LedgerRequest(signer: w.eve, id: "r1"))?.entry.sequence == own.sequence)
         #expect(try w.f.ledger.outcome(of: try LedgerRequest(signer: nil, id: "r1"))?.entry.sequence == hosts.sequence)
     }
+
+    /// A mandate granted with the customer's one code let the host's signer move 400 000 RUB past the customer's
+    /// two-signature rule: the threshold binds every debit of the customer's accounts.
+    @Test("a mandated debit above the customer's second-signer threshold is refused before the code and, signed anyway, journaled as rejected")
+    func mandateKeepsTheSecondSignerRule() throws {
+        let w = try World()
+        let host = w.f.identity
+        try w.f.ledger.customers.setSecondSigner(of: w.eve, above: 1_000, currency: "RUB")
+        try w.f.ledger.grantMandate(account: w.eveAccount, of: try w.eveCredentials, code: try w.eveCode(), to: host.keyId, keyName: host.name)
+        let before = try w.f.balance(w.eveAccount)
+        let big = try w.f.payment(from: w.eveAccount, amount: "5000.00")
+        let refusal = try #require(try w.f.ledger.bank.validate(big))
+        #expect(refusal.code == .secondSignerRequired)
+        #expect(refusal.message == "debit account \(w.eveAccount) is a customer's whose payments of 5000.00 RUB need two of its users' signatures: a mandate does not let another signer debit that much")
+        guard case .rejected(_, _, let reason) = try w.f.ledger.signAndPost(big, code: w.f.nextCode()) else {
+            Issue.record("the mandated debit above the threshold was not rejected"); return
+        }
+        #expect(reason.code == .secondSignerRequired)
+        #expect(try w.f.balance(w.eveAccount) == before)
+        // At or below the threshold the mandate works as before; the customer's own signing still awaits a second user.
+        guard case .posted = try w.f.ledger.signAndPost(try w.f.payment(from: w.eveAccount, amount: "1000.00"), code: w.f.nextCode()) else {
+            Issue.record("a mandated debit at the threshold was not posted"); return
+        }
+    }
 }

@@ -65,6 +65,8 @@ extension HostMessage {
         case .sameAccount: return "счёт списания и счёт зачисления совпадают (\(fact("account")))"
         case .notSignersAccount:
             return "счёт списания \(fact("account")) принадлежит другому лицу, и поручения списывать с него у подписанта нет"
+        case .secondSignerRequired:
+            return "счёт списания \(fact("account")) — клиента, чьи платежи на \(fact("amount")) \(fact("currency")) требуют подписей двух его пользователей: поручение не позволяет другому подписанту списать столько"
         case .declined: return "второй подписант \(fact("user")) отклонил документ: \(fact("reason"))"
         case .noExchangeRate:
             return "у банка нет курса \(fact("currency")): сначала загрузите курсы дня (rbs-host rates import ФАЙЛ --margin ПРОЦЕНТ)"

@@ -179,6 +179,8 @@ public struct EmbeddedBank: Sendable {
         var registered: Set<String> = []
         /// The second-signer thresholds of each key that signed in the batch (`nil` inside: none apply).
         var policies: [String: SecondSignerPolicy?] = [:]
+        /// The second-signer thresholds of each customer whose account a signer of another party debits.
+        var customerPolicies: [Int64: SecondSignerPolicy?] = [:]
         /// `nil` inside: the number is not one of the accounts.
         var accounts: [String: CachedAccount?] = [:]
         var dirty: [String: Int] = [:]
@@ -364,6 +366,14 @@ public struct EmbeddedBank: Sendable {
         }
         // Who may debit what, whatever front end built the document: the signer's own party, or a mandate.
         guard try state.mayDebit(debitState, signedWith: document.keyId, in: db) else { return .reject(.notSigners(from)) }
+        // A customer's second-signer threshold binds every debit of its accounts, whoever signs: a signer debiting
+        // one through a mandate (the host's own signer) is none of its users, so above the threshold it is refused
+        // — a mandate granted with the customer's one code moved 400 000 RUB past a two-signature rule.
+        if let holder = debitState.holder, try state.party(of: document.keyId, in: db) != holder,
+           try state.secondSignerPolicy(ofCustomer: holder, in: db)?.requiresSecondSigner(
+               amount: payment.totalDebited.amount, currency: payment.amount.currency.code) == true {
+            return .reject(.secondSignerRequired(from, amount: payment.totalDebited.plain, currency: payment.amount.currency.code))
+        }
         let debit = debitState.account
         guard !debit.blocked else { return .reject(.blocked(from)) }
         guard debit.currency == currency else {
@@ -610,6 +620,14 @@ extension EmbeddedBank.BatchState {
         if let known = policies[keyId] { return known }
         let policy = try Customers.secondSignerPolicy(keyId: keyId, in: db)
         policies[keyId] = .some(policy)
+        return policy
+    }
+
+    /// The second-signer thresholds of customer `holder`, read from the database the first time the batch asks.
+    mutating func secondSignerPolicy(ofCustomer holder: Int64, in db: any SQLTransaction) throws -> SecondSignerPolicy? {
+        if let known = customerPolicies[holder] { return known }
+        let policy = try Customers.secondSignerPolicy(holder: holder, in: db)
+        customerPolicies[holder] = .some(policy)
         return policy
     }
 

@@ -46,6 +46,9 @@ public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
         /// The document names an account for its fee: the fee goes to the bank's own income account, which the core
         /// chooses (``FeeIncome``), never one a document names.
         case feeAccountNamed = "fee_account_named"
+        /// A debit of a customer's account through a mandate, above the customer's second-signer threshold: the
+        /// mandated signer is none of the customer's users, so it can be neither of the two signatures it needs.
+        case secondSignerRequired = "second_signer_required"
     }
 
     public let code: Code
@@ -133,6 +136,12 @@ public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
         Rejection(code: .notSignersAccount,
                   message: "debit account \(account) is not the signer's: it belongs to another party and no mandate lets this signer debit it",
                   facts: ["account": account])
+    }
+
+    static func secondSignerRequired(_ account: String, amount: String, currency: String) -> Rejection {
+        Rejection(code: .secondSignerRequired,
+                  message: "debit account \(account) is a customer's whose payments of \(amount) \(currency) need two of its users' signatures: a mandate does not let another signer debit that much",
+                  facts: ["account": account, "amount": amount, "currency": currency])
     }
 
     static func invisibleCharacter(field: String, _ found: InvisibleCharacter) -> Rejection {

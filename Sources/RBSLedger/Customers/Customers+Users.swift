@@ -151,7 +151,12 @@ extension Customers {
     /// changes no customer: the same answer for each of its documents as asking for each.
     static func secondSignerPolicy(keyId: String, in db: any SQLTransaction) throws -> SecondSignerPolicy? {
         guard let user = try user(ofKey: keyId, in: db) else { return nil }
-        let rows = try db.rows("SELECT currency, above FROM customer_policies WHERE customer_id = ?", user.holder)
+        return try secondSignerPolicy(holder: user.holder, in: db)
+    }
+
+    /// Customer `holder`'s second-signer thresholds, or nil when it has none.
+    static func secondSignerPolicy(holder: Int64, in db: any SQLTransaction) throws -> SecondSignerPolicy? {
+        let rows = try db.rows("SELECT currency, above FROM customer_policies WHERE customer_id = ?", holder)
         guard !rows.isEmpty else { return nil }
         var above: [String: String] = [:]
         for row in rows {
