@@ -255,5 +255,11 @@ struct SignStepTests {
         #expect(CardNumberMask.masked("4111111111111112") == "4111111111111112", "not Luhn")
         #expect(CardNumberMask.containsCardNumber("run card.block cardNumber=4111111111111111"))
         #expect(!CardNumberMask.containsCardNumber("run pay.pp.quick destBic=044525225"))
+        // What the history keeps out: a card number's length whatever its check digit (one digit mistyped is still
+        // nearly the card's number); an account number (20 digits), an INN or a BIC is not one.
+        #expect(CardNumberMask.mayContainCardNumber("4111 1111 1111 1112"))
+        #expect(CardNumberMask.mayContainCardNumber("cardNumber=4111-1111-1111-1112"))
+        #expect(!CardNumberMask.mayContainCardNumber("40817810438000000001"))
+        #expect(!CardNumberMask.mayContainCardNumber("run pay.pp.quick destInn=7707083893 destBic=044525225"))
     }
 }

@@ -159,7 +159,7 @@ extension HostMessage {
                 ? "\(text): у \(currency.code) нет дробной части; введите целое число (суммы не округляются)"
                 : "\(text): у \(currency.code) после запятой не больше \(currency.minorUnits) цифр (суммы не округляются)"
         case .zero: return "сумма должна быть больше нуля"
-        case .tooLarge(let text): return "\(text): слишком много цифр (не больше 18)"
+        case .tooLarge(let text): return "\(text): слишком много цифр: в сумме их не больше 18 вместе с копейками (центами)"
         }
     }
 

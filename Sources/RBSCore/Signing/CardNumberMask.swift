@@ -22,6 +22,13 @@ public enum CardNumberMask {
         runs(in: text).contains { if case .digits(_, let digits) = $0 { isCardNumber(digits) } else { false } }
     }
 
+    /// Whether `text` holds a run of 13–19 digits, a card number's length, whether or not its check digit is right:
+    /// what the REPL keeps out of its history file. A card number mistyped by one digit (failing the check) is
+    /// still nearly the card's number; a line holding one was written to the history, where the right one was not.
+    public static func mayContainCardNumber(_ text: String) -> Bool {
+        runs(in: text).contains { if case .digits(_, let digits) = $0 { (13...19).contains(digits.count) } else { false } }
+    }
+
     /// The first six and last four digits, the rest as `*`.
     public static func mask(_ digits: String) -> String {
         guard digits.count > 10 else { return String(repeating: "*", count: digits.count) }

@@ -50,7 +50,7 @@ public enum AmountInputError: Error, Sendable, Equatable, CustomStringConvertibl
         case .zero:
             "the amount must be greater than zero"
         case .tooLarge(let text):
-            "\(text): too many digits (18 at most)"
+            "\(text): too many digits: an amount has at most 18, its minor units (kopecks, cents) included"
         }
     }
 

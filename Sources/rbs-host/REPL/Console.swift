@@ -28,7 +28,7 @@ final class Console {
     func read(_ prompt: String, secret: Bool = false, remember: Bool = true) -> LineInput {
         let shown = interactive ? prompt : ""
         let input = secret ? editor.readSecret(prompt: shown) : editor.read(prompt: shown)
-        if case .line(let text) = input, remember, !secret, interactive, !CardNumberMask.containsCardNumber(text) {
+        if case .line(let text) = input, remember, !secret, interactive, !CardNumberMask.mayContainCardNumber(text) {
             editor.addHistory(text.trimmingCharacters(in: .whitespaces))
         }
         return input
