@@ -142,7 +142,11 @@ extension OnlineBank {
             await failCodeAttempt(keys)
             return Problem("wrong-passkey", "The passkey did not sign this document", status: 422, detail: code.description,
                            atom: "passkey", attemptsLeft: left)
-        case .malformed(let left), .wrong(let left), .malformedResponse(_, let left), .wrongResponse(let left):
+        case .malformed(let left), .malformedResponse(_, let left):
+            // Not a code at all (a digit missed): the ledger counted no attempt, and neither does the address.
+            return Problem("wrong-code", "The one-time code is wrong", status: 422,
+                           detail: HostMessage.describe(code, language), atom: "code", attemptsLeft: left)
+        case .wrong(let left), .wrongResponse(let left):
             await failCodeAttempt(keys)
             return Problem("wrong-code", "The one-time code is wrong", status: 422,
                            detail: HostMessage.describe(code, language), atom: "code", attemptsLeft: left)

@@ -60,13 +60,18 @@ struct CodeVerifierTests {
         }
     }
 
-    @Test("a malformed code is its own error and counts as wrong")
-    func malformedCounts() throws {
+    /// A code that cannot be one tells a guesser nothing, so it costs no attempt: `12ab`, `12345` and `123 456 7`
+    /// typed on the web client's review used up three of five attempts, and with one wrong code locked signing.
+    @Test("a malformed code is its own error and costs no attempt; a wrong one does")
+    func malformedDoesNotCount() throws {
         let f = try Fixture()
         let verifier = try f.ledger.codeVerifier()
+        for typed in ["12345", "12a456", "123 456 7", "", "1234567"] {
+            #expect(throws: LedgerError.code(.malformed(attemptsLeft: 5))) { try verifier.verify(typed) }
+        }
+        #expect(throws: LedgerError.code(.wrong(attemptsLeft: 4))) { try verifier.verify("000000") }
         #expect(throws: LedgerError.code(.malformed(attemptsLeft: 4))) { try verifier.verify("12345") }
-        #expect(throws: LedgerError.code(.malformed(attemptsLeft: 3))) { try verifier.verify("12a456") }
-        #expect(throws: LedgerError.code(.wrong(attemptsLeft: 2))) { try verifier.verify("000000") }
+        #expect(throws: LedgerError.code(.wrong(attemptsLeft: 3))) { try verifier.verify("000001") }
         // A good code resets the count.
         try verifier.verify(f.nextCode())
         #expect(throws: LedgerError.code(.wrong(attemptsLeft: 4))) { try verifier.verify("000000") }
@@ -89,7 +94,7 @@ struct CodeVerifierTests {
     func onlySpacesRemoved() throws {
         let f = try Fixture()
         let verifier = try f.ledger.codeVerifier()
-        #expect(throws: LedgerError.code(.malformed(attemptsLeft: 4))) { try verifier.verify("714-502") }
-        #expect(throws: LedgerError.code(.malformed(attemptsLeft: 3))) { try verifier.verify("714 5o2") }
+        #expect(throws: LedgerError.code(.malformed(attemptsLeft: 5))) { try verifier.verify("714-502") }
+        #expect(throws: LedgerError.code(.malformed(attemptsLeft: 5))) { try verifier.verify("714 5o2") }
     }
 }

@@ -248,8 +248,13 @@ struct RunTests {
             let run = try #require(try await api.open("pay.pp.quick", token)["id"] as? String)
             try await api.fill(run, try bank.quickPayment(from: bank.alice, amount: "10"), token)
             #expect(try await api.call(.post, "/api/v1/runs/\(run)/submit", token: token).status == 200)
+            // Text that cannot be a code (a digit missed) is refused and costs nothing, by the ledger or the address.
+            for _ in 0..<6 {
+                let malformed = try await api.call(.post, "/api/v1/runs/\(run)/sign", token: token, json: ["code": "12345", "confirmDuplicate": true])
+                #expect(malformed.status == 422 && malformed.object["attemptsLeft"] as? Int == 5)
+            }
             for _ in 0..<5 {
-                #expect(try await api.call(.post, "/api/v1/runs/\(run)/sign", token: token, json: ["code": "12345", "confirmDuplicate": true]).status == 422)
+                #expect(try await api.call(.post, "/api/v1/runs/\(run)/sign", token: token, json: ["code": "000000", "confirmDuplicate": true]).status == 422)
             }
             let locked = try await api.call(.post, "/api/v1/runs/\(run)/sign", token: token, json: ["code": bank.code(bank.alice, steps: 1), "confirmDuplicate": true])
             #expect(locked.status == 429)

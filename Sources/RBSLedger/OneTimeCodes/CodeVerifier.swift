@@ -52,8 +52,9 @@ public struct CodeVerifier: Sendable {
     }
 
     /// The code as the person typed it, without the spaces authenticator apps show between its groups ("714 502",
-    /// "714\u{00A0}502", " 714502 "): the one reading of a typed code, for every front end. Nothing else is removed,
-    /// so a letter or a sign is still a malformed code that costs an attempt.
+    /// "714\u{00A0}502", " 714502 "): the one reading of a typed code, for every front end. Nothing else is removed:
+    /// a letter, a sign or a digit too few or too many makes a malformed code, refused without costing an attempt
+    /// (it cannot be right, so it tells a guesser nothing, while a digit missed by a person locked their signing).
     public static func digits(of typed: String) -> String {
         String(String.UnicodeScalarView(typed.unicodeScalars.filter { !Self.isSpace($0) }))
     }
@@ -111,6 +112,10 @@ public struct CodeVerifier: Sendable {
             try save(db, lastStep: lastStep, failures: failures, lockedUntil: lock)
             return .failure(make(max(0, Self.maximumFailures - failures)))
         }
+        /// A code that cannot be one (not the method's digits): refused as it is, no attempt counted.
+        func malformed(_ make: (Int) -> OneTimeCodeError) -> Result<Authorization, OneTimeCodeError> {
+            .failure(make(max(0, Self.maximumFailures - failures)))
+        }
 
         let utf8 = Array(code.utf8)
         let secret: Data
@@ -119,7 +124,7 @@ public struct CodeVerifier: Sendable {
             secret = bytes
         case .ocra(let suite, let bytes):
             guard utf8.count == suite.digits, utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
-                return try wrong { .malformedResponse(digits: suite.digits, attemptsLeft: $0) }
+                return malformed { .malformedResponse(digits: suite.digits, attemptsLeft: $0) }
             }
             guard let id = subject else {
                 return .failure(.storage("an OCRA response answers one document or one basket; none was given"))
@@ -145,7 +150,7 @@ public struct CodeVerifier: Sendable {
                                           secretId: authenticator.secretId))
         }
         guard utf8.count == 6, utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
-            return try wrong { .malformed(attemptsLeft: $0) }
+            return malformed { .malformed(attemptsLeft: $0) }
         }
         let current = TOTP.step(at: now)
         var matched: UInt64?
