@@ -26,7 +26,7 @@ extension OnlineBank {
         } catch {
             throw Self.storageProblem("the login attempts could not be counted", error)
         }
-        if let wait { throw .tooManyAttempts(wait, what: "logins") }
+        if let wait { throw .tooManyAttempts(wait, what: .logins) }
         // An unknown name costs the same KDF work as a known one, so timing does not tell which names exist.
         let record = credentials.flatMap { PasswordRecord($0.passwordRecord) } ?? Self.decoy
         let matches = (try? await Self.blocking { record.matches(password) }) ?? false
@@ -74,7 +74,7 @@ extension OnlineBank {
     }
 
     /// Refuses with 429 when `keys` had too many wrong codes in the window.
-    func checkCodeAttempts(_ keys: AttemptKeys) async throws(Problem) {
+    func checkCodeAttempts(_ keys: AttemptKeys, language: HostLanguage = .en) async throws(Problem) {
         let ledger = self.ledger
         let (limit, window, now) = (codeLimit, attemptWindow, clock())
         let wait: Int?
@@ -83,7 +83,7 @@ extension OnlineBank {
         } catch {
             throw Self.storageProblem("the signing attempts could not be read", error)
         }
-        if let wait { throw .tooManyAttempts(wait, what: "signing attempts") }
+        if let wait { throw .tooManyAttempts(wait, what: .codes, language: language) }
     }
 
     /// Counts a wrong code under `keys`. (The ledger also counts it against the customer's own lock, in the

@@ -81,7 +81,7 @@ extension OnlineBank {
         // A retry of a signing that went through (its answer lost) gets the same receipt.
         if let requestId, run.state == .signed, run.requestId == requestId, let receipt = run.receipt { return receipt }
         let keys = Self.codeKeys(customer, address)
-        try await checkCodeAttempts(keys)
+        try await checkCodeAttempts(keys, language: language)
         guard run.transition(from: .review, to: .signing) else {
             if run.state == .signed {
                 throw Problem("already-signed", "The run is already signed", status: 409,

@@ -64,6 +64,11 @@ struct HistoryStatementTests {
             let badDay = try await api.call(.get, "/api/v1/journal?from=2027-02-30", token: alice)
             #expect(badDay.status == 400 && (badDay.object["detail"] as? String)?.hasPrefix("from=2027-02-30 is neither a day") == true,
                     "\(badDay.text)")
+            // The problem names the parameter (its `atom`): the web client marks that field and says it in its words.
+            #expect(badDay.object["atom"] as? String == "from")
+            let reversed = try await api.call(.get, "/api/v1/journal?from=16.01.2027&to=15.01.2027", token: alice)
+            #expect(reversed.status == 400 && reversed.object["atom"] as? String == "to", "\(reversed.text)")
+            #expect(badZone.object["atom"] as? String == "tz")
             let backwards = try await api.call(.get, "/api/v1/journal?from=2027-01-16&to=2027-01-15", token: alice)
             #expect(backwards.status == 400, "\(backwards.text)")
 

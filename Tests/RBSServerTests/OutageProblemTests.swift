@@ -49,3 +49,17 @@ struct InternalProblemTests {
         #expect(same == refused && none == nil)
     }
 }
+
+@Suite("serve: too many attempts")
+struct TooManyAttemptsTests {
+    /// A Russian page said the lock after five wrong codes in English between Russian wrong-code messages.
+    @Test("a refusal after too many failures is said in the person's language, with the seconds to wait")
+    func inBothLanguages() {
+        let russian = Problem.tooManyAttempts(276, what: .codes, language: .ru)
+        #expect(russian.status == 429 && russian.type == "urn:rbs-host:problem:rate-limited")
+        #expect(russian.detail == "слишком много неудачных попыток подписи этого клиента или с этого адреса; попробуйте снова через 276 с")
+        #expect(Problem.tooManyAttempts(276, what: .codes).detail
+                == "too many failed signing attempts from this customer or address; try again in 276 s")
+        #expect(Problem.tooManyAttempts(30, what: .logins).detail == "too many failed logins from this customer or address; try again in 30 s")
+    }
+}

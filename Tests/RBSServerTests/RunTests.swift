@@ -131,8 +131,15 @@ struct RunTests {
                 let answer = try await put(raw)
                 #expect(answer.status == 400, "\(raw)")
                 #expect(answer.object["type"] as? String == "urn:rbs-host:problem:bad-json", "\(raw)")
-                #expect(answer.object["detail"] as? String == "the body is not valid JSON", "\(raw)")
+                // The parser's words after it: where the text stops being JSON.
+                #expect((answer.object["detail"] as? String)?.hasPrefix("the body is not valid JSON") == true, "\(raw)")
             }
+            #expect(try await put("garbage").object["detail"] as? String == "the body is not valid JSON: Invalid value around character 0.")
+            // A body that is not UTF-8 says so and where, not that a value has "the wrong type".
+            let notText = try await api.call(.put, "/api/v1/runs/\(run)/atoms/destName", token: token,
+                                             bytes: Array(#"{"value":"ab"#.utf8) + [0xFF] + Array(#"cd"}"#.utf8))
+            #expect(notText.status == 400 && notText.object["detail"] as? String
+                    == "the body is not UTF-8 text: byte 13 (0xFF) is not part of a character", "\(notText.text)")
             for raw in [#"{"amount":"1"}"#, #"{"valu\u0065s":"1"}"#] {
                 let answer = try await put(raw)
                 #expect(answer.status == 400 && answer.object["detail"] as? String == "the field \"value\" is missing", "\(raw)")

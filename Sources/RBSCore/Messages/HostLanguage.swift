@@ -22,5 +22,5 @@ public enum HostLanguage: String, Sendable, Hashable, CaseIterable {
     public var amountLocale: AmountLocale { self == .ru ? .ru : .en }
 
     /// `en` or `ru` as the person wrote it; chooses between the two forms of one message.
-    func pick(_ english: String, _ russian: String) -> String { self == .ru ? russian : english }
+    public func pick(_ english: String, _ russian: String) -> String { self == .ru ? russian : english }
 }

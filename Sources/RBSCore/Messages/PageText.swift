@@ -11,6 +11,8 @@ public enum PageText: String, CaseIterable, Sendable {
     case logIn, customer, password, sessionEnded, loggedOut, wrongLogin
     // The server could not do something (an internal error: its cause is in the server's log, under `{reference}`).
     case internalError
+    // A period's day that is not one, a period that ends before it starts (the query's field marked).
+    case notADay, periodReversed
     // Operations, accounts, history.
     case operations, continueRun, accounts, account, accountTitle, balance, blocked, history, entry, outcome
     case debitCredit, amount, time, noEntries, noAccounts, home
@@ -24,7 +26,7 @@ public enum PageText: String, CaseIterable, Sendable {
     case duplicateConfirm, duplicateFirst, codeLabel, codeHint, signAndSend, signWithPasskey, addToBasket, backToForm
     case theDocument, payee
     // The receipt.
-    case receipt, status, journalEntry, from, to, balanceNow, reason, done, posted, rejected, awaiting, fee, totalDebited
+    case receipt, status, journalEntry, from, to, balanceNow, reason, done, posted, accepted, rejected, awaiting, fee, totalDebited
     // The basket.
     case basket, basketIntro, basketOperation, basketPayeeAccount, basketReview, basketTotal, basketId, basketCode
     case basketSign, basketMake, basketClear, basketAdded, basketSigned, basketEmptied, basketRefuse, basketDuplicate
@@ -65,6 +67,10 @@ public enum PageText: String, CaseIterable, Sendable {
         case .sessionEnded: language.pick("Your session ended; log in again.", "Сеанс закончился: войдите снова.")
         case .loggedOut: language.pick("You are logged out.", "Вы вышли.")
         case .wrongLogin: language.pick("The customer name or the password is wrong.", "Неверное имя клиента или пароль.")
+        case .notADay: language.pick("“{text}” is not a day: write DD.MM.YYYY, e.g. 25.11.2026.",
+                                     "«{text}» — не дата: введите ДД.ММ.ГГГГ, например 25.11.2026.")
+        case .periodReversed: language.pick("The period ends before it starts: the second day must not come before the first.",
+                                            "Период кончается раньше, чем начинается: вторая дата не может быть раньше первой.")
         case .internalError: language.pick("The bank could not do this just now. Before paying again, check the history. Reference for the bank: {reference}.",
                                            "Банк не смог сделать это сейчас. Прежде чем платить снова, проверьте историю. Номер для обращения в банк: {reference}.")
 
@@ -146,6 +152,7 @@ public enum PageText: String, CaseIterable, Sendable {
         case .reason: language.pick("Reason", "Причина")
         case .done: language.pick("Done", "Готово")
         case .posted: HostMessage.posted.text(language)
+        case .accepted: HostMessage.status(.acknowledged).text(language)
         case .rejected: HostMessage.rejected.text(language)
         case .awaiting: HostMessage.awaitingSecondSignature.text(language)
 

@@ -16,21 +16,23 @@ struct PeriodQuery {
         var zone = TimeZone(secondsFromGMT: 0) ?? .current
         if let name = query["tz"].map(String.init), !name.isEmpty {
             guard let named = TimeZone(identifier: name) else {
-                throw Self.problem("tz=\(name) is not a time zone (an IANA name such as Europe/Moscow)")
+                throw Self.problem("tz=\(name) is not a time zone (an IANA name such as Europe/Moscow)", parameter: "tz")
             }
             zone = named
         }
         start = try Self.moment(query["from"].map(String.init), name: "from", nextDay: false, zone: zone)
         end = try Self.moment(query["to"].map(String.init), name: "to", nextDay: true, zone: zone)
         if let start, let end, end <= start {
-            throw Self.problem("the period ends (to=\(query["to"] ?? "")) before or when it starts (from=\(query["from"] ?? ""))")
+            throw Self.problem("the period ends (to=\(query["to"] ?? "")) before or when it starts (from=\(query["from"] ?? ""))", parameter: "to")
         }
     }
 
     var statementPeriod: StatementPeriod { StatementPeriod(start: start, end: end) }
 
-    static func problem(_ detail: String) -> Problem {
-        Problem("bad-query", "The query is not understood", status: 400, detail: detail)
+    /// A refused query; `parameter` (the problem's `atom`) names the query parameter, so a client can mark its field
+    /// and say it in the person's words.
+    static func problem(_ detail: String, parameter: String? = nil) -> Problem {
+        Problem("bad-query", "The query is not understood", status: 400, detail: detail, atom: parameter)
     }
 
     /// `text` as a moment; a day's `to` is the next day's midnight (the day is included).
@@ -45,6 +47,7 @@ struct PeriodQuery {
            let midnight = included.midnight(in: zone) {
             return midnight
         }
-        throw problem("\(name)=\(text) is neither a day (ДД.ММ.ГГГГ or YYYY-MM-DD) nor an instant (ISO 8601, e.g. 2026-11-25T00:00:00+03:00)")
+        throw problem("\(name)=\(text) is neither a day (ДД.ММ.ГГГГ or YYYY-MM-DD) nor an instant (ISO 8601, e.g. 2026-11-25T00:00:00+03:00)",
+                      parameter: name)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RBSCore
 import RBSLedger
 
 /// An error answer as RFC 9457 problem details (`application/problem+json`): a type URI per kind of problem, a
@@ -49,9 +50,19 @@ package struct Problem: Error, Sendable, Encodable, Equatable {
         Problem("not-found", "Not found", status: 404, detail: what)
     }
 
-    static func tooManyAttempts(_ seconds: Int, what: String) -> Problem {
-        Problem("rate-limited", "Too many attempts", status: 429,
-                detail: "too many failed \(what) from this customer or address; try again in \(seconds) s", retryAfter: seconds)
+    /// What too many failures were of.
+    enum Attempts { case logins, codes }
+
+    /// The refusal of a login or a signing after too many failures, in the person's language (a Russian page said it
+    /// in English between Russian wrong-code messages).
+    static func tooManyAttempts(_ seconds: Int, what: Attempts, language: HostLanguage = .en) -> Problem {
+        let detail = switch what {
+        case .logins: language.pick("too many failed logins from this customer or address; try again in \(seconds) s",
+                                    "слишком много неудачных входов этого клиента или с этого адреса; попробуйте снова через \(seconds) с")
+        case .codes: language.pick("too many failed signing attempts from this customer or address; try again in \(seconds) s",
+                                   "слишком много неудачных попыток подписи этого клиента или с этого адреса; попробуйте снова через \(seconds) с")
+        }
+        return Problem("rate-limited", "Too many attempts", status: 429, detail: detail, retryAfter: seconds)
     }
 
     static func internalError(_ detail: String) -> Problem {

@@ -299,8 +299,14 @@ enum Routes {
     }
 
     private static func decode<T: Decodable>(_ buffer: ByteBuffer) throws(Problem) -> T {
+        let data = Data(buffer.readableBytesView)
+        // JSON is UTF-8 text: a body that is not says where (the decoder called a value holding byte 0xFF "a string
+        // where a dictionary was expected").
+        if let offset = Self.firstInvalidUTF8(data) {
+            throw .badJSON("the body is not UTF-8 text: byte \(offset + 1) (0x\(String(data[data.startIndex + offset], radix: 16, uppercase: true))) is not part of a character")
+        }
         do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+            return try JSONDecoder().decode(T.self, from: data)
         } catch let DecodingError.keyNotFound(key, _) {
             throw .badJSON("the field \"\(key.stringValue)\" is missing")
         } catch let DecodingError.typeMismatch(_, context) {
@@ -308,7 +314,31 @@ enum Routes {
         } catch let DecodingError.valueNotFound(_, context) {
             throw .badJSON("\(path(context)) must not be null")
         } catch {
-            throw .badJSON("the body is not valid JSON")
+            // Where the text stops being JSON, as the parser found it ("Invalid value around character 10.").
+            throw .badJSON("the body is not valid JSON" + (Self.whyNotJSON(data).map { ": " + $0 } ?? ""))
+        }
+    }
+
+    /// What JSONSerialization says of `data` when it is not JSON, or nil.
+    private static func whyNotJSON(_ data: Data) -> String? {
+        guard case .failure(let error) = Result(catching: { try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) })
+        else { return nil }
+        let why = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+        return why?.isEmpty == false ? why : nil
+    }
+
+    /// The offset of the first byte of `data` that is not part of a UTF-8 character, or nil when it is UTF-8 text.
+    static func firstInvalidUTF8(_ data: Data) -> Int? {
+        if data.allSatisfy({ $0 < 0x80 }) { return nil }
+        var bytes = data.makeIterator()
+        var codec = UTF8()
+        var offset = 0
+        while true {
+            switch codec.decode(&bytes) {
+            case .scalarValue(let scalar): offset += UTF8.width(scalar)
+            case .emptyInput: return nil
+            case .error: return offset
+            }
         }
     }
 

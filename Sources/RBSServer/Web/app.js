@@ -9,6 +9,10 @@ const state = {
   run: null, atoms: new Map(), pending: new Map(), timers: new Map(), events: null,
   review: null, reviewRun: null, requestId: null, receipt: null, receiptRun: null, showIssues: false,
   basket: [], basketReview: null, basketRequestId: null,
+  // The atoms whose field shows text the server refused (it still holds the value before): Pay waits for them.
+  refused: new Set(),
+  // How many screens were shown since the notice was said: it stays for the screen it leads to, then goes.
+  noticeAge: 0,
 };
 
 class ProblemError extends Error {
@@ -54,7 +58,9 @@ const format = {
 
 /// The status word of a receipt or journal line, from the catalogue.
 function statusWord(kind) {
-  if (kind === "posted" || kind === "acknowledged") return t("posted");
+  if (kind === "posted") return t("posted");
+  // A document the bank took without moving money (a card block): accepted, as the entry's details and PDF say.
+  if (kind === "acknowledged") return t("accepted");
   if (kind === "rejected") return t("rejected");
   if (kind && kind.startsWith("awaiting")) return t("awaiting");
   return kind || "";
@@ -106,7 +112,7 @@ async function api(method, path, body) {
   return data;
 }
 
-function say(text) { $("notice").textContent = text; }
+function say(text) { $("notice").textContent = text; state.noticeAge = 0; }
 
 function element(tag, attributes, ...children) {
   const node = document.createElement(tag);
@@ -137,6 +143,8 @@ function cell(label, text, className) {
 function showLogin(message) {
   closeEvents();
   state.me = null;
+  // Nothing of the session's notices stays above the login form (a renamed template's, a cancelled payment's).
+  say("");
   $("bank").hidden = true;
   $("who").hidden = true;
   $("menu-toggle").hidden = true;
@@ -225,6 +233,9 @@ function route() {
 async function routeNow() {
   if (!state.me) return;
   closeMenu();
+  // A notice is about the screen it was said on or led to ("Cancelled: nothing was signed" after a cancel, on the
+  // home screen): the next screen after that clears it (it stayed through two signed payments and a card block).
+  if (++state.noticeAge > 1) $("notice").textContent = "";
   const where = parseRoute();
   try {
     if (where.screen === "home") return await showHome();
@@ -300,7 +311,9 @@ async function showHome() {
 async function loadOperations() {
   const list = $("operations");
   list.replaceChildren();
+  state.operationTitles = new Map();
   for (const operation of await api("GET", "/operations")) {
+    state.operationTitles.set(operation.id, operation.title);
     const button = element("button", { type: "button", "data-operation": operation.id },
       element("span", { text: operation.title, "data-source": "plugin" }), element("small", { text: operation.category, "data-source": "plugin" }));
     button.addEventListener("click", () => openRun(operation.id));
@@ -334,7 +347,8 @@ async function loadJournal() {
   body.replaceChildren(...lines.map((line) => element("tr", {},
     cell(t("entry"), String(line.sequence)),
     cell(t("outcome"), statusWord(line.kind) + (line.reason ? ": " + (line.reasonText || line.reason) : ""), line.kind),
-    cell(t("debitCredit"), line.debit ? line.debit + " → " + line.credit : "—", "account-number"),
+    cell(t("debitCredit"), line.debit ? line.debit + " → " + line.credit
+      : (state.operationTitles && state.operationTitles.get(line.operation)) || "—", line.debit ? "account-number" : ""),
     cell(t("amount"), line.amount ? format.amount(line.amount, line.currency) : "", "num"),
     cell(t("time"), format.time(line.recordedAt)))));
 }
@@ -386,14 +400,17 @@ async function showHistory(query) {
   try {
     lines = (await api("GET", "/journal" + apiQuery(ask))).reverse();
   } catch (error) {
+    if (showPeriodError(error, "history")) return;
     $("history-error").textContent = error.message;
   }
   $("history-found").textContent = lines.length ? t("found", { count: lines.length }) : t("noneFound");
   $("history-list").hidden = lines.length === 0;
   $("history-list").tBodies[0].replaceChildren(...lines.map((line) => element("tr", { "data-entry": line.sequence },
     cell(t("time"), format.time(line.recordedAt)),
-    element("td", { "data-label": t("payee") }, element("span", { "data-source": "value", text: line.payee || "—" })),
-    element("td", { "data-label": t("purpose") }, element("span", { "data-source": "value", text: line.purpose || "" })),
+    // A document with no payee (a card block) is named by its operation, not left a blank row with "—".
+    element("td", { "data-label": t("payee"), className: "free-text" }, element("span", { "data-source": line.payee ? "value" : "plugin",
+      text: line.payee || (state.operationTitles && state.operationTitles.get(line.operation)) || "—" })),
+    element("td", { "data-label": t("purpose"), className: "free-text" }, element("span", { "data-source": "value", text: line.purpose || "" })),
     cell(t("amount"), line.amount ? format.amount(line.amount, line.currency) : "", "num"),
     cell(t("outcome"), statusWord(line.kind), line.kind === "rejected" ? "rejected" : line.kind === "posted" || line.kind === "acknowledged" ? "posted" : ""),
     element("td", { "data-label": t("details") }, element("a", { href: "#/history/" + line.sequence, className: "details-link" },
@@ -461,6 +478,23 @@ function showReceiptLink(link, sequence, taken) {
   link.setAttribute("download", "receipt-" + sequence + ".pdf");
 }
 
+/// A day of the period the server could not read, or a period that ends before it starts: said in the page's words
+/// next to the field it is about (`screen`-from or `screen`-to), which is marked; false for any other problem.
+function showPeriodError(error, screen) {
+  const problem = error.problem || {};
+  if (problem.type !== "urn:rbs-host:problem:bad-query" || !["from", "to"].includes(problem.atom)) return false;
+  const field = $(screen + "-" + problem.atom);
+  const reversed = problem.atom === "to" && /before or when it starts/.test(problem.detail || "");
+  $(screen + "-error").textContent = reversed ? t("periodReversed") : t("notADay", { text: field.value });
+  field.setAttribute("aria-invalid", "true");
+  field.addEventListener("input", () => field.removeAttribute("aria-invalid"), { once: true });
+  // Nothing was searched: the list says nothing found only after a search.
+  if (screen === "history") { $("history-found").textContent = ""; $("history-list").hidden = true; }
+  if ($(screen + "-filters")) $(screen + "-filters").open = true;
+  field.focus();
+  return true;
+}
+
 // MARK: - Statement of an account for a period, and its PDF
 
 async function showStatement(query) {
@@ -481,7 +515,7 @@ async function showStatement(query) {
   try {
     statement = await api("GET", "/accounts/" + encodeURIComponent(account) + "/statement" + apiQuery(ask));
   } catch (error) {
-    $("statement-error").textContent = error.message;
+    if (!showPeriodError(error, "statement")) $("statement-error").textContent = error.message;
     $("statement-title").focus();
     return;
   }
@@ -504,10 +538,13 @@ async function showStatement(query) {
   $("statement-lines").hidden = statement.lines.length === 0;
   $("statement-lines").tBodies[0].replaceChildren(...statement.lines.map((line) => element("tr", {},
     cell(t("time"), format.time(line.postedAt)),
-    element("td", { "data-label": t("counterparty") }, element("span", { "data-source": "value",
-      // A fee's line (kind "fee") goes to the bank's fee income account: named as the bank's fee.
-      text: [line.kind === "fee" ? t("fee") : line.counterparty.name, line.counterparty.account].filter(Boolean).join(", ") })),
-    element("td", { "data-label": t("purpose") }, element("span", { "data-source": "value", text: line.purpose })),
+    // A fee's line (kind "fee") goes to the bank's fee income account: named as the bank's fee. The name may wrap
+    // anywhere; the account number never.
+    element("td", { "data-label": t("counterparty"), className: "free-text" }, ...[line.kind === "fee" ? t("fee") : line.counterparty.name,
+      line.counterparty.account].filter(Boolean).map((text, index, all) => element("span", { "data-source": "value",
+        className: index === all.length - 1 && text === line.counterparty.account ? "account-number" : null,
+        text: text + (index < all.length - 1 ? ", " : "") }))),
+    element("td", { "data-label": t("purpose"), className: "free-text" }, element("span", { "data-source": "value", text: line.purpose })),
     cell(t("amount"), (line.direction === "credit" ? "+" : "") + money(line.amount), "num " + line.direction),
     cell(t("balance"), money(line.balance), "num"))));
   const pdf = new URLSearchParams(ask);
@@ -700,6 +737,7 @@ function renderForm(run) {
   state.showIssues = false;
   state.atoms.clear();
   state.pending.clear();
+  state.refused.clear();
   $("run-title").textContent = run.title;
   $("run-title").dataset.source = "plugin";
   $("run-expiry").textContent = t("runExpiry", { minutes: state.runIdleMinutes });
@@ -846,6 +884,7 @@ function commit(id, value, prefilled) {
     if (!run || state.run !== run) return;
     try {
       apply(await api("PUT", "/runs/" + run.id + "/atoms/" + encodeURIComponent(id), { value }), prefilled ? null : id);
+      state.refused.delete(id);
       // A changed value drops the review the server had built: a Forward to it submits again.
       state.reviewRun = null;
     } catch (error) {
@@ -865,6 +904,7 @@ function showAtomError(error) {
   const atom = error.problem && error.problem.atom;
   const entry = atom && state.atoms.get(atom);
   if (entry) {
+    state.refused.add(atom);
     setError(entry.view, entry.atom, error.message);
     const verdict = entry.view.querySelector(".verdict");
     if (verdict) verdict.textContent = "";
@@ -888,7 +928,8 @@ function apply(changes, typed) {
   }
   // A value accepted clears the refusal shown for it, also when the atom itself did not change.
   const entry = typed && state.atoms.get(typed);
-  if (entry && !changes.changed.some((atom) => atom.id === typed)) setError(entry.view, entry.atom, entry.atom.error || "");
+  // Its verdict too ("= 1,500.50 RUB"), which the refusal had taken away: the value it confirms is the same again.
+  if (entry && !changes.changed.some((atom) => atom.id === typed)) update(entry.view, entry.atom, false, true);
   $("form-error").textContent = changes.formError || "";
   if (news.length) $("run-announce").textContent = news.join(". ");
 }
@@ -931,6 +972,16 @@ $("run-form").addEventListener("submit", async (event) => {
   await queue;
   const run = state.run;
   if (!run) return;
+  // A field still showing text the server refused holds its earlier value on the server: the review would show (and
+  // the code sign) that one, not what the field shows. The person mends the field first.
+  const refused = [...state.refused].map((id) => state.atoms.get(id)).filter((entry) => entry && !entry.view.hidden);
+  if (refused.length) {
+    state.showIssues = true;
+    showSummary();
+    const control = controlOf(refused[0]);
+    if (control) { control.focus(); control.scrollIntoView({ block: "center" }); } else $("error-summary").focus();
+    return;
+  }
   try {
     state.review = await api("POST", "/runs/" + run.id + "/submit");
     state.reviewRun = run.id;
@@ -971,6 +1022,7 @@ $("cancel").addEventListener("click", async () => {
 });
 
 function forgetRun() {
+  state.refused.clear();
   state.run = null;
   state.review = null;
   state.reviewRun = null;
@@ -1013,7 +1065,8 @@ async function showReviewScreen(run) {
     // dt and dd directly in the dl (a div around them is not a list item to every checker); the grid lays them out.
     const prominent = line.prominent ? " prominent" : "";
     const row = [element("dt", { className: prominent }, line.caption),
-      element("dd", { className: (/^[0-9a-f]{64}$/.test(line.value) ? "hash" : "") + prominent + (editable ? "" : " wide"), text: line.value,
+      // A number checked digit by digit (an account, an INN) is never broken across lines.
+      element("dd", { className: (/^[0-9a-f]{64}$/.test(line.value) ? "hash" : /^[0-9]{5,25}$/.test(line.value) ? "digits" : "") + prominent + (editable ? "" : " wide"), text: line.value,
         "data-source": "value" })];
     if (editable) {
       row.push(element("dd", { className: "change" }, element("a", { href: "#/run/" + run.id + "/field/" + encodeURIComponent(line.atom) },
@@ -1088,7 +1141,9 @@ async function showReceiptScreen(id) {
     state.receiptRun = id;
   }
   showScreen("receipt");
-  const lines = [[t("status"), statusWord(receipt.status), receipt.status], [t("journalEntry"), String(receipt.journal)]];
+  // The API says "posted" for a document that moved no money (its contract); without a posting it was accepted.
+  const kind = receipt.status === "posted" && !receipt.posting ? "acknowledged" : receipt.status;
+  const lines = [[t("status"), statusWord(kind), receipt.status], [t("journalEntry"), String(receipt.journal)]];
   if (receipt.posting) {
     lines.push([t("from"), receipt.posting.debit, "account-number"], [t("to"), receipt.posting.credit, "account-number"],
       [t("amount"), format.amount(receipt.posting.amount, receipt.posting.currency)]);
@@ -1186,6 +1241,12 @@ $("basket-make").addEventListener("click", async () => {
 $("basket-sign-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   $("basket-error").textContent = "";
+  // As for one payment: a repeat is confirmed on the page first, never with the API's words in an error.
+  if (!$("basket-duplicate").hidden && !$("basket-confirm-duplicate").checked) {
+    $("basket-error").textContent = t("duplicateFirst");
+    $("basket-confirm-duplicate").focus();
+    return;
+  }
   try {
     const answer = await api("POST", "/baskets/" + state.basketReview.basket + "/sign",
       { code: $("basket-code").value, requestId: state.basketRequestId,
@@ -1202,6 +1263,14 @@ $("basket-sign-form").addEventListener("submit", async (event) => {
     say(t("basketSigned", { posted, count: answer.receipts.length }));
     await Promise.all([loadAccounts(), loadJournal()]);
   } catch (error) {
+    if (error.problem && error.problem.type === "urn:rbs-host:problem:duplicate") {
+      // A repeat posted since the review: shown like the others, then confirmed on the page.
+      $("basket-duplicate").hidden = false;
+      $("basket-confirm-duplicate").checked = false;
+      $("basket-error").textContent = t("duplicateFirst");
+      $("basket-confirm-duplicate").focus();
+      return;
+    }
     $("basket-error").textContent = error.message;
     $("basket-code").setAttribute("aria-invalid", "true");
     $("basket-code").focus();

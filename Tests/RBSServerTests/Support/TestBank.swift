@@ -106,7 +106,7 @@ final class TestBank: @unchecked Sendable {
         /// else), body or not, as the web client does; `headers` are added (an `Origin`).
         @discardableResult
         func call(_ method: HTTPRequest.Method, _ path: String, token: String? = nil, json: Any? = nil, raw: String? = nil,
-                  contentType: String? = "application/json", headers extra: HTTPFields = [:],
+                  bytes: [UInt8]? = nil, contentType: String? = "application/json", headers extra: HTTPFields = [:],
                   language: String? = nil) async throws -> Answer {
             var headers = extra
             if let token { headers[.authorization] = "Bearer \(token)" }
@@ -117,6 +117,8 @@ final class TestBank: @unchecked Sendable {
                 body = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed]))
             } else if let raw {
                 body = ByteBuffer(string: raw)
+            } else if let bytes {
+                body = ByteBuffer(bytes: bytes)
             }
             let response = try await client.execute(method, path, headers: headers, body: body)
             return Answer(status: response.status.code, headers: response.headers, body: response.body)
