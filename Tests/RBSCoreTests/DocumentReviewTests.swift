@@ -225,6 +225,12 @@ struct DocumentReviewTests {
         #expect(HostMessage.describe(LedgerError.code(.wrong(attemptsLeft: 1)), .ru)
             == "одноразовый код неверен; проверьте часы устройства с приложением-аутентификатором; осталось попыток до блокировки подписи на 5 минут: 1")
         #expect(HostMessage.describe(LedgerError.code(.wrong(attemptsLeft: 1)), .en) == OneTimeCodeError.wrong(attemptsLeft: 1).description)
+        // A second signature's refusals (`--lang ru customers approve` said them in English after a Russian prefix).
+        for refusal in [SecondSignatureError.notAwaiting(3), .alreadyDecided(3, by: 4), .sameSigner(user: "alice"), .noReason, .invalidThreshold("x")] {
+            let russian = HostMessage.describe(LedgerError.secondSignature(refusal), .ru)
+            #expect(russian != refusal.description && russian.range(of: "[а-яё]", options: .regularExpression) != nil, "\(russian)")
+            #expect(HostMessage.describe(LedgerError.secondSignature(refusal), .en) == refusal.description)
+        }
         // A rejection read back from the journal has no facts: its journaled message, never a half-filled sentence.
         let journaled = Rejection(code: rejection.code, message: rejection.message)
         #expect(HostMessage.describe(journaled, .ru) == rejection.message)

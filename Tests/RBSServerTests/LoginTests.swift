@@ -110,6 +110,19 @@ struct LoginTests {
         }
     }
 
+    @Test("the Authorization scheme is read in any case (bearer, BEARER), as RFC 9110 says; another scheme is no session")
+    func bearerInAnyCase() async throws {
+        let bank = try TestBank()
+        try await bank.test { api in
+            let token = try await api.login(bank.alice)
+            for scheme in ["Bearer", "bearer", "BEARER"] {
+                let answer = try await api.call(.get, "/api/v1/session", headers: [.authorization: "\(scheme) \(token)"])
+                #expect(answer.status == 200, "\(scheme): \(answer.status)")
+            }
+            #expect(try await api.call(.get, "/api/v1/session", headers: [.authorization: "Basic \(token)"]).status == 401)
+        }
+    }
+
     @Test("bad JSON, a missing field, a wrong type and a non-JSON body are 400/415 problems saying what is wrong")
     func badBodies() async throws {
         let bank = try TestBank()

@@ -13,7 +13,23 @@ extension HostMessage {
         switch error {
         case .code(let code): return describe(code, language)
         case .wouldBeRejected(let rejection): return wouldRefuse(rejection, language)
+        case .secondSignature(let refusal): return describe(refusal, language)
         default: return error.description
+        }
+    }
+
+    /// Why a second signature was refused, in `language` (`--lang ru customers approve` said it in English).
+    public static func describe(_ error: SecondSignatureError, _ language: HostLanguage) -> String {
+        guard language == .ru else { return error.description }
+        switch error {
+        case .notAwaiting(let sequence):
+            return "под номером \(sequence) журнала нет документа этого клиента, ждущего второй подписи (см. список ожидающих)"
+        case .alreadyDecided(let sequence, let by):
+            return "запись журнала \(sequence) уже решена вторым подписантом: см. запись \(by)"
+        case .sameSigner(let user):
+            return "\(user) подписал этот документ первым и не может быть вторым подписантом: его подписывает или отклоняет другой пользователь клиента"
+        case .noReason: return "укажите причину отказа (она записывается в журнал и видна первому подписанту)"
+        case .invalidThreshold(let detail): return "порог второй подписи не принят: \(detail)"
         }
     }
 

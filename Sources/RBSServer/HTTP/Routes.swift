@@ -250,9 +250,10 @@ enum Routes {
 
     // MARK: - Reading requests
 
-    /// The session token: the cookie, or `Authorization: Bearer TOKEN`.
+    /// The session token: the cookie, or `Authorization: Bearer TOKEN` (the scheme in any case, as RFC 9110 has it).
     static func token(_ request: Request) -> String? {
-        if let header = request.headers[.authorization], header.hasPrefix("Bearer ") {
+        if let header = request.headers[.authorization], header.utf8.count > 7,
+           header.prefix(7).lowercased() == "bearer " {
             return String(SameOriginGuard.trimmed(header.dropFirst(7)))
         }
         return request.cookies[cookie]?.value

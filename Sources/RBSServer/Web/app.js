@@ -838,6 +838,10 @@ function update(wrapper, atom, initial, typed) {
   }
   if (control && atom.kind === "toggle") control.checked = atom.value === true;
   if (control && atom.kind === "input" && !typed && (initial || document.activeElement !== control)) control.value = atom.value;
+  // A text the form changed (its spaces trimmed, a payee's first letter capitalised by the plugin) is shown as it will
+  // be signed once the person has left the field; an amount keeps the person's spelling, its verdict beside it.
+  if (control && atom.kind === "input" && typed && ["text", "digits"].includes(atom.inputType) && !atom.error
+      && document.activeElement !== control && control.value !== atom.value) control.value = atom.value;
   const verdict = wrapper.querySelector(".verdict");
   if (verdict) verdict.textContent = atom.value && !atom.error ? "= " + format.amount(atom.value, atom.currency) : "";
   setError(wrapper, atom, atom.error || "");

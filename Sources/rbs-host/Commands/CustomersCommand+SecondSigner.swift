@@ -80,7 +80,7 @@ extension CustomersCommand {
                 let report = CustomersText.PolicyReport(
                     customer: found, users: try ledger.customers.users(of: found).map(\.name),
                     thresholds: try ledger.customers.secondSigner(of: found))
-                if json { JSONOutput.print(report) } else { print(report.text) }
+                if json { JSONOutput.print(report) } else { print(report.text(global.language)) }
             }
         }
 
@@ -111,7 +111,7 @@ extension CustomersCommand {
                 let ledger = try global.openLedger()
                 guard let found = try ledger.customers.customer(named: customer) else { throw CustomerError.unknown(customer) }
                 let rows = try ledger.pendingSecondSignatures(of: found).map(CustomersText.PendingRow.init)
-                if json { JSONOutput.print(rows) } else { print(CustomersText.pendingTable(rows, customer: customer)) }
+                if json { JSONOutput.print(rows) } else { print(CustomersText.pendingTable(rows, customer: customer, language: global.language)) }
             }
         }
     }
@@ -177,13 +177,16 @@ extension CustomersText {
             secondSignerAbove = thresholds.sorted { $0.key < $1.key }.map { Threshold(amount: Amount.text($0.value, currency: $0.key), currency: $0.key) }
         }
 
-        var text: String {
-            var lines = ["Customer:      \(customer)", "Users:         \(users.joined(separator: ", "))"]
+        func text(_ language: HostLanguage = .en) -> String {
+            let ru = language == .ru
+            var lines = [(ru ? "Клиент:          " : "Customer:      ") + customer,
+                         (ru ? "Пользователи:    " : "Users:         ") + users.joined(separator: ", ")]
             if secondSignerAbove.isEmpty {
-                lines.append("Second signer: never (one user signs alone)")
+                lines.append(ru ? "Вторая подпись:  не нужна (подписывает один пользователь)" : "Second signer: never (one user signs alone)")
             } else {
-                lines.append("Second signer: above " + secondSignerAbove.map { Amount.shown($0.amount, currency: $0.currency, .en) }.joined(separator: ", ")
-                             + "; in any other currency always")
+                let above = secondSignerAbove.map { Amount.shown($0.amount, currency: $0.currency, language) }.joined(separator: ", ")
+                lines.append(ru ? "Вторая подпись:  свыше \(above); в любой другой валюте всегда"
+                                : "Second signer: above \(above); in any other currency always")
             }
             return lines.joined(separator: "\n")
         }
@@ -221,8 +224,11 @@ extension CustomersText {
 
     /// The awaiting documents for people, amounts grouped as `language` writes them.
     static func pendingTable(_ rows: [PendingRow], customer: String, language: HostLanguage = .en) -> String {
-        guard !rows.isEmpty else { return "Nothing awaits a second signature for \(customer)." }
-        var table = Table(header: ["N", "SIGNED BY", "AMOUNT", "PAYEE", "ACCOUNT", "PURPOSE"])
+        guard !rows.isEmpty else {
+            return language.pick("Nothing awaits a second signature for \(customer).", "У клиента \(customer) ничто не ждёт второй подписи.")
+        }
+        var table = Table(header: language == .ru ? ["№", "ПОДПИСАЛ", "СУММА", "ПОЛУЧАТЕЛЬ", "СЧЁТ", "НАЗНАЧЕНИЕ"]
+                                                  : ["N", "SIGNED BY", "AMOUNT", "PAYEE", "ACCOUNT", "PURPOSE"])
         table.rightAligned = [0, 2]
         for row in rows {
             table.rows.append([String(row.journal), row.signedBy, row.amount.map { Amount.shown($0, currency: row.currency ?? "", language) } ?? "",
@@ -249,9 +255,10 @@ extension CustomersText {
             }
             report = RunReport(outcome: outcome, document: try CanonicalEncoding.decode(row.document))
         } catch {
-            report = RunReport(status: .invalid, journal: nil, document: nil, errors: [AtomIssue(atom: nil, message: String(describing: error))])
+            let message = (error as? LedgerError).map { HostMessage.describe($0, global.language) } ?? String(describing: error)
+            report = RunReport(status: .invalid, journal: nil, document: nil, errors: [AtomIssue(atom: nil, message: message)])
         }
-        if json { JSONOutput.print(report) } else { print(RunText.render(report)) }
+        if json { JSONOutput.print(report) } else { print(RunText.render(report, language: global.language)) }
         if report.status != .posted && !(reason != nil && report.status == .rejected && report.journal != nil) { throw ExitCode.failure }
     }
 }

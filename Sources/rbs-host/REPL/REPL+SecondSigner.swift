@@ -35,9 +35,12 @@ extension REPL {
                 let row = CustomersText.PendingRow(pending)
                 let amount = row.amount.map { Amount.shown($0, currency: row.currency ?? "", console.language) } ?? ""
                 console.say(Terminal.bold("  \(amount) → \(row.payee ?? "") \(row.credit ?? "")"))
-                console.say("  \(row.purpose ?? "")\n  signed by \(row.signedBy) at \(row.signedAt), document \(row.documentHash)")
+                console.say("  \(row.purpose ?? "")\n  " + console.language.pick(
+                    "signed by \(row.signedBy) at \(row.signedAt), document \(row.documentHash)",
+                    "подписал \(row.signedBy) в \(row.signedAt), документ \(row.documentHash)"))
             }
-            guard case .line(let raw) = console.read("\(user.customer.name)'s one-time code: ", remember: false) else { return }
+            let prompt = console.language.pick("\(user.customer.name)'s one-time code: ", "одноразовый код \(user.customer.name): ")
+            guard case .line(let raw) = console.read(prompt, remember: false) else { return }
             let code = raw.trimmingCharacters(in: .whitespaces)
             guard !code.isEmpty, code.lowercased() != "cancel" else {
                 console.say(Terminal.dim(console.text(.cancelledNothingPosted)))
