@@ -121,7 +121,7 @@ extension OnlineBank {
                                       payeeAccount: payment?.creditAccount,
                                       fields: reviewed.lines.map { API.ReviewLine(caption: $0.caption, value: $0.value, prominent: $0.prominent) },
                                       refusal: reviewed.refusal?.message,
-                                      duplicate: module.repeats[index].map { duplicateProblem(Duplicate(position: index + 1, of: $0)).duplicate } ?? nil)
+                                      duplicate: module.repeats[index].map { duplicateProblem(Duplicate(position: index + 1, of: $0), repeating: document).duplicate } ?? nil)
         }
         return API.BasketReview(basket: module.basket.id, documents: documents,
                                 totals: module.basket.totals.map { API.BasketTotal(currency: $0.currency, amount: $0.amount) },

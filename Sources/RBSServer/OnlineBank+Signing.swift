@@ -199,13 +199,18 @@ extension OnlineBank {
 
     /// The core's refusal of an unconfirmed repeat: 409 `duplicate`, naming what it repeats (a posted entry, or an
     /// earlier document of the same basket); nothing was signed and no code was looked at.
-    static func duplicateProblem(_ found: Duplicate) -> Problem {
+    /// With `repeating` (the document that repeats, in a basket's review), a repeat of a document of the same basket
+    /// names the payment too: it is the same payment, by the rule that found it.
+    static func duplicateProblem(_ found: Duplicate, repeating: Document? = nil) -> Problem {
         var duplicate: API.Duplicate
         switch found.of {
         case .entry(let entry):
             duplicate = Self.duplicate(entry)
         case .document(let earlier):
-            duplicate = API.Duplicate(journal: nil, postedAt: nil, message: SignModule.repeatNotice(found.of))
+            let payment = repeating.flatMap(Payment.of)
+            duplicate = API.Duplicate(journal: nil, postedAt: nil, amount: payment?.amount.plain, currency: payment?.amount.currency.code,
+                                      payee: payment?.payee.name, account: payment?.creditAccount, purpose: payment?.purpose,
+                                      message: SignModule.repeatNotice(found.of))
             duplicate.document = earlier
         }
         duplicate.position = found.position

@@ -69,6 +69,15 @@ struct BasketServerTests {
             let second = try await api.call(.post, "/api/v1/baskets", token: token, json: ["runs": [repeatRun]])
             let repeated = try #require((second.object["documents"] as? [[String: Any]])?.first?["duplicate"] as? [String: Any])
             #expect(repeated["journal"] as? Int == 1, "\(second.text)")
+            // The same payment twice in one basket: the second names the first by position, with the payment's
+            // amount, payee and account, and journal and postedAt null (present, as the schema says).
+            let twin = try await api.call(.post, "/api/v1/baskets", token: token, json: ["runs": [
+                try await Self.reviewed(api, bank, token, amount: "7.00", name: "ООО Лютик"),
+                try await Self.reviewed(api, bank, token, amount: "7.00", name: "ООО Лютик")]])
+            let inBasket = try #require((twin.object["documents"] as? [[String: Any]])?.last?["duplicate"] as? [String: Any], "\(twin.text)")
+            #expect(inBasket["journal"] is NSNull && inBasket["postedAt"] is NSNull, "\(twin.text)")
+            #expect(inBasket["document"] as? Int == 1 && inBasket["position"] as? Int == 2)
+            #expect(inBasket["amount"] as? String == "7.00" && inBasket["payee"] as? String == "ООО Лютик" && inBasket["currency"] as? String == "RUB")
             let secondId = try #require(second.object["basket"] as? String)
             let asked = try await api.call(.post, "/api/v1/baskets/\(secondId)/sign", token: token, json: ["code": "000000"])
             #expect(asked.status == 409 && asked.object["type"] as? String == "urn:rbs-host:problem:duplicate", "\(asked.text)")

@@ -277,6 +277,24 @@ package enum API {
         package var document: Int? = nil
         /// The repeating document's position in its basket (1-based), for a basket.
         package var position: Int? = nil
+
+        private enum CodingKeys: String, CodingKey { case journal, postedAt, amount, currency, payee, account, purpose, message, document, position }
+
+        /// `journal` and `postedAt` are always there, null for a repeat of a document of the same basket (as the
+        /// schema and the README say: they were left out); the rest when known.
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(journal, forKey: .journal)
+            try container.encode(postedAt, forKey: .postedAt)
+            try container.encodeIfPresent(amount, forKey: .amount)
+            try container.encodeIfPresent(currency, forKey: .currency)
+            try container.encodeIfPresent(payee, forKey: .payee)
+            try container.encodeIfPresent(account, forKey: .account)
+            try container.encodeIfPresent(purpose, forKey: .purpose)
+            try container.encode(message, forKey: .message)
+            try container.encodeIfPresent(document, forKey: .document)
+            try container.encodeIfPresent(position, forKey: .position)
+        }
     }
 
     /// Exactly one of `code` (TOTP) and `passkey` (the assertion); `requestId` makes a retry safe: the same id
