@@ -205,7 +205,7 @@ extension HostMessage {
             }
             return "\(PaymentQRError.visible(field))=\(PaymentQRError.visible(value)): ожидается \(what)"
         case .unprintable(let field, let code):
-            return "в поле \(PaymentQRError.visible(field)) управляющий или невидимый символ \(PaymentQRError.codePoint(code)), "
+            return "в поле \(PaymentQRError.visible(field)) управляющий или невидимый символ \(UnicodeText.codePoint(code)), "
                 + "которого в тексте платежа не бывает: код отклонён, а не показан"
         }
     }

@@ -177,10 +177,9 @@ public struct EmbeddedBank: Sendable {
         var tip: (sequence: Int64, hash: Data)
         var settled: [String: Outcome] = [:]
         var registered: Set<String> = []
-        /// The second-signer thresholds of each key that signed in the batch (`nil` inside: none apply).
-        var policies: [String: SecondSignerPolicy?] = [:]
-        /// The second-signer thresholds of each customer whose account a signer of another party debits.
-        var customerPolicies: [Int64: SecondSignerPolicy?] = [:]
+        /// The second-signer thresholds of each customer a document of the batch is signed by or debits (`nil` inside:
+        /// none apply).
+        var policies: [Int64: SecondSignerPolicy?] = [:]
         /// `nil` inside: the number is not one of the accounts.
         var accounts: [String: CachedAccount?] = [:]
         var dirty: [String: Int] = [:]
@@ -615,19 +614,18 @@ extension EmbeddedBank.BatchState {
         return party
     }
 
-    /// The second-signer thresholds for `keyId`, read from the database the first time the batch asks.
+    /// The second-signer thresholds that apply to payments signed with `keyId`: its customer's (``party(of:in:)``);
+    /// nil for a key that is no customer's.
     mutating func secondSignerPolicy(for keyId: String, in db: any SQLTransaction) throws -> SecondSignerPolicy? {
-        if let known = policies[keyId] { return known }
-        let policy = try Customers.secondSignerPolicy(keyId: keyId, in: db)
-        policies[keyId] = .some(policy)
-        return policy
+        guard let holder = try party(of: keyId, in: db) else { return nil }
+        return try secondSignerPolicy(ofCustomer: holder, in: db)
     }
 
     /// The second-signer thresholds of customer `holder`, read from the database the first time the batch asks.
     mutating func secondSignerPolicy(ofCustomer holder: Int64, in db: any SQLTransaction) throws -> SecondSignerPolicy? {
-        if let known = customerPolicies[holder] { return known }
+        if let known = policies[holder] { return known }
         let policy = try Customers.secondSignerPolicy(holder: holder, in: db)
-        customerPolicies[holder] = .some(policy)
+        policies[holder] = .some(policy)
         return policy
     }
 

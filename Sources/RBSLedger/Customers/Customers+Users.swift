@@ -146,15 +146,9 @@ extension Customers {
         return (try row["id"], try row["name"], try row["holder"])
     }
 
-    /// The second-signer thresholds that apply to payments signed with `keyId`: `nil` when the key is no customer
-    /// user's or its customer has none (no payment needs a second signer). Read once per key by a batch, which
-    /// changes no customer: the same answer for each of its documents as asking for each.
-    static func secondSignerPolicy(keyId: String, in db: any SQLTransaction) throws -> SecondSignerPolicy? {
-        guard let user = try user(ofKey: keyId, in: db) else { return nil }
-        return try secondSignerPolicy(holder: user.holder, in: db)
-    }
-
-    /// Customer `holder`'s second-signer thresholds, or nil when it has none.
+    /// Customer `holder`'s second-signer thresholds: `nil` when it has none (no payment needs a second signer). Read
+    /// once per customer by a batch, which changes no customer: the same answer for each of its documents as asking
+    /// for each.
     static func secondSignerPolicy(holder: Int64, in db: any SQLTransaction) throws -> SecondSignerPolicy? {
         let rows = try db.rows("SELECT currency, above FROM customer_policies WHERE customer_id = ?", holder)
         guard !rows.isEmpty else { return nil }

@@ -1,3 +1,5 @@
+import RBSMoney
+
 /// Characters that change how text looks without being seen: the bidirectional controls (embeddings, overrides,
 /// isolates, the directional marks, U+061C) and every other invisible format character (Unicode category Cf: zero
 /// width space and joiners, word joiner, the byte order mark, the soft hyphen, …). A payee name or purpose holding one
@@ -33,10 +35,7 @@ public struct InvisibleCharacter: Sendable, Hashable, CustomStringConvertible {
     public let position: Int
 
     /// "U+202E".
-    public var code: String {
-        let hex = String(scalar.value, radix: 16, uppercase: true)
-        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-    }
+    public var code: String { UnicodeText.codePoint(scalar.value) }
 
     /// Its Unicode name in small letters: "right-to-left override", "zero width space".
     public var name: String { (scalar.properties.name ?? "format character").lowercased() }

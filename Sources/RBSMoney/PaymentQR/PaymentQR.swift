@@ -87,7 +87,7 @@ public struct PaymentQR: Sendable, Equatable {
         switch encoding {
         case .utf8:
             guard let decoded = String(validating: body, as: UTF8.self) else {
-                throw .notInEncoding(encoding, offset: Self.firstInvalidUTF8(body) + headerBytes.count + 1)
+                throw .notInEncoding(encoding, offset: (UnicodeText.firstInvalidUTF8(in: body) ?? 0) + headerBytes.count + 1)
             }
             text = decoded
         case .windows1251, .koi8r:
@@ -195,15 +195,6 @@ public struct PaymentQR: Sendable, Equatable {
         case .koi8r: return CyrillicCodePage.koi8r.encode(text)
         }
     }
-
-    private static func firstInvalidUTF8(_ bytes: ArraySlice<UInt8>) -> Int {
-        var end = bytes.count
-        while end > 0 {
-            if String(validating: bytes.prefix(end), as: UTF8.self) != nil { break }
-            end -= 1
-        }
-        return end
-    }
 }
 
 /// Why a payment QR code's text was refused; each names the field or the place.
@@ -259,7 +250,7 @@ public enum PaymentQRError: Error, Sendable, Equatable, CustomStringConvertible 
         case .invalidValue(let field, let value, let expected):
             "\(Self.visible(field))=\(Self.visible(value)): expected \(expected.description)"
         case .unprintable(let field, let code):
-            "the field \(Self.visible(field)) holds the control or invisible character \(Self.codePoint(code)), which a payment's text never does: "
+            "the field \(Self.visible(field)) holds the control or invisible character \(UnicodeText.codePoint(code)), which a payment's text never does: "
                 + "the code is refused rather than shown"
         }
     }
@@ -270,14 +261,8 @@ public enum PaymentQRError: Error, Sendable, Equatable, CustomStringConvertible 
         guard text.unicodeScalars.contains(where: PaymentQR.isUnprintable) else { return text }
         var shown = ""
         for scalar in text.unicodeScalars {
-            if PaymentQR.isUnprintable(scalar) { shown += "<" + codePoint(scalar.value) + ">" } else { shown.unicodeScalars.append(scalar) }
+            if PaymentQR.isUnprintable(scalar) { shown += "<" + UnicodeText.codePoint(scalar.value) + ">" } else { shown.unicodeScalars.append(scalar) }
         }
         return shown
-    }
-
-    /// "U+001B".
-    public static func codePoint(_ code: UInt32) -> String {
-        let hex = String(code, radix: 16, uppercase: true)
-        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 }

@@ -4,6 +4,7 @@ import HTTPTypes
 import NIOCore
 import RBSCore
 import RBSLedger
+import RBSMoney
 
 /// The HTTP face of ``OnlineBank``: /api/v1 (JSON, described by `openapi.json`), the web client at `/`, `/health`
 /// and `/metrics`. Each handler reads what it needs from the request, calls the bank, and answers JSON or a problem.
@@ -303,7 +304,7 @@ enum Routes {
         let data = Data(buffer.readableBytesView)
         // JSON is UTF-8 text: a body that is not says where (the decoder called a value holding byte 0xFF "a string
         // where a dictionary was expected").
-        if let offset = Self.firstInvalidUTF8(data) {
+        if let offset = UnicodeText.firstInvalidUTF8(in: data) {
             throw .badJSON("the body is not UTF-8 text: byte \(offset + 1) (0x\(String(data[data.startIndex + offset], radix: 16, uppercase: true))) is not part of a character")
         }
         do {
@@ -326,21 +327,6 @@ enum Routes {
         else { return nil }
         let why = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
         return why?.isEmpty == false ? why : nil
-    }
-
-    /// The offset of the first byte of `data` that is not part of a UTF-8 character, or nil when it is UTF-8 text.
-    static func firstInvalidUTF8(_ data: Data) -> Int? {
-        if data.allSatisfy({ $0 < 0x80 }) { return nil }
-        var bytes = data.makeIterator()
-        var codec = UTF8()
-        var offset = 0
-        while true {
-            switch codec.decode(&bytes) {
-            case .scalarValue(let scalar): offset += UTF8.width(scalar)
-            case .emptyInput: return nil
-            case .error: return offset
-            }
-        }
     }
 
     private static func path(_ context: DecodingError.Context) -> String {

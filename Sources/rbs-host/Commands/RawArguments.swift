@@ -1,4 +1,5 @@
 import Foundation
+import RBSMoney
 
 /// The command line as bytes. Swift's `CommandLine.arguments` repairs invalid UTF-8 with U+FFFD, which would then
 /// be signed as if the person had typed it; the host refuses such a value instead, before anything is signed.
@@ -10,16 +11,7 @@ enum RawArguments {
         for index in 0..<Int(CommandLine.argc) {
             guard let pointer = CommandLine.unsafeArgv[index] else { continue }
             let bytes = UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)).bindMemory(to: UInt8.self)
-            guard String(validating: bytes, as: UTF8.self) == nil else { continue }
-            var offset = 0
-            var iterator = bytes.makeIterator()
-            var decoder = UTF8()
-            decoding: while true {
-                switch decoder.decode(&iterator) {
-                case .scalarValue(let scalar): offset += UTF8.width(scalar)
-                case .emptyInput, .error: break decoding
-                }
-            }
+            guard let offset = UnicodeText.firstInvalidUTF8(in: bytes) else { continue }
             found.append((index, String(decoding: bytes, as: UTF8.self), offset))
         }
         return found
