@@ -115,7 +115,7 @@ extension OnlineBank {
         let events = self.events
         return try await onLane(run) { () throws(Problem) -> API.Changes in
             let session = try Self.editable(run)
-            guard let descriptor = session.operation.descriptor.atoms.first(where: { $0.id == atom }) else {
+            guard let descriptor = session.declaration(of: atom) else {
                 throw Problem("unknown-atom", "No such atom", status: 404,
                               detail: "operation \(session.operation.id) has no atom '\(atom)'", atom: atom)
             }

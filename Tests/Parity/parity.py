@@ -159,6 +159,9 @@ def classify(message):
         return "duplicate"
     if message.startswith("required: ") or message.startswith("обязательное поле: "):
         return "needs-attention"
+    # An amount the form cleared because its account is in another currency now (rbs.amount-currency/1).
+    if "enter it again in " in message or "введите её заново в " in message:
+        return "needs-attention"
     if message.startswith("the one-time code is wrong") or message.startswith("одноразовый код неверен"):
         return "wrong-code"
     if "the run was ended, nothing was signed or posted" in message:
@@ -273,7 +276,9 @@ def repl_outcome(text):
         if attention and line.startswith("⚠ "):
             kind = classify(line[2:])
             if kind == "needs-attention":
-                return kind, line[2:].split(":", 1)[1].strip()
+                # "⚠ required: CAPTION", or "⚠ CAPTION: what it needs" (an amount cleared for another currency).
+                before, after = line[2:].split(":", 1)
+                return kind, after.strip() if classify(before + ": ") == "needs-attention" else before.strip()
             continue
         if line.startswith("error:"):
             message = line[len("error:"):].strip()

@@ -90,7 +90,7 @@ struct ABICompatibilityTests {
     @Test("a plugin that requires a newer ABI or a missing service is refused, naming the feature")
     func requirementsNameTheMissingFeature() throws {
         let folder = Fixtures.temporaryDirectory("requirements")
-        for (name, feature, abi) in [("abi", "rbs.abi/1.6", "{ 1, 6, 0 }"), ("service", "rbs.sbp/1", "RBS_ABI_VERSION_INIT"),
+        for (name, feature, abi) in [("abi", "rbs.abi/1.7", "{ 1, 7, 0 }"), ("service", "rbs.sbp/1", "RBS_ABI_VERSION_INIT"),
                                      ("malformed", "rbs.abi/one", "RBS_ABI_VERSION_INIT")] {
             try plugin(name, """
                 #include <rbs_plugin.h>
@@ -111,9 +111,9 @@ struct ABICompatibilityTests {
         let errors = Dictionary(uniqueKeysWithValues: runtime.registry.records.map {
             (URL(fileURLWithPath: $0.path).deletingPathExtension().lastPathComponent, $0.error ?? "")
         })
-        #expect(errors["abi"]?.contains("requires rbs.abi/1.6, which this host (ABI 1.5) does not offer; it was built against ABI 1.6") == true,
+        #expect(errors["abi"]?.contains("requires rbs.abi/1.7, which this host (ABI 1.6) does not offer; it was built against ABI 1.7") == true,
                 "\(errors)")
-        #expect(errors["service"]?.contains("requires rbs.sbp/1, which this host (ABI 1.5) does not offer") == true, "\(errors)")
+        #expect(errors["service"]?.contains("requires rbs.sbp/1, which this host (ABI 1.6) does not offer") == true, "\(errors)")
         #expect(errors["malformed"]?.contains("requires rbs.abi/one") == true, "\(errors)")
         #expect(runtime.registry.records.allSatisfy { $0.status == .failed })
     }

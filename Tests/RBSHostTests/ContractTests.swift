@@ -43,7 +43,7 @@ struct ContractTests {
             #expect(keys(item) == ["path", "id", "version", "abi", "status", "error"])
             #expect(item["status"] as? String == "listed")
             #expect(item["error"] is NSNull)
-            #expect(item["abi"] as? String == "1.5.0")
+            #expect(item["abi"] as? String == "1.6.0")
             // pay.pp.tax is 1.1.0 since the single tax payment's fields 60 and 22 (issue #34); the cards plugin since
             // card.unblock and the signer's own cards (issue #29).
             #expect(item["version"] as? String == (["ru.example.payments.tax", "ru.example.cards"].contains(item["id"] as? String) ? "1.1.0" : "1.0.0"))

@@ -34,10 +34,13 @@ struct DescribeQuickTests {
         #expect(keys(object).isSuperset(of: ["operation", "atoms", "ready"]))
         #expect(keys(object).isSubset(of: ["operation", "atoms", "ready", "formError"]))
         for atom in object["atoms"] as? [[String: Any]] ?? [] {
-            // An account picker also lists its offered accounts (an enum its options), so a script need not guess.
-            let extra: Set<String> = atom["kind"] as? String == "account" ? ["accounts"] : atom["kind"] as? String == "enum" ? ["options"] : []
+            // An account picker also lists its offered accounts (an enum its options, an amount its currency), so a
+            // script need not guess.
+            let extra: Set<String> = atom["kind"] as? String == "account" ? ["accounts"] : atom["kind"] as? String == "enum" ? ["options"]
+                : atom["id"] as? String == "amount" ? ["currency"] : []
             #expect(keys(atom) == Set(["id", "kind", "caption", "visible", "value", "error"]).union(extra), "\(atom)")
         }
+        #expect((object["atoms"] as? [[String: Any]])?.first { $0["id"] as? String == "amount" }?["currency"] as? String == "RUB")
         let picker = try #require((object["atoms"] as? [[String: Any]])?.first { $0["id"] as? String == "srcAccount" })
         let offered = try #require(picker["accounts"] as? [[String: Any]])
         #expect(offered.map { $0["position"] as? Int } == [1, 2])

@@ -32,7 +32,7 @@ static const rbs_atom_descriptor_t atoms[] = {
         .input_type = RBS_INPUT_AMOUNT,
         .caption = "Сумма",
         .currency = "RUB",
-        .hint = "In the currency of the accounts, e.g. 1 500,00.",
+        .hint = "In the currency of the debit account, e.g. 1 500,00.",
         .valid_if = "amount > 0",
         .error_text = "Enter an amount greater than zero",
     },
@@ -222,7 +222,7 @@ static const rbs_translated_text_t russian[] = {
     TEXT(RBS_TEXT_OPERATION_CATEGORY, NULL, "Переводы"),
     TEXT(RBS_TEXT_ATOM_HINT, "fromAccount", "Счёт, с которого уходят деньги. Заблокированные счета не предлагаются."),
     TEXT(RBS_TEXT_ATOM_HINT, "toAccount", "Счёт, на который приходят деньги: любой ваш счёт, кроме счёта списания."),
-    TEXT(RBS_TEXT_ATOM_HINT, "amount", "В валюте счетов, например 1 500,00."),
+    TEXT(RBS_TEXT_ATOM_HINT, "amount", "В валюте счёта списания, например 1 500,00."),
     TEXT(RBS_TEXT_ATOM_ERROR, "amount", "Введите сумму больше нуля"),
 };
 static const rbs_translated_text_t english[] = {
@@ -245,9 +245,22 @@ static const rbs_texts_extension_t texts_extension = {
     .languages = languages,
 };
 
+/* rbs.amount-currency/1 (ABI 1.6): the amount is in the currency of the debit account, whichever is chosen: the host
+ * asks for it, checks it and hands it over in that currency (a USD account's amount in USD). A host older than 1.6
+ * never asks and keeps the descriptor's RUB. */
+static const rbs_amount_currency_t amount_currencies[] = {
+    { .operation_id = "transfer.own", .amount_atom_id = "amount", .account_atom_id = "fromAccount" },
+};
+
+static const rbs_amount_currency_extension_t amount_currency_extension = {
+    .count = sizeof amount_currencies / sizeof amount_currencies[0],
+    .amounts = amount_currencies,
+};
+
 static const void *transfer_get_extension(const char *id) {
     if (strcmp(id, RBS_EXT_DOCUMENT_LABELS) == 0) return &document_labels_extension;
     if (strcmp(id, RBS_EXT_TEXTS) == 0) return &texts_extension;
+    if (strcmp(id, RBS_EXT_AMOUNT_CURRENCY) == 0) return &amount_currency_extension;
     return NULL;
 }
 

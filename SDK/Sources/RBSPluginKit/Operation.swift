@@ -88,6 +88,11 @@ public protocol OperationDefinition: Operation {
     /// round trip to the plugin's worker for that commit). List an atom only when committing it calls nothing of
     /// the host (no caption, visibility, mark, value or service) and changes nothing else.
     static var recordedAtoms: [String] { get }
+    /// The amount atoms that take the currency of the account chosen in an account atom, amount id → account atom id
+    /// (`rbs.amount-currency/1`, ABI 1.6): the host asks for, checks and hands over such an amount in that account's
+    /// currency, and the atom's declared currency holds while no account is chosen. A host older than 1.6 keeps the
+    /// declared currency.
+    static var amountCurrencies: [String: String] { get }
 }
 
 extension OperationDefinition {
@@ -95,6 +100,7 @@ extension OperationDefinition {
     public static var documentLabels: [DocumentFieldLabel] { [] }
     public static var translations: [Translation] { [] }
     public static var recordedAtoms: [String] { [] }
+    public static var amountCurrencies: [String: String] { [:] }
 }
 
 /// A banking operation: a list of atoms (one line each; reorder by moving a line) and what happens when values

@@ -33,6 +33,8 @@ public enum Plugin {
     private static let functionReads = Mutex(Shared<UnsafeRawPointer?>(value: nil))
     /// The `rbs.recorded-atoms/1` table, when an operation lists atoms whose value it only records.
     private static let recordedAtoms = Mutex(Shared<UnsafeRawPointer?>(value: nil))
+    /// The `rbs.amount-currency/1` table, when an amount takes the currency of a chosen account.
+    private static let amountCurrencies = Mutex(Shared<UnsafeRawPointer?>(value: nil))
 
     /// The plugin's entry (`const rbs_plugin_entry_t *`), built on the first call.
     /// - Parameter requires: what the plugin cannot work without (rbs/ext/requirements.h): `"rbs.abi/1.1"`, or a host
@@ -100,6 +102,7 @@ public enum Plugin {
         buildTexts(operations)
         buildFunctionReads(operations)
         buildRecordedAtoms(operations)
+        buildAmountCurrencies(operations)
         let plugin = UnsafeMutablePointer<rbs_plugin_descriptor_t>.allocate(capacity: 1)
         plugin.initialize(to: rbs_plugin_descriptor_t(
             id: keep(id), name: keep(name), version: keep(version), vendor: keep(vendor),
@@ -179,6 +182,22 @@ public enum Plugin {
         recordedAtoms.withLock { $0.value = UnsafeRawPointer(table) }
     }
 
+    /// The `rbs.amount-currency/1` table: one entry per amount that takes the currency of a chosen account.
+    private static func buildAmountCurrencies(_ operations: [any OperationDefinition.Type]) {
+        let entries = operations.flatMap { type in
+            type.amountCurrencies.sorted { $0.key < $1.key }.map { (operation: type.id, amount: $0.key, account: $0.value) }
+        }
+        guard !entries.isEmpty else { return }
+        let array = UnsafeMutablePointer<rbs_amount_currency_t>.allocate(capacity: entries.count)
+        for (index, entry) in entries.enumerated() {
+            array[index] = rbs_amount_currency_t(operation_id: keep(entry.operation), amount_atom_id: keep(entry.amount),
+                                                 account_atom_id: keep(entry.account))
+        }
+        let table = UnsafeMutablePointer<rbs_amount_currency_extension_t>.allocate(capacity: 1)
+        table.initialize(to: rbs_amount_currency_extension_t(count: UInt32(entries.count), amounts: UnsafePointer(array)))
+        amountCurrencies.withLock { $0.value = UnsafeRawPointer(table) }
+    }
+
     private static func describe(_ atom: Atom) -> rbs_atom_descriptor_t {
         var options: UnsafeMutablePointer<rbs_option_t>?
         if !atom.options.isEmpty {
@@ -203,7 +222,8 @@ public enum Plugin {
 
     /// `get_extension`: the requirements table for "rbs.requirements/1", the labels for "rbs.document-labels/1",
     /// the translations for "rbs.texts/1", the methods' reads for "rbs.function-reads/1", the atoms whose value is
-    /// only recorded for "rbs.recorded-atoms/1", the state hand-over for
+    /// only recorded for "rbs.recorded-atoms/1", the amounts in a chosen account's currency for
+    /// "rbs.amount-currency/1", the state hand-over for
     /// "rbs.state/1" (when the lifecycle has one), NULL for anything else. [plugin-thread]
     private static let getExtension: @convention(c) (UnsafePointer<CChar>?) -> UnsafeRawPointer? = { id in
         guard let id else { return nil }
@@ -212,6 +232,7 @@ public enum Plugin {
         if strcmp(id, RBS_EXT_TEXTS) == 0 { return texts.withLock { Shared(value: $0.value) }.value }
         if strcmp(id, RBS_EXT_FUNCTION_READS) == 0 { return functionReads.withLock { Shared(value: $0.value) }.value }
         if strcmp(id, RBS_EXT_RECORDED_ATOMS) == 0 { return recordedAtoms.withLock { Shared(value: $0.value) }.value }
+        if strcmp(id, RBS_EXT_AMOUNT_CURRENCY) == 0 { return amountCurrencies.withLock { Shared(value: $0.value) }.value }
         if strcmp(id, RBS_EXT_STATE) == 0, lifecycle.withLock({ $0?.state != nil }) { return stateExtension }
         return nil
     }

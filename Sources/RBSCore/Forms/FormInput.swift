@@ -142,9 +142,7 @@ extension FormSession {
     /// Turns `text` into a typed value as `reader` means it (``FormInput``) and commits it: the front ends' one call.
     @discardableResult
     public func commit(_ id: String, text: String, reader: FormInput.Reader = .script) throws(FormSessionError) -> FormAnnouncements {
-        guard let atom = operation.descriptor.atoms.first(where: { $0.id == id }) else {
-            throw .unknownAtom(id: id, operation: operation.id)
-        }
+        guard let atom = declaration(of: id) else { throw .unknownAtom(id: id, operation: operation.id) }
         return try commit(id, value: try FormInput.value(text, for: atom, in: self, reader: reader))
     }
 }

@@ -143,11 +143,16 @@ public final class FormSession {
 
     public func atom(_ id: String) -> AtomState? { index(of: id).map(state) }
 
+    /// Atom `id`'s declaration as the form reads its values now: an amount that takes the currency of the account
+    /// chosen in another field (`rbs.amount-currency/1`) names that account's currency. What a front end parses typed
+    /// text by.
+    public func declaration(of id: String) -> AtomDescriptor? { index(of: id).map(effective) }
+
     private func state(_ index: Int) -> AtomState {
-        let atom = descriptor.atoms[index]
+        let atom = effective(index)
         let visible = model.isVisible(index)
         let value = display(model.values[index], atom, at: index)
-        var error = visible ? marks[index] : nil
+        var error = visible ? marks[index] ?? currencyNotices[index]?.text(for: language) : nil
         // A failing valid-if speaks once every field it reads has a value (a key check waiting for the BIC does not).
         if error == nil, visible, !model.values[index].isNull, !model.isValid(index), validIfIsComplete(index) {
             error = atom.errorText ?? HostMessage.notValid(captions[index]).text(language)
@@ -260,14 +265,17 @@ public final class FormSession {
 
     private func commit(index: Int, value typed: AtomValue) throws(FormSessionError) -> FormAnnouncements {
         guard !isClosed else { throw .closed }
-        let atom = descriptor.atoms[index]
+        let atom = effective(index)
         guard atom.holdsValue else { throw .notEditable(id: atom.id, kind: atom.kind) }
         guard model.isVisible(index) else { throw .hidden(id: atom.id) }
         let value = try check(typed, for: index)
+        // The amounts whose currency this commit may change (rbs.amount-currency/1), with their currency before it.
+        let followers = followingAmounts(index).map { ($0, effective($0).currency) }
         var failure: FormSessionError?
         let result = recording(committed: index) {
             marks[index] = nil
             markTexts[index] = nil
+            currencyNotices[index] = nil
             // The plugin has not heard of the value yet: its functions' answers are the ones kept (RunFunctions).
             apply(model.set(index, to: value, instance: instance))
             if let module {
@@ -294,10 +302,49 @@ public final class FormSession {
             // The plugin's state may have changed what its functions answer: recompute the volatile expressions
             // (their answers are those the commit brought back).
             apply(model.set(index, to: model.values[index], instance: instance))
+            if failure == nil { clearAmounts(followers) }
         }
         if let failure { throw failure }
         return result
     }
+
+    // MARK: - An amount in the chosen account's currency (rbs.amount-currency/1)
+
+    /// Atom `index` as the form reads, checks, shows and hands it to the plugin now: an amount that takes the
+    /// currency of the account chosen in another field in that account's currency (the declared one while none is
+    /// chosen there); every other atom as declared.
+    private func effective(_ index: Int) -> AtomDescriptor {
+        var atom = descriptor.atoms[index]
+        guard let accountID = atom.currencyOfAccount, let account = self.index(of: accountID),
+              case .string(let number) = model.effectiveValues[account],
+              let chosen = accountList.first(where: { $0.number == number }) else { return atom }
+        atom.currency = chosen.currency
+        return atom
+    }
+
+    /// The amount atoms that take the currency of the account chosen in atom `index`.
+    private func followingAmounts(_ index: Int) -> [Int] {
+        guard descriptor.atoms[index].kind == .account else { return [] }
+        let id = descriptor.atoms[index].id
+        return descriptor.atoms.indices.filter { descriptor.atoms[$0].currencyOfAccount == id }
+    }
+
+    /// Clears each amount of `amounts` whose currency is no longer the one it was entered in, and marks it so: a
+    /// number typed for one currency is never carried over into another (the plugin hears of the empty value).
+    private func clearAmounts(_ amounts: [(index: Int, currency: String?)]) {
+        for (index, before) in amounts where !model.values[index].isNull {
+            let now = effective(index).currency
+            guard now != before else { continue }
+            // Inside the account's commit: its recording takes this one's changes in (a hidden amount keeps its value).
+            do throws(FormSessionError) { _ = try commit(index: index, value: .empty) } catch { continue }
+            currencyNotices[index] = RunText(.amountCurrencyChanged(from: before ?? "", to: now ?? ""))
+            pending?.judged.insert(index)
+        }
+    }
+
+    /// Why an amount is empty when its account changed currency (``clearAmounts(_:)``), until a value is committed to
+    /// it: kept apart from the plugin's marks, which a plugin clears as it re-checks its form.
+    private var currencyNotices: [Int: RunText] = [:]
 
     /// The values committed to atoms the plugin only records (``CompiledOperation/recordedSlots``) that it has not
     /// been told yet, in the order first committed, each with the last value committed to it.
@@ -313,7 +360,7 @@ public final class FormSession {
         defer { held = [] }
         return held.map { index, value in
             functions.told[index] = value
-            return ValueChange(atom: descriptor.atoms[index], value: value)
+            return ValueChange(atom: effective(index), value: value)
         }
     }
 
@@ -333,7 +380,7 @@ public final class FormSession {
 
     /// Checks a typed value against atom `index`'s declaration and converts it to the model's value.
     private func check(_ value: AtomValue, for index: Int) throws(FormSessionError) -> ExprValue {
-        let atom = descriptor.atoms[index]
+        let atom = effective(index)
         func mismatch() -> FormSessionError {
             .mismatch(id: atom.id, expected: Self.expected(atom), got: value.kindName)
         }
@@ -459,7 +506,7 @@ public final class FormSession {
         functions.enteringPlugin()
         do {
             try tellHeld(module)
-            return try module.valueChanged(atom: descriptor.atoms[index], value: model.values[index])
+            return try module.valueChanged(atom: effective(index), value: model.values[index])
         } catch {
             throw end(error)
         }
@@ -484,7 +531,7 @@ public final class FormSession {
     func valueChangedAtOnce(_ id: String, text: String) throws(FormSessionError) -> AtOnce {
         guard !isClosed, let module else { throw .closed }
         guard let index = index(of: id) else { throw .unknownAtom(id: id, operation: descriptor.id) }
-        let atom = descriptor.atoms[index]
+        let atom = effective(index)
         let value = try check(try FormInput.value(text, for: atom, in: self, reader: .script), for: index)
         functions.enteringPlugin()
         do throws(PluginFault) { try tellHeld(module) } catch { throw end(error) }
@@ -580,7 +627,7 @@ public final class FormSession {
         if let fault { issues.append(AtomIssue(atom: nil, message: fault)) }
         if let formMark { issues.append(AtomIssue(atom: nil, message: formMark)) }
         for (index, atom) in descriptor.atoms.enumerated() where model.isVisible(index) {
-            if let mark = marks[index] {
+            if let mark = marks[index] ?? currencyNotices[index]?.text(for: language) {
                 issues.append(AtomIssue(atom: atom.id, message: mark))
             } else if atom.holdsValue, !atom.isOptional, model.values[index].isNull {
                 issues.append(AtomIssue(atom: atom.id, message: HostMessage.required(captions[index]).text(language)))
@@ -613,14 +660,14 @@ public final class FormSession {
         guard case .decimal = value else { return Self.display(value, atom) }
         // An amount's text (through Money, with its currency's minor units) is written once per value, not on every
         // render: the server renders the whole form before and after each commit.
-        if let memo = displayMemo[index], Self.same(memo.value, value) { return memo.text }
+        if let memo = displayMemo[index], Self.same(memo.value, value), memo.currency == atom.currency { return memo.text }
         let text = Self.display(value, atom)
-        displayMemo[index] = (value, text)
+        displayMemo[index] = (value, atom.currency, text)
         return text
     }
 
-    /// The last decimal value shown per atom and its text (``display(_:_:at:)``).
-    private var displayMemo: [Int: (value: ExprValue, text: String)] = [:]
+    /// The last decimal value shown per atom, in which currency, and its text (``display(_:_:at:)``).
+    private var displayMemo: [Int: (value: ExprValue, currency: String?, text: String)] = [:]
 
     private static func display(_ value: ExprValue, _ atom: AtomDescriptor) -> String {
         switch value {
@@ -729,14 +776,14 @@ extension FormSession: ModuleControl {
     func pluginGetValue(atom id: String, arena: CStringArena) -> rbs_value_t? {
         guard let index = index(of: id) else { return nil }
         arena.reset()
-        return CValue.make(model.effectiveValues[index], for: descriptor.atoms[index], arena: arena)
+        return CValue.make(model.effectiveValues[index], for: effective(index), arena: arena)
     }
 
     func pluginSetValue(atom id: String, value raw: rbs_value_t) -> Bool {
         guard let index = index(of: id), descriptor.atoms[index].holdsValue else { return false }
         let value: ExprValue
         do {
-            value = try check(try CValue.typed(raw, for: descriptor.atoms[index]).get(), for: index)
+            value = try check(try CValue.typed(raw, for: effective(index)).get(), for: index)
         } catch {
             operation.plugin.hostTable.log(.warning, "set_value(\(id)) refused: \(error)")
             return false

@@ -33,6 +33,11 @@ struct RunText: Equatable {
         self.variants = variants
     }
 
+    /// The host's own `message` in every language the host speaks.
+    init(_ message: HostMessage) {
+        variants = HostLanguage.allCases.map { TextVariant(language: $0.rawValue, text: message.text($0)) }
+    }
+
     /// `RBS_RUN_TEXT_MAX_VARIANTS`.
     static let maxVariants = Int(RBS_RUN_TEXT_MAX_VARIANTS)
 

@@ -39,6 +39,8 @@ public enum HostMessage: Sendable, Equatable {
     case controlCharacter(UInt32), tooShort(length: Int, minimum: Int), tooLong(length: Int, maximum: Int)
     case invisibleCharacter(caption: String, InvisibleCharacter)
     case digitsOnly(Character, position: Int), amountNotPositive, noSuchMonth(date: String, month: Int)
+    /// An amount entered in one currency, cleared because the account it is debited from is now in another.
+    case amountCurrencyChanged(from: String, to: String)
     case noSuchDay(date: String, day: Int, month: Int, year: Int), required(String), notADate(String)
     /// A value whose valid-if fails, of an atom that says no error text of its own.
     case notValid(String)
@@ -250,6 +252,11 @@ public enum HostMessage: Sendable, Equatable {
             language.pick("digits only: '\(character)' at position \(position) is not allowed",
                           "только цифры: символ «\(character)» в позиции \(position) недопустим")
         case .amountNotPositive: language.pick("the amount must be more than zero", "сумма должна быть больше нуля")
+        case .amountCurrencyChanged(let before, let now):
+            now.isEmpty || before.isEmpty
+                ? language.pick("the account changed: enter the amount again", "счёт изменился: введите сумму заново")
+                : language.pick("the account chosen is in \(now), the amount was in \(before): enter it again in \(now)",
+                                "выбран счёт в \(now), сумма была в \(before): введите её заново в \(now)")
         case .noSuchMonth(let date, let month):
             language.pick("\(date): month \(month) does not exist", "\(date): месяца \(month) не бывает")
         case .noSuchDay(let date, let day, let month, let year):

@@ -15,6 +15,9 @@ public struct AtomDescriptor: Codable, Hashable, Sendable {
     public var filter: String?
     public var defaultValue: String?
     public var options: [AtomOption]
+    /// For an amount: the account atom whose chosen account's currency the amount takes (`rbs.amount-currency/1`,
+    /// ABI 1.6); ``currency`` holds while no account is chosen there. See ``FormSession``'s amount currency.
+    public var currencyOfAccount: String? = nil
 
     public var isOptional: Bool { flags.contains(.optional) }
     /// Atoms that hold a value a person enters or picks.

@@ -67,6 +67,7 @@ struct DescriptorReader {
         try readTexts(entry, into: &operations)
         try readFunctionReads(entry, plugin: id, into: &operations)
         try readRecordedAtoms(entry, plugin: id, into: &operations)
+        try readAmountCurrencies(entry, plugin: id, into: &operations)
         return PluginManifest(id: id, name: name, version: version, vendor: vendor, description: description,
                               abi: abi, operations: operations)
     }
@@ -167,6 +168,40 @@ struct DescriptorReader {
             operations[slot].recordedAtoms = try valueAtoms(
                 raw.atom_ids, count: raw.atom_count, of: operations[slot], at: here,
                 noValue: "value_changed is called only for atoms with a value")
+        }
+    }
+
+    /// Reads the plugin's `rbs.amount-currency/1` (if it offers it) into its amount atoms'
+    /// ``AtomDescriptor/currencyOfAccount``, checking every entry: a known operation, an amount atom of it (in one
+    /// entry at most) and an account atom of it. A wrong entry names the plugin, the operation and the atom.
+    static func readAmountCurrencies(_ entry: UnsafePointer<rbs_plugin_entry_t>, plugin: String,
+                                     into operations: inout [OperationDescriptor]) throws(PluginProblem) {
+        let location = "plugin '\(plugin)' extension \(RBS_EXT_AMOUNT_CURRENCY)"
+        guard let declared = try entries(of: entry, RBS_EXT_AMOUNT_CURRENCY, as: rbs_amount_currency_extension_t.self,
+                                         at: location, limit: maxFunctionReads, field: "amounts",
+                                         count: \.count, first: \.amounts) else { return }
+        for (index, raw) in declared.enumerated() {
+            let at = "\(location) entry #\(index + 1)"
+            let (operationID, slot) = try operation(raw.operation_id, in: operations, at: at)
+            let amountID = try text(raw.amount_atom_id, "amount_atom_id", at: at)
+            let here = "\(location) operation '\(operationID)' atom '\(amountID)'"
+            guard let amount = operations[slot].atoms.firstIndex(where: { $0.id == amountID }) else {
+                throw .descriptor(location: here, issue: "'\(amountID)' is not an atom of '\(operationID)'")
+            }
+            guard operations[slot].atoms[amount].kind == .input, operations[slot].atoms[amount].inputType == .amount else {
+                throw .descriptor(location: here, issue: "'\(amountID)' is not an amount (RBS_ATOM_INPUT with RBS_INPUT_AMOUNT)")
+            }
+            guard operations[slot].atoms[amount].currencyOfAccount == nil else {
+                throw .descriptor(location: here, issue: "the amount is listed twice")
+            }
+            let accountID = try text(raw.account_atom_id, "account_atom_id", at: here)
+            guard operations[slot].atoms.contains(where: { $0.id == accountID && $0.kind == .account }) else {
+                let known = operations[slot].atoms.contains { $0.id == accountID }
+                throw .descriptor(location: here, issue: known
+                    ? "account_atom_id '\(accountID)' is not an account atom (RBS_ATOM_ACCOUNT)"
+                    : "account_atom_id '\(accountID)' is not an atom of '\(operationID)'")
+            }
+            operations[slot].atoms[amount].currencyOfAccount = accountID
         }
     }
 

@@ -4,7 +4,7 @@ import Foundation
 /// then unsigned LEB128 integers and length-prefixed UTF-8 strings. Anything malformed makes the whole cache
 /// unreadable, and the host simply scans again.
 enum PluginCacheCodec {
-    static let magic = Array("RBSCACHE8\n".utf8)
+    static let magic = Array("RBSCACHE9\n".utf8)
 
     struct Malformed: Error {}
 
@@ -62,7 +62,7 @@ enum PluginCacheCodec {
                 out.int(atom.maxLength)
                 out.string(atom.caption)
                 for text in [atom.hint, atom.currency, atom.showIf, atom.validIf, atom.errorText, atom.filter,
-                             atom.defaultValue] {
+                             atom.defaultValue, atom.currencyOfAccount] {
                     out.optional(text)
                 }
                 out.int(atom.options.count)
@@ -155,7 +155,7 @@ enum PluginCacheCodec {
                 let minLength = try input.int(), maxLength = try input.int(), caption = try input.string()
                 let hint = try input.optional(), currency = try input.optional(), showIf = try input.optional()
                 let validIf = try input.optional(), errorText = try input.optional(), filter = try input.optional()
-                let defaultValue = try input.optional()
+                let defaultValue = try input.optional(), currencyOfAccount = try input.optional()
                 var options: [AtomOption] = []
                 options.reserveCapacity(try input.peekCount())
                 for _ in 0..<(try input.count()) {
@@ -165,7 +165,7 @@ enum PluginCacheCodec {
                                             minLength: minLength, maxLength: maxLength, caption: caption, hint: hint,
                                             currency: currency, showIf: showIf, validIf: validIf,
                                             errorText: errorText, filter: filter, defaultValue: defaultValue,
-                                            options: options))
+                                            options: options, currencyOfAccount: currencyOfAccount))
             }
             var functions: [FunctionDescriptor] = []
             functions.reserveCapacity(try input.peekCount())

@@ -15,8 +15,10 @@ struct FormDescription: Encodable {
         var options: [Option]?
         /// An account picker's offered accounts, with the list number that names each for the whole run.
         var accounts: [OfferedAccount]?
+        /// An amount's currency now: the chosen debit account's when the amount follows it (rbs.amount-currency/1).
+        var currency: String? = nil
 
-        private enum CodingKeys: String, CodingKey { case id, kind, caption, visible, value, error, options, accounts }
+        private enum CodingKeys: String, CodingKey { case id, kind, caption, visible, value, error, options, accounts, currency }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
@@ -28,6 +30,7 @@ struct FormDescription: Encodable {
             try container.encode(error, forKey: .error)
             try container.encodeIfPresent(options, forKey: .options)
             try container.encodeIfPresent(accounts, forKey: .accounts)
+            try container.encodeIfPresent(currency, forKey: .currency)
         }
     }
 
@@ -73,7 +76,8 @@ struct FormDescription: Encodable {
                      OfferedAccount(position: $0.number, number: $0.account.number, title: $0.account.title,
                                     balance: $0.account.balance.plain,
                                     currency: $0.account.currency, blocked: $0.account.blocked)
-                 } : nil)
+                 } : nil,
+                 currency: state.kind == .input && state.descriptor.inputType == .amount ? state.descriptor.currency : nil)
         }
         ready = FormVerdict(session, refused: refused).ready
         formError = session.formError
@@ -140,7 +144,7 @@ struct DescribeCommand: ParsableCommand {
         "Commit VALUE to atom ID. An enum takes its option's value or title; an account picker its list number or the account number; a date ДД.ММ.ГГГГ or YYYY-MM-DD.",
         valueName: "ID=VALUE"))
     var assignments: [String] = []
-    @Flag(help: "Print {operation, atoms: [{id, kind, caption, visible, value, error, options?, accounts?}], ready}.") var json = false
+    @Flag(help: "Print {operation, atoms: [{id, kind, caption, visible, value, error, options?, accounts?, currency?}], ready}.") var json = false
 
     func run() throws {
         let runtime = try global.makeRuntime(runs: true)
@@ -198,7 +202,9 @@ enum FormText {
         var table = Table(header: [text(.atomColumn), text(.kindColumn), text(.captionColumn), text(.valueColumn), text(.noteColumn)])
         for atom in session.atoms where atom.visible {
             table.rows.append([atom.id, atom.kind.description, atom.caption,
-                               atom.descriptor.flags.contains(.secret) && !atom.value.isEmpty ? "••••" : atom.value,
+                               atom.descriptor.flags.contains(.secret) && !atom.value.isEmpty ? "••••"
+                                   : atom.kind == .input && atom.descriptor.inputType == .amount && !atom.value.isEmpty
+                                   ? Amount.shown(atom.value, currency: atom.descriptor.currency ?? "RUB", session.language) : atom.value,
                                atom.error.map { "⚠ " + $0 } ?? ""])
         }
         var lines = [Terminal.bold(session.operation.descriptor.title) + " (\(session.operation.id))", table.render()]

@@ -84,9 +84,9 @@ final class FormModule {
         }
         let secret = atom.flags.contains(.secret)
         let current = state.value.isEmpty ? ""
-            : " [\(secret ? "••••" : DocumentPresentation.value(state.value, of: atom, console.language))]"
+            : " [\(secret ? "••••" : DocumentPresentation.value(state.value, of: state.descriptor, console.language))]"
         // No colour inside a prompt: libedit counts every byte of it as a column.
-        let prompt = "\(state.caption) \(Self.kindHint(atom, console.language))\(current)> "
+        let prompt = "\(state.caption) \(Self.kindHint(state.descriptor, console.language))\(current)> "
         console.completions = { [session] _, word in Self.completions(for: atom, session: session, word: word) }
         let input = console.read(prompt, secret: secret)
         console.completions = { _, _ in [] }
@@ -196,7 +196,7 @@ final class FormModule {
     }
 
     private func help(_ atom: AtomDescriptor) {
-        var lines = ["\(atom.caption) — \(Self.kindHint(atom, console.language))"]
+        var lines = ["\(atom.caption) — \(Self.kindHint(session.declaration(of: atom.id) ?? atom, console.language))"]
         if let hint = atom.hint { lines.append(hint) }
         if atom.isOptional { lines.append(console.text(.optionalHelp)) }
         if let error = session.atom(atom.id)?.error { lines.append(Terminal.yellow("⚠ " + error)) }

@@ -1,4 +1,4 @@
-// expect: the plugin requires rbs.abi/1.9, which this host (ABI 1.5) does not offer
+// expect: the plugin requires rbs.abi/1.9, which this host (ABI 1.6) does not offer
 // A plugin built against 1.9 headers that cannot work without a 1.9 feature says so in rbs.requirements/1.
 #include <rbs_plugin.h>
 #include <string.h>

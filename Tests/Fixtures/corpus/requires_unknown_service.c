@@ -1,4 +1,4 @@
-// expect: the plugin requires rbs.payments.sbp/2, which this host (ABI 1.5) does not offer
+// expect: the plugin requires rbs.payments.sbp/2, which this host (ABI 1.6) does not offer
 // A service the host does not have is named, not found missing later.
 #include <rbs_plugin.h>
 #include <string.h>

@@ -235,7 +235,7 @@ ru.wait("balance after", f"^  Остаток после:\\s+137{NBSP}654,40 RUB$
 mark = ru.count()
 ru.line("plugins")
 ru.wait("plugins headers in Russian", r"^ФАЙЛ\s+ИДЕНТИФИКАТОР\s+ВЕРСИЯ\s+ABI\s+СТАТУС$", after=mark)
-ru.wait("a plugin's state in Russian", r"transfer-own\.so\s+ru\.example\.transfers\s+1\.0\.0\s+1\.5\.0\s+(в списке|загружен)$", after=mark)
+ru.wait("a plugin's state in Russian", r"transfer-own\.so\s+ru\.example\.transfers\s+1\.0\.0\s+1\.6\.0\s+(в списке|загружен)$", after=mark)
 mark = ru.count()
 ru.line("keys code")
 ru.wait("the current code", r"^\d{6}$", after=mark)

@@ -39,5 +39,6 @@
 #include "rbs/ext/texts.h"
 #include "rbs/ext/function_reads.h"
 #include "rbs/ext/recorded_atoms.h"
+#include "rbs/ext/amount_currency.h"
 
 #endif /* RBS_PLUGIN_H */

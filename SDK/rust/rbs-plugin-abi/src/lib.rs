@@ -13,7 +13,7 @@ use std::ffi::{c_char, c_void};
 // ---- rbs/version.h ----
 
 pub const RBS_ABI_MAJOR: u32 = 1;
-pub const RBS_ABI_MINOR: u32 = 5;
+pub const RBS_ABI_MINOR: u32 = 6;
 pub const RBS_ABI_PATCH: u32 = 0;
 
 #[repr(C)]
@@ -639,6 +639,25 @@ pub struct RbsRecordedAtomsExtension {
     pub operations: *const RbsRecordedAtoms,
 }
 
+// ---- rbs/ext/amount_currency.h (ABI 1.6) ----
+
+pub const RBS_EXT_AMOUNT_CURRENCY: &std::ffi::CStr = c"rbs.amount-currency/1";
+
+/// An amount atom that takes the currency of the account chosen in an account atom of the same operation.
+#[repr(C)]
+pub struct RbsAmountCurrency {
+    pub operation_id: *const c_char,
+    pub amount_atom_id: *const c_char,
+    pub account_atom_id: *const c_char,
+}
+
+/// What `get_extension(RBS_EXT_AMOUNT_CURRENCY)` returns: `count` entries, static data.
+#[repr(C)]
+pub struct RbsAmountCurrencyExtension {
+    pub count: u32,
+    pub amounts: *const RbsAmountCurrency,
+}
+
 /// Lets a `static` hold plain data with raw pointers (which are not `Sync`). Sound here because everything behind
 /// the pointers is itself immutable static data that lives as long as the image.
 #[repr(transparent)]
@@ -651,6 +670,7 @@ unsafe impl<T> Sync for SyncPtr<T> {}
 const _: () = {
     use std::mem::{align_of, offset_of, size_of};
     assert!(size_of::<RbsVersion>() == 12);
+    assert!(size_of::<RbsAmountCurrency>() == 24 && offset_of!(RbsAmountCurrencyExtension, amounts) == 8);
     assert!(size_of::<RbsTranslatedText>() == 40 && offset_of!(RbsTranslatedText, operation_id) == 8);
     assert!(size_of::<RbsLanguageTexts>() == 24 && offset_of!(RbsLanguageTexts, texts) == 16);
     assert!(size_of::<RbsTextsExtension>() == 16 && align_of::<RbsTextsExtension>() == 8);

@@ -13,7 +13,8 @@
  * History: 1.1 added the extension "rbs.document-labels/1" (rbs/ext/document_labels.h); 1.2 added "rbs.texts/1"
  * (rbs/ext/texts.h); 1.3 added "rbs.function-reads/1" (rbs/ext/function_reads.h); 1.4 added the service
  * "rbs.run-texts/1" (rbs/services.h): captions and marks set at run time in more than one language; 1.5 added
- * "rbs.recorded-atoms/1" (rbs/ext/recorded_atoms.h): atoms whose value_changed only records the value.
+ * "rbs.recorded-atoms/1" (rbs/ext/recorded_atoms.h): atoms whose value_changed only records the value; 1.6 added
+ * "rbs.amount-currency/1" (rbs/ext/amount_currency.h): an amount in the currency of the account chosen in a field.
  * Patch versions only clarify documentation; they never change layout or behaviour.
  */
 #ifndef RBS_VERSION_H
@@ -27,7 +28,7 @@ extern "C" {
 #endif
 
 #define RBS_ABI_MAJOR 1
-#define RBS_ABI_MINOR 5
+#define RBS_ABI_MINOR 6
 #define RBS_ABI_PATCH 0
 
 /* A semantic version of the ABI. Frozen since 1.0. */
