@@ -137,7 +137,8 @@ struct DescribeTaxTests {
         #expect(try sandbox.describe("pay.pp.tax", ["requisites=enp"])["payerStatus"].value == "01")
     }
 
-    static let payerInnError = "ИНН плательщика — 10 цифр у организации или 12 у физического лица с верными контрольными цифрами; 0 можно указать только физическому лицу без ИНН (статус 13 или 24) вместе с УИН"
+    static let destInnError = "ИНН получателя неверен: первые две цифры (код региона) не бывают 00, а контрольные цифры должны сходиться; бюджетному платежу нужен точный ИНН"
+    static let payerInnError = "ИНН плательщика — 10 цифр у организации или 12 у физического лица, первые две (код региона) не 00, с верными контрольными цифрами; 0 можно указать только физическому лицу без ИНН (статус 13 или 24) вместе с УИН"
     static let uinError = "УИН — 20 или 25 цифр, последняя контрольная (проверьте номер по документу), или 0, если его нет; без ИНН плательщика (0 в поле 60) УИН обязателен"
 
     @Test("the payer's INN (60): a correct INN, or 0 for a person (13, 24) who then gives an УИН (22) with its check digit", arguments: [
@@ -145,6 +146,7 @@ struct DescribeTaxTests {
         ("01", "0", "18209965235364459240", false), ("13", "0", "18209965235364459240", true),
         ("24", "0", "3221100100000000000001236", true), ("13", "0", "0", false), ("13", "0", "18209965235364459241", false),
         ("13", "500100732259", "18209965235364459240", true), ("13", "500100732259", "1820996523536445924", false),
+        ("01", "0000000000", "0", false), ("01", "000000000000", "0", false),  // no region has the code 00
     ])
     func payerInnAndUin(status: String, inn: String, uin: String, valid: Bool) throws {
         let form = try HostSandbox().describe("pay.pp.tax", Self.common.filter { !$0.hasPrefix("payerStatus=") && !$0.hasPrefix("payerInn=") }
@@ -159,7 +161,7 @@ struct DescribeTaxTests {
     }
 
     static func payerInnAccepts(status: String, inn: String) -> Bool {
-        inn == "0" ? ["13", "24"].contains(status) : inn != "7707083894"
+        inn == "0" ? ["13", "24"].contains(status) : inn != "7707083894" && !inn.hasPrefix("00")
     }
 
     @Test("withdrawn payer statuses are refused in Russian; the УИН starts as 0", arguments: ["09", "10", "11", "12", "14", "00"])
@@ -202,10 +204,17 @@ struct DescribeTaxTests {
         let sandbox = try HostSandbox()
         #expect(try sandbox.describe("pay.pp.tax", ["destKpp=7736AB001"])["destKpp"].error == nil)
         #expect(try sandbox.describe("pay.pp.tax", ["destKpp=7736ab001"])["destKpp"].error
-                == "КПП — 9 знаков: 4 цифры, 2 цифры или заглавные латинские буквы (A–Z), 3 цифры")
+                == "КПП — 9 знаков: 4 цифры (код налогового органа, не 0000), 2 цифры или заглавные латинские буквы (A–Z), 3 цифры")
         #expect(try sandbox.describe("pay.pp.quick", ["destKpp=7736AB001"])["destKpp"].error == nil)
         #expect(try sandbox.describe("pay.pp.quick", ["destKpp=77o801001"])["destKpp"].error
-                == "The KPP is 9 characters: 4 digits, 2 digits or capital Latin letters (A–Z), 3 digits")
+                == "The KPP is 9 characters: 4 digits (the tax office's code, not 0000), 2 digits or capital Latin letters (A–Z), 3 digits")
+        // The shape of a KPP, but 0000 is no tax office's code.
+        #expect(try sandbox.describe("pay.pp.tax", ["destKpp=000000000"])["destKpp"].error
+                == "КПП — 9 знаков: 4 цифры (код налогового органа, не 0000), 2 цифры или заглавные латинские буквы (A–Z), 3 цифры")
+        let zeros = try sandbox.describe("pay.pp.quick", DescribeQuickTests.complete + ["destKpp=000000000"])
+        #expect(zeros["destKpp"].error
+                == "The KPP is 9 characters: 4 digits (the tax office's code, not 0000), 2 digits or capital Latin letters (A–Z), 3 digits")
+        #expect(zeros.ready == false)
     }
 
     @Test("OKTMO 8 or 11 digits; the payee's INN must be correct and 10–12 digits; KPP 9 digits")
@@ -218,7 +227,9 @@ struct DescribeTaxTests {
         #expect(try sandbox.describe("pay.pp.tax", ["oktmo=0", "kbk=18210102010011000110"])["oktmo"].error
                 == "ОКТМО — 8 или 11 цифр; 0 допустим только в платеже ЕНП (КБК 18201061201010000510)")
         let inn = try sandbox.describe("pay.pp.tax", ["destInn=7727406021"])
-        #expect(inn["destInn"].error == "Неверные контрольные цифры ИНН получателя: бюджетному платежу нужен точный ИНН")
+        #expect(inn["destInn"].error == Self.destInnError)
+        #expect(try sandbox.describe("pay.pp.tax", ["destInn=0000000000"])["destInn"].error == Self.destInnError)
+        #expect(try sandbox.describe("pay.pp.tax", ["destInn=000000000000"])["destInn"].error == Self.destInnError)
         #expect(try sandbox.describe("pay.pp.tax", ["destInn=123456789"])["destInn"].error?.hasPrefix("too short") == true)
         #expect(try sandbox.describe("pay.pp.tax", ["destKpp=77080100"])["destKpp"].error?.hasPrefix("too short") == true)
         #expect(try sandbox.describe("pay.pp.tax", ["payerStatus=1"])["payerStatus"].error?.hasPrefix("too short") == true)

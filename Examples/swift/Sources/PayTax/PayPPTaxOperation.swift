@@ -140,8 +140,8 @@ final class PayPPTaxOperation: Operation, OperationDefinition {
         payerInn.hint = "10 цифр у организации, 12 у физического лица и ИП; физическое лицо без ИНН (статус 13 или 24) "
             + "пишет 0 и указывает УИН"
         payerInn.validIf("isInn(payerInn) OR (payerInn == '0' AND payerStatus IN \(Self.literals(Self.personStatuses)))",
-                         "ИНН плательщика — 10 цифр у организации или 12 у физического лица с верными контрольными "
-                         + "цифрами; 0 можно указать только физическому лицу без ИНН (статус 13 или 24) вместе с УИН")
+                         "ИНН плательщика — 10 цифр у организации или 12 у физического лица, первые две (код региона) не 00, "
+                         + "с верными контрольными цифрами; 0 можно указать только физическому лицу без ИНН (статус 13 или 24) вместе с УИН")
         uin.defaultValue = "0"
         uin.hint = "Уникальный идентификатор начисления из требования, постановления или квитанции: 20 или 25 цифр; "
             + "0, если его нет"
@@ -174,10 +174,11 @@ final class PayPPTaxOperation: Operation, OperationDefinition {
 
         destName.wideInput = true
         destName.capitalizeSentences = true
-        destInn.validIf("isInn(destInn)", "Неверные контрольные цифры ИНН получателя: бюджетному платежу нужен точный ИНН")
+        destInn.validIf("isInn(destInn)", "ИНН получателя неверен: первые две цифры (код региона) не бывают 00, а контрольные "
+                        + "цифры должны сходиться; бюджетному платежу нужен точный ИНН")
         // Positions 5–6 of a KPP may be capital Latin letters (Federal Tax Service, since 2019): not a digits-only field.
         destKpp.validIf("isKpp(destKpp)",
-                        "КПП — 9 знаков: 4 цифры, 2 цифры или заглавные латинские буквы (A–Z), 3 цифры")
+                        "КПП — 9 знаков: 4 цифры (код налогового органа, не 0000), 2 цифры или заглавные латинские буквы (A–Z), 3 цифры")
         // Since 2021 a budget payment goes to a treasury account (03…) at a treasury office's BIC; its bank account
         // (the single treasury account 40102…) comes from the directory. Both follow AccountKey's rules.
         destAccount.wideInput = true
