@@ -89,9 +89,9 @@ struct PluginTextsTests {
         }
         let english = try review(.en), russian = try review(.ru)
         #expect(english.contains("Reason for blocking: Stolen"), "\(english)")
-        #expect(english.contains("Action: block"), "\(english)")
+        #expect(english.contains("Action: block the card"), "\(english)")
         #expect(russian.contains("Причина блокировки: Украдена"), "\(russian)")
-        #expect(russian.contains("Действие: block"), "\(russian)")
+        #expect(russian.contains("Действие: блокировка карты"), "\(russian)")
     }
 
     /// `journal show` and receipts label a signed document by the operation the host has now, in the reader's

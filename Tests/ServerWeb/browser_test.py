@@ -604,6 +604,9 @@ def card_flow(driver, wait, served, shots):
             look(driver, axe, shots, "en", 1280, "card-block")
         driver.find_element(By.ID, "atom-btnBlock" if operation == "card.block" else "atom-btnUnblock").click()
         wait.until(EC.visibility_of_element_located((By.ID, "review")))
+        # No amount and no payee: the heading says what the document does, where a payment's says amount → payee.
+        heading = driver.find_element(By.ID, "review-summary").text
+        check(heading == f"{action.capitalize()} the card 4111 11** **** 1111", f"{operation}'s review is headed by its action: {heading!r}")
         if driver.find_element(By.ID, "code").is_displayed():
             driver.find_element(By.ID, "code").send_keys(fresh_code(served) + Keys.ENTER)
         else:

@@ -1062,7 +1062,8 @@ async function showReviewScreen(run) {
   // With a fee the summary leads with what leaves the account (the amount plus the fee), the fee beside it.
   const debited = review.fee ? format.amount(review.totalDebited, review.currency) + " (" + t("fee").toLocaleLowerCase(state.lang) + " " + format.amount(review.fee, review.currency) + ")"
     : review.amount && format.amount(review.amount, review.currency);
-  $("review-summary").textContent = [debited, review.payee].filter(Boolean).join(" → ");
+  // A document that moves no money (a card block) is headed by what it does, as the server words it.
+  $("review-summary").textContent = [debited, review.payee].filter(Boolean).join(" → ") || review.heading || "";
   $("review-fields").replaceChildren(...review.fields.map((line) => {
     const entry = line.atom && state.atoms.get(line.atom);
     const editable = entry && !entry.view.hidden && ["input", "enum", "account", "toggle"].includes(entry.atom.kind);
