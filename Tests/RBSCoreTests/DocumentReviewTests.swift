@@ -106,7 +106,7 @@ struct DocumentReviewTests {
         #expect(session.atom("docDate")?.error == nil)
         _ = try session.commit("docDate", text: "30.02.2026", reader: .person)
         #expect(session.atom("docDate")?.error
-                == "Дата документа-основания — ДД.ММ.ГГГГ, существующая дата (31.03.2026), или 0, если документа нет")
+                == "The basis document's date is DD.MM.YYYY, a date that exists (31.03.2026), or 0 if there is no document")
     }
 
     @Test("the review of each example: payee, account and bank first, labels not keys, enum titles, a grouped amount",
