@@ -154,7 +154,7 @@ enum Routes {
             }
         }
         api.get("/runs") { request, _ in
-            try await answer { json(await bank.listRuns(of: try await customer(request, bank))) }
+            try await answer { json(await bank.listRuns(of: try await customer(request, bank), language: language(request))) }
         }
         api.post("/runs") { request, _ in
             try await answer {
