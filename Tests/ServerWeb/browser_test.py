@@ -420,6 +420,8 @@ def first_payment(driver, wait, served):
     receipt = plain(driver.find_element(By.ID, "receipt-lines").text)
     check("posted" in receipt and "148,499.50 RUB" in receipt,
           f"the receipt shows the posting and the balance: {receipt!r}")
+    check("Payee" in receipt and "ООО Ромашка" in receipt and "Purpose" in receipt,
+          f"the receipt names the payee and the purpose, as the entry's details and the PDF do: {receipt!r}")
     driver.refresh()
     wait.until(EC.visibility_of_element_located((By.ID, "receipt")))
     check(plain(driver.find_element(By.ID, "receipt-lines").text) == receipt, "a reloaded receipt shows the same receipt")

@@ -179,7 +179,11 @@ enum Routes {
         }
         api.get("/runs/:run") { request, context in
             try await answer {
-                json(try await bank.show(try parameter(context, "run"), language: language(request), for: try await customer(request, bank)))
+                let who = try await customer(request, bank)
+                var run = try await bank.show(try parameter(context, "run"), language: language(request), for: who)
+                // A signed run's receipt (a reloaded receipt page) with its presentation, as the sign's answer had it.
+                if let receipt = run.receipt { run.receipt = await bank.presented(receipt, for: who, language: language(request)) }
+                return json(run)
             }
         }
         api.delete("/runs/:run") { request, context in
