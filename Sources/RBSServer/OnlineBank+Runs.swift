@@ -78,14 +78,17 @@ extension OnlineBank {
         }
     }
 
-    /// The customer's runs, most recently used first: what a reloaded page offers to resume.
-    func listRuns(of customer: Customer) async -> [API.RunSummary] {
+    /// The customer's runs, most recently used first: what a reloaded page offers to resume. Each is titled in
+    /// `language` (the page's now, which may not be the one the run was opened in), as the operations are.
+    func listRuns(of customer: Customer, language: HostLanguage = .en) async -> [API.RunSummary] {
         await expireIdleRuns()
+        let registry = runtime.registry
         return runs.all.filter { $0.customer.id == customer.id && $0.state != .cancelled }
             .sorted { $0.lastUsed > $1.lastUsed }
             .map { run in
-                API.RunSummary(id: run.id, operation: run.operation, title: run.title, state: run.state.rawValue,
-                               lastUsedAt: Self.iso(run.lastUsed), expiresAt: Self.iso(run.lastUsed.addingTimeInterval(runIdle)))
+                let title = registry.listedDescriptor(run.operation)?.localized(language).title ?? run.title
+                return API.RunSummary(id: run.id, operation: run.operation, title: title, state: run.state.rawValue,
+                                      lastUsedAt: Self.iso(run.lastUsed), expiresAt: Self.iso(run.lastUsed.addingTimeInterval(runIdle)))
             }
     }
 

@@ -179,6 +179,8 @@ extension OnlineBank {
                           },
                           amount: payment?.amount.plain, currency: payment?.amount.currency.code,
                           fee: payment?.fee?.plain, totalDebited: payment?.fee.map { _ in payment?.totalDebited.plain } ?? nil, payee: payment?.payee.name,
+                          heading: payment == nil ? DocumentPresentation.heading(sign.document.fields.map { (key: $0.key, value: $0.value) },
+                                                                                 language: language) : nil,
                           documentHash: sign.document.id, method: sign.method.rawValue,
                           passkey: sign.method == .passkey ? passkey.flatMap { key in
                               party.map {

@@ -46,6 +46,21 @@ struct DocumentReviewTests {
         return sign.review(in: language).prefix { $0.caption != document }.map { "\($0.caption): \($0.value)" }
     }
 
+    /// The review's rows of `operation` filled with `values` (with their fields and prominence), and its heading.
+    static func rows(_ runtime: Runtime, _ operation: String, _ values: [(String, String)],
+                     _ language: HostLanguage) throws -> (rows: [DocumentPresentation.Row], heading: String?) {
+        let session = try runtime.open(operation)
+        defer { session.close() }
+        session.language = language
+        for (id, text) in values { _ = try session.commit(id, text: text, reader: .person) }
+        guard case .ready(let draft) = session.submit() else {
+            Issue.record("\(operation) did not submit: \(session.attention())")
+            return ([], nil)
+        }
+        return (DocumentPresentation.rows(draft.fields, presentation: draft.presentation(of:), directory: nil, language: language),
+                DocumentPresentation.heading(draft.fields, language: language))
+    }
+
     static let quick: [(String, String)] = [
         ("srcAccount", "1"), ("destName", "ООО Ромашка"), ("destInn", "7707083893"), ("destAccount", "40702810938000000001"),
         ("destBic", "044525225"), ("destDesc", "Оплата по счёту 7"), ("amount", "1 000,50"),
@@ -91,7 +106,7 @@ struct DocumentReviewTests {
         #expect(session.atom("docDate")?.error == nil)
         _ = try session.commit("docDate", text: "30.02.2026", reader: .person)
         #expect(session.atom("docDate")?.error
-                == "Дата документа-основания — ДД.ММ.ГГГГ, существующая дата (31.03.2026), или 0, если документа нет")
+                == "The basis document's date is DD.MM.YYYY, a date that exists (31.03.2026), or 0 if there is no document")
     }
 
     @Test("the review of each example: payee, account and bank first, labels not keys, enum titles, a grouped amount",
@@ -127,8 +142,25 @@ struct DocumentReviewTests {
             "Card: 4111 11** **** 1111",
             "Last digits of the card: 1111",
             "Reason for blocking: Lost",
-            "Action: block",
+            "Action: block the card",
         ], "\(card)")
+        // The core's word for the action, as a person says it, prominent beside the card (never the raw "block").
+        let rows = try Self.rows(runtime, "card.block", [("cardNumber", "4111 1111 1111 1111"), ("reason", "1"), ("confirm", "да")], .ru)
+        #expect(rows.rows.first { $0.field == "action" }.map { "\($0.label): \($0.value) \($0.prominent)" } == "Действие: блокировка карты true")
+        // A document that moves no money is headed by what it does (the web review's heading, where a payment's is
+        // its amount and payee); a payment has none.
+        #expect(rows.heading == "Блокировка карты 4111 11** **** 1111")
+        // An unblock (its form needs a blocked card: its fields as card.unblock builds them); the same "action" without
+        // a card is no card document, and its value is shown as written.
+        let unblock: [(key: String, value: String)] = [("cardMasked", "4111 11** **** 1111"), ("cardLastFour", "1111"), ("action", "unblock")]
+        let presentation = { (key: String) in FieldPresentation(label: key, role: key == "cardMasked" ? .cardNumber : .other, atom: nil) }
+        #expect(DocumentPresentation.rows(unblock, presentation: presentation, directory: nil, language: .en)
+            .first { $0.field == "action" }?.value == "unblock the card")
+        #expect(DocumentPresentation.heading(unblock, language: .en) == "Unblock the card 4111 11** **** 1111")
+        #expect(DocumentPresentation.rows([("action", "unblock")], presentation: presentation, directory: nil, language: .en)
+            .first?.value == "unblock")
+        #expect(DocumentPresentation.heading([("action", "unblock")], language: .en) == nil)
+        #expect(try Self.rows(runtime, "pay.pp.quick", Self.quick, .en).heading == nil)
     }
 
     @Test("the labels cross from each example's extension into the manifest, and through a worker the same")
@@ -241,7 +273,8 @@ struct DocumentReviewTests {
     func catalogueHasBoth() {
         let messages: [HostMessage] = [
             .amount, .currency, .payee, .payeeTaxID, .payeeAccount, .bank, .bic, .debitAccount, .card, .purpose, .document,
-            .fee, .totalDebited, .challenge, .signedWith, .signingMethod(.totp), .signingMethod(.ocra), .signingMethod(.passkey), .yes, .no, .formKeys, .optional, .blocked,
+            .fee, .totalDebited, .cardAction(.block), .cardAction(.unblock), .cardActionHeading(.block, card: "4111 11** **** 1111"),
+            .cardActionHeading(.unblock, card: "4111 11** **** 1111"), .challenge, .signedWith, .signingMethod(.totp), .signingMethod(.ocra), .signingMethod(.passkey), .yes, .no, .formKeys, .optional, .blocked,
             .form, .needsAttention, .noAccountHere, .tryAgain, .fixOrGoOn, .backToThatField, .enterSubmits, .enterPresses,
             .submitHelp, .actionHelp, .pressEnterOrWord("x"), .optionalHelp, .formHelpKeys, .cleared("x"), .kindText(""),
             .kindDigits(""), .kindNumber, .kindAmount("RUB"), .kindDate, .kindChoice(3), .kindToggle, .kindAccount,

@@ -51,7 +51,7 @@ struct EntryPresentationTests {
               Card:                    4111 11** **** 1111
               Last digits of the card: 1111
               Reason for blocking:     Stolen
-              Action:                  block
+              Action:                  block the card
 
             Outcome
               Status:                  accepted
@@ -84,7 +84,7 @@ struct EntryPresentationTests {
               Карта:                   4111 11** **** 1111
               Последние цифры карты:   1111
               Причина блокировки:      Украдена
-              Действие:                block
+              Действие:                блокировка карты
 
             Исполнение
               Статус:                  принято

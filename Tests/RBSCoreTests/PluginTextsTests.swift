@@ -67,6 +67,36 @@ struct PluginTextsTests {
         #expect(quick.operation.descriptor.atoms.first { $0.id == "destBic" }?.hint == "9 цифр; название банка появится ниже")
     }
 
+    /// pay.pp.tax declares its texts in Russian and translates every one (`rbs.texts/1`): an English form carries no
+    /// Russian sentence, only the codes of order 107n (ТП, МС.01.2026: two letters), which are what its fields hold.
+    @Test("pay.pp.tax: every caption, hint and error text in English too", arguments: [false, true])
+    func taxFormInEnglish(isolated: Bool) throws {
+        let runtime = try Self.runtime(isolated: isolated)
+        defer { runtime.registry.unloadAll() }
+        let tax = try runtime.open("pay.pp.tax")
+        defer { tax.close() }
+        tax.language = .ru
+        let russian = tax.operation.descriptor.atoms
+        tax.language = .en
+        let english = tax.operation.descriptor.atoms
+        /// The words of three letters or more with a Cyrillic letter in `text`.
+        func russianWords(_ text: String?) -> [Substring] {
+            (text ?? "").split(whereSeparator: { !$0.isLetter })
+                .filter { $0.count >= 3 && $0.unicodeScalars.contains { (0x0400...0x04FF).contains($0.value) } }
+        }
+        #expect(russian.compactMap(\.hint).filter { !$0.isEmpty }.count == 12)
+        #expect(russian.compactMap(\.errorText).filter { !$0.isEmpty }.count == 12)
+        for (ru, en) in zip(russian, english) {
+            for (what, ruText, enText) in [("caption", ru.caption, en.caption), ("hint", ru.hint, en.hint), ("error", ru.errorText, en.errorText)]
+            where ruText.map({ !russianWords($0).isEmpty }) == true {
+                #expect(russianWords(enText).isEmpty, "\(ru.id)'s \(what) in English: \(enText ?? "none")")
+            }
+        }
+        #expect(english.first { $0.id == "kbk" }?.hint == "Budget classification code: 20 digits; for the single tax payment 18201061201010000510")
+        #expect(russian.first { $0.id == "kbk" }?.hint == "Код бюджетной классификации: 20 цифр; для ЕНП — 18201061201010000510")
+        #expect(english.first { $0.id == "amount" }?.errorText == "Enter an amount greater than zero")
+    }
+
     /// The review before signing: a person reading English sees the plugin's English labels, one reading Russian
     /// the Russian ones; the signed fields are the same.
     @Test("the review labels the document's fields in the reader's language", arguments: [false, true])
@@ -89,9 +119,9 @@ struct PluginTextsTests {
         }
         let english = try review(.en), russian = try review(.ru)
         #expect(english.contains("Reason for blocking: Stolen"), "\(english)")
-        #expect(english.contains("Action: block"), "\(english)")
+        #expect(english.contains("Action: block the card"), "\(english)")
         #expect(russian.contains("Причина блокировки: Украдена"), "\(russian)")
-        #expect(russian.contains("Действие: block"), "\(russian)")
+        #expect(russian.contains("Действие: блокировка карты"), "\(russian)")
     }
 
     /// `journal show` and receipts label a signed document by the operation the host has now, in the reader's

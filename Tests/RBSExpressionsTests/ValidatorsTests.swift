@@ -7,7 +7,8 @@ struct ValidatorsTests {
         #expect(Validators.isInn("1234567894"))
         #expect(Validators.isInn("123456789047"))
         #expect(Validators.isInn("7707083893"))
-        #expect(Validators.isInn("0000000000"), "the algorithm accepts all zeros")
+        #expect(!Validators.isInn("0000000000"), "the checksum holds, but 00 is no region's code")
+        #expect(!Validators.isInn("000000000000"))
     }
 
     @Test func innWithAChangedDigitWrongLengthOrLettersIsInvalid() {
@@ -28,6 +29,7 @@ struct ValidatorsTests {
         #expect(!Validators.isKpp("7707az001"))
         #expect(!Validators.isKpp("770A01001"))
         #expect(!Validators.isKpp("77070100"))
+        #expect(!Validators.isKpp("000000000"), "the shape holds, but 0000 is no tax office's code")
         #expect(!Validators.isKpp("7707010011"))
     }
 

@@ -167,13 +167,15 @@ struct DescribeQuickTests {
 
     @Test("isDestInnCorrect == NO shows destInnError for a bad INN and hides it for a good or empty one", arguments: [
         ("1234567890", false), ("123456789048", false), ("12345", false), ("1234567894", true), ("123456789047", true),
+        // Zeros satisfy the check digits, but 00 is no region's code.
+        ("0000000000", false), ("000000000000", false),
     ])
     func innNote(inn: String, valid: Bool) throws {
         let sandbox = try HostSandbox()
         let form = try sandbox.describe("pay.pp.quick", Self.complete + ["destInn=\(inn)"])
         #expect(form["destInn"].value == inn)
         #expect(form["destInnError"].visible == !valid)
-        #expect(form["destInn"].error == (valid ? nil : "The INN's check digits are wrong: see the note under the field"))
+        #expect(form["destInn"].error == (valid ? nil : "The INN is wrong: its first two digits (the region's code) are never 00 and its check digits must match; see the note under the field"))
         #expect(form.ready == valid)
         // Emptying it again: an empty INN counts as correct, the note goes.
         let emptied = try sandbox.describe("pay.pp.quick", Self.complete + ["destInn=\(inn)", "destInn="])

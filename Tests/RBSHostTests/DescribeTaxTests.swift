@@ -49,7 +49,8 @@ struct DescribeTaxTests {
         #expect(!text.stdout.contains("docDate: required"))
     }
 
-    static let periodError = "Для налогового платежа период — МС.01.2026, КВ.02.2026, ПЛ.01.2026, ГД.00.2026 или 0; для таможенного — код таможенного органа из 8 цифр"
+    /// The English form's (rbs.texts/1); the codes of order 107n stay as the order writes them.
+    static let periodError = "For a tax payment the period is МС.01.2026, КВ.02.2026, ПЛ.01.2026, ГД.00.2026 or 0; for a customs payment, the customs office's code of 8 digits"
 
     @Test("period: КВ.02.2026 valid for type 1 only, 12345678 for type 2 only", arguments: [
         ("1", "КВ.02.2026", true), ("1", "МС.12.2026", true), ("1", "ГД.00.2025", true), ("1", "12345678", false),
@@ -89,7 +90,7 @@ struct DescribeTaxTests {
         #expect(form.ready == valid)
     }
 
-    static let docDateError = "Дата документа-основания — ДД.ММ.ГГГГ, существующая дата (31.03.2026), или 0, если документа нет"
+    static let docDateError = "The basis document's date is DD.MM.YYYY, a date that exists (31.03.2026), or 0 if there is no document"
 
     @Test("basis is at most 2 characters; docDate is 0 or a date that exists, written ДД.ММ.ГГГГ", arguments: [
         ("0", true), ("28.02.2026", true), ("29.02.2024", true), ("29.02.2026", false), ("31.04.2026", false),
@@ -116,7 +117,7 @@ struct DescribeTaxTests {
         for id in ["oktmo", "basis", "period", "docNumber", "docDate"] { #expect(form[id].value == "0", "\(id)") }
         // OKTMO 0 belongs to the single tax payment alone.
         let other = try sandbox.describe("pay.pp.tax", Self.common + ["type=1", "basis=ТП", "period=0", "oktmo=0"])
-        #expect(other["oktmo"].error == "ОКТМО — 8 или 11 цифр; 0 допустим только в платеже ЕНП (КБК 18201061201010000510)")
+        #expect(other["oktmo"].error == Self.oktmoError)
     }
 
     @Test("choosing the single tax payment fills its requisites and the zeros; the payer's own fields stay as typed")
@@ -137,14 +138,17 @@ struct DescribeTaxTests {
         #expect(try sandbox.describe("pay.pp.tax", ["requisites=enp"])["payerStatus"].value == "01")
     }
 
-    static let payerInnError = "ИНН плательщика — 10 цифр у организации или 12 у физического лица с верными контрольными цифрами; 0 можно указать только физическому лицу без ИНН (статус 13 или 24) вместе с УИН"
-    static let uinError = "УИН — 20 или 25 цифр, последняя контрольная (проверьте номер по документу), или 0, если его нет; без ИНН плательщика (0 в поле 60) УИН обязателен"
+    static let oktmoError = "The OKTMO has 8 or 11 digits; 0 is allowed only in the single tax payment (KBK 18201061201010000510)"
+    static let destInnError = "The payee's INN is wrong: its first two digits (the region's code) are never 00 and its check digits must match; a budget payment needs the exact INN"
+    static let payerInnError = "The payer's INN has 10 digits for an organisation or 12 for a person, the first two (the region's code) not 00, with correct check digits; only a person without an INN (status 13 or 24) may write 0, and then gives the UIN"
+    static let uinError = "The UIN has 20 or 25 digits, the last a check digit (check the number against the document), or is 0 if there is none; without the payer's INN (0 in field 60) the UIN is required"
 
     @Test("the payer's INN (60): a correct INN, or 0 for a person (13, 24) who then gives an УИН (22) with its check digit", arguments: [
         ("01", "7707083893", "0", true), ("01", "500100732259", "0", true), ("01", "7707083894", "0", false),
         ("01", "0", "18209965235364459240", false), ("13", "0", "18209965235364459240", true),
         ("24", "0", "3221100100000000000001236", true), ("13", "0", "0", false), ("13", "0", "18209965235364459241", false),
         ("13", "500100732259", "18209965235364459240", true), ("13", "500100732259", "1820996523536445924", false),
+        ("01", "0000000000", "0", false), ("01", "000000000000", "0", false),  // no region has the code 00
     ])
     func payerInnAndUin(status: String, inn: String, uin: String, valid: Bool) throws {
         let form = try HostSandbox().describe("pay.pp.tax", Self.common.filter { !$0.hasPrefix("payerStatus=") && !$0.hasPrefix("payerInn=") }
@@ -159,14 +163,17 @@ struct DescribeTaxTests {
     }
 
     static func payerInnAccepts(status: String, inn: String) -> Bool {
-        inn == "0" ? ["13", "24"].contains(status) : inn != "7707083894"
+        inn == "0" ? ["13", "24"].contains(status) : inn != "7707083894" && !inn.hasPrefix("00")
     }
 
-    @Test("withdrawn payer statuses are refused in Russian; the УИН starts as 0", arguments: ["09", "10", "11", "12", "14", "00"])
+    @Test("withdrawn payer statuses are refused in the reader's language; the УИН starts as 0", arguments: ["09", "10", "11", "12", "14", "00"])
     func withdrawnStatus(status: String) throws {
-        let form = try HostSandbox().describe("pay.pp.tax", ["payerStatus=\(status)"])
-        #expect(form["payerStatus"].error == "Статусы 09–12 и 14 отменены с 11.02.2023 (приказ 199н): ИП, нотариус, адвокат, глава КФХ указывают 01; 00 — не статус")
+        let sandbox = try HostSandbox()
+        let form = try sandbox.describe("pay.pp.tax", ["payerStatus=\(status)"])
+        #expect(form["payerStatus"].error == "Statuses 09–12 and 14 were withdrawn on 11.02.2023 (order 199n): an entrepreneur, a notary, a lawyer or the head of a farm writes 01; 00 is not a status")
         #expect(form["uin"].value == "0")
+        #expect(try sandbox.describe("pay.pp.tax", ["payerStatus=\(status)"], language: "ru")["payerStatus"].error
+                == "Статусы 09–12 и 14 отменены с 11.02.2023 (приказ 199н): ИП, нотариус, адвокат, глава КФХ указывают 01; 00 — не статус")
     }
 
     /// The single tax payment's real requisites (published by the Federal Tax Service since 2023): the treasury
@@ -195,17 +202,26 @@ struct DescribeTaxTests {
         #expect(wrong["destAccount"].error == Self.destAccountError)
     }
 
-    static let destAccountError = "Номер счёта не сходится с БИК (контрольный ключ): проверьте оба; казначейский счёт начинается с 03 и в рублях (643 в 6–8 знаках)"
+    static let destAccountError = "The account number does not match the BIC (control key): check both; a treasury account starts with 03 and is in roubles (643 in characters 6–8)"
 
     @Test("a KPP may carry capital Latin letters in positions 5–6")
     func kppWithLetters() throws {
         let sandbox = try HostSandbox()
         #expect(try sandbox.describe("pay.pp.tax", ["destKpp=7736AB001"])["destKpp"].error == nil)
         #expect(try sandbox.describe("pay.pp.tax", ["destKpp=7736ab001"])["destKpp"].error
-                == "КПП — 9 знаков: 4 цифры, 2 цифры или заглавные латинские буквы (A–Z), 3 цифры")
+                == "The KPP is 9 characters: 4 digits (the tax office's code, not 0000), 2 digits or capital Latin letters (A–Z), 3 digits")
+        #expect(try sandbox.describe("pay.pp.tax", ["destKpp=7736ab001"], language: "ru")["destKpp"].error
+                == "КПП — 9 знаков: 4 цифры (код налогового органа, не 0000), 2 цифры или заглавные латинские буквы (A–Z), 3 цифры")
         #expect(try sandbox.describe("pay.pp.quick", ["destKpp=7736AB001"])["destKpp"].error == nil)
         #expect(try sandbox.describe("pay.pp.quick", ["destKpp=77o801001"])["destKpp"].error
-                == "The KPP is 9 characters: 4 digits, 2 digits or capital Latin letters (A–Z), 3 digits")
+                == "The KPP is 9 characters: 4 digits (the tax office's code, not 0000), 2 digits or capital Latin letters (A–Z), 3 digits")
+        // The shape of a KPP, but 0000 is no tax office's code.
+        #expect(try sandbox.describe("pay.pp.tax", ["destKpp=000000000"])["destKpp"].error
+                == "The KPP is 9 characters: 4 digits (the tax office's code, not 0000), 2 digits or capital Latin letters (A–Z), 3 digits")
+        let zeros = try sandbox.describe("pay.pp.quick", DescribeQuickTests.complete + ["destKpp=000000000"])
+        #expect(zeros["destKpp"].error
+                == "The KPP is 9 characters: 4 digits (the tax office's code, not 0000), 2 digits or capital Latin letters (A–Z), 3 digits")
+        #expect(zeros.ready == false)
     }
 
     @Test("OKTMO 8 or 11 digits; the payee's INN must be correct and 10–12 digits; KPP 9 digits")
@@ -213,12 +229,16 @@ struct DescribeTaxTests {
         let sandbox = try HostSandbox()
         // The check names the KBK too (0 is the single tax payment's OKTMO): it is judged once the KBK is there.
         let oktmo = try sandbox.describe("pay.pp.tax", ["oktmo=123456789", "kbk=18210102010011000110"])
-        #expect(oktmo["oktmo"].error == "ОКТМО — 8 или 11 цифр; 0 допустим только в платеже ЕНП (КБК 18201061201010000510)")
+        #expect(oktmo["oktmo"].error == Self.oktmoError)
         #expect(try sandbox.describe("pay.pp.tax", ["oktmo=12345678901", "kbk=18210102010011000110"])["oktmo"].error == nil)
         #expect(try sandbox.describe("pay.pp.tax", ["oktmo=0", "kbk=18210102010011000110"])["oktmo"].error
-                == "ОКТМО — 8 или 11 цифр; 0 допустим только в платеже ЕНП (КБК 18201061201010000510)")
+                == Self.oktmoError)
         let inn = try sandbox.describe("pay.pp.tax", ["destInn=7727406021"])
-        #expect(inn["destInn"].error == "Неверные контрольные цифры ИНН получателя: бюджетному платежу нужен точный ИНН")
+        #expect(inn["destInn"].error == Self.destInnError)
+        #expect(try sandbox.describe("pay.pp.tax", ["destInn=0000000000"])["destInn"].error == Self.destInnError)
+        #expect(try sandbox.describe("pay.pp.tax", ["destInn=000000000000"])["destInn"].error == Self.destInnError)
+        #expect(try sandbox.describe("pay.pp.tax", ["destInn=0000000000"], language: "ru")["destInn"].error
+                == "ИНН получателя неверен: первые две цифры (код региона) не бывают 00, а контрольные цифры должны сходиться; бюджетному платежу нужен точный ИНН")
         #expect(try sandbox.describe("pay.pp.tax", ["destInn=123456789"])["destInn"].error?.hasPrefix("too short") == true)
         #expect(try sandbox.describe("pay.pp.tax", ["destKpp=77080100"])["destKpp"].error?.hasPrefix("too short") == true)
         #expect(try sandbox.describe("pay.pp.tax", ["payerStatus=1"])["payerStatus"].error?.hasPrefix("too short") == true)

@@ -171,7 +171,7 @@ struct RunTests {
         #expect(report.document == nil)
         #expect(report.posting == nil)
         #expect(report.errors == [
-            .init(atom: "destInn", message: "The INN's check digits are wrong: see the note under the field"),
+            .init(atom: "destInn", message: "The INN is wrong: its first two digits (the region's code) are never 00 and its check digits must match; see the note under the field"),
             .init(atom: "destAccount", message: "required: Payee's account"),
             .init(atom: "destBic", message: "required: BIC"),
             .init(atom: "destDesc", message: "required: Purpose of payment"),

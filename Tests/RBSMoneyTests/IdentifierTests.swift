@@ -15,6 +15,14 @@ import Testing
         #expect(!INN.isValid("77070838 3"))
     }
 
+    @Test("an INN of region 00 is refused though its check digits hold: zeros name no taxpayer")
+    func innOfNoRegion() {
+        #expect(!INN.isValid("0000000000"))
+        #expect(!INN.isValid("000000000000"))
+        #expect(!INN.isValid("0012345673"))     // region 00, check digit right
+        #expect(INN.isValid("0100000004"))      // region 01
+    }
+
     @Test func kppWithLettersInPositionsFiveAndSix() {
         #expect(KPP.isValid("773601001"))   // ПАО Сбербанк
         #expect(KPP.isValid("7736AB001"))
@@ -23,6 +31,9 @@ import Testing
         #expect(!KPP.isValid("773Б01001"))  // Cyrillic is not Latin
         #expect(!KPP.isValid("A73601001"))  // letters only in 5–6
         #expect(!KPP.isValid("77360100"))
+        #expect(!KPP.isValid("000000000"))  // no tax office has the code 0000
+        #expect(!KPP.isValid("0000AB001"))
+        #expect(KPP.isValid("000101001"))
     }
 
     @Test func bic() {

@@ -37,7 +37,13 @@ struct CardServerTests {
                                                ("card.unblock", [("cardNumber", "4111 11** **** 1111" as Any), ("confirm", true)], "active")] {
                 let run = try #require(try await api.open(operation, token)["id"] as? String)
                 try await api.fill(run, values, token)
-                #expect(try await api.call(.post, "/api/v1/runs/\(run)/submit", token: token).status == 200)
+                let review = try await api.call(.post, "/api/v1/runs/\(run)/submit", token: token)
+                #expect(review.status == 200)
+                // No amount and no payee: the review is headed by what the document does, its action a word, not "block".
+                let word = operation == "card.block" ? "block" : "unblock"
+                #expect(review.object["heading"] as? String == "\(word.prefix(1).uppercased() + word.dropFirst()) the card 4111 11** **** 1111")
+                let lines = review.object["fields"] as? [[String: Any]] ?? []
+                #expect(lines.first { $0["caption"] as? String == "Action" }?["value"] as? String == "\(word) the card", "\(lines)")
                 bank.clock.advance(30)
                 let signed = try await api.call(.post, "/api/v1/runs/\(run)/sign", token: token, json: ["code": bank.code(bank.alice)])
                 #expect(signed.status == 200 && signed.object["status"] as? String == "posted", "\(operation): \(signed.text)")

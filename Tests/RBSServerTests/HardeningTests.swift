@@ -16,6 +16,32 @@ struct HardeningTests {
     static let origin = HTTPField.Name("Origin")!
     static let fetchSite = HTTPField.Name("Sec-Fetch-Site")!
 
+    @Test("a method a route does not take is 405 with Allow and a problem; a path no route has stays 404")
+    func methodNotAllowed() async throws {
+        let bank = try TestBank()
+        try await bank.test { api in
+            let token = try await api.login(bank.alice)
+            for (method, path, allow) in [(HTTPRequest.Method.delete, "/api/v1/accounts", "GET"), (.put, "/api/v1/journal", "GET"),
+                                          (.post, "/api/v1/journal/1", "GET"), (.get, "/api/v1/runs/abc/submit", "POST"),
+                                          (.put, "/api/v1/session", "POST, GET, DELETE"), (.post, "/health", "GET")] {
+                let answer = try await api.call(method, path, token: token)
+                #expect(answer.status == 405, "\(method) \(path): \(answer.status) \(answer.text)")
+                #expect(answer.headers[.allow] == allow, "\(method) \(path)")
+                #expect(answer.contentType == "application/problem+json")
+                #expect(answer.object["type"] as? String == "urn:rbs-host:problem:method-not-allowed")
+                #expect(answer.object["detail"] as? String == "\(method.rawValue) is not allowed on \(path); it takes \(allow)")
+            }
+            for (method, path) in [(HTTPRequest.Method.get, "/api/v1/nothing"), (.delete, "/api/v1/accounts/x/y/z")] {
+                let answer = try await api.call(method, path, token: token)
+                #expect(answer.status == 404, "\(method) \(path): \(answer.status)")
+                #expect(answer.headers[.allow] == nil)
+                #expect(answer.object["type"] as? String == "urn:rbs-host:problem:not-found")
+            }
+            // The routes themselves still answer their own methods.
+            #expect(try await api.call(.get, "/api/v1/accounts", token: token).status == 200)
+        }
+    }
+
     @Test("a cross-origin or typeless POST is refused with a problem saying why; same-origin and Origin-less JSON pass")
     func crossSite() async throws {
         let bank = try TestBank()

@@ -46,6 +46,27 @@ struct ReceiptSectionsTests {
         }
     }
 
+    @Test("a signed run's receipt, asked again (a reloaded receipt page), has the sections the sign's answer had: the payee and the purpose")
+    func receiptOfASignedRun() async throws {
+        let bank = try TestBank()
+        try await bank.test { api in
+            let token = try await api.login(bank.alice)
+            let run = try #require(try await api.open("pay.pp.quick", token)["id"] as? String)
+            try await api.fill(run, try bank.quickPayment(from: bank.alice), token)
+            #expect(try await api.call(.post, "/api/v1/runs/\(run)/submit", token: token).status == 200)
+            let signed = try await api.call(.post, "/api/v1/runs/\(run)/sign", token: token, json: ["code": bank.code(bank.alice)])
+            #expect(signed.status == 200, "\(signed.text)")
+            let fields = { (receipt: [String: Any]) in
+                ((receipt["sections"] as? [[String: Any]]) ?? []).flatMap { ($0["rows"] as? [[String: Any]]) ?? [] }.compactMap { $0["field"] as? String }
+            }
+            #expect(fields(signed.object).contains("name") && fields(signed.object).contains("purpose"), "\(signed.text)")
+            let again = try await api.call(.get, "/api/v1/runs/\(run)", token: token, language: "ru")
+            let receipt = try #require(again.object["receipt"] as? [String: Any])
+            #expect(receipt["title"] as? String == "Квитанция к записи журнала 1")
+            #expect(fields(receipt) == fields(signed.object))
+        }
+    }
+
     @Test("Accept-Language chooses the language when no ?lang is given")
     func acceptLanguage() async throws {
         let bank = try TestBank()

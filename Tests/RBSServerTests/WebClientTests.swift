@@ -131,6 +131,20 @@ struct WebClientTests {
         }
     }
 
+    @Test("GET /api/v1/runs titles each run in the language of the request, not the one it was opened in")
+    func openRunsTitledInTheReadersLanguage() async throws {
+        let bank = try TestBank()
+        try await bank.test { api in
+            let alice = try await api.login(bank.alice)
+            // Opened on the English page; the person then switches to Russian (the page asks in its language).
+            _ = try #require(try await api.call(.post, "/api/v1/runs", token: alice, json: ["operation": "pay.pp.quick"], language: "en").object["id"] as? String)
+            let russian = try await api.call(.get, "/api/v1/runs", token: alice, language: "ru")
+            #expect(russian.array.map { $0["title"] as? String } == ["Быстрый платёж"])
+            let english = try await api.call(.get, "/api/v1/runs?lang=en", token: alice, language: "ru")
+            #expect(english.array.map { $0["title"] as? String } == ["Quick payment"])
+        }
+    }
+
     @Test("A run unused for the idle time expires: its plugin instance is closed, and it is no longer found")
     func idleRunsExpire() async throws {
         var limits = OnlineBank.Limits()

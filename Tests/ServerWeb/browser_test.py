@@ -420,6 +420,8 @@ def first_payment(driver, wait, served):
     receipt = plain(driver.find_element(By.ID, "receipt-lines").text)
     check("posted" in receipt and "148,499.50 RUB" in receipt,
           f"the receipt shows the posting and the balance: {receipt!r}")
+    check("Payee" in receipt and "ООО Ромашка" in receipt and "Purpose" in receipt,
+          f"the receipt names the payee and the purpose, as the entry's details and the PDF do: {receipt!r}")
     driver.refresh()
     wait.until(EC.visibility_of_element_located((By.ID, "receipt")))
     check(plain(driver.find_element(By.ID, "receipt-lines").text) == receipt, "a reloaded receipt shows the same receipt")
@@ -604,6 +606,9 @@ def card_flow(driver, wait, served, shots):
             look(driver, axe, shots, "en", 1280, "card-block")
         driver.find_element(By.ID, "atom-btnBlock" if operation == "card.block" else "atom-btnUnblock").click()
         wait.until(EC.visibility_of_element_located((By.ID, "review")))
+        # No amount and no payee: the heading says what the document does, where a payment's says amount → payee.
+        heading = driver.find_element(By.ID, "review-summary").text
+        check(heading == f"{action.capitalize()} the card 4111 11** **** 1111", f"{operation}'s review is headed by its action: {heading!r}")
         if driver.find_element(By.ID, "code").is_displayed():
             driver.find_element(By.ID, "code").send_keys(fresh_code(served) + Keys.ENTER)
         else:

@@ -14,6 +14,8 @@ public enum HostMessage: Sendable, Equatable {
     case debited, credited, exchangeRate, rateTime
     // A fee's rows (``DocumentPresentation``): the fee the document carries and what leaves the account in all.
     case fee, totalDebited
+    // A card document's action (``DocumentPresentation``): its row's value, and the review's heading with the card.
+    case cardAction(Card.Action), cardActionHeading(Card.Action, card: String)
     case basketTotal(documents: Int), basketId, basketEmpty, basketAdded(position: Int, count: Int), basketRemoved(Int, left: Int)
     case basketCleared(Int), basketNoSuchDocument(Int, count: Int), basketWouldRefuse(String), basketHeader(Int)
     /// `run --challenge` and `basket sign --challenge` without --json: the challenge issued, and how to answer it.
@@ -89,6 +91,10 @@ public enum HostMessage: Sendable, Equatable {
         case .rateTime: language.pick("Rate as of", "Курс на")
         case .fee: language.pick("Fee", "Комиссия")
         case .totalDebited: language.pick("Total debited", "Всего к списанию")
+        case .cardAction(.block): language.pick("block the card", "блокировка карты")
+        case .cardAction(.unblock): language.pick("unblock the card", "разблокировка карты")
+        case .cardActionHeading(.block, let card): language.pick("Block the card \(card)", "Блокировка карты \(card)")
+        case .cardActionHeading(.unblock, let card): language.pick("Unblock the card \(card)", "Разблокировка карты \(card)")
         case .signedWith: language.pick("Signed with", "Способ подписи")
         case .signingMethod(let method):
             switch method {

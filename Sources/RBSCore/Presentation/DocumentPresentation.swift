@@ -63,15 +63,38 @@ public enum DocumentPresentation {
                 shown.insert(key)
             }
         }
+        // A card document's action is the core's word (``Card/Action``), shown as a person says it, as prominent as
+        // the card: blocking and unblocking are told apart before signing.
+        let action = cardAction(fields, isPayment: field(.amount) != nil)
         for role in [DocumentFieldRole.cardNumber, .purpose, .other, .currency] {
             for (key, value) in fields where !value.isEmpty && !shown.contains(key) && presentation(key).role == role {
                 let presented = presentation(key)
                 let label = role == .cardNumber || role == .purpose ? caption(role, language) : presented.label
-                rows.append(Row(label: label, value: Self.value(value, presented, language), field: key, prominent: role == .cardNumber))
+                if key == Card.Key.action, let action {
+                    rows.append(Row(label: label, value: HostMessage.cardAction(action).text(language), field: key, prominent: true))
+                } else {
+                    rows.append(Row(label: label, value: Self.value(value, presented, language), field: key, prominent: role == .cardNumber))
+                }
                 shown.insert(key)
             }
         }
         return rows
+    }
+
+    /// The action of a card document (one that moves no money and names a card by its masked number, as the core
+    /// decides it: ``Card``), or nil for any other document or an action the core does not know.
+    static func cardAction(_ fields: [(key: String, value: String)], isPayment: Bool) -> Card.Action? {
+        guard !isPayment, fields.contains(where: { $0.key == Card.Key.masked && !$0.value.isEmpty }) else { return nil }
+        return fields.first { $0.key == Card.Key.action }.flatMap { Card.Action(rawValue: $0.value) }
+    }
+
+    /// The heading of a document that moves no money, where a payment's is its amount and payee: a card document's
+    /// action and card ("Block the card 4111 11** **** 1111"). Nil for a payment and for any other document.
+    public static func heading(_ fields: [(key: String, value: String)], language: HostLanguage) -> String? {
+        let isPayment = fields.contains { $0.key == PaymentField.amount.key && !$0.value.isEmpty }
+        guard let action = cardAction(fields, isPayment: isPayment),
+              let card = fields.first(where: { $0.key == Card.Key.masked })?.value else { return nil }
+        return HostMessage.cardActionHeading(action, card: CardNumberMask.masked(card)).text(language)
     }
 
     /// The rows of a signed document, labelled by its operation's descriptor when the host still has that operation

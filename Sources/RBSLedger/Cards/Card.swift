@@ -13,6 +13,14 @@ public struct Card: Sendable, Hashable, Encodable {
         case block, unblock
     }
 
+    /// The keys of a card document the core reads (a document that moves no money and names a card).
+    public enum Key {
+        /// The card's masked number, as the ledger keeps it (``Card/masked``).
+        public static let masked = "cardMasked"
+        /// What to do to the card: an ``Action``'s raw value.
+        public static let action = "action"
+    }
+
     /// The ledger's id of the card.
     public let id: Int64
     /// The customer whose card it is (``Customer/holderId``); nil for a card of the host's own signer.

@@ -355,7 +355,7 @@ public struct EmbeddedBank: Sendable {
             if let fee = document.text(of: .fee) ?? document.text(of: .feeCurrency) { return .reject(.feeNotCarried(fee)) }
             // A document that moves no money and names a card by its masked number is about that card; a payment
             // that mentions a card (a card-to-account transfer's masked source) is decided as a payment below.
-            if let card = document["cardMasked"] { return try cardPlan(document, card: card, state: &state, in: db) }
+            if let card = document[Card.Key.masked] { return try cardPlan(document, card: card, state: &state, in: db) }
             return .acknowledge
         }
         let from = payment.debitAccount, credit = payment.creditAccount, currency = payment.amount.currency.code
@@ -509,8 +509,8 @@ public struct EmbeddedBank: Sendable {
         guard let any = cards.first else { return .reject(.unknownCard(masked)) }
         let party = try state.party(of: document.keyId, in: db)
         guard let card = cards.first(where: { $0.holderId == party }) else { return .reject(.notSignersCard(any)) }
-        guard let action = document["action"].flatMap(Card.Action.init(rawValue:)) else {
-            return .reject(.unknownCardAction(document["action"]))
+        guard let action = document[Card.Key.action].flatMap(Card.Action.init(rawValue:)) else {
+            return .reject(.unknownCardAction(document[Card.Key.action]))
         }
         let blocked = state.cards[card.id] ?? card.blocked
         switch action {

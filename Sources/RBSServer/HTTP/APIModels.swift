@@ -249,6 +249,9 @@ package enum API {
         /// What leaves the debit account: the amount plus the fee; absent, as `fee` is, when there is no fee.
         package var totalDebited: String? = nil
         package var payee: String?
+        /// The heading of a document that moves no money, in the request's language ("Block the card 4111 11** **** 1111"),
+        /// where a payment is headed by its amount and payee; absent for a payment.
+        package var heading: String? = nil
         /// The document's id: the SHA-256 of its canonical bytes, which the signature covers.
         package var documentHash: String
         /// How this customer signs: `totp` (send `code`) or `passkey` (send `passkey`, the assertion of ``passkey``).

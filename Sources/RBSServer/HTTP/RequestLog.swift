@@ -15,6 +15,8 @@ struct RequestLog: RouterMiddleware {
     let metrics: ServerMetrics
     /// Served over TLS: every answer tells the browser to use https only (HSTS).
     var tls = false
+    /// The routes registered, to tell a path under another method (405) from no path at all (404).
+    var routes: RouteTable? = nil
 
     func handle(_ request: Request, context: APIContext, next: (Request, APIContext) async throws -> Response) async throws -> Response {
         let started = ContinuousClock.now
@@ -22,7 +24,7 @@ struct RequestLog: RouterMiddleware {
         do {
             response = try await next(request, context)
         } catch let error as any HTTPResponseError {
-            response = Self.problem(for: error, request: request)
+            response = Self.problem(for: error, request: request, allowed: routes?.methods(for: request.uri.path) ?? [])
         } catch let problem as Problem {
             response = Routes.problem(problem)
         } catch {
@@ -58,13 +60,22 @@ struct RequestLog: RouterMiddleware {
         if headers[.cacheControl] == nil { headers[.cacheControl] = "no-store" }
     }
 
-    static func problem(for error: any HTTPResponseError, request: Request) -> Response {
-        let status = Int(error.status.code)
+    /// The problem of `error`; a 404 for a path registered under other methods only (`allowed`) is the 405 it is,
+    /// naming them in `Allow` (RFC 9110, 15.5.6).
+    static func problem(for error: any HTTPResponseError, request: Request, allowed: [HTTPRequest.Method] = []) -> Response {
+        var status = Int(error.status.code)
+        if status == 404, !allowed.isEmpty, !allowed.contains(request.method) { status = 405 }
         let problem: Problem
         switch status {
         case 404: problem = .notFound("there is nothing at \(clean(request.uri.path))")
-        case 405: problem = Problem("method-not-allowed", "Method not allowed", status: 405,
-                                    detail: "\(request.method.rawValue) is not allowed on \(clean(request.uri.path))")
+        case 405:
+            let allow = RouteTable.allow(allowed)
+            problem = Problem("method-not-allowed", "Method not allowed", status: 405,
+                              detail: "\(request.method.rawValue) is not allowed on \(clean(request.uri.path))"
+                                + (allow.isEmpty ? "" : "; it takes \(allow)"))
+            var response = Routes.problem(problem)
+            if !allow.isEmpty { response.headers[.allow] = allow }
+            return response
         case 413: problem = Problem("too-large", "The request body is too large", status: 413, detail: "send at most 64 KB")
         case 400..<500: problem = Problem("bad-request", "Bad request", status: status, detail: "\(error)")
         default: problem = .internalError("\(error)")

@@ -19,20 +19,24 @@ enum Routes {
     static func build(bank: OnlineBank, web: WebFiles, metrics: ServerMetrics, log: @escaping @Sendable (String) -> Void,
                       tls: Bool = false, publicOrigin: String? = nil) -> Router<APIContext> {
         let router = Router(context: APIContext.self)
-        router.add(middleware: RequestLog(write: log, metrics: metrics, tls: tls))
+        // Every route is registered through `routes`, which records it: a path that exists under other methods is
+        // answered 405 with Allow (RequestLog), not 404.
+        let table = RouteTable()
+        router.add(middleware: RequestLog(write: log, metrics: metrics, tls: tls, routes: table))
         router.add(middleware: SameOriginGuard(tls: tls, publicOrigin: publicOrigin))
+        let routes = RecordedRoutes(base: router, table: table)
         let cookieAttributes = "Path=/; HttpOnly; SameSite=Strict" + (tls ? "; Secure" : "")
 
         // The web client and the description of the protocol.
-        router.get("/") { _, _ in web.response("index.html") }
-        router.get("/app.js") { _, _ in web.response("app.js") }
-        router.get("/app.css") { _, _ in web.response("app.css") }
-        router.get("/api/v1/openapi.json") { _, _ in web.response("openapi.json") }
-        router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
+        routes.get("/") { _, _ in web.response("index.html") }
+        routes.get("/app.js") { _, _ in web.response("app.js") }
+        routes.get("/app.css") { _, _ in web.response("app.css") }
+        routes.get("/api/v1/openapi.json") { _, _ in web.response("openapi.json") }
+        routes.get("/favicon.ico") { _, _ in Response(status: .noContent) }
 
         // The ledger's real state (its data folder and its tables, PostgreSQL's when shared), asked off the event loop:
         // 503 when either cannot be used, so nothing routes payments to a host that would refuse them.
-        router.get("/health") { _, _ in
+        routes.get("/health") { _, _ in
             await bank.expireIdleRuns()
             let ledger = bank.ledger
             let health = (try? await OnlineBank.blocking { ledger.health() })
@@ -41,13 +45,13 @@ enum Routes {
             return json(API.Health(health, plugins: bank.runtime.registry.pluginIDs.count, openRuns: bank.openRuns),
                         status: health.isUsable ? .ok : .serviceUnavailable)
         }
-        router.get("/metrics") { _, _ in
+        routes.get("/metrics") { _, _ in
             let text = metrics.text(openRuns: bank.openRuns, streams: bank.events.count, plugins: bank.runtime.registry.pluginIDs.count)
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                             body: .init(byteBuffer: ByteBuffer(string: text)))
         }
 
-        let api = router.group("/api/v1")
+        let api = routes.group("/api/v1")
         // The web page's words in one language: `?lang=en|ru`, else the request's Accept-Language. No login needed
         // (the login page is worded too); nothing in it is secret.
         api.get("/messages") { request, _ in
@@ -154,7 +158,7 @@ enum Routes {
             }
         }
         api.get("/runs") { request, _ in
-            try await answer { json(await bank.listRuns(of: try await customer(request, bank))) }
+            try await answer { json(await bank.listRuns(of: try await customer(request, bank), language: language(request))) }
         }
         api.post("/runs") { request, _ in
             try await answer {
@@ -175,7 +179,11 @@ enum Routes {
         }
         api.get("/runs/:run") { request, context in
             try await answer {
-                json(try await bank.show(try parameter(context, "run"), language: language(request), for: try await customer(request, bank)))
+                let who = try await customer(request, bank)
+                var run = try await bank.show(try parameter(context, "run"), language: language(request), for: who)
+                // A signed run's receipt (a reloaded receipt page) with its presentation, as the sign's answer had it.
+                if let receipt = run.receipt { run.receipt = await bank.presented(receipt, for: who, language: language(request)) }
+                return json(run)
             }
         }
         api.delete("/runs/:run") { request, context in

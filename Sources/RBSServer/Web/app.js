@@ -1062,7 +1062,8 @@ async function showReviewScreen(run) {
   // With a fee the summary leads with what leaves the account (the amount plus the fee), the fee beside it.
   const debited = review.fee ? format.amount(review.totalDebited, review.currency) + " (" + t("fee").toLocaleLowerCase(state.lang) + " " + format.amount(review.fee, review.currency) + ")"
     : review.amount && format.amount(review.amount, review.currency);
-  $("review-summary").textContent = [debited, review.payee].filter(Boolean).join(" → ");
+  // A document that moves no money (a card block) is headed by what it does, as the server words it.
+  $("review-summary").textContent = [debited, review.payee].filter(Boolean).join(" → ") || review.heading || "";
   $("review-fields").replaceChildren(...review.fields.map((line) => {
     const entry = line.atom && state.atoms.get(line.atom);
     const editable = entry && !entry.view.hidden && ["input", "enum", "account", "toggle"].includes(entry.atom.kind);
@@ -1148,15 +1149,23 @@ async function showReceiptScreen(id) {
   // The API says "posted" for a document that moved no money (its contract); without a posting it was accepted.
   const kind = receipt.status === "posted" && !receipt.posting ? "acknowledged" : receipt.status;
   const lines = [[t("status"), statusWord(kind), receipt.status], [t("journalEntry"), String(receipt.journal)]];
+  // The document's rows as the server presents them (the entry's details and the PDF show the same), by the field
+  // each shows: the payee, the purpose, and an exchange's credited amount and rate.
+  const documentRows = (receipt.sections || []).flatMap((section) => section.rows || []);
+  const shown = (field) => documentRows.filter((row) => row.field === field).map((row) => [row.label, row.value]);
   if (receipt.posting) {
     lines.push([t("from"), receipt.posting.debit, "account-number"], [t("to"), receipt.posting.credit, "account-number"],
-      [t("amount"), format.amount(receipt.posting.amount, receipt.posting.currency)]);
+      ...shown("name"));
+    // An exchange: the amount debited under the server's own caption ("Debited"), then what was credited and at which rate.
+    const amount = documentRows.find((row) => row.field === "amount");
+    lines.push([amount && shown("creditAmount").length ? amount.label : t("amount"), format.amount(receipt.posting.amount, receipt.posting.currency)],
+      ...shown("creditAmount"), ...shown("rate"));
     // A fee the core posted with the amount, and what left the account in all (the amount plus the fee).
     if (receipt.posting.fee) {
       lines.push([t("fee"), format.amount(receipt.posting.fee, receipt.posting.currency)],
         [t("totalDebited"), format.amount(receipt.posting.totalDebited, receipt.posting.currency)]);
     }
-    lines.push([t("balanceNow"), format.amount(receipt.posting.balanceAfter, receipt.posting.currency)]);
+    lines.push([t("balanceNow"), format.amount(receipt.posting.balanceAfter, receipt.posting.currency)], ...shown("purpose"));
   }
   if (receipt.reason) lines.push([t("reason"), receipt.reasonText || receipt.reason]);
   lines.push([t("documentHash"), receipt.documentHash, "hash"]);

@@ -126,7 +126,7 @@ s.expect_block("the card's review, exactly", review + 1, "  Document: ", [
     "  Card: 4111 11** **** 1111",
     "  Last digits of the card: 1111",
     "  Reason for blocking: Lost",
-    "  Action: block",
+    "  Action: block the card",
 ])
 s.line("cancel")
 s.line("cancel")

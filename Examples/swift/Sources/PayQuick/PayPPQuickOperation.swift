@@ -31,13 +31,13 @@ final class PayPPQuickOperation: Operation, OperationDefinition {
                     hints: ["destInn": "10 цифр у организации, 12 у физического лица; можно оставить пустым",
                             "destKpp": "9 знаков: 4 цифры, 2 цифры или заглавные латинские буквы, 3 цифры; можно оставить пустым",
                             "destBic": "9 цифр; название банка появится ниже"],
-                    errors: ["destInn": "Неверные контрольные цифры ИНН: см. подсказку под полем",
+                    errors: ["destInn": "ИНН неверен: первые две цифры (код региона) не бывают 00, а контрольные цифры должны сходиться; см. подсказку под полем",
                              "destAccount": "Номер счёта не соответствует БИК (контрольный ключ): проверьте оба",
-                             "destKpp": "КПП — 9 знаков: 4 цифры, 2 цифры или заглавные латинские буквы (A–Z), 3 цифры"]),
+                             "destKpp": "КПП — 9 знаков: 4 цифры (код налогового органа, не 0000), 2 цифры или заглавные латинские буквы (A–Z), 3 цифры"]),
         Translation("en", captions: ["srcAccount": "Debit account",
                                      "destName": "Payee's full name or organisation name",
                                      "destInn": "Payee's INN",
-                                     "destInnError": "An INN has 10 digits for an organisation or 12 for a person; the last digit (two for 12 digits) is a check digit (Federal Tax Service order ММВ-7-14/481@)",
+                                     "destInnError": "An INN has 10 digits for an organisation or 12 for a person; its first two digits are the region's code, never 00; the last digit (two for 12 digits) is a check digit (Federal Tax Service order ММВ-7-14/481@)",
                                      "destKpp": "Payee's KPP",
                                      "destAccount": "Payee's account",
                                      "destBic": "BIC",
@@ -51,7 +51,7 @@ final class PayPPQuickOperation: Operation, OperationDefinition {
     let srcAccount = AccountPickerAtom(title: "Списать со счета", filter: "currency == 'RUB' AND NOT blocked")
     let destName = TextInputAtom(caption: "ФИО или полное наименование получателя")
     let destInn = TextInputAtom(caption: "ИНН получателя", type: .digitsOnly, optional: true)
-    let destInnError = TextAtom(caption: "ИНН — 10 цифр у организации или 12 у физического лица; последняя цифра (у 12-значного — две) контрольная, по приказу ФНС № ММВ-7-14/481@")
+    let destInnError = TextAtom(caption: "ИНН — 10 цифр у организации или 12 у физического лица; первые две цифры — код региона, не 00; последняя цифра (у 12-значного — две) контрольная, по приказу ФНС № ММВ-7-14/481@")
     let destKpp = TextInputAtom(caption: "КПП получателя", length: 9...9, optional: true)
     let destAccount = TextInputAtom(caption: "Счет получателя", type: .digitsOnly, length: 20...20)
     let destBic = TextInputAtom(caption: "БИК", type: .digitsOnly, length: 9...9)
@@ -68,14 +68,15 @@ final class PayPPQuickOperation: Operation, OperationDefinition {
         destDesc.wideInput = true
         destDesc.capitalizeSentences = true
         destInnError.showIf("isDestInnCorrect == NO")
-        destInn.validIf("isDestInnCorrect", "The INN's check digits are wrong: see the note under the field")
+        destInn.validIf("isDestInnCorrect",
+                        "The INN is wrong: its first two digits (the region's code) are never 00 and its check digits must match; see the note under the field")
         destAccount.validIf("accountKeyOk(destAccount, destBic)",
                             "The account number does not match the BIC (control key): check both")
         destInn.hint = "10 digits for an organisation, 12 for a person; may be left empty"
         // Positions 5–6 of a KPP may be capital Latin letters (Federal Tax Service, since 2019): not a digits-only field.
         destKpp.hint = "9 characters: 4 digits, 2 digits or capital Latin letters, 3 digits; may be left empty"
         destKpp.validIf("len(destKpp) == 0 OR isKpp(destKpp)",
-                        "The KPP is 9 characters: 4 digits, 2 digits or capital Latin letters (A–Z), 3 digits")
+                        "The KPP is 9 characters: 4 digits (the tax office's code, not 0000), 2 digits or capital Latin letters (A–Z), 3 digits")
         destBic.hint = "9 digits; the bank's name appears below"
     }
 
@@ -95,7 +96,8 @@ final class PayPPQuickOperation: Operation, OperationDefinition {
         ]
     }
 
-    /// An empty INN is correct (it is optional); otherwise its check digits must match.
+    /// An empty INN is correct (it is optional); otherwise its region (first two digits) is not 00 and its check
+    /// digits match.
     func isDestInnCorrect() -> Bool {
         let inn = destInn.stringValue
         return inn.isEmpty || INN.isValid(inn)
@@ -125,11 +127,12 @@ final class PayPPQuickOperation: Operation, OperationDefinition {
     }
 }
 
-/// The INN check digits (Federal Tax Service weights).
+/// The INN check digits (Federal Tax Service weights), after its region: the first two digits are a region's code,
+/// never 00 (an INN of zeros satisfies the check digits but names no taxpayer), as the host's `isInn` has it.
 enum INN {
     static func isValid(_ inn: String) -> Bool {
         let digits = inn.compactMap { $0.wholeNumberValue }
-        guard digits.count == inn.count else { return false }
+        guard digits.count == inn.count, digits.count >= 2, digits[0] != 0 || digits[1] != 0 else { return false }
         func check(_ weights: [Int]) -> Int { zip(digits, weights).map(*).reduce(0, +) % 11 % 10 }
         switch digits.count {
         case 10: return check([2, 4, 10, 3, 5, 9, 4, 6, 8]) == digits[9]

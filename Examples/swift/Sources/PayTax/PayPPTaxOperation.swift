@@ -5,7 +5,7 @@ import RBSPluginKit
 /// Fields 101, 104–109, 60 and 22 follow the Ministry of Finance order No. 107n as amended by order No. 199n (in force
 /// since 11.02.2023, the single tax payment, ЕНП): where a field has no value it is "0", not empty. One line per atom;
 /// the form shows them in the order of `atoms`. Every text, hint and error is declared in Russian, so a Russian form
-/// never carries an English message; `translations` gives the English form its captions.
+/// never carries an English message; `translations` gives the English form all of them in English.
 final class PayPPTaxOperation: Operation, OperationDefinition {
     static let id = "pay.pp.tax"
     static let title = "Budget payment"
@@ -36,8 +36,9 @@ final class PayPPTaxOperation: Operation, OperationDefinition {
         DocumentFieldLabel("amount", "Сумма", role: .amount, atom: "amount"),
         DocumentFieldLabel("currency", "Валюта", role: .currency),
     ]
-    /// The title in Russian, and the form's captions, choices and labels in English (`rbs.texts/1`); hints and error
-    /// texts stay Russian in both (the budget fields are read against the Russian order 107n).
+    /// The title in Russian, and the form's captions, hints, error texts, choices and labels in English
+    /// (`rbs.texts/1`): an English form carries no Russian sentence. The codes of order 107n (ТП, МС.01.2026) stay
+    /// as the order writes them: they are what the field holds.
     static let translations = [
         Translation("ru", title: "Платёж в бюджет", category: "Платежи"),
         Translation("en", captions: [
@@ -49,6 +50,47 @@ final class PayPPTaxOperation: Operation, OperationDefinition {
             "destKpp": "Payee's KPP", "destAccount": "Payee's account", "destBic": "BIC",
             "destBicInfo": "Enter the BIC: the bank is found automatically", "destDesc": "Purpose of payment",
             "amount": "Amount, ₽", "btnSend": "Pay",
+        ], hints: [
+            "requisites": "The single tax payment fills in the payee, account, BIC, KBK 18201061201010000510 and \"0\" in "
+                + "fields 105–109; for another payment enter the details from the document",
+            "type": "1 — a tax, levy or contribution to the Federal Tax Service (the single tax payment included); "
+                + "2 — a customs payment; 0 — any other payment",
+            "payerStatus": "Two digits by appendix 5 to order 107n: 01 — taxpayer (an organisation, an entrepreneur, a person "
+                + "paying the single tax payment), 02 — tax agent, 13 — a person, 06 — a party to foreign trade …",
+            "payerInn": "10 digits for an organisation, 12 for a person or an entrepreneur; a person without an INN (status 13 "
+                + "or 24) writes 0 and gives the UIN",
+            "uin": "The unique accrual identifier from a demand, a ruling or a receipt: 20 or 25 digits; 0 if there is none",
+            "kbk": "Budget classification code: 20 digits; for the single tax payment 18201061201010000510",
+            "oktmo": "Municipal territory code: 8 or 11 digits; 0 for the single tax payment",
+            "basis": "Two capital Russian letters by order 107n (ТП — this year's payments, ЗД — voluntary payment of a "
+                + "debt, ТР — on a demand …) or 0 when there is no basis (the single tax payment)",
+            "period": "A tax: МС.01.2026, КВ.02.2026, ПЛ.01.2026, ГД.00.2026 or 0 (the single tax payment); a customs "
+                + "payment: the customs office's code, 8 digits",
+            "docNumber": "The number of the demand, decision or declaration, up to 15 characters; 0 if there is no document",
+            "docDate": "DD.MM.YYYY (31.03.2026); 0 if there is no document",
+            "destBic": "9 digits; the bank's name appears below",
+        ], errors: [
+            "payerStatus": "Statuses 09–12 and 14 were withdrawn on 11.02.2023 (order 199n): an entrepreneur, a notary, a "
+                + "lawyer or the head of a farm writes 01; 00 is not a status",
+            "payerInn": "The payer's INN has 10 digits for an organisation or 12 for a person, the first two (the region's "
+                + "code) not 00, with correct check digits; only a person without an INN (status 13 or 24) may write 0, "
+                + "and then gives the UIN",
+            "uin": "The UIN has 20 or 25 digits, the last a check digit (check the number against the document), or is 0 "
+                + "if there is none; without the payer's INN (0 in field 60) the UIN is required",
+            "kbk": "The KBK has 20 digits, not all zeros: take it from the notice or the receipt",
+            "oktmo": "The OKTMO has 8 or 11 digits; 0 is allowed only in the single tax payment (KBK 18201061201010000510)",
+            "basis": "The payment basis is a code of order 107n in capital Russian letters (ТП, ЗД, ТР, РС, ОТ, РТ, ВУ, ПР, "
+                + "АП, АР …) or 0 for a tax payment without a basis (the single tax payment)",
+            "period": "For a tax payment the period is МС.01.2026, КВ.02.2026, ПЛ.01.2026, ГД.00.2026 or 0; for a customs "
+                + "payment, the customs office's code of 8 digits",
+            "docDate": "The basis document's date is DD.MM.YYYY, a date that exists (31.03.2026), or 0 if there is no document",
+            "destInn": "The payee's INN is wrong: its first two digits (the region's code) are never 00 and its check digits "
+                + "must match; a budget payment needs the exact INN",
+            "destKpp": "The KPP is 9 characters: 4 digits (the tax office's code, not 0000), 2 digits or capital Latin "
+                + "letters (A–Z), 3 digits",
+            "destAccount": "The account number does not match the BIC (control key): check both; a treasury account starts "
+                + "with 03 and is in roubles (643 in characters 6–8)",
+            "amount": "Enter an amount greater than zero",
         ], options: [
             "requisites": ["enp": "Single tax payment (Treasury of Russia (Federal Tax Service))",
                            "other": "Another payee: details from a notice, a demand or a receipt"],
@@ -140,8 +182,8 @@ final class PayPPTaxOperation: Operation, OperationDefinition {
         payerInn.hint = "10 цифр у организации, 12 у физического лица и ИП; физическое лицо без ИНН (статус 13 или 24) "
             + "пишет 0 и указывает УИН"
         payerInn.validIf("isInn(payerInn) OR (payerInn == '0' AND payerStatus IN \(Self.literals(Self.personStatuses)))",
-                         "ИНН плательщика — 10 цифр у организации или 12 у физического лица с верными контрольными "
-                         + "цифрами; 0 можно указать только физическому лицу без ИНН (статус 13 или 24) вместе с УИН")
+                         "ИНН плательщика — 10 цифр у организации или 12 у физического лица, первые две (код региона) не 00, "
+                         + "с верными контрольными цифрами; 0 можно указать только физическому лицу без ИНН (статус 13 или 24) вместе с УИН")
         uin.defaultValue = "0"
         uin.hint = "Уникальный идентификатор начисления из требования, постановления или квитанции: 20 или 25 цифр; "
             + "0, если его нет"
@@ -174,10 +216,11 @@ final class PayPPTaxOperation: Operation, OperationDefinition {
 
         destName.wideInput = true
         destName.capitalizeSentences = true
-        destInn.validIf("isInn(destInn)", "Неверные контрольные цифры ИНН получателя: бюджетному платежу нужен точный ИНН")
+        destInn.validIf("isInn(destInn)", "ИНН получателя неверен: первые две цифры (код региона) не бывают 00, а контрольные "
+                        + "цифры должны сходиться; бюджетному платежу нужен точный ИНН")
         // Positions 5–6 of a KPP may be capital Latin letters (Federal Tax Service, since 2019): not a digits-only field.
         destKpp.validIf("isKpp(destKpp)",
-                        "КПП — 9 знаков: 4 цифры, 2 цифры или заглавные латинские буквы (A–Z), 3 цифры")
+                        "КПП — 9 знаков: 4 цифры (код налогового органа, не 0000), 2 цифры или заглавные латинские буквы (A–Z), 3 цифры")
         // Since 2021 a budget payment goes to a treasury account (03…) at a treasury office's BIC; its bank account
         // (the single treasury account 40102…) comes from the directory. Both follow AccountKey's rules.
         destAccount.wideInput = true
@@ -261,7 +304,8 @@ final class PayPPTaxOperation: Operation, OperationDefinition {
 
     override func document() throws(DocumentRefusal) -> [(key: String, value: String)] {
         guard host.bank(bic: destBic.stringValue) != nil else {
-            throw DocumentRefusal(atom: "destBic", "БИК \(destBic.stringValue) нет в справочнике банков")
+            throw DocumentRefusal(atom: "destBic", ["ru": "БИК \(destBic.stringValue) нет в справочнике банков",
+                                                    "en": "BIC \(destBic.stringValue) is not in the bank directory"])
         }
         var fields: [(key: String, value: String)] = [
             ("from", srcAccount.account),
