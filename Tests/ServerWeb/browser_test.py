@@ -507,8 +507,14 @@ def basket_payments(driver, wait, served):
         to_review(driver, wait)
         driver.find_element(By.ID, "add-to-basket").click()
         wait.until(EC.visibility_of_element_located((By.ID, "basket")))
-    # A reload keeps the basket: its runs stay reviewed on the server, the tab remembers which.
-    driver.refresh()
+    # A reload keeps the basket: its runs stay reviewed on the server, the tab remembers which. The reload here is the
+    # switch to Russian: the basket names each operation in the page's language, not the one it was added in.
+    switch_language(driver, wait, "ru")
+    wait.until(EC.visibility_of_element_located((By.ID, "basket")))
+    rows = [plain(row.text) for row in driver.find_elements(By.CSS_SELECTOR, "#basket-items tbody tr")]
+    check(len(rows) == 2 and all("Быстрый платёж" in r and "Quick payment" not in r and "40702810638000000123" in r for r in rows),
+          f"the basket names the operation in Russian after the switch, and keeps each payee's account: {rows!r}")
+    switch_language(driver, wait, "en")
     wait.until(EC.visibility_of_element_located((By.ID, "basket")))
     rows = [plain(row.text) for row in driver.find_elements(By.CSS_SELECTOR, "#basket-items tbody tr")]
     check(len(rows) == 2 and "300.00 RUB" in rows[0] and "200.00 RUB" in rows[1] and all("ООО Ромашка" in r for r in rows),

@@ -1182,7 +1182,9 @@ $("done").addEventListener("click", () => go("#/"));
 
 $("add-to-basket").addEventListener("click", () => {
   // The run stays reviewed on the server; the basket names it when it is made.
-  state.basket.push({ run: state.run.id, title: state.run.title, review: state.review });
+  // The payee's account is found by its caption in the page's language now: kept, so another language still shows it.
+  const payeeAccount = (state.review.fields.find((line) => line.caption === t("basketPayeeAccount")) || {}).value || "";
+  state.basket.push({ run: state.run.id, operation: state.run.operation, title: state.run.title, review: state.review, payeeAccount });
   keepBasket();
   forgetRun();
   say(t("basketAdded", { count: state.basket.length }));
@@ -1205,6 +1207,11 @@ async function restoreBasket() {
   keepBasket();
 }
 
+/// A basket item's operation as the page's language names it (the title kept when it was added, if the operation is gone).
+function basketTitle(item) {
+  return (item && state.operationTitles && state.operationTitles.get(item.operation)) || (item && item.title) || "";
+}
+
 function showBasket() {
   $("basket").hidden = state.basket.length === 0 && !$("basket-receipts").children.length;
   $("basket-review").hidden = true;
@@ -1213,10 +1220,11 @@ function showBasket() {
   $("basket-clear").hidden = state.basket.length === 0;
   $("basket-items").hidden = state.basket.length === 0;
   $("basket-items").tBodies[0].replaceChildren(...state.basket.map((item, index) => element("tr", {},
-    cell(t("entry"), String(index + 1)), element("td", { "data-label": t("basketOperation") }, element("span", { "data-source": "plugin", text: item.title })),
+    cell(t("entry"), String(index + 1)), element("td", { "data-label": t("basketOperation") }, element("span", { "data-source": "plugin", text: basketTitle(item) })),
     cell(t("amount"), item.review.amount ? format.amount(item.review.amount, item.review.currency) : "", "num"),
     cell(t("payee"), item.review.payee || ""),
-    cell(t("basketPayeeAccount"), (item.review.fields.find((line) => line.caption === t("basketPayeeAccount")) || {}).value || "", "account-number"))));
+    cell(t("basketPayeeAccount"), item.payeeAccount !== undefined ? item.payeeAccount
+      : (item.review.fields.find((line) => line.caption === t("basketPayeeAccount")) || {}).value || "", "account-number"))));
 }
 
 $("basket-make").addEventListener("click", async () => {
@@ -1229,7 +1237,7 @@ $("basket-make").addEventListener("click", async () => {
     const pair = (term, value, className, attributes) => [element("dt", { className, text: term }),
       element("dd", Object.assign({ className: (className || "") + " wide", text: value }, attributes || {}))];
     $("basket-documents").replaceChildren(...review.documents.map((document, index) => element("dl", { className: "answers basket-document" },
-      ...pair(t("entry") + " " + (index + 1), (state.basket[index] || {}).title || document.operation, "prominent", { "data-source": "plugin" }),
+      ...pair(t("entry") + " " + (index + 1), basketTitle(state.basket[index]) || document.operation, "prominent", { "data-source": "plugin" }),
       ...document.fields.flatMap((line) => pair(line.caption, line.value, line.prominent ? "prominent" : "")),
       ...(document.refusal ? pair(t("basketRefuse"), document.refusal, "rejected") : []),
       ...(document.duplicate ? pair(t("basketDuplicate"), document.duplicate.journal ? t("duplicateEntry", { journal: document.duplicate.journal,
@@ -1265,7 +1273,7 @@ $("basket-sign-form").addEventListener("submit", async (event) => {
       { code: $("basket-code").value, requestId: state.basketRequestId,
         confirmDuplicate: !$("basket-duplicate").hidden && $("basket-confirm-duplicate").checked });
     $("basket-receipts").replaceChildren(...answer.receipts.flatMap((receipt, index) => [
-      element("dt", {}, (index + 1) + ". ", element("span", { "data-source": "plugin", text: state.basket[index].title })),
+      element("dt", {}, (index + 1) + ". ", element("span", { "data-source": "plugin", text: basketTitle(state.basket[index]) })),
       element("dd", { className: receipt.status + " wide", text: statusWord(receipt.status) + " — " + t("journalEntry") + " " + receipt.journal
         + (receipt.posting ? ": " + format.amount(receipt.posting.amount, receipt.posting.currency) + " → " + receipt.posting.credit : "")
         + (receipt.reason ? ": " + (receipt.reasonText || receipt.reason) : "") })]));
