@@ -25,6 +25,9 @@ struct CustomersCommandTests {
 
         let list = try sandbox.host(["customers", "list"])
         #expect(list.stdout.split(separator: "\n").dropFirst(2).first?.hasPrefix("anna  ") == true)
+        // Balances as every other table writes amounts: grouped, with the currency (`150,000.00 RUB`, not `150000.00 RUB`).
+        #expect(list.stdout.contains(#/ \d{1,3}(,\d{3})*\.\d{2} RUB/#), "\(list.stdout)")
+        #expect(!list.stdout.contains(#/\d{4,}\.\d{2} RUB/#), "\(list.stdout)")
         let code = try sandbox.host(["customers", "code", "anna"])
         #expect(code.stdout.wholeMatch(of: #/\d{6}\n/#) != nil)
 

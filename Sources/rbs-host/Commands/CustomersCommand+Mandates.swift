@@ -55,7 +55,7 @@ extension CustomersCommand {
                 if json { JSONOutput.print(mandates); return }
                 guard !mandates.isEmpty else { print("No mandates on \(name)'s accounts."); return }
                 let format = Date.ISO8601FormatStyle(timeZone: .current).year().month().day().time(includingFractionalSeconds: false)
-                var table = Table(header: ["account", "signer", "key", "granted", "revoked"])
+                var table = Table(header: ["ACCOUNT", "SIGNER", "KEY", "GRANTED", "REVOKED"])
                 table.rows = mandates.map {
                     [$0.number, $0.keyName, $0.keyId, Timestamp.date(milliseconds: $0.grantedAtMilliseconds).formatted(format),
                      $0.revokedAtMilliseconds.map { Timestamp.date(milliseconds: $0).formatted(format) } ?? "—"]

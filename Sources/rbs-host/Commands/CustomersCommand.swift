@@ -144,7 +144,7 @@ enum CustomersText {
         guard !rows.isEmpty else { return "No customers: add one with `rbs-host customers add NAME`." }
         var table = Table(header: ["CUSTOMER", "KEY ID", "ACCOUNTS"])
         for row in rows {
-            table.rows.append([row.userOf.map { "\(row.name) (user of \($0))" } ?? row.name, row.keyId, row.accounts.map { "\($0.number) \($0.balance) \($0.currency)" }.joined(separator: ", ")])
+            table.rows.append([row.userOf.map { "\(row.name) (user of \($0))" } ?? row.name, row.keyId, row.accounts.map { "\($0.number) \(Amount.shown($0.balance, currency: $0.currency, .en))" }.joined(separator: ", ")])
         }
         return table.render()
     }
