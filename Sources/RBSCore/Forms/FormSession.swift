@@ -152,7 +152,7 @@ public final class FormSession {
         let atom = effective(index)
         let visible = model.isVisible(index)
         let value = display(model.values[index], atom, at: index)
-        var error = visible ? marks[index] ?? currencyNotices[index]?.text(for: language) : nil
+        var error = visible ? mark(at: index) : nil
         // A failing valid-if speaks once every field it reads has a value (a key check waiting for the BIC does not).
         if error == nil, visible, !model.values[index].isNull, !model.isValid(index), validIfIsComplete(index) {
             error = atom.errorText ?? HostMessage.notValid(captions[index]).text(language)
@@ -345,6 +345,9 @@ public final class FormSession {
     /// Why an amount is empty when its account changed currency (``clearAmounts(_:)``), until a value is committed to
     /// it: kept apart from the plugin's marks, which a plugin clears as it re-checks its form.
     private var currencyNotices: [Int: RunText] = [:]
+
+    /// What atom `index` is marked with: a refused input or the plugin's mark, else the host's currency notice.
+    private func mark(at index: Int) -> String? { marks[index] ?? currencyNotices[index]?.text(for: language) }
 
     /// The values committed to atoms the plugin only records (``CompiledOperation/recordedSlots``) that it has not
     /// been told yet, in the order first committed, each with the last value committed to it.
@@ -627,7 +630,7 @@ public final class FormSession {
         if let fault { issues.append(AtomIssue(atom: nil, message: fault)) }
         if let formMark { issues.append(AtomIssue(atom: nil, message: formMark)) }
         for (index, atom) in descriptor.atoms.enumerated() where model.isVisible(index) {
-            if let mark = marks[index] ?? currencyNotices[index]?.text(for: language) {
+            if let mark = mark(at: index) {
                 issues.append(AtomIssue(atom: atom.id, message: mark))
             } else if atom.holdsValue, !atom.isOptional, model.values[index].isNull {
                 issues.append(AtomIssue(atom: atom.id, message: HostMessage.required(captions[index]).text(language)))

@@ -171,6 +171,9 @@ struct DescriptorReader {
         }
     }
 
+    /// The most entries of `rbs.amount-currency/1` (rbs/ext/amount_currency.h).
+    static let maxAmountCurrencies = 4096
+
     /// Reads the plugin's `rbs.amount-currency/1` (if it offers it) into its amount atoms'
     /// ``AtomDescriptor/currencyOfAccount``, checking every entry: a known operation, an amount atom of it (in one
     /// entry at most) and an account atom of it. A wrong entry names the plugin, the operation and the atom.
@@ -178,7 +181,7 @@ struct DescriptorReader {
                                      into operations: inout [OperationDescriptor]) throws(PluginProblem) {
         let location = "plugin '\(plugin)' extension \(RBS_EXT_AMOUNT_CURRENCY)"
         guard let declared = try entries(of: entry, RBS_EXT_AMOUNT_CURRENCY, as: rbs_amount_currency_extension_t.self,
-                                         at: location, limit: maxFunctionReads, field: "amounts",
+                                         at: location, limit: maxAmountCurrencies, field: "amounts",
                                          count: \.count, first: \.amounts) else { return }
         for (index, raw) in declared.enumerated() {
             let at = "\(location) entry #\(index + 1)"
