@@ -191,6 +191,45 @@ func ledgerBenchmarks(directory: URL, quick: Bool = false) -> [BenchmarkFigure] 
     ]
 }
 
+/// `rbs-bench serial [--seconds S]`, for a profile of group commit's committing thread alone (writes nothing): batches of
+/// 100 signed to the end first, then journaled, posted and committed, for S seconds (10 by default); prints the rate
+/// of the committing part.
+func ledgerSerialProfile(directory: URL, seconds: Double) -> Int32 {
+    let dataDirectory = directory.appendingPathComponent("ledger-serial-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: dataDirectory) }
+    let clock = SteppingClock()
+    do {
+        let ledger = try Ledger.create(dataDirectory: dataDirectory, clock: { clock.now }).ledger
+        _ = try KeyStore(dataDirectory: dataDirectory).initialize(name: "bench", force: true)
+        let identity = try KeyStore(dataDirectory: dataDirectory).load()
+        let draft = try ledger.draft(operation: "payment.domestic", plugin: "bench", pluginVersion: "1", fields: [
+            DocumentField("from", "40817810738000000002"), DocumentField("account", "40702810900000012345"),
+            DocumentField("amount", "0.01"), DocumentField("currency", "RUB"), DocumentField("purpose", "benchmark"),
+        ], keyId: identity.keyId)
+        var committing = 0.0, count = 0
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        while DispatchTime.now().uptimeNanoseconds < deadline {
+            let batch = try (0..<100).map { _ in
+                try Document(operation: draft.operation, plugin: draft.plugin, pluginVersion: draft.pluginVersion, fields: draft.fields,
+                             createdAt: clock.now, nonce: Document.randomNonce(), keyId: draft.keyId)
+            }
+            let prepared = try ledger.prepare(batch: batch)
+            prepared.waitUntilSigned()
+            clock.step()
+            let code = TOTP.code(secret: identity.totpSecret ?? Data(), at: clock.now)
+            let start = DispatchTime.now().uptimeNanoseconds
+            count += try ledger.process(prepared, code: code).count
+            committing += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        }
+        try ledger.close()
+        print(String(format: "%d documents journaled, posted and committed at %.0f/s (the committing part alone)", count, Double(count) / committing))
+        return 0
+    } catch {
+        FileHandle.standardError.write(Data("serial: \(error)\n".utf8))
+        return 1
+    }
+}
+
 /// The CPU time this process has used, all threads, in seconds.
 private func processCPUSeconds() -> Double {
     var time = timespec()

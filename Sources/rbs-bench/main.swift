@@ -13,7 +13,26 @@ if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "signer" {
 let arguments = Array(CommandLine.arguments.dropFirst())
 let outputIndex = arguments.firstIndex(of: "--output")
 let output = outputIndex.flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil } ?? "BENCHMARKS.md"
-let chosen = Set(arguments.filter { !$0.hasPrefix("--") && $0 != output })
+let secondsValue = arguments.firstIndex(of: "--seconds").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+let chosen = Set(arguments.filter { !$0.hasPrefix("-") && $0 != output && $0 != secondsValue })
+let usage = """
+    usage: rbs-bench [expressions|ledger|registry|isolation ...] [--output FILE] [--quick]
+           rbs-bench ffi|seed|roundtrips|serial [--seconds S] [--quick]   one figure alone, for a profile (writes nothing)
+           rbs-bench signer --database URL|sqlite --customer NAME --seconds S [--start-at UNIX] [--group N]
+    With no section, every section is measured; the figures replace BENCHMARKS.md's (or FILE's) sections, keeping its
+    serving and PostgreSQL parts.
+
+    """
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(usage, terminator: "")
+    exit(0)
+}
+let sectionNames: Set<String> = ["expressions", "ffi", "seed", "ledger", "registry", "isolation", "roundtrips", "serial"]
+if let unknown = arguments.first(where: { $0.hasPrefix("-") && !["--output", "--quick", "--seconds"].contains($0) })
+    ?? chosen.first(where: { !sectionNames.contains($0) }) {
+    FileHandle.standardError.write(Data("rbs-bench: unknown argument \"\(unknown)\"\n\(usage)".utf8))
+    exit(2)
+}
 func wanted(_ name: String) -> Bool { chosen.isEmpty || chosen.contains(name) }
 /// What the expression loops' iterations are divided by (`--quick`).
 let quickDivisor = arguments.contains("--quick") ? 20 : 1
@@ -52,6 +71,13 @@ if wanted("registry") {
     }
 }
 
+if chosen.contains("serial") {
+    // For a profile only: group commit's committing part alone, for --seconds (10 by default); writes nothing.
+    let seconds = secondsValue.flatMap(Double.init) ?? 10
+    let status = ledgerSerialProfile(directory: work, seconds: seconds)
+    try? FileManager.default.removeItem(at: work)
+    exit(status)
+}
 if chosen.contains("roundtrips") {
     // For a profile only: 20,000 value_changed round trips through a worker; writes nothing.
     let host = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
@@ -112,7 +138,26 @@ only worker round trips, for `perf stat -e context-switches`) and, for the ledge
 signing counts say little about this machine).
 
 """
-for section in sections {
+/// The sections of the previous report, by title ("## Title" up to the next section or marker), so a run of some
+/// sections keeps the others' figures and notes instead of dropping them.
+let previousReport = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+func previousSection(_ title: String) -> String? {
+    let lines = previousReport.components(separatedBy: "\n")
+    guard let start = lines.firstIndex(of: "## \(title)") else { return nil }
+    var end = start + 1
+    while end < lines.count && !lines[end].hasPrefix("## ") && !lines[end].hasPrefix("<!-- ") { end += 1 }
+    return lines[start..<end].joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+}
+let allSections = ["Forms and expressions (issue 3)", "Signing, journal and core (issue 5)", "Plugin registry (issue 7)",
+                   "Plugin workers (issue 15)"]
+if sections.count < allSections.count {
+    report += "\nThis run measured: \(sections.map(\.title).joined(separator: "; ")); the other sections are as an earlier run wrote them.\n"
+}
+for title in allSections {
+    guard let section = sections.first(where: { $0.title == title }) else {
+        if let kept = previousSection(title) { report += "\n" + kept + "\n" }
+        continue
+    }
     report += "\n## \(section.title)\n\n| measure | value | baseline (same run) | ratio | target | met | bounded by |\n|---|---|---|---|---|---|---|\n"
     for figure in section.figures {
         let ratio = figure.baselineValue > 0 ? String(format: "%.2f×", figure.value / figure.baselineValue) : "—"
@@ -129,6 +174,11 @@ for part in ["serve", "serve-notes", "postgres"] {
        begin.lowerBound < end.upperBound {
         report += "\n" + previous[begin.lowerBound..<end.upperBound] + "\n"
     }
+}
+// The notes written by hand after the last part (read against the figures they name) stay too.
+if let end = previousReport.range(of: "<!-- postgres:end -->", options: .backwards) {
+    let notes = previousReport[end.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines)
+    if !notes.isEmpty { report += "\n" + notes + "\n" }
 }
 do {
     try report.write(toFile: output, atomically: true, encoding: .utf8)
