@@ -43,6 +43,17 @@ final class SQLiteStore: LedgerStore {
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
+            // Again on the writer once the pool is open: GRDB puts every pool's writer in WAL mode after
+            // `prepareDatabase` has run and sets `synchronous = NORMAL` there (DatabasePool.init, setUpWALMode), which
+            // syncs the WAL only at a checkpoint — a commit reported done could be lost in a power cut. Every write
+            // goes through this connection, so FULL here makes each commit fsync the WAL before it returns.
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                let level = try Int.fetchOne(db, sql: "PRAGMA synchronous")
+                guard level == 2 else {
+                    throw LedgerError.database(path: path, detail: "SQLite would not sync each commit (synchronous = \(level.map(String.init) ?? "unknown"), 2 = FULL needed)")
+                }
+            }
             let check = try pool.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") }
             guard check == "ok" else {
                 throw LedgerError.corruptDatabase(path: path, detail: "integrity check: \(check ?? "no answer")")
