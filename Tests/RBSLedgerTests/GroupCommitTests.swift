@@ -269,6 +269,36 @@ struct GroupCommitTests {
         }
     }
 
+    /// The signing workers yield to the committing thread (``SigningThreads``): each runs at the caller's priority
+    /// lowered by ``SigningThreads/niceness`` (capped at 19), and every one of them takes work.
+    @Test("the signing threads run below the committing thread's priority, all of them")
+    func signingThreadsYield() throws {
+        final class Seen: @unchecked Sendable {
+            let condition = NSCondition()
+            var priorities: [Int32] = []
+            var threads: Set<UInt> = []
+        }
+        let which = __priority_which_t(PRIO_PROCESS.rawValue)
+        let own = getpriority(which, 0), count = 8 * Parallel.cores, seen = Seen()
+        for _ in 0..<count {
+            SigningThreads.shared.run {
+                let priority = getpriority(which, 0), thread = UInt(pthread_self())
+                usleep(2_000)
+                seen.condition.lock()
+                seen.priorities.append(priority)
+                seen.threads.insert(thread)
+                seen.condition.signal()
+                seen.condition.unlock()
+            }
+        }
+        seen.condition.lock()
+        defer { seen.condition.unlock() }
+        while seen.priorities.count < count { guard seen.condition.wait(until: Date() + 10) else { break } }
+        #expect(seen.priorities.count == count)
+        #expect(Set(seen.priorities) == [min(19, own + SigningThreads.niceness)])
+        #expect(seen.threads.count == Parallel.cores)
+    }
+
     @Test("parallel map keeps the order")
     func parallelMapOrder() {
         let items = Array(0..<1_003)
