@@ -162,13 +162,13 @@ func ledgerBenchmarks(directory: URL, quick: Bool = false) -> [BenchmarkFigure] 
                 + "; next row) (load average \(sectionLoad) when the section began: "
                 + "the bench runs niced on a shared machine, and fewer than the cores' share of CPU leaves signing and "
                 + "journaling, both CPU work, short while the disk-bound floor barely notices). perf (cpu-clock, DWARF call "
-                + "graphs, 2026-11-27, after schema step v23-journal-unique-index): the signing workers (one a core; the "
-                + "committing thread signs a chunk itself when it gets ahead) and the committing thread, whose work is the "
-                + "journal insert ≈ 27% (the row and two indexes: the once-only index, time-ordered, and journal_posted_to), "
-                + "the commit ≈ 23% (the WAL frames' pwrite, one fdatasync, an automatic checkpoint every 8,000 pages), the "
-                + "entry and its SHA-256 chain hash ≈ 10%, the lookups (an earlier entry of each document, the tip, the code "
-                + "state, the accounts) ≈ 10%, the posting's insert ≈ 6%, the core's checks ≈ 1%. Against signing alone the "
-                + "workers also encode each document and take its id (SHA-256), which the baseline's pre-encoded messages skip; "
+                + "graphs, 2026-11-28, `rbs-bench serial`): the signing workers (one a core, at nice +10 so the committing "
+                + "thread preempts them; it signs a chunk itself when none has taken it) and the committing thread, whose "
+                + "work is SQLite's statements ≈ 54% (the journal row and its two indexes, the once-only and journal_posted_to; "
+                + "the posting and its two; the commit's WAL frames, whose pwrite into the page cache alone is ≈ 18%), the "
+                + "arguments bound ≈ 9%, the entry's SHA-256 chain hash and its hashed bytes ≈ 12%, the lookup of an earlier "
+                + "entry of each document ≈ 8%, the core's decision ≈ 5%. Against signing alone the workers also encode each "
+                + "document and take its id (SHA-256), ≈ 15% of their time beside the signature; "
                 + "ledger-tip's record (a new file's fsync) is written beside the commits, which the floor does not do"),
         BenchmarkFigure(
             name: "sign + journal + post, group commit, against what the cores allow (the row above's rate)",
