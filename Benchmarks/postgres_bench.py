@@ -16,6 +16,7 @@ import argparse
 import datetime
 import os
 import re
+import resource
 import socket
 import shutil
 import subprocess
@@ -34,8 +35,31 @@ def run(command, **options):
     return subprocess.run(command, check=True, capture_output=True, text=True, **options)
 
 
-def signers(count, database, seconds, group=None):
-    """`count` signer processes started together: the sum of their rates, and their round trips per payment."""
+def server_cpu_seconds():
+    """User + system CPU of every PostgreSQL process now, with the children each has reaped (the postmaster's share holds
+    the backends of connections already closed): the server's CPU, whatever its processes' owner."""
+    ticks = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/comm") as comm:
+                if not comm.read().startswith("postgres"):
+                    continue
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            ticks += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+        except (OSError, ValueError, IndexError):
+            continue  # a process that ended meanwhile
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def signers(count, database, seconds, group=None, cpu=None):
+    """`count` signer processes started together: the sum of their rates, and their round trips per payment. With `cpu`
+    (a dict), the CPU a payment took, in µs, is put there: the host processes' ("host", their whole lives, start-up
+    included) and the server's ("server", while they ran)."""
+    host_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    server_before = server_cpu_seconds()
     start_at = time.time() + 3
     extra = ["--group", str(group)] if group else []
     processes = [subprocess.Popen([os.path.join(BUILD, "rbs-bench"), "signer", "--database", database, "--customer",
@@ -44,6 +68,7 @@ def signers(count, database, seconds, group=None):
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for index in range(count)]
     total = 0.0
     trips = []
+    payments = 0
     for process in processes:
         out, err = process.communicate(timeout=seconds + 120)
         found = re.search(r"ops (\d+) seconds ([\d.]+) roundtrips ([\d.]+)", out)
@@ -51,6 +76,13 @@ def signers(count, database, seconds, group=None):
             sys.exit(f"rbs-bench signer failed ({process.returncode}): {out}{err}")
         total += int(found.group(1)) / float(found.group(2))
         trips.append(float(found.group(3)))
+        payments += int(found.group(1))
+    if cpu is not None and payments:
+        time.sleep(0.3)  # the backends of the connections just closed, reaped by the postmaster
+        host_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        host = host_after.ru_utime + host_after.ru_stime - host_before.ru_utime - host_before.ru_stime
+        cpu["host"] = host / payments * 1e6
+        cpu["server"] = (server_cpu_seconds() - server_before) / payments * 1e6
     return total, sum(trips) / len(trips)
 
 
@@ -95,15 +127,18 @@ def measure_path(tag, server, port, options):
     """One path to the server (the server's own port, or the proxy's): 1, 2 and 3 hosts, group commit, pgbench."""
     direct = server.rsplit("/", 1)[0]
     base = re.sub(r":\d+$", f":{port}", direct)
-    figures = {"hosts": {}, "trips": {}, "pgbench": {}}
+    figures = {"hosts": {}, "trips": {}, "pgbench": {}, "cpu": {}}
     for count in (1, 2, 3):
         name = f"rbs_bench_{tag}_{count}"
         run(["psql", server, "-X", "-q", "-c", f"CREATE DATABASE {name}"])
         database = f"{base}/{name}"
         run([os.path.join(BUILD, "rbs-bench"), "signer", "--init", "--database", database])
-        figures["hosts"][count], figures["trips"][count] = signers(count, database, options.seconds)
+        figures["cpu"][count] = {}
+        figures["hosts"][count], figures["trips"][count] = signers(count, database, options.seconds, cpu=figures["cpu"][count])
+        cpu = figures["cpu"][count]
         print(f"{tag}: PostgreSQL, {count} host process(es): {figures['hosts'][count]:.0f} signed payments/s, "
-              f"{figures['trips'][count]:.2f} round trips a payment", flush=True)
+              f"{figures['trips'][count]:.2f} round trips a payment, CPU a payment: host {cpu.get('host', 0):.0f} µs, "
+              f"server {cpu.get('server', 0):.0f} µs", flush=True)
     figures["group"], figures["group_trips"] = signers(1, f"{base}/rbs_bench_{tag}_1", options.seconds, group=100)
     print(f"{tag}: PostgreSQL, 1 host process, group commit of 100: {figures['group']:.0f} signed payments/s", flush=True)
     run(["psql", server, "-X", "-q", "-c", f"CREATE DATABASE pgbench_{tag}"])
@@ -183,6 +218,12 @@ def main():
                          f"shared cores; the server's work a payment (the commit checks each query's digest, writes, "
                          f"answers the queries again, then commits once more to flush the WAL) and the host's (the "
                          f"speculative body, the statements written out, the signature)")
+            cpu = figures["cpu"].get(count, {})
+            if cpu.get("host") and cpu.get("server"):
+                most = (os.cpu_count() or 1) / (cpu["host"] + cpu["server"]) * 1e6
+                bound += (f"; CPU a payment (from /proc while they ran): the host's {cpu['host']:.0f} µs (start-up included), "
+                          f"the server's {cpu['server']:.0f} µs, so {os.cpu_count()} cores carry at most {most:.0f} payments/s "
+                          f"({rate / most:.2f} of that here)")
             if count > 1:
                 bound += ("; hosts wait for each other only inside the server (the commit's check and writes under "
                           "the ledger's lock; the WAL flush comes after the lock, shared by the commits waiting for "
