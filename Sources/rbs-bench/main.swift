@@ -14,6 +14,14 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let outputIndex = arguments.firstIndex(of: "--output")
 let output = outputIndex.flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil } ?? "BENCHMARKS.md"
 let secondsValue = arguments.firstIndex(of: "--seconds").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+/// The sections of the report, in its order: each measured under its name below, or kept from the previous report.
+enum SectionTitle {
+    static let expressions = "Forms and expressions (issue 3)"
+    static let ledger = "Signing, journal and core (issue 5)"
+    static let registry = "Plugin registry (issue 7)"
+    static let isolation = "Plugin workers (issue 15)"
+    static let all = [expressions, ledger, registry, isolation]
+}
 let chosen = Set(arguments.filter { !$0.hasPrefix("-") && $0 != output && $0 != secondsValue })
 let usage = """
     usage: rbs-bench [expressions|ledger|registry|isolation ...] [--output FILE] [--quick]
@@ -28,10 +36,24 @@ if arguments.contains("--help") || arguments.contains("-h") {
     exit(0)
 }
 let sectionNames: Set<String> = ["expressions", "ffi", "seed", "ledger", "registry", "isolation", "roundtrips", "serial"]
-if let unknown = arguments.first(where: { $0.hasPrefix("-") && !["--output", "--quick", "--seconds"].contains($0) })
+if let unknown = arguments.first(where: { $0.hasPrefix("-") && !["--output", "--quick", "--seconds"].contains($0) && $0 != output && $0 != secondsValue })
     ?? chosen.first(where: { !sectionNames.contains($0) }) {
     FileHandle.standardError.write(Data("rbs-bench: unknown argument \"\(unknown)\"\n\(usage)".utf8))
     exit(2)
+}
+/// `--seconds S` (the profiling modes'): a positive number of seconds, 10 when not given.
+let seconds: Double
+if let secondsValue {
+    guard let value = Double(secondsValue), value.isFinite, value > 0, value <= 86_400 else {
+        FileHandle.standardError.write(Data("rbs-bench: --seconds takes a number of seconds above 0 and at most 86400, not \"\(secondsValue)\"\n".utf8))
+        exit(2)
+    }
+    seconds = value
+} else if arguments.last == "--seconds" {
+    FileHandle.standardError.write(Data("rbs-bench: --seconds needs a number of seconds\n".utf8))
+    exit(2)
+} else {
+    seconds = 10
 }
 func wanted(_ name: String) -> Bool { chosen.isEmpty || chosen.contains(name) }
 /// What the expression loops' iterations are divided by (`--quick`).
@@ -47,11 +69,11 @@ var sections: [(title: String, figures: [BenchmarkFigure])] = []
 let startLoad = loadAverage()
 if wanted("expressions") || chosen.contains("ffi") || chosen.contains("seed") {
     print("expressions…")
-    sections.append(("Forms and expressions (issue 3)", expressionBenchmarks()))
+    sections.append((SectionTitle.expressions, expressionBenchmarks()))
 }
 if wanted("ledger") {
     print("signing, journal and core…")
-    sections.append(("Signing, journal and core (issue 5)", ledgerBenchmarks(directory: work.appendingPathComponent("ledger"), quick: quickDivisor > 1)))
+    sections.append((SectionTitle.ledger, ledgerBenchmarks(directory: work.appendingPathComponent("ledger"), quick: quickDivisor > 1)))
 }
 if wanted("registry") {
     print("plugin registry…")
@@ -62,7 +84,7 @@ if wanted("registry") {
             let figures = try RegistryBenchmarks(work: work.appendingPathComponent("registry"), host: host,
                                                  include: repository.appendingPathComponent("SDK/Sources/CRBSPlugin/include"),
                                                  examples: repository.appendingPathComponent("Plugins")).run()
-            sections.append(("Plugin registry (issue 7)", figures))
+            sections.append((SectionTitle.registry, figures))
         } catch {
             FileHandle.standardError.write(Data("registry benchmarks failed: \(error)\n".utf8))
         }
@@ -73,7 +95,6 @@ if wanted("registry") {
 
 if chosen.contains("serial") {
     // For a profile only: group commit's committing part alone, for --seconds (10 by default); writes nothing.
-    let seconds = secondsValue.flatMap(Double.init) ?? 10
     let status = ledgerSerialProfile(directory: work, seconds: seconds)
     try? FileManager.default.removeItem(at: work)
     exit(status)
@@ -96,7 +117,7 @@ if wanted("isolation") {
         do {
             let figures = try IsolationBenchmarks(work: work.appendingPathComponent("isolation"), host: host,
                                                   repository: repository).run()
-            sections.append(("Plugin workers (issue 15)", figures))
+            sections.append((SectionTitle.isolation, figures))
         } catch {
             FileHandle.standardError.write(Data("isolation benchmarks failed: \(error)\n".utf8))
         }
@@ -148,12 +169,10 @@ func previousSection(_ title: String) -> String? {
     while end < lines.count && !lines[end].hasPrefix("## ") && !lines[end].hasPrefix("<!-- ") { end += 1 }
     return lines[start..<end].joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
 }
-let allSections = ["Forms and expressions (issue 3)", "Signing, journal and core (issue 5)", "Plugin registry (issue 7)",
-                   "Plugin workers (issue 15)"]
-if sections.count < allSections.count {
+if sections.count < SectionTitle.all.count {
     report += "\nThis run measured: \(sections.map(\.title).joined(separator: "; ")); the other sections are as an earlier run wrote them.\n"
 }
-for title in allSections {
+for title in SectionTitle.all {
     guard let section = sections.first(where: { $0.title == title }) else {
         if let kept = previousSection(title) { report += "\n" + kept + "\n" }
         continue
@@ -169,10 +188,9 @@ for title in allSections {
 // Benchmarks/postgres_bench.py, make bench-pg): keep them, and the notes on the serving figures (written by hand
 // beside serve_load.py's section, which that script replaces whole).
 for part in ["serve", "serve-notes", "postgres"] {
-    if let previous = try? String(contentsOfFile: output, encoding: .utf8),
-       let begin = previous.range(of: "<!-- \(part):begin -->"), let end = previous.range(of: "<!-- \(part):end -->"),
+    if let begin = previousReport.range(of: "<!-- \(part):begin -->"), let end = previousReport.range(of: "<!-- \(part):end -->"),
        begin.lowerBound < end.upperBound {
-        report += "\n" + previous[begin.lowerBound..<end.upperBound] + "\n"
+        report += "\n" + previousReport[begin.lowerBound..<end.upperBound] + "\n"
     }
 }
 // The notes written by hand after the last part (read against the figures they name) stay too.
