@@ -3,6 +3,19 @@ import Crypto
 import Foundation
 import RBSLedger
 
+/// The bank's own account the benchmarks' host-key payments debit (the embedded bank's savings account).
+let benchDebitAccount = "40817810738000000002"
+
+extension Ledger {
+    /// The benchmarks' payment, drafted for key `keyId`: 0.01 RUB from `from` to an account outside the bank.
+    func draftBenchPayment(from: String, keyId: String) throws(LedgerError) -> Document {
+        try draft(operation: "payment.domestic", plugin: "bench", pluginVersion: "1", fields: [
+            DocumentField("from", from), DocumentField("account", "40702810900000012345"),
+            DocumentField("amount", "0.01"), DocumentField("currency", "RUB"), DocumentField("purpose", "benchmark"),
+        ], keyId: keyId)
+    }
+}
+
 /// A clock the benchmark moves on by one TOTP step per code, so each batch gets a fresh code.
 final class SteppingClock: @unchecked Sendable {
     private let lock = NSLock()
@@ -35,10 +48,7 @@ func ledgerBenchmarks(directory: URL, quick: Bool = false) -> [BenchmarkFigure] 
     func documents(_ count: Int) -> [Document] {
         // Drafted for the key id loaded once (the draft without it reads the key files for each document).
         (0..<count).compactMap { _ in
-            try? ledger.draft(operation: "payment.domestic", plugin: "bench", pluginVersion: "1", fields: [
-                DocumentField("from", "40817810738000000002"), DocumentField("account", "40702810900000012345"),
-                DocumentField("amount", "0.01"), DocumentField("currency", "RUB"), DocumentField("purpose", "benchmark"),
-            ], keyId: identity.keyId)
+            try? ledger.draftBenchPayment(from: benchDebitAccount, keyId: identity.keyId)
         }
     }
     func seconds(_ body: () -> Void) -> Double {
@@ -218,10 +228,7 @@ func ledgerSerialProfile(directory: URL, seconds: Double) -> Int32 {
         let ledger = try Ledger.create(dataDirectory: dataDirectory, clock: { clock.now }).ledger
         _ = try KeyStore(dataDirectory: dataDirectory).initialize(name: "bench", force: true)
         let identity = try KeyStore(dataDirectory: dataDirectory).load()
-        let draft = try ledger.draft(operation: "payment.domestic", plugin: "bench", pluginVersion: "1", fields: [
-            DocumentField("from", "40817810738000000002"), DocumentField("account", "40702810900000012345"),
-            DocumentField("amount", "0.01"), DocumentField("currency", "RUB"), DocumentField("purpose", "benchmark"),
-        ], keyId: identity.keyId)
+        let draft = try ledger.draftBenchPayment(from: benchDebitAccount, keyId: identity.keyId)
         var committing = 0.0, count = 0
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
         while DispatchTime.now().uptimeNanoseconds < deadline {

@@ -23,8 +23,8 @@ func signerProcess(_ arguments: [String]) -> Int32 {
         }
     }
     guard let database = option("--database"), let name = option("--customer"),
-          let seconds = option("--seconds").flatMap(Double.init) else {
-        FileHandle.standardError.write(Data("usage: rbs-bench signer --database URL|sqlite --customer NAME --seconds S [--start-at UNIX]\n".utf8))
+          let seconds = option("--seconds").flatMap(Double.init), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+        FileHandle.standardError.write(Data("usage: rbs-bench signer --database URL|sqlite --customer NAME --seconds S (0 < S ≤ 86400) [--start-at UNIX] [--group N]\n".utf8))
         return 2
     }
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rbs-bench-signer-\(getpid())")
@@ -46,10 +46,7 @@ func signerProcess(_ arguments: [String]) -> Int32 {
         // The payment is drafted once through the ledger (its quote: the accounts' currencies, a round trip for a
         // payee outside the bank); each payment signed is then that draft's fields at a new time with a new nonce,
         // as a customer's form is drafted when it is reviewed, not when it is signed: what is timed is the signing.
-        let drafted = try ledger.draft(operation: "payment.domestic", plugin: "bench", pluginVersion: "1", fields: [
-            DocumentField("from", account), DocumentField("account", "40702810900000012345"),
-            DocumentField("amount", "0.01"), DocumentField("currency", "RUB"), DocumentField("purpose", "benchmark"),
-        ], keyId: customer.keyId)
+        let drafted = try ledger.draftBenchPayment(from: account, keyId: customer.keyId)
         func document() throws -> Document {
             try Document(operation: drafted.operation, plugin: drafted.plugin, pluginVersion: drafted.pluginVersion,
                          fields: drafted.fields, createdAt: clock.now, nonce: Document.randomNonce(), keyId: drafted.keyId)
@@ -73,12 +70,9 @@ func signerProcess(_ arguments: [String]) -> Int32 {
         // posted in one transaction under one code (one process only: the host key's code state is shared).
         if let group = option("--group").flatMap(Int.init), group > 0 {
             _ = try KeyStore(dataDirectory: folder).initialize(name: "bench", force: true)
-            let hostSecret = try KeyStore(dataDirectory: folder).load().totpSecret ?? Data()
-            let from = "40817810738000000002"
-            let hostDraft = try ledger.draft(operation: "payment.domestic", plugin: "bench", pluginVersion: "1", fields: [
-                DocumentField("from", from), DocumentField("account", "40702810900000012345"),
-                DocumentField("amount", "0.01"), DocumentField("currency", "RUB"), DocumentField("purpose", "benchmark"),
-            ])
+            let hostIdentity = try KeyStore(dataDirectory: folder).load()
+            let hostSecret = hostIdentity.totpSecret ?? Data()
+            let hostDraft = try ledger.draftBenchPayment(from: benchDebitAccount, keyId: hostIdentity.keyId)
             while DispatchTime.now().uptimeNanoseconds < deadline {
                 let batch = try (0..<group).map { _ in
                     try Document(operation: hostDraft.operation, plugin: hostDraft.plugin, pluginVersion: hostDraft.pluginVersion,
