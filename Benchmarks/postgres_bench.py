@@ -24,6 +24,8 @@ import sys
 import tempfile
 import time
 
+from proc_cpu import cpu_seconds_of  # Benchmarks/, the script's own folder
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("RBS_BENCH_BUILD", os.path.join(ROOT, ".build-release", "release"))
 CLUSTER = os.path.join(ROOT, "Tests", "Postgres", "cluster.sh")
@@ -38,7 +40,7 @@ def run(command, **options):
 def server_cpu_seconds():
     """User + system CPU of every PostgreSQL process now, with the children each has reaped (the postmaster's share holds
     the backends of connections already closed): the server's CPU, whatever its processes' owner."""
-    ticks = 0
+    total = 0.0
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -46,12 +48,10 @@ def server_cpu_seconds():
             with open(f"/proc/{entry}/comm") as comm:
                 if not comm.read().startswith("postgres"):
                     continue
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-            ticks += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
-        except (OSError, ValueError, IndexError):
+        except OSError:
             continue  # a process that ended meanwhile
-    return ticks / os.sysconf("SC_CLK_TCK")
+        total += cpu_seconds_of(entry, reaped_children=True)
+    return total
 
 
 def signers(count, database, seconds, group=None, cpu=None):

@@ -37,6 +37,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "ServerWeb"))
 from served import totp  # noqa: E402
+from proc_cpu import cpu_seconds_of  # noqa: E402  (Benchmarks/, the script's own folder)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOST = os.environ.get("RBS_HOST_BINARY", os.path.join(ROOT, ".build-release", "release", "rbs-host"))
@@ -104,17 +105,8 @@ def loadavg():
 
 def cpu_seconds(pid):
     """User + system CPU time of `pid` and of its children alive now (the plugin workers), in seconds."""
-    tick = os.sysconf("SC_CLK_TCK")
-
-    def used(process):
-        try:
-            with open(f"/proc/{process}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / tick
-        except OSError:
-            return 0.0
     children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
-    return used(pid) + sum(used(child) for child in children)
+    return cpu_seconds_of(pid) + sum(cpu_seconds_of(child) for child in children)
 
 
 def switches(pid):
