@@ -1183,8 +1183,8 @@ $("done").addEventListener("click", () => go("#/"));
 $("add-to-basket").addEventListener("click", () => {
   // The run stays reviewed on the server; the basket names it when it is made.
   // The payee's account is found by its caption in the page's language now: kept, so another language still shows it.
-  const payeeAccount = (state.review.fields.find((line) => line.caption === t("basketPayeeAccount")) || {}).value || "";
-  state.basket.push({ run: state.run.id, operation: state.run.operation, title: state.run.title, review: state.review, payeeAccount });
+  state.basket.push({ run: state.run.id, operation: state.run.operation, title: state.run.title, review: state.review,
+    payeeAccount: payeeAccountOf(state.review) });
   keepBasket();
   forgetRun();
   say(t("basketAdded", { count: state.basket.length }));
@@ -1207,6 +1207,11 @@ async function restoreBasket() {
   keepBasket();
 }
 
+/// The payee's account a review shows, found by its caption in the page's language ("" when it shows none).
+function payeeAccountOf(review) {
+  return (review.fields.find((line) => line.caption === t("basketPayeeAccount")) || {}).value || "";
+}
+
 /// A basket item's operation as the page's language names it (the title kept when it was added, if the operation is gone).
 function basketTitle(item) {
   return (item && state.operationTitles && state.operationTitles.get(item.operation)) || (item && item.title) || "";
@@ -1223,8 +1228,7 @@ function showBasket() {
     cell(t("entry"), String(index + 1)), element("td", { "data-label": t("basketOperation") }, element("span", { "data-source": "plugin", text: basketTitle(item) })),
     cell(t("amount"), item.review.amount ? format.amount(item.review.amount, item.review.currency) : "", "num"),
     cell(t("payee"), item.review.payee || ""),
-    cell(t("basketPayeeAccount"), item.payeeAccount !== undefined ? item.payeeAccount
-      : (item.review.fields.find((line) => line.caption === t("basketPayeeAccount")) || {}).value || "", "account-number"))));
+    cell(t("basketPayeeAccount"), item.payeeAccount !== undefined ? item.payeeAccount : payeeAccountOf(item.review), "account-number"))));
 }
 
 $("basket-make").addEventListener("click", async () => {
