@@ -279,22 +279,26 @@ struct GroupCommitTests {
             var threads: Set<UInt> = []
         }
         let which = __priority_which_t(PRIO_PROCESS.rawValue)
-        let own = getpriority(which, 0), count = 8 * Parallel.cores, seen = Seen()
-        for _ in 0..<count {
+        let own = getpriority(which, 0), seen = Seen()
+        // One piece of work a thread, each held until every thread holds one: so each thread takes exactly one, however
+        // late the machine schedules them (a piece that only slept could all go to the first thread awake).
+        for _ in 0..<Parallel.cores {
             SigningThreads.shared.run {
                 let priority = getpriority(which, 0), thread = UInt(pthread_self())
-                usleep(2_000)
                 seen.condition.lock()
                 seen.priorities.append(priority)
                 seen.threads.insert(thread)
-                seen.condition.signal()
+                seen.condition.broadcast()
+                let deadline = Date() + 10
+                while seen.priorities.count < Parallel.cores { guard seen.condition.wait(until: deadline) else { break } }
                 seen.condition.unlock()
             }
         }
         seen.condition.lock()
         defer { seen.condition.unlock() }
-        while seen.priorities.count < count { guard seen.condition.wait(until: Date() + 10) else { break } }
-        #expect(seen.priorities.count == count)
+        let deadline = Date() + 10
+        while seen.priorities.count < Parallel.cores { guard seen.condition.wait(until: deadline) else { break } }
+        #expect(seen.priorities.count == Parallel.cores)
         #expect(Set(seen.priorities) == [min(19, own + SigningThreads.niceness)])
         #expect(seen.threads.count == Parallel.cores)
     }
