@@ -84,6 +84,72 @@ struct DailyRatesTests {
     }
 }
 
+extension DailyRatesTests {
+    @Test("an older day, a date over a month ahead, or a rate that moved more than 25 % and is not accepted by name, is refused whole; accepted, it is imported")
+    func implausibleImports() throws {
+        let data = Fixtures.temporaryDirectory("rates-checks")
+        let clock = LockedClock(Date(timeIntervalSince1970: 1_795_000_000))
+        let ledger = try Ledger.create(dataDirectory: data, clock: { clock.now }).ledger
+        defer { try? ledger.close() }
+        let margin = try #require(Decimal(string: "0.015"))
+        func file(usd: String, amd: String = "21,5637", date: String) throws -> DailyRates {
+            try DailyRates.read(Self.day(Self.usd.replacingOccurrences(of: "92,5058", with: usd) + "\n"
+                                         + Self.amd.replacingOccurrences(of: "21,5637", with: amd), date: date), file: "d.xml")
+        }
+        let first = try file(usd: "92,5058", date: "26.11.2026")
+        try ledger.importRates(first.rates, date: first.date, margin: margin, source: "d.xml")
+        let kept = try ledger.rates()
+
+        // A slipped comma (0,0001 for 92,5058) and a doubled AMD: both named, the flag spelt out, nothing written.
+        let typo = try file(usd: "0,0001", amd: "43,1274", date: "27.11.2026")
+        let refusal = try #require(throws: Ledger.RatesError.self) {
+            try ledger.importRates(typo.rates, date: typo.date, margin: margin, source: "d.xml")
+        }
+        #expect(refusal == .changes([
+            Ledger.RateChange(currency: "USD", new: try #require(Decimal(string: "0.0001")), current: try #require(Decimal(string: "92.5058")), currentDate: "2026-11-26"),
+            Ledger.RateChange(currency: "AMD", new: try #require(Decimal(string: "0.431274")), current: try #require(Decimal(string: "0.215637")), currentDate: "2026-11-26"),
+        ]))
+        #expect(refusal.description == """
+            USD: the official rate 0.0001 RUB is 99.99 % below the current one, 92.5058 RUB of 2026-11-26
+            AMD: the official rate 0.431274 RUB is 100 % above the current one, 0.215637 RUB of 2026-11-26
+            a change of more than 25 % in a day is refused as a likely error in the file, so nothing was imported: \
+            check the file, or import it with --accept-change USD --accept-change AMD
+            """)
+        #expect(try ledger.rates() == kept)
+        // Accepting one of the two still refuses the other; accepting a currency the file lacks is refused.
+        #expect(throws: Ledger.RatesError.changes([Ledger.RateChange(currency: "AMD", new: try #require(Decimal(string: "0.431274")),
+                                                                     current: try #require(Decimal(string: "0.215637")), currentDate: "2026-11-26")])) {
+            try ledger.importRates(typo.rates, date: typo.date, margin: margin, source: "d.xml", accepting: ["USD"])
+        }
+        #expect(throws: Ledger.RatesError.acceptedAbsent(["GBP"])) {
+            try ledger.importRates(typo.rates, date: typo.date, margin: margin, source: "d.xml", accepting: ["GBP"])
+        }
+        #expect(try ledger.rates() == kept)
+
+        // 24.9 % up is a day's move, imported without a word; an older day after it is refused.
+        let move = try file(usd: "115,5000", date: "27.11.2026")
+        clock.now += 60
+        try ledger.importRates(move.rates, date: move.date, margin: margin, source: "d.xml")
+        #expect(try ledger.rates().first { $0.currency == "USD" }?.official == Decimal(string: "115.5"))
+        #expect(throws: Ledger.RatesError.olderDay(file: "2026-11-26", current: "2026-11-27")) {
+            try ledger.importRates(first.rates, date: first.date, margin: margin, source: "d.xml")
+        }
+        #expect(Ledger.RatesError.olderDay(file: "2026-11-26", current: "2026-11-27").description == "the file's rates are "
+                + "of 2026-11-26, older than the bank's current rates of 2026-11-27: importing them would make a past day's "
+                + "rates current, so nothing was imported")
+        // A year's typo (2027 for 2026) would make every real day's file older: refused as a wrong date.
+        let typoYear = try file(usd: "92,5058", date: "26.11.2027")
+        #expect(throws: Ledger.RatesError.farAhead(file: "2027-11-26", today: "2026-11-18")) {
+            try ledger.importRates(typoYear.rates, date: typoYear.date, margin: margin, source: "d.xml")
+        }
+        // Checked and accepted by name, the jump is imported.
+        let checked = try file(usd: "0,0001", amd: "43,1274", date: "28.11.2026")
+        clock.now += 60
+        try ledger.importRates(checked.rates, date: checked.date, margin: margin, source: "d.xml", accepting: ["USD", "AMD"])
+        #expect(try ledger.rates().map(\.official) == [try #require(Decimal(string: "0.431274")), try #require(Decimal(string: "0.0001"))])
+    }
+}
+
 /// A clock the test moves.
 final class LockedClock: @unchecked Sendable {
     private let lock = NSLock()

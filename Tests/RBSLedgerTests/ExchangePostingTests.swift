@@ -11,7 +11,7 @@ struct ExchangePostingTests {
     func postsBothLegs() throws {
         let f = try Fixture()
         let usd = OfficialRate(currency: "USD", numericCode: "840", name: "Доллар США", nominal: 1, value: Decimal(string: "92.5058")!)
-        try f.ledger.importRates([usd], date: "2026-11-26", margin: Decimal(string: "0.015")!, source: "XML_daily.xml")
+        try f.ledger.importRates([usd], date: "2025-06-15", margin: Decimal(string: "0.015")!, source: "XML_daily.xml")
         let document = try f.payment(to: CoreTests.dollars, amount: "10000.00")
         #expect([document["creditAmount"], document["rate"], document["ratePair"]] == ["106.50", "93.893387", "USD/RUB"])
         guard case .posted(let receipt) = try f.ledger.signAndPost(document, code: f.nextCode()) else {
@@ -41,12 +41,12 @@ struct ExchangePostingTests {
     func damagedRateRefused() throws {
         let f = try Fixture()
         let usd = OfficialRate(currency: "USD", numericCode: "840", name: "Доллар США", nominal: 1, value: Decimal(string: "92.5058")!)
-        try f.ledger.importRates([usd], date: "2026-11-26", margin: Decimal(string: "0.015")!, source: "XML_daily.xml")
+        try f.ledger.importRates([usd], date: "2025-06-15", margin: Decimal(string: "0.015")!, source: "XML_daily.xml")
         f.clock.advance(60)
         try f.ledger.database.write { db in
             try db.execute("""
                 INSERT INTO exchange_rates (currency, name, rate_date, official, buy, sell, margin, imported_ms, source)
-                VALUES ('USD', 'Доллар США', '2026-11-27', '92.5abc', '91', '94', '0.015', ?, 'hand-written')
+                VALUES ('USD', 'Доллар США', '2025-06-16', '92.5abc', '91', '94', '0.015', ?, 'hand-written')
                 """, Timestamp.milliseconds(f.clock.now))
         }
         #expect {
@@ -60,7 +60,7 @@ struct ExchangePostingTests {
     func secondSignerAfterNewRate() throws {
         let c = try SecondSignerTests.Company(threshold: 1_000)
         let usd = OfficialRate(currency: "USD", numericCode: "840", name: "Доллар США", nominal: 1, value: Decimal(string: "92.5058")!)
-        try c.f.ledger.importRates([usd], date: "2026-11-26", margin: Decimal(string: "0.015")!, source: "XML_daily.xml")
+        try c.f.ledger.importRates([usd], date: "2025-06-15", margin: Decimal(string: "0.015")!, source: "XML_daily.xml")
         let dollars = try #require(try c.f.ledger.customers.accounts(of: c.ann.customer).first { $0.currency == "USD" }?.number)
         c.f.clock.advance(30)
         let document = try c.f.ledger.draft(operation: "transfer.own", plugin: "ru.example.transfers", pluginVersion: "1.0.0", fields: [
@@ -73,7 +73,7 @@ struct ExchangePostingTests {
             return
         }
         c.f.clock.advance(3600)
-        try c.f.ledger.importRates([usd], date: "2026-11-27", margin: Decimal(string: "0.02")!, source: "XML_daily.xml")
+        try c.f.ledger.importRates([usd], date: "2025-06-16", margin: Decimal(string: "0.02")!, source: "XML_daily.xml")
         let before = try c.f.balance(c.account)
         let outcome = try c.f.ledger.approve(entry: 1, code: try c.code(c.bob), as: c.bob)
         guard case .rejected(_, _, let reason) = outcome else { Issue.record("approved at an old rate: \(outcome)"); return }

@@ -10,6 +10,15 @@ extension Ledger {
         case noRates
         case margin(Decimal)
         case rubles
+        /// The file's day is before the day of the bank's current rates: importing it would make a past day's current.
+        case olderDay(file: String, current: String)
+        /// The file's day is more than ``furthestAhead`` days after the host's (Moscow's) day: a wrong date, which would
+        /// then refuse every real day's file as older.
+        case farAhead(file: String, today: String)
+        /// Currencies whose official rate moved by more than ``largestChange`` from the current one, not accepted.
+        case changes([RateChange])
+        /// A currency accepted as changed that the file does not hold.
+        case acceptedAbsent([String])
 
         public var description: String {
             switch self {
@@ -17,21 +26,90 @@ extension Ledger {
             case .margin(let margin):
                 "a margin of \(margin * 100) % is not one: give a percentage from 0 up to 50 (e.g. --margin 1.5)"
             case .rubles: "the ruble is the rates' base: a rate for RUB is not imported"
+            case .olderDay(let file, let current):
+                "the file's rates are of \(file), older than the bank's current rates of \(current): importing them would "
+                    + "make a past day's rates current, so nothing was imported"
+            case .farAhead(let file, let today):
+                "the file's rates are of \(file), more than \(Ledger.furthestAhead) days after today (\(today) in Moscow "
+                    + "on this host's clock): the Bank of Russia sets rates a few days ahead at most, so its date is "
+                    + "taken as wrong and nothing was imported"
+            case .changes(let changes):
+                changes.map(\.description).joined(separator: "\n") + "\na change of more than "
+                    + "\(Ledger.largestChange * 100) % in a day is refused as a likely error in the file, so nothing was "
+                    + "imported: check the file, or import it with "
+                    + changes.map { "--accept-change \($0.currency)" }.joined(separator: " ")
+            case .acceptedAbsent(let currencies):
+                "--accept-change \(currencies.joined(separator: ", ")): the file has no rate for "
+                    + "\(currencies.count == 1 ? "it" : "them") — nothing was imported"
             }
         }
     }
 
+    /// One currency's official rate against the bank's current one (``RatesError/changes(_:)``).
+    public struct RateChange: Sendable, Equatable, CustomStringConvertible {
+        public var currency: String
+        /// Rubles for one unit in the file and in the bank's current rate (of `currentDate`).
+        public var new: Decimal
+        public var current: Decimal
+        public var currentDate: String
+
+        /// The change as a percentage of the current rate (negative: the rate fell).
+        public var percent: Decimal { (new - current) / current * 100 }
+
+        public var description: String {
+            // Its size cut (not rounded) to 2 decimals: 0.0001 for 92.5058 is 99.99 % below, never "100 %".
+            var size = percent < 0 ? -percent : percent
+            var cut = Decimal()
+            NSDecimalRound(&cut, &size, 2, .down)
+            return "\(currency): the official rate \(new) RUB is \(cut) % \(percent < 0 ? "below" : "above") the "
+                + "current one, \(current) RUB of \(currentDate)"
+        }
+    }
+
+    /// How far (a fraction) a currency's official rate may move from the bank's current one in one import without
+    /// being accepted by name: the ruble's largest one-day moves (December 2014, March 2022) stayed well inside it,
+    /// while a slipped comma or a corrupt file (0,0001 for 92,5058) is far outside it.
+    public static let largestChange = Decimal(string: "0.25")!
+    /// How many days after the host's day a file's may be: the Bank of Russia sets a day's rates on the working day
+    /// before it, and before the New Year holidays for up to twelve days ahead.
+    public static let furthestAhead = 31
+
     /// Imports the day's official `rates` with `margin` (a fraction: 0.015 for 1.5 %), all in one transaction, and
     /// answers the bank's rates as kept.
+    ///
+    /// Refused whole, before anything is written: a day (`date`, YYYY-MM-DD) before that of the bank's current rates,
+    /// and a currency whose official rate moved by more than ``largestChange`` from its current one unless it is in
+    /// `accepting` (the operator has checked it) — a conversion at a mistyped rate would pay out real money.
     @discardableResult
-    public func importRates(_ rates: [OfficialRate], date: String, margin: Decimal, source: String) throws -> [ExchangeRate] {
+    public func importRates(_ rates: [OfficialRate], date: String, margin: Decimal, source: String,
+                            accepting: Set<String> = []) throws -> [ExchangeRate] {
         guard !rates.isEmpty else { throw RatesError.noRates }
         guard margin >= 0, margin <= Decimal(string: "0.5")! else { throw RatesError.margin(margin) }
         guard !rates.contains(where: { $0.currency == "RUB" }) else { throw RatesError.rubles }
+        let absent = accepting.subtracting(rates.map(\.currency)).sorted()
+        guard absent.isEmpty else { throw RatesError.acceptedAbsent(absent) }
         let now = clock()
+        if let day = try? CalendarDay.parse(date, .iso), let today = CalendarDay.containing(now, in: Self.moscow),
+           let latest = today.adding(days: Self.furthestAhead), latest < day {
+            throw RatesError.farAhead(file: date, today: today.iso)
+        }
         let kept = rates.map { ExchangeRate($0, date: date, margin: margin, importedAt: now, source: source) }
         let milliseconds = Timestamp.milliseconds(now)
-        try database.write { db in
+        // Decided on the rates the write transaction reads (the refusal is answered from it, not thrown through it,
+        // which would report it as the database's).
+        let refusal: RatesError? = try database.write { db in
+            let current = try Self.currentRatesByCurrency(in: db)
+            // YYYY-MM-DD: the text's order is the days'.
+            if let newest = current.values.map(\.date).max(), date < newest {
+                return .olderDay(file: date, current: newest)
+            }
+            let changes = kept.compactMap { rate -> RateChange? in
+                guard let was = current[rate.currency], was.official > 0, !accepting.contains(rate.currency) else { return nil }
+                let size = (rate.official - was.official) / was.official
+                guard (size < 0 ? -size : size) > Self.largestChange else { return nil }
+                return RateChange(currency: rate.currency, new: rate.official, current: was.official, currentDate: was.date)
+            }
+            guard changes.isEmpty else { return .changes(changes) }
             for rate in kept {
                 try db.execute("""
                     INSERT INTO exchange_rates (currency, name, rate_date, official, buy, sell, margin, imported_ms, source)
@@ -39,9 +117,14 @@ extension Ledger {
                     """, rate.currency, rate.name, rate.date, "\(rate.official)", "\(rate.buy)", "\(rate.sell)",
                     "\(rate.margin)", milliseconds, rate.source)
             }
+            return nil
         }
+        if let refusal { throw refusal }
         return kept
     }
+
+    /// The Bank of Russia's days are Moscow's.
+    private static let moscow = TimeZone(identifier: "Europe/Moscow") ?? TimeZone(secondsFromGMT: 3 * 3600)!
 
     /// The bank's current rate of each currency (the newest import's), by currency code.
     public func rates() throws(LedgerError) -> [ExchangeRate] {

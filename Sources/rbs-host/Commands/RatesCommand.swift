@@ -49,6 +49,10 @@ struct RatesCommand: ParsableCommand {
         @Argument(help: "The daily rates file (XML_daily.asp, windows-1251 as published).") var file: String
         @Option(help: ArgumentHelp("The bank's margin on either side of the official rate, in percent (1.5).", valueName: "PERCENT"))
         var margin: String
+        @Option(name: .customLong("accept-change"), help: ArgumentHelp(
+            "Import CURRENCY's rate although it moved more than 25 % from the current one (checked by you; repeatable).",
+            valueName: "CURRENCY"))
+        var acceptChange: [String] = []
         @Flag(help: "Print the rates as kept: [{currency, name, date, official, buy, sell, margin, importedAt, source}].") var json = false
 
         func run() throws {
@@ -61,7 +65,8 @@ struct RatesCommand: ParsableCommand {
                 let ledger = try global.openLedger()  // on the host's clock: a conversion's rate age counts from it
                 defer { try? ledger.close() }
                 let kept = try ledger.importRates(day.rates, date: day.date, margin: percent / 100,
-                                                  source: URL(fileURLWithPath: file).lastPathComponent)
+                                                  source: URL(fileURLWithPath: file).lastPathComponent,
+                                                  accepting: Set(acceptChange.map { $0.uppercased() }))
                 if json { JSONOutput.print(kept.map(RateJSON.init)) } else {
                     print("imported \(kept.count) rates of \(day.date) with a margin of \(percent) %")
                     print(RatesCommand.table(kept))
