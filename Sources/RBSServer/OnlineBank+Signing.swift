@@ -73,11 +73,20 @@ extension OnlineBank {
     /// Checks the customer's code or passkey assertion and signs (with a code), journals and posts the reviewed
     /// document; answers the receipt. With `requestId`, a retry answers the first receipt and never posts twice.
     /// A document that repeats the customer's payment posted in the last 24 hours is answered 409 `duplicate`
-    /// (naming that entry) before the code or passkey is looked at, unless `confirmDuplicate`.
+    /// (naming that entry) before the code or passkey is looked at, unless `confirmDuplicate`. With `reviewed` (the
+    /// review's document hash the client showed), a run reviewed again since is answered 409 `review-changed`.
     func sign(run id: String, with authorisation: Authorisation, requestId: String? = nil, confirmDuplicate: Bool = false,
-              address: String, language: HostLanguage = .en, for customer: Customer) async throws(Problem) -> API.Receipt {
+              reviewed: String? = nil, address: String, language: HostLanguage = .en, for customer: Customer) async throws(Problem) -> API.Receipt {
         let run = try find(id, customer)
         let request = try Self.request(requestId, of: customer)
+        // A retry sent while the first signing of the run is still under way (a client that timed out) waits for its
+        // outcome, so it is answered as a retry after it would be — never "submit the run first", which would send
+        // the client to pay again.
+        var waited = 0
+        while run.state == .signing, waited < Self.signingWait {
+            try? await Task.sleep(for: .milliseconds(20))
+            waited += 1
+        }
         // A retry of a signing that went through (its answer lost) gets the same receipt.
         if let requestId, run.state == .signed, run.requestId == requestId, let receipt = run.receipt { return receipt }
         let keys = Self.codeKeys(customer, address)
@@ -86,6 +95,11 @@ extension OnlineBank {
             if run.state == .signed {
                 throw Problem("already-signed", "The run is already signed", status: 409,
                               detail: "this run was signed and posted (journal entry \(run.receipt?.journal ?? 0)); open a new run")
+            }
+            if run.state == .signing {
+                throw Problem("signing", "The run is being signed", status: 409,
+                              detail: "another request is signing this run; its outcome will be at GET /api/v1/runs/\(id) "
+                                  + "(or sign again with the same requestId)")
             }
             throw Problem("not-submitted", "Nothing to sign yet", status: 409,
                           detail: "submit the run first (POST /api/v1/runs/\(id)/submit), then sign its review", atom: nil)
@@ -106,11 +120,12 @@ extension OnlineBank {
         do {
             outcome = try await Self.blocking {
                 switch authorisation {
-                case .code(let code): return try sign.module.sign(code: code, request: request, confirmDuplicate: confirmDuplicate)
+                case .code(let code):
+                    return try sign.module.sign(code: code, request: request, confirmDuplicate: confirmDuplicate, reviewed: reviewed)
                 case .passkey(let assertion):
                     guard let party else { throw LedgerError.code(.storage("the server has no origin for passkeys yet")) }
                     return try sign.module.sign(assertion: assertion, relyingParty: party, request: request,
-                                                confirmDuplicate: confirmDuplicate) {
+                                                confirmDuplicate: confirmDuplicate, reviewed: reviewed) {
                         note("rbs-host serve: passkey of customer \(who) refused: \($0.description)")
                     }
                 }
@@ -151,6 +166,10 @@ extension OnlineBank {
                                posting: nil, reason: nil)
         }
     }
+
+    /// How many 20-ms turns a signing waits for another request's signing of the same run to end (30 s: a statement's
+    /// deadline on PostgreSQL).
+    static let signingWait = 1_500
 
     func signingStarted() { signingLock.withLock { signingsInFlight += 1 } }
 

@@ -39,6 +39,14 @@ extension HostMessage {
                       "банк отклонит этот документ: \(describe(rejection, language)) — ничего не подписано, одноразовый код не использован")
     }
 
+    /// ``LedgerError/reviewChanged(reviewed:current:)`` in `language`.
+    public static func reviewChanged(reviewed: String, current: String, _ language: HostLanguage) -> String {
+        language.pick(LedgerError.reviewChanged(reviewed: reviewed, current: current).description,
+                      "документ изменён после проверки, которую вы подписываете (проверен \(reviewed.prefix(12))…, теперь "
+                          + "\(current.prefix(12))…, проверен заново в другом окне): проверьте новый документ и подпишите "
+                          + "его — ничего не подписано, одноразовый код не использован")
+    }
+
     /// A journal entry's reason (a rejection's, a decline's) in `language`: from the code and facts journaled with it;
     /// the journaled English message for an entry from before the facts were kept. Nil when the entry has none.
     public static func reason(of entry: JournalEntry, _ language: HostLanguage) -> String? {

@@ -111,6 +111,15 @@ public final class SignModule {
                         atom: $0.field.flatMap { draft.presentation(of: $0).atom?.id }) }
     }
 
+    /// What the person saw is what is signed: `reviewed`, the document id (hash) of the review they authorise, must be
+    /// this module's document — a front end that shows a review and signs later (the web client, an API client) passes
+    /// the hash it showed, and a review made again since (another window changed the form) is refused before the code
+    /// or passkey is looked at. nil: the front end signs in the same step that showed the review (the REPL, `run`).
+    public func checkReviewed(_ reviewed: String?) throws(LedgerError) {
+        guard let reviewed, reviewed != document.id else { return }
+        throw .reviewChanged(reviewed: reviewed, current: document.id)
+    }
+
     /// Checks the one-time code (TOTP) or the response to the challenge (OCRA), signs, journals and submits to the core — one transaction. The core's check is
     /// run again first (the balance may have moved since the review): a document it would refuse is refused
     /// with ``LedgerError/wouldBeRejected(_:)`` before the code is looked at.
@@ -118,7 +127,9 @@ public final class SignModule {
     ///
     /// A payment that repeats one the signer posted in the last 24 hours is refused with
     /// ``LedgerError/unconfirmedDuplicate(_:)`` before the code is looked at, unless the person `confirmDuplicate`d it.
-    public func sign(code: String, request: LedgerRequest? = nil, confirmDuplicate: Bool) throws(LedgerError) -> Outcome {
+    public func sign(code: String, request: LedgerRequest? = nil, confirmDuplicate: Bool,
+                     reviewed: String? = nil) throws(LedgerError) -> Outcome {
+        try checkReviewed(reviewed)
         try checkWithCore()
         try checkDuplicate(confirmed: confirmDuplicate, request: request)
         if method == .passkey {
@@ -147,7 +158,8 @@ public final class SignModule {
     /// answers the WebAuthn challenge that is ``document``'s id. The core's check runs again first, as for a code.
     /// See ``Ledger/signAndPost(_:assertion:as:relyingParty:request:form:onRefusal:)``.
     public func sign(assertion: PasskeyAssertion, relyingParty: RelyingParty, request: LedgerRequest? = nil, confirmDuplicate: Bool,
-                     onRefusal: (PasskeyError) -> Void = { _ in }) throws(LedgerError) -> Outcome {
+                     reviewed: String? = nil, onRefusal: (PasskeyError) -> Void = { _ in }) throws(LedgerError) -> Outcome {
+        try checkReviewed(reviewed)
         try checkWithCore()
         try checkDuplicate(confirmed: confirmDuplicate, request: request)
         guard let customer, method == .passkey else {

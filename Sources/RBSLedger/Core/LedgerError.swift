@@ -52,6 +52,9 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A payment that repeats another (a posted one of the last 24 hours, or an earlier document of the same basket)
     /// was to be signed without the person confirming it: nothing was signed and no code was looked at.
     case unconfirmedDuplicate(Duplicate)
+    /// The person authorised a review of another document than the one now to be signed (the form was changed and
+    /// reviewed again since, in another window): nothing was signed and no code was looked at.
+    case reviewChanged(reviewed: String, current: String)
 
     public var description: String {
         switch self {
@@ -103,6 +106,10 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
             "request id \"\(id.prefix(40))\" was used for one document, not for a basket; give the basket a request id of its own"
         case .basket(let error): error.description
         case .unconfirmedDuplicate(let duplicate): duplicate.description + "; nothing was signed — confirm the repeat to send it anyway"
+        case .reviewChanged(let reviewed, let current):
+            "the document was changed after the review being signed (reviewed \(reviewed.prefix(12))…, now "
+                + "\(current.prefix(12))…, reviewed again elsewhere): check the new review and sign that — nothing was "
+                + "signed and no one-time code was used"
         case .alreadyInitialized(let directory, let detail):
             "\(directory) already holds a ledger (\(detail)); nothing was changed. `rbs-host init --force` adopts "
                 + "the database as it is, or starts a new ledger when there is none (see README, \"Data folder\")"

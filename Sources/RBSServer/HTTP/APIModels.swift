@@ -309,6 +309,9 @@ package enum API {
         /// The person confirmed signing a payment that repeats one posted in the last 24 hours (see ``Duplicate``);
         /// without it such a signing is answered 409 `duplicate` and nothing is signed.
         package var confirmDuplicate: Bool?
+        /// The `documentHash` of the review the person authorises: when the run's document is another one (the form
+        /// was changed and reviewed again since, in another window), 409 `review-changed` and nothing is signed.
+        package var documentHash: String?
     }
 
     /// A document awaiting a second signature (`GET /pending`).

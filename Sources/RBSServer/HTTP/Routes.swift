@@ -222,7 +222,7 @@ enum Routes {
                 default: throw Problem.badJSON("send exactly one of \"code\" (a one-time code) and \"passkey\" (the passkey's assertion)")
                 }
                 let receipt = try await bank.sign(run: try parameter(context, "run"), with: authorisation, requestId: sign.requestId,
-                                                  confirmDuplicate: sign.confirmDuplicate ?? false,
+                                                  confirmDuplicate: sign.confirmDuplicate ?? false, reviewed: sign.documentHash,
                                                   address: context.remoteAddress, language: language(request), for: who)
                 return json(await bank.presented(receipt, for: who, language: language(request)))
             }

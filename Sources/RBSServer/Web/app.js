@@ -1114,7 +1114,9 @@ $("sign-form").addEventListener("submit", async (event) => {
     return;
   }
   try {
-    const body = { requestId: state.requestId, confirmDuplicate: !$("duplicate").hidden && $("confirm-duplicate").checked };
+    // The review's hash: what the person sees is what is signed (a review made again in another window is refused).
+    const body = { requestId: state.requestId, documentHash: state.review.documentHash,
+      confirmDuplicate: !$("duplicate").hidden && $("confirm-duplicate").checked };
     if (passkey) body.passkey = await assertPasskey(state.review.passkey);
     else body.code = $("code").value;
     const receipt = await api("POST", "/runs/" + run.id + "/sign", body);
@@ -1124,6 +1126,14 @@ $("sign-form").addEventListener("submit", async (event) => {
     // The receipt takes the review's place in the history: Back does not lead to a signed review.
     redirect("#/run/" + run.id + "/receipt");
   } catch (error) {
+    if (error.problem && error.problem.type === "urn:rbs-host:problem:review-changed") {
+      // Changed and reviewed again in another window: nothing was signed; the document as it is now replaces this
+      // review, with the reason, and the person checks it before signing.
+      state.review = null;
+      await showReviewScreen(run);
+      $("code-error").textContent = error.message;
+      return;
+    }
     $("code-error").textContent = error.message;
     if (error.problem && error.problem.duplicate) {
       // Posted meanwhile (another run): nothing was signed; the person decides now.
