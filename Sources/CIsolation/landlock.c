@@ -80,6 +80,12 @@ static int add(int ruleset, const char *path, uint64_t access, uint64_t handled)
 
 int rbs_landlock_restrict(const char *const *read_paths, int read_count, const char *const *write_paths,
                           int write_count, char *why, size_t why_size) {
+    return rbs_landlock_restrict_folders(read_paths, read_count, write_paths, write_count, NULL, 0, why, why_size);
+}
+
+int rbs_landlock_restrict_folders(const char *const *read_paths, int read_count, const char *const *write_paths,
+                                  int write_count, const char *const *own_folders, int own_count, char *why,
+                                  size_t why_size) {
     int abi = rbs_landlock_abi();
     if (abi <= 0) return fail(why, why_size, "the kernel offers no Landlock", ENOSYS);
     uint64_t fs = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_READ_DIR | FS_REMOVE_DIR | FS_REMOVE_FILE |
@@ -108,6 +114,13 @@ int rbs_landlock_restrict(const char *const *read_paths, int read_count, const c
     for (int i = 0; i < write_count; i++) {
         int error = add(ruleset, write_paths[i], write, fs);
         if (error < 0) { close(ruleset); return fail(why, why_size, write_paths[i], -error); }
+    }
+    /* A folder of the process's own: files and folders in it made, written, renamed and removed (a database's
+     * journal files). Never special files: no devices, sockets or pipes made there. */
+    uint64_t own = write | FS_REMOVE_DIR | FS_REMOVE_FILE | FS_MAKE_DIR | FS_MAKE_REG | (abi >= 2 ? FS_REFER : 0);
+    for (int i = 0; i < own_count; i++) {
+        int error = add(ruleset, own_folders[i], own, fs);
+        if (error < 0) { close(ruleset); return fail(why, why_size, own_folders[i], -error); }
     }
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
         int error = errno;

@@ -120,6 +120,18 @@ static const int allowed[] = {
     SYS_recvfrom, SYS_recvmsg, SYS_sendto, SYS_sendmsg, SYS_shutdown, SYS_getsockopt, SYS_getsockname,
 };
 
+/* Managing files in a folder of the process's own (`plugin check`'s child: its throw-away ledger and image copy);
+ * Landlock decides where. */
+static const int file_management[] = {
+#ifdef SYS_mkdir
+    SYS_mkdir, SYS_unlink, SYS_rename, SYS_rmdir, SYS_chmod,
+#endif
+    SYS_mkdirat, SYS_unlinkat, SYS_renameat, SYS_ftruncate, SYS_fchmod, SYS_fchmodat, SYS_utimensat,
+#ifdef SYS_renameat2
+    SYS_renameat2,
+#endif
+};
+
 static int own_pid;
 static int report_fd = -1;
 
@@ -137,6 +149,10 @@ static void on_forbidden_call(int signal, siginfo_t *info, void *context) {
 }
 
 int rbs_seccomp_install(int report, char *why, size_t why_size) {
+    return rbs_seccomp_install_managing_files(report, 0, why, why_size);
+}
+
+int rbs_seccomp_install_managing_files(int report, int manage_files, char *why, size_t why_size) {
     own_pid = (int)getpid();
     report_fd = report;
     struct sigaction action;
@@ -170,6 +186,21 @@ int rbs_seccomp_install(int report, char *why, size_t why_size) {
     for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++) {
         PUT(IF_EQ((unsigned)allowed[i], 1));
         PUT(ALLOW);
+    }
+    for (size_t i = 0; manage_files && i < sizeof file_management / sizeof file_management[0]; i++) {
+        PUT(IF_EQ((unsigned)file_management[i], 1));
+        PUT(ALLOW);
+    }
+    if (manage_files) {
+        /* The checking child's own code reads file attributes the way Foundation does: the owner's name (the C
+         * library tries nscd's socket first and falls back when it cannot) and extended attributes. Refused with an
+         * error, not fatal — still no socket, no attribute read. */
+        static const int refused[] = {SYS_socket, SYS_listxattr, SYS_llistxattr, SYS_flistxattr, SYS_getxattr,
+                                      SYS_lgetxattr, SYS_fgetxattr};
+        for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+            PUT(IF_EQ((unsigned)refused[i], 1));
+            PUT(RET(SECCOMP_RET_ERRNO | (refused[i] == SYS_socket ? EACCES : ENOTSUP)));
+        }
     }
     /* clone: threads only. */
     PUT(IF_EQ(SYS_clone, 4));

@@ -58,6 +58,22 @@ struct PluginCheckTests {
         #expect(report["submit check.good"]?.contains("the core would accept it ({purpose})") == true, "\(result.stdout)")
     }
 
+    @Test("the plugin under check runs confined, as in a worker: it reads no file of the host's, writes none, and passes")
+    func confined() throws {
+        let sandbox = try HostSandbox()
+        let plugin = try CheckFixtures.build("escape", into: try CheckFixtures.folder(in: sandbox, "escape"))
+        let secret = sandbox.data.appendingPathComponent("secret-\(UUID().uuidString.prefix(8))")
+        try Data("key".utf8).write(to: secret)
+        let marker = sandbox.data.appendingPathComponent("left-by-plugin")
+        let result = try sandbox.host(["plugin", "check", plugin.path, "--cycles", "20"],
+                                      environment: ["RBS_CHECK_SECRET": secret.path, "RBS_CHECK_MARKER": marker.path])
+        #expect(result.status == 0, "\(result)")
+        #expect(lines(result.stdout)["create-destroy check.escape"]?.hasPrefix("PASS") == true, "\(result.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: marker.path), "the plugin wrote \(marker.path)")
+        // Unconfined (as before), the same plugin reads the secret and aborts in create.
+        #expect(FileManager.default.isReadableFile(atPath: secret.path))
+    }
+
     @Test("a document that breaks the contract (an amount without an account) fails submit, with the core's reason")
     func documentContract() throws {
         let sandbox = try HostSandbox()

@@ -19,10 +19,20 @@ int rbs_landlock_abi(void);
 int rbs_landlock_restrict(const char *const *read_paths, int read_count, const char *const *write_paths,
                           int write_count, char *why, size_t why_size);
 
+/* rbs_landlock_restrict, and besides the `own_count` folders in `own_folders`, where files and folders may also be
+ * made, renamed and removed (the throw-away data folder of `plugin check`'s child). */
+int rbs_landlock_restrict_folders(const char *const *read_paths, int read_count, const char *const *write_paths,
+                                  int write_count, const char *const *own_folders, int own_count, char *why,
+                                  size_t why_size);
+
 /* Installs the worker's seccomp-bpf filter on every thread (see seccomp.c: an allow-list; a forbidden call writes
  * its number, an int, to `report_fd` and the process dies of SIGSYS). Sets PR_SET_NO_NEW_PRIVS.
  * Returns 0 or -errno with `why`. */
 int rbs_seccomp_install(int report_fd, char *why, size_t why_size);
+
+/* rbs_seccomp_install, and with `manage_files` also the calls that make, rename, truncate and remove files and
+ * folders (Landlock keeps them to the process's own folders): `plugin check`'s child, whose ledger is its own. */
+int rbs_seccomp_install_managing_files(int report_fd, int manage_files, char *why, size_t why_size);
 
 /* The name of system call `number` on this architecture, for the calls a plugin is likely to be killed for;
  * NULL for others. */

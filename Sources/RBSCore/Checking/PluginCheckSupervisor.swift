@@ -55,9 +55,18 @@ public struct PluginCheckSupervisor: Sendable {
     }
 
     private func runChild(path: String, start: Int, record: (CheckResult) -> Void) -> ChildOutcome {
+        // The child's throw-away data folder, made and removed here: the child, confined, may not remove it, and one
+        // that crashed leaves it behind.
+        let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("rbs-check-\(UUID().uuidString)")
+        guard (try? FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: false,
+                                                        attributes: [.posixPermissions: 0o700])) != nil else {
+            return .failedToStart("cannot make the checking child's data folder \(workspace.path)")
+        }
+        defer { try? FileManager.default.removeItem(at: workspace) }
         let child: ChildLineReader
         do {
-            child = try ChildLineReader(executable: executable.path, arguments: arguments + [path, "--start", String(start)],
+            child = try ChildLineReader(executable: executable.path,
+                                        arguments: arguments + [path, "--start", String(start), "--workspace", workspace.path],
                                         keepStandardError: true)
         } catch {
             return .failedToStart("cannot start the checking child \(executable.path): \(error.reason)")

@@ -45,17 +45,28 @@ public final class PluginChecker {
     private var runtime: Runtime?
     private var image: PluginImage?
 
-    /// - Parameter emit: writes one protocol line (unbuffered: the process may die right after).
-    public init(path: String, leakLimit: Int = 4 << 20, cycles: Int = 1_000,
+    /// Whether the plugin runs confined (``PluginWorker/confineCheck(plugin:dataFolder:warn:)``): the child locks
+    /// itself down just before the plugin's code first runs, so a plugin under check — one not trusted yet — reads no
+    /// key, writes nothing outside the throw-away data folder and is held to a worker's limits.
+    public var confined = false
+    /// Whether `data` is this checker's own (removed when it ends) or the supervisor's.
+    private let ownsData: Bool
+
+    /// - Parameters:
+    ///   - workspace: the throw-away data folder (the supervisor makes one a child and removes it after: a confined
+    ///     child may empty it but not remove it); nil: one of this checker's own.
+    ///   - emit: writes one protocol line (unbuffered: the process may die right after).
+    public init(path: String, leakLimit: Int = 4 << 20, cycles: Int = 1_000, workspace: URL? = nil,
                 emit: @escaping (CheckProtocol.Line) -> Void) {
         self.path = path
         self.leakLimit = leakLimit
         self.cycles = max(1, cycles)
         self.emit = emit
-        data = FileManager.default.temporaryDirectory.appendingPathComponent("rbs-check-\(UUID().uuidString)")
+        data = workspace ?? FileManager.default.temporaryDirectory.appendingPathComponent("rbs-check-\(UUID().uuidString)")
+        ownsData = workspace == nil
     }
 
-    deinit { try? FileManager.default.removeItem(at: data) }
+    deinit { if ownsData { try? FileManager.default.removeItem(at: data) } }
 
     /// Runs the checks from index `start` on (the earlier ones already ran in a child that died).
     public func run(from start: Int = 0) {
@@ -90,7 +101,19 @@ public final class PluginChecker {
         // The throw-away folder's first start: the core's demo accounts are what the checks fill forms with.
         if Ledger.isFresh(data), let (ledger, _) = try? Ledger.create(dataDirectory: data) { try? ledger.close() }
         let folder = TrustFile.directory(of: path)
-        let runtime = Runtime(paths: HostPaths(plugins: folder, data: data), log: StandardErrorLog(minimum: .error))
+        // Confined after the plugin's bytes are copied into the data folder, just before the copy is opened: its
+        // code never runs unconfined, and nothing before needs the sandbox's user to read the author's folder.
+        let plugin = path
+        let dataFolder = data.path
+        let policy: PluginLoadPolicy? = confined ? PluginLoadPolicy(verify: nil, beforeOpening: { _ throws(PluginProblem) in
+            if let problem = PluginWorker.confineCheck(plugin: plugin, dataFolder: dataFolder, warn: { warning in
+                FileHandle.standardError.write(Data("rbs-host plugin check: \(warning)\n".utf8))
+            }) {
+                throw .workerFailed("(the checking child) could not confine itself before opening the plugin: \(problem)")
+            }
+        }) : nil
+        let runtime = Runtime(paths: HostPaths(plugins: folder, data: data), log: StandardErrorLog(minimum: .error),
+                              policy: policy)
         self.runtime = runtime
         guard let image = runtime.registry.load(path: path) else {
             let error = runtime.registry.records.last { $0.path == path || $0.path.hasSuffix("/" + path) }?.error

@@ -103,7 +103,6 @@ public enum PluginWorker {
     private static func confine(image: String, limits: Limits) -> Result<Confined, SandboxProblem> {
         var why = [CChar](repeating: 0, count: 256)
         func reason() -> String { String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
-        let host = getppid()
         var template = Array("/tmp/rbs-worker-XXXXXX".utf8CString)
         if let made = mkdtemp(&template) {
             let directory = String(cString: made)
@@ -120,6 +119,27 @@ public enum PluginWorker {
             guard fd >= 0 else { return .failure(SandboxProblem(description: reason())) }
             path = "/proc/self/fd/\(fd)"
         }
+        // The libraries the plugin links from elsewhere (a Swift plugin: the toolchain's Swift runtime), file by file.
+        let readable = systemFolders + systemFiles + [image] + LinkedLibraries(of: image, systemFolders: systemFolders).files
+        let warning: String?
+        switch lockDown(readable: readable, ownFolders: [], limits: limits, report: report) {
+        case .failure(let problem): return .failure(problem)
+        case .success(let landlockWarning): warning = landlockWarning
+        }
+        return .success(Confined(path: path, isSwift: isSwift, warning: warning))
+    }
+
+    /// Rlimits, Landlock (files readable only under `readable`, written only the ``writableFiles`` and under
+    /// `ownFolders`, where files may also be made and removed), leaving root for good (the own folders handed to
+    /// the new user first), death with the parent, the seccomp filter — in this order, so each step still has what
+    /// it needs. A plugin worker and `plugin check`'s child both end their set-up with it. Answers a warning when
+    /// the kernel has no Landlock (the rest still holds).
+    static func lockDown(readable: [String], ownFolders: [String], limits: Limits,
+                         report: Int32) -> Result<String?, SandboxProblem> {
+        var why = [CChar](repeating: 0, count: 256)
+        func reason() -> String { String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        let host = getppid()
+        let leavesRoot = geteuid() == 0
         func limit(_ resource: Int32, _ soft: Int, hard: Int? = nil) {
             guard soft > 0 else { return }
             var value = rlimit(rlim_cur: rlim_t(soft), rlim_max: rlim_t(hard ?? soft))
@@ -130,11 +150,12 @@ public enum PluginWorker {
         limit(Int32(RLIMIT_CPU.rawValue), limits.cpuSeconds, hard: limits.cpuSeconds + 1)
         limit(Int32(RLIMIT_NOFILE.rawValue), limits.openFiles)
         if leavesRoot { limit(Int32(__RLIMIT_NPROC.rawValue), limits.processes) }
-        // The libraries the plugin links from elsewhere (a Swift plugin: the toolchain's Swift runtime), file by file.
-        let readable = systemFolders + systemFiles + [image] + LinkedLibraries(of: image, systemFolders: systemFolders).files
         let landlock = withCStrings(readable) { read in
             withCStrings(writableFiles) { write in
-                rbs_landlock_restrict(read, Int32(readable.count), write, Int32(writableFiles.count), &why, why.count)
+                withCStrings(ownFolders) { own in
+                    rbs_landlock_restrict_folders(read, Int32(readable.count), write, Int32(writableFiles.count),
+                                                  own, Int32(ownFolders.count), &why, why.count)
+                }
             }
         }
         var warning: String?
@@ -143,17 +164,59 @@ public enum PluginWorker {
         }
         if leavesRoot {
             let user = sandboxUser(pid: getpid())
+            for folder in ownFolders {
+                guard handOver(folder, to: user) else {
+                    return .failure(SandboxProblem(description: "\(folder) could not be handed to the sandbox's user \(user)"))
+                }
+            }
             guard rbs_drop_privileges(user, user, &why, why.count) == 0 else {
                 return .failure(SandboxProblem(description: reason()))
             }
         }
-        // After the change of user, which clears it. A host already gone (or a new parent) ends the worker now.
+        // After the change of user, which clears it. A host already gone (or a new parent) ends the process now.
         if rbs_die_with_parent(host) == -ESRCH { exit(0) }
-        guard rbs_seccomp_install(report, &why, why.count) == 0 else {
+        guard rbs_seccomp_install_managing_files(report, ownFolders.isEmpty ? 0 : 1, &why, why.count) == 0 else {
             return .failure(SandboxProblem(description: reason()))
         }
-        return .success(Confined(path: path, isSwift: isSwift, warning: warning))
+        return .success(warning)
     }
+
+    /// `folder` and everything in it owned by `user` (its own group too), symbolic links themselves never followed.
+    private static func handOver(_ folder: String, to user: UInt32) -> Bool {
+        guard lchown(folder, user, user) == 0 else { return false }
+        guard let names = FileManager.default.enumerator(atPath: folder) else { return true }
+        for case let name as String in names where lchown(folder + "/" + name, user, user) != 0 {
+            return false
+        }
+        return true
+    }
+
+    /// `plugin check`'s child, just before it opens the plugin under check in its own process: the worker's
+    /// lockdown (``lockDown(readable:ownFolders:limits:report:)``) with the standard limits but CPU time (the check's
+    /// own deadline ends a hang), the plugin file, its folder and the libraries it links readable, and the child's
+    /// throw-away data folder its own. Answers why it failed, or nil (a missing Landlock is only warned about).
+    public static func confineCheck(plugin: String, dataFolder: String, warn: (String) -> Void) -> String? {
+        // Once a process: the plugin's bytes are checked before they are listed and again before they are opened.
+        checkLock.lock()
+        defer { checkLock.unlock() }
+        guard !checkConfined else { return nil }
+        checkConfined = true
+        let folder = (plugin as NSString).deletingLastPathComponent
+        // The host's own resources too (the bundled bank directory, read when a plugin first asks for a BIC).
+        let readable = systemFolders + systemFiles + [plugin, folder.isEmpty ? "." : folder, Bundle.module.bundlePath]
+            + LinkedLibraries(of: plugin, systemFolders: systemFolders).files
+        var limits = Limits.standard
+        limits.cpuSeconds = 0
+        switch lockDown(readable: readable, ownFolders: [dataFolder], limits: limits, report: -1) {
+        case .failure(let problem): return problem.description
+        case .success(let warning):
+            if let warning { warn(warning) }
+            return nil
+        }
+    }
+
+    private static let checkLock = NSLock()
+    nonisolated(unsafe) private static var checkConfined = false
 
     private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
         let copies = strings.map { strdup($0) }

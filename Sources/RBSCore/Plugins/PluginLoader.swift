@@ -62,6 +62,9 @@ public struct PluginLoader: Sendable {
                                         settings: isolation, policy: policy) {
             return image
         }
+        if let beforeOpening = policy?.beforeOpening {
+            do { try beforeOpening(copy.path) } catch { throw fail(error) }
+        }
         var options: DLHandle.Options = [.now, .local]
         if elf.isSwift { options.insert(.noDelete) }
         let handle: DLHandle

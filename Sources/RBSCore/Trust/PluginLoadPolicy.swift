@@ -20,9 +20,15 @@ public struct PluginLoadPolicy: Sendable {
     /// unchanged file with the one `stat` it makes anyway instead of three (the fingerprint's, the file's and its
     /// folder's): on a machine where a `stat` costs microseconds, most of a warm `list` of 500 plugins.
     public var checkFileStatus: FileStatusCheck?
+    /// Called with the unique copy's path as the last step before it is opened in this process (never for a plugin
+    /// served by a worker): `plugin check`'s child confines itself here, so the plugin's code never runs unconfined
+    /// while everything before it (reading the folder, copying the file) still could.
+    public var beforeOpening: (@Sendable (_ copy: String) throws(PluginProblem) -> Void)?
 
     public init(verify: PluginLoader.Verifier?, checkManifest: PluginLoader.ManifestCheck? = nil,
-                checkFolder: FolderCheck? = nil, readsBytes: Bool = true, checkFileStatus: FileStatusCheck? = nil) {
+                checkFolder: FolderCheck? = nil, readsBytes: Bool = true, checkFileStatus: FileStatusCheck? = nil,
+                beforeOpening: (@Sendable (_ copy: String) throws(PluginProblem) -> Void)? = nil) {
+        self.beforeOpening = beforeOpening
         self.verify = verify
         self.checkManifest = checkManifest
         self.checkFolder = checkFolder

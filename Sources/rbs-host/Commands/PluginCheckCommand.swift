@@ -82,6 +82,7 @@ struct PluginCheckChildCommand: ParsableCommand {
     @Option(help: "How many MB resident memory may grow over the leak check's cycles.") var leakLimit = 4
     @Option(help: "How many runs the leak check opens and closes.") var cycles = 1_000
     @Option(help: "The author's cases file.") var cases: String?
+    @Option(help: "The throw-away data folder (made and removed by the parent).") var workspace: String?
 
     func run() throws {
         // The protocol keeps the original standard output; the plugin's own prints go to standard error.
@@ -89,7 +90,8 @@ struct PluginCheckChildCommand: ParsableCommand {
         guard channel >= 0 else { throw ExitCode(3) }
         fflush(nil)
         dup2(STDERR_FILENO, STDOUT_FILENO)
-        let checker = PluginChecker(path: file, leakLimit: leakLimit << 20, cycles: cycles) { line in
+        let checker = PluginChecker(path: file, leakLimit: leakLimit << 20, cycles: cycles,
+                                    workspace: workspace.map { URL(fileURLWithPath: $0) }) { line in
             let bytes = Array((CheckProtocol.render(line) + "\n").utf8)
             var written = 0
             while written < bytes.count {
@@ -104,6 +106,8 @@ struct PluginCheckChildCommand: ParsableCommand {
                 throw ExitCode(2)
             }
         }
+        // The plugin under check is not trusted yet: its code runs as a worker's would (see README, "Security").
+        checker.confined = true
         checker.run(from: start)
     }
 }
