@@ -81,17 +81,20 @@ extension OnlineBank {
         let request = try Self.request(requestId, of: customer)
         // A retry sent while the first signing of the run is still under way (a client that timed out) waits for its
         // outcome, so it is answered as a retry after it would be — never "submit the run first", which would send
-        // the client to pay again.
-        var waited = 0
-        while run.state == .signing, waited < Self.signingWait {
-            try? await Task.sleep(for: .milliseconds(20))
-            waited += 1
-        }
-        // A retry of a signing that went through (its answer lost) gets the same receipt.
-        if let requestId, run.state == .signed, run.requestId == requestId, let receipt = run.receipt { return receipt }
+        // the client to pay again. Two requests that both find the run reviewed race for it: the one that loses
+        // waits for the winner's outcome the same way.
         let keys = Self.codeKeys(customer, address)
-        try await checkCodeAttempts(keys, language: language)
-        guard run.transition(from: .review, to: .signing) else {
+        var waited = 0
+        while true {
+            while run.state == .signing, waited < Self.signingWait {
+                try? await Task.sleep(for: .milliseconds(20))
+                waited += 1
+            }
+            // A retry of a signing that went through (its answer lost) gets the same receipt.
+            if let requestId, run.state == .signed, run.requestId == requestId, let receipt = run.receipt { return receipt }
+            try await checkCodeAttempts(keys, language: language)
+            if run.transition(from: .review, to: .signing) { break }
+            if run.state == .signing, waited < Self.signingWait { continue }
             if run.state == .signed {
                 throw Problem("already-signed", "The run is already signed", status: 409,
                               detail: "this run was signed and posted (journal entry \(run.receipt?.journal ?? 0)); open a new run")

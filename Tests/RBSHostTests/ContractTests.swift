@@ -116,6 +116,8 @@ struct ContractTests {
         ["describe", "card.block", "--set", "=value"],
         ["run", "card.block", "--set", "reason=1"],  // no --code
         ["keys", "code", "--ahead", "many"],
+        // A step count past a day overflowed the clock and trapped (SIGILL), in the REPL too.
+        ["keys", "code", "--ahead", "307445734561825859"],
     ])
     func badCommandLine(_ arguments: [String]) throws {
         let sandbox = try HostSandbox()

@@ -12,24 +12,32 @@ struct PluginRolloutCommandTests {
         let key = sandbox.data.appendingPathComponent("publisher.key").path
         try #require(try sandbox.host(["plugin", "keygen", key, "--name", "Example Bank"]).status == 0)
         try #require(try sandbox.host(["trust", "add", key + ".pub", "--ids", "ru.example.*"]).status == 0)
+        let package = try pack(sandbox, version: "1.1.0")
+        try sandbox.initKeys()
+        return (sandbox, package)
+    }
+
+    /// transfer.own at `version`, packed with the sandbox's publisher key (made by ``published()``).
+    static func pack(_ sandbox: HostSandbox, version: String) throws -> String {
+        let key = sandbox.data.appendingPathComponent("publisher.key").path
         let source = try String(contentsOf: Repo.root.appendingPathComponent("Examples/c/transfer-own/transfer_own.c"), encoding: .utf8)
-            .replacingOccurrences(of: ".version = \"1.0.0\"", with: ".version = \"1.1.0\"")
-        let file = sandbox.data.appendingPathComponent("t11.c"), object = sandbox.data.appendingPathComponent("t11.so")
+            .replacingOccurrences(of: ".version = \"1.0.0\"", with: ".version = \"\(version)\"")
+        let name = "t" + version.replacingOccurrences(of: ".", with: "")
+        let file = sandbox.data.appendingPathComponent("\(name).c"), object = sandbox.data.appendingPathComponent("\(name).so")
         try source.write(to: file, atomically: true, encoding: .utf8)
         let include = Repo.root.appendingPathComponent("SDK/Sources/CRBSPlugin/include")
         let compiled = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
                                       ["cc", "-std=c11", "-shared", "-fPIC", "-fvisibility=hidden", "-I", include.path,
                                        "-o", object.path, file.path], environment: ProcessInfo.processInfo.environment)
         try #require(compiled.status == 0, "cc: \(compiled)")
-        let changes = sandbox.data.appendingPathComponent("CHANGES").path
-        try "1.1.0: a rebuild\n".write(toFile: changes, atomically: true, encoding: .utf8)
-        let package = sandbox.data.appendingPathComponent("t11.rbspkg").path
+        let changes = sandbox.data.appendingPathComponent("CHANGES-\(name)").path
+        try "\(version): a rebuild\n".write(toFile: changes, atomically: true, encoding: .utf8)
+        let package = sandbox.data.appendingPathComponent("\(name).rbspkg").path
         let packed = try sandbox.host(["plugin", "pack", "--so", "\(PluginPackageCommandTests.architecture)=\(object.path)",
                                        "--key", key, "--title", "en=Own transfer", "--description", "en=Between accounts",
                                        "--changelog", changes, "-o", package])
         try #require(packed.status == 0, "\(packed)")
-        try sandbox.initKeys()
-        return (sandbox, package)
+        return package
     }
 
     /// The plugin version of the document `run transfer.own` posts now.
@@ -78,6 +86,31 @@ struct PluginRolloutCommandTests {
         let nothing = try sandbox.host(["plugin", "rollout", "rollback", "ru.example.transfers"])
         #expect(nothing.status == 1)
         #expect(nothing.stderr == "error: no version of ru.example.transfers is rolling out on \(sandbox.data.appendingPathComponent("rbs.sqlite").path)\n")
+    }
+
+    @Test("a version lower than one published (rolling or superseded) is refused without --allow-downgrade; a rolled-back one is no floor")
+    func noSilentDowngrade() throws {
+        let (sandbox, package) = try Self.published()
+        let lower = try Self.pack(sandbox, version: "1.0.5")
+        #expect(try sandbox.host(["plugin", "publish", package, "--percent", "50"]).status == 0)
+        let refused = try sandbox.host(["plugin", "publish", lower, "--percent", "50"])
+        #expect(refused.status == 1, "\(refused)")
+        #expect(refused.stderr == "error: \(lower) is version 1.0.5 of ru.example.transfers, lower than version 1.1.0 published to "
+                + "this ledger's customers or last in service here: a downgrade is refused — to roll customers back on purpose, "
+                + "publish it with --allow-downgrade\n")
+        let status = try sandbox.host(["plugin", "rollout", "status", "--json"])
+        let rolling = ((try? jsonObject(status.stdout)) as? [[String: Any]])?.filter { $0["state"] as? String == "rolling" }
+        #expect(rolling?.map { $0["version"] as? String } == ["1.1.0"], "\(status)")
+        // On purpose: published, 1.1.0 superseded.
+        let onPurpose = try sandbox.host(["plugin", "publish", lower, "--percent", "50", "--allow-downgrade"])
+        #expect(onPurpose.status == 0, "\(onPurpose)")
+        // A version rolled back (taken from customers) is no floor: the fix may be the version before it.
+        let (other, newer) = try Self.published()
+        #expect(try other.host(["plugin", "publish", newer, "--percent", "10"]).status == 0)
+        #expect(try other.host(["plugin", "rollout", "rollback", "ru.example.transfers", "--reason", "faults"]).status == 0)
+        let fix = try Self.pack(other, version: "1.0.7")
+        let fixed = try other.host(["plugin", "publish", fix, "--percent", "10"])
+        #expect(fixed.status == 0, "\(fixed)")
     }
 
     @Test("a share outside 1…100, a package that does not verify: refused before anything is published")

@@ -810,6 +810,10 @@ extension FormSession: ModuleControl {
             operation.plugin.hostTable.log(.warning, "set_caption(\(id)) refused: the caption is not valid UTF-8")
             return false
         }
+        if let control = ShownText.control(in: text) {
+            operation.plugin.hostTable.log(.warning, "set_caption(\(id)) refused: the caption holds the control character \(control) (a terminal would run it)")
+            return false
+        }
         captionTexts[index] = nil
         show(caption: text, at: index)
         return true
@@ -840,7 +844,19 @@ extension FormSession: ModuleControl {
     }
 
     func pluginSetError(atom id: String?, message: String?) -> Bool {
-        mark(atom: id, message: message, texts: nil)
+        // Held to a caption's rules: a message a person reads, never longer, never a control character.
+        if let message {
+            let limit = TextLimits.maximumCaptionBytes
+            if message.utf8.count > limit {
+                operation.plugin.hostTable.log(.warning, "set_error(\(id ?? "the form")) refused: longer than \(limit) bytes (as a caption)")
+                return false
+            }
+            if let control = ShownText.control(in: message) {
+                operation.plugin.hostTable.log(.warning, "set_error(\(id ?? "the form")) refused: the message holds the control character \(control) (a terminal would run it)")
+                return false
+            }
+        }
+        return mark(atom: id, message: message, texts: nil)
     }
 
     /// rbs.run-texts/1's set_error: the mark in each language the plugin writes.

@@ -481,7 +481,10 @@ final class StderrTail: @unchecked Sendable {
                 let count = read(fd, &buffer, buffer.count)
                 if count < 0, errno == EINTR { continue }
                 guard count > 0 else { break }
-                _ = buffer.withUnsafeBytes { FileDescriptor.writeAll(STDERR_FILENO, UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+                // Relayed with each control byte but a line feed and a tab named (`<U+001B>`): a plugin's escape
+                // sequence would clear the operator's screen or print a fake line over a real one.
+                let shown = Self.visible(buffer[..<count])
+                _ = shown.withUnsafeBytes { FileDescriptor.writeAll(STDERR_FILENO, $0) }
                 take(buffer[..<count])
             }
             close(fd)
@@ -494,6 +497,22 @@ final class StderrTail: @unchecked Sendable {
         }
         thread.name = "rbs-worker-stderr"
         thread.start()
+    }
+
+    /// `bytes` with every C0 control byte but a line feed and a tab, and DEL, written as its name (`<U+001B>`);
+    /// byte by byte, so a chunk that ends inside a UTF-8 sequence is still passed on whole.
+    static func visible(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        guard bytes.contains(where: { ($0 < 0x20 && $0 != 0x0A && $0 != 0x09) || $0 == 0x7F }) else { return Array(bytes) }
+        var shown: [UInt8] = []
+        shown.reserveCapacity(bytes.count + 16)
+        for byte in bytes {
+            if (byte < 0x20 && byte != 0x0A && byte != 0x09) || byte == 0x7F {
+                shown.append(contentsOf: Array("<\(ShownText.name(Unicode.Scalar(byte)))>".utf8))
+            } else {
+                shown.append(byte)
+            }
+        }
+        return shown
     }
 
     private func take(_ bytes: ArraySlice<UInt8>) {

@@ -44,6 +44,9 @@ extension HostMessage {
             return "\(path): его объект \(architecture) не открывается: \(describe(problem, language))"
         case .downgrade(let path, let id, let installed, let offered):
             return "\(path) — версия \(offered) плагина \(id), ниже установленной или последней работавшей здесь версии \(installed): понижение версии запрещено — чтобы откатиться намеренно, установите его с --allow-downgrade"
+        case .publishedDowngrade(let path, let id, let floor, let offered):
+            return "\(path) — версия \(offered) плагина \(id), ниже версии \(floor), опубликованной клиентам этого реестра или "
+                + "последней работавшей здесь: понижение версии запрещено — чтобы откатить клиентов намеренно, опубликуйте её с --allow-downgrade"
         case .notInstalled(let id, let folder):
             return "плагин «\(id)» не установлен в \(folder) (ни один подписанный файл там его не называет) — см. `rbs-host plugin history` и `rbs-host plugins`"
         case .badObjectOption(let text):

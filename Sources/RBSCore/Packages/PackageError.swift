@@ -41,6 +41,9 @@ public enum PackageError: Error, CustomStringConvertible, Sendable, Hashable {
     case unloadable(path: String, architecture: String, PluginProblem)
     /// A lower version than the one installed or last in service, without `--allow-downgrade`.
     case downgrade(path: String, id: String, installed: String, offered: String)
+    /// `plugin publish` of a lower version than one published before (rolling or superseded, on every host of the
+    /// ledger) or last in service here, without `--allow-downgrade`.
+    case publishedDowngrade(path: String, id: String, floor: String, offered: String)
     /// `plugin uninstall` of an id no file in the plugin folder is signed for.
     case notInstalled(id: String, folder: String)
 
@@ -100,6 +103,9 @@ public enum PackageError: Error, CustomStringConvertible, Sendable, Hashable {
             "\(path): its \(architecture) object cannot be opened: \(problem.description)"
         case .downgrade(let path, let id, let installed, let offered):
             "\(path) is version \(offered) of \(id), lower than version \(installed) installed or last in service here: a downgrade is refused — to roll back on purpose, install it with --allow-downgrade"
+        case .publishedDowngrade(let path, let id, let floor, let offered):
+            "\(path) is version \(offered) of \(id), lower than version \(floor) published to this ledger's customers or "
+                + "last in service here: a downgrade is refused — to roll customers back on purpose, publish it with --allow-downgrade"
         case .notInstalled(let id, let folder):
             "no plugin '\(id)' is installed in \(folder) (no signed file there names it) — see `rbs-host plugin history` and `rbs-host plugins`"
         case .badObjectOption(let text):

@@ -252,6 +252,18 @@ public enum PluginPackager {
     /// Verifies the package at `path` and places its object for this host in `folder` (see the type's note),
     /// refusing a lower version than the one installed or last in service unless `allowDowngrade` (which then
     /// leaves the permission a running host's reload and the next start take). Appends to the data folder's history.
+    /// `plugin publish`'s rule against a silent downgrade, as `install`'s: the package's version may not be lower
+    /// than any version of the plugin `published` before and not rolled back (a rolled-back version was taken from
+    /// customers) nor than the one last in service in `dataDirectory`, unless `allowDowngrade`.
+    public static func checkPublication(_ manifest: PackageManifest, path: String, published: [String], dataDirectory: URL,
+                                        allowDowngrade: Bool) throws(PackageError) {
+        let floor = (published + [PluginVersionRecord(dataDirectory: dataDirectory).version(of: manifest.id)].compactMap { $0 })
+            .max { SemanticVersion.isLower($0, than: $1) }
+        if let floor, SemanticVersion.isLower(manifest.version, than: floor), !allowDowngrade {
+            throw .publishedDowngrade(path: path, id: manifest.id, floor: floor, offered: manifest.version)
+        }
+    }
+
     public static func install(packageAt path: String, folder: String, dataDirectory: URL, policy: PluginTrustPolicy,
                                isolation: IsolationSettings, allowDowngrade: Bool, by user: String,
                                now: Date = Date()) throws(PackageError) -> PackageChange {

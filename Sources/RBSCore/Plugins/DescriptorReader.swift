@@ -38,13 +38,13 @@ struct DescriptorReader {
             throw .descriptor(location: location, issue: "id '\(id)' is not reverse-DNS (lowercase words joined by dots, e.g. ru.bank.payments)")
         }
         let here = "plugin '\(id)'"
-        let name = try text(plugin.name, "name", at: here)
+        let name = try shown(text(plugin.name, "name", at: here), "name", at: here)
         let version = try text(plugin.version, "version", at: here)
         guard isVersion(version) else {
             throw .descriptor(location: here, issue: "version '\(version)' is not a semantic version like 1.2.0")
         }
-        let vendor = try text(plugin.vendor, "vendor", at: here)
-        let description = try optionalText(plugin.description, "description", at: here)
+        let vendor = try shown(text(plugin.vendor, "vendor", at: here), "vendor", at: here)
+        let description = try shown(optionalText(plugin.description, "description", at: here), "description", at: here, lines: true)
         let count = Int(plugin.operation_count)
         guard count <= maxOperations else {
             throw .descriptor(location: here, issue: "operation_count \(count) is more than \(maxOperations)")
@@ -105,7 +105,7 @@ struct DescriptorReader {
             if fixed == nil, let owner = role.coreKey {
                 throw .descriptor(location: here, issue: "\(role) belongs to the core's key '\(owner)' only: the review's prominent lines are what the core posts")
             }
-            let label = try optionalText(raw.label, "label", at: here)
+            let label = try shown(optionalText(raw.label, "label", at: here), "label", at: here)
             if let label, label.isEmpty { throw .descriptor(location: here, issue: "label is empty (NULL uses the atom's caption)") }
             let atom = try optionalText(raw.atom_id, "atom_id", at: here)
             if let atom, !operations[slot].atoms.contains(where: { $0.id == atom && $0.holdsValue }) {
@@ -379,8 +379,8 @@ struct DescriptorReader {
                               issue: "id '\(id)' is not lowercase words joined by dots (e.g. pay.pp.quick)")
         }
         let here = "operation '\(id)'"
-        let title = try text(raw.title, "title", at: here)
-        let category = try text(raw.category, "category", at: here)
+        let title = try shown(text(raw.title, "title", at: here), "title", at: here)
+        let category = try shown(text(raw.category, "category", at: here), "category", at: here)
         guard raw.create != nil else { throw .descriptor(location: here, issue: "the create callback is NULL") }
         guard raw.destroy != nil else { throw .descriptor(location: here, issue: "the destroy callback is NULL") }
         guard raw.build_document != nil else {
@@ -468,8 +468,8 @@ struct DescriptorReader {
         if maxLength > 0, minLength > maxLength {
             throw .descriptor(location: here, issue: "min_length \(minLength) is more than max_length \(maxLength)")
         }
-        let caption = try text(raw.caption, "caption", at: here)
-        let hint = try optionalText(raw.hint, "hint", at: here)
+        let caption = try shown(text(raw.caption, "caption", at: here), "caption", at: here)
+        let hint = try shown(optionalText(raw.hint, "hint", at: here), "hint", at: here)
         let currency = try optionalText(raw.currency, "currency", at: here)
         if kind == .input, inputType == .amount {
             guard let currency else {
@@ -481,7 +481,7 @@ struct DescriptorReader {
         }
         let showIf = try optionalText(raw.show_if, "show_if", at: here)
         let validIf = try optionalText(raw.valid_if, "valid_if", at: here)
-        let errorText = try optionalText(raw.error_text, "error_text", at: here)
+        let errorText = try shown(optionalText(raw.error_text, "error_text", at: here), "error_text", at: here)
         if validIf != nil, errorText == nil {
             throw .descriptor(location: here, issue: "valid_if is set but error_text is NULL: say what the person should fix")
         }
@@ -504,7 +504,7 @@ struct DescriptorReader {
             for optionIndex in 0..<optionCount {
                 let at = "\(here) option #\(optionIndex + 1)"
                 let value = try text(array[optionIndex].value, "value", at: at)
-                let title = try text(array[optionIndex].title, "title", at: at)
+                let title = try shown(text(array[optionIndex].title, "title", at: at), "title", at: at)
                 guard values.insert(value).inserted else {
                     throw .descriptor(location: here, issue: "option value '\(value)' appears twice")
                 }
@@ -559,6 +559,22 @@ struct DescriptorReader {
         }
         guard !value.isEmpty else { throw .descriptor(location: location, issue: "\(field) is empty") }
         return value
+    }
+
+    /// `value`, a text a person is shown (a title, a caption, an option, a hint), refused when it holds a control
+    /// character — an escape sequence or a carriage return would be run by the terminal that shows it (a cleared
+    /// screen, a line written over: what is shown would not be what the plugin's author wrote). A `lines` text (the
+    /// plugin's description) may hold line feeds.
+    static func shown(_ value: String, _ field: String, at location: String, lines: Bool = false) throws(PluginProblem) -> String {
+        if let control = ShownText.control(in: value, allowingLineFeeds: lines) {
+            throw .descriptor(location: location, issue: "\(field) holds the control character \(control): a terminal would run it")
+        }
+        return value
+    }
+
+    static func shown(_ value: String?, _ field: String, at location: String, lines: Bool = false) throws(PluginProblem) -> String? {
+        guard let value else { return nil }
+        return try shown(value, field, at: location, lines: lines) as String
     }
 
     /// An optional NUL-terminated UTF-8 string: NULL is nil; invalid UTF-8 or an over-long string is an error.

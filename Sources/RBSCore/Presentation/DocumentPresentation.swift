@@ -78,7 +78,22 @@ public enum DocumentPresentation {
                 shown.insert(key)
             }
         }
-        return rows
+        return rows.map { row in
+            var row = row
+            row.value = oneLine(row.value)
+            return row
+        }
+    }
+
+    /// A field's value on one line, each line break (CR LF, LF or CR: the core lets a document hold them) shown as
+    /// ` ↵ ` and a tab as a space: on a terminal a carriage return writes over the line (`comment: ok\r  Amount:
+    /// 1.00 RUB` shows a false amount), and a line feed starts what looks like a row of its own.
+    static func oneLine(_ value: String) -> String {
+        guard value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\t" }) else { return value }
+        return value.replacingOccurrences(of: "\r\n", with: "\n")
+            .replacingOccurrences(of: "\r", with: "\n")
+            .replacingOccurrences(of: "\n", with: " \u{21B5} ")
+            .replacingOccurrences(of: "\t", with: " ")
     }
 
     /// The action of a card document (one that moves no money and names a card by its masked number, as the core

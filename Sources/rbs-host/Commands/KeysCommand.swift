@@ -92,6 +92,10 @@ struct KeysCommand: ParsableCommand {
         @Option(help: "Print the code this many 30-second steps ahead (a code is accepted once; the next step's is accepted too).")
         var ahead = 0
 
+        func validate() throws {
+            if let problem = KeysText.aheadProblem(ahead) { throw ValidationError(problem) }
+        }
+
         func run() throws {
             try KeysCommand.reporting {
                 print(try KeysText.code(of: try KeyStore(dataDirectory: global.paths.data).load(), ahead: ahead))
@@ -101,6 +105,16 @@ struct KeysCommand: ParsableCommand {
 }
 
 enum KeysText {
+    /// The most 30-second steps `keys code --ahead` looks forward: a day (a step count past it overflowed the clock
+    /// and trapped, taking a REPL session down with it).
+    static let maximumAhead = 2_880
+
+    /// Why `--ahead N` is not taken (the command's and the REPL's), or nil.
+    static func aheadProblem(_ ahead: Int) -> String? {
+        (0...maximumAhead).contains(ahead) ? nil
+            : "--ahead \(ahead): give a number of 30-second steps from 0 to \(maximumAhead) (a day)"
+    }
+
     /// The TOTP code of `identity` now, or `ahead` 30-second steps later, as the authenticator app shows it (`keys
     /// code`, the command's and the REPL's).
     static func code(of identity: SigningIdentity, ahead: Int = 0) throws(OneTimeCodeError) -> String {

@@ -18,6 +18,8 @@ struct PluginPublishCommand: ParsableCommand {
     var faultThreshold = 20
     @Option(name: .customLong("minimum-runs"), help: ArgumentHelp("…once it has had at least this many runs.", valueName: "n"))
     var minimumRuns = 5
+    @Flag(name: .customLong("allow-downgrade"), help: "Publish a version lower than one published before or last in service here (a rollback on purpose).")
+    var allowDowngrade = false
 
     func validate() throws {
         guard (1...100).contains(percent) else { throw ValidationError("--percent \(percent): give 1 to 100 (to stop a rollout: plugin rollout rollback ID)") }
@@ -42,6 +44,17 @@ struct PluginPublishCommand: ParsableCommand {
         let manifest = verified.manifest
         let releases = try Rollouts.open(global)
         defer { releases.close() }
+        // No silent downgrade, as install: a lower version than customers were given needs --allow-downgrade.
+        do {
+            let published = try releases.releases().filter { $0.pluginID == manifest.id && $0.state != .rolledBack }.map(\.version)
+            try PackageRefusal.exit(language) { () throws(PackageError) in
+                try PluginPackager.checkPublication(manifest, path: package, published: published,
+                                                    dataDirectory: global.paths.data, allowDowngrade: allowDowngrade)
+            }
+        } catch let error as LedgerError {
+            Terminal.error(error.description, label: HostMessage.errorLabel.text(language))
+            throw ExitCode.failure
+        }
         let publication: PluginReleases.Publication
         do {
             publication = try releases.publish(manifest.id, version: manifest.version, package: Data(bytes),

@@ -1,4 +1,5 @@
 import Foundation
+import RBSCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,6 +29,7 @@ enum Terminal {
     /// One line on standard error.
     static func error(_ message: String, label: String = "error:") {
         fflush(nil)  // keep answers and errors in order when both go to one pipe
-        FileHandle.standardError.write(Data((paint(label, "31", when: colourErrors) + " " + message + "\n").utf8))
+        // A message quotes what someone typed or a file held: its control characters are named, never run.
+        FileHandle.standardError.write(Data((paint(label, "31", when: colourErrors) + " " + ShownText.visible(message) + "\n").utf8))
     }
 }

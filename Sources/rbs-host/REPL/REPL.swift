@@ -258,6 +258,10 @@ final class REPL: @unchecked Sendable {
                 guard options.positional.isEmpty, let ahead = Int(options.values["--ahead"] ?? "0"), ahead >= 0 else {
                     throw CommandArguments.Problem.usage("keys code [--ahead N]")
                 }
+                if let problem = KeysText.aheadProblem(ahead) {
+                    console.error(problem)
+                    return
+                }
                 console.say(try KeysText.code(of: try store.load(), ahead: ahead))
             } else if arguments.first == "respond" {
                 guard arguments.count >= 2 else { throw CommandArguments.Problem.usage("keys respond CHALLENGE") }
