@@ -8,9 +8,12 @@ import RBSLedger
 /// The customer's history: their journal searched and filtered by the core (``JournalFilter``), and one entry.
 extension OnlineBank {
     /// Journal entry `sequence` when `customer` signed it; 404 otherwise (another customer's entry is not said to exist).
-    func entry(_ sequence: Int64, of customer: Customer) async throws(Problem) -> [API.JournalLine] {
+    func entry(_ sequence: Int64, of customer: Customer, language: HostLanguage = .en) async throws(Problem) -> [API.JournalLine] {
         let lines = try await journal(of: customer).filter { $0.sequence == sequence }
-        guard !lines.isEmpty else { throw Problem.notFound("journal entry \(sequence) is not one of this customer's entries") }
+        guard !lines.isEmpty else {
+            throw Problem.notFound(language.pick("journal entry \(sequence) is not one of this customer's entries",
+                                                 "записи журнала \(sequence) нет среди записей этого клиента"))
+        }
         return lines
     }
 }
@@ -19,7 +22,7 @@ extension OnlineBank {
     /// The receipt of journal entry `sequence` (one of `customer`'s, taken by the bank) as a PDF in `language`: the
     /// report `journal receipt` writes, by the same writer.
     func receiptPDF(_ sequence: Int64, language: HostLanguage, for customer: Customer) async throws(Problem) -> Data {
-        _ = try await entry(sequence, of: customer)
+        _ = try await entry(sequence, of: customer, language: language)
         let ledger = self.ledger, directory = runtime.locator.optional(BankDirectory.self), registry = runtime.registry
         do {
             return try await Self.blocking {

@@ -8,7 +8,8 @@ extension OnlineBank {
     /// Checks `password` for `name` (scrypt, off the event loop), rate-limited per customer and per address. The
     /// attempt is counted in the ledger before the password is checked, so of parallel attempts at most the limit
     /// are checked (the rest are 429), and a restart keeps a lock-out.
-    func login(name: String, password: String, address: String) async throws(Problem) -> (token: String, expires: Date, customer: Customer) {
+    func login(name: String, password: String, address: String,
+               language: HostLanguage = .en) async throws(Problem) -> (token: String, expires: Date, customer: Customer) {
         let keys = AttemptKeys(customer: "login:customer:\(name)", address: "login:address:\(address)")
         let ledger = self.ledger
         let (limit, window, now) = (loginLimit, attemptWindow, clock())
@@ -32,7 +33,7 @@ extension OnlineBank {
         let matches = (try? await Self.blocking { record.matches(password) }) ?? false
         guard matches, let customer = credentials?.customer else {
             throw Problem("wrong-login", "Wrong customer or password", status: 401,
-                          detail: "the customer name or the password is wrong")
+                          detail: language.pick("the customer name or the password is wrong", "неверное имя клиента или пароль"))
         }
         await settle(clearing: [keys.customer], releasing: [keys.address])
         let session = sessions.start(customer, now: clock())

@@ -8,7 +8,8 @@ import RBSLedger
 /// An account's statement for a period, made by the core (``Ledger/statement(account:period:customer:)``: only the
 /// customer's own account) and written by the core's ``StatementFormat`` as JSON or as a PDF.
 extension OnlineBank {
-    func statement(of number: String, period: StatementPeriod, for customer: Customer) async throws(Problem) -> AccountStatement {
+    func statement(of number: String, period: StatementPeriod, for customer: Customer,
+                   language: HostLanguage = .en) async throws(Problem) -> AccountStatement {
         let ledger = self.ledger
         do {
             return try await Self.blocking { try ledger.statement(account: number, period: period, customer: customer) }
@@ -16,7 +17,8 @@ extension OnlineBank {
             switch error {
             // Another customer's account is not said to exist.
             case .unknownAccount, .notYours:
-                throw Problem.notFound("account \(number) is not one of this customer's accounts (GET /api/v1/accounts lists them)")
+                throw Problem.notFound(language.pick("account \(number) is not one of this customer's accounts",
+                                                     "счёта \(number) нет среди счетов этого клиента"))
             case .emptyPeriod: throw PeriodQuery.problem(error.description)
             case .doesNotReconcile: throw Problem.internalError(error.description)
             case .storage(let inner): throw Self.storageProblem("the statement could not be made", inner)
@@ -33,7 +35,7 @@ extension Routes {
             try await answer {
                 let who = try await customer(request, bank)
                 let statement = try await bank.statement(of: try parameter(context, "account"), period: try PeriodQuery(request).statementPeriod,
-                                                         for: who)
+                                                         for: who, language: language(request))
                 return json(StatementFormat.json(statement))
             }
         }
@@ -51,7 +53,7 @@ extension Routes {
                     }
                     zone = named
                 }
-                let statement = try await bank.statement(of: number, period: period, for: who)
+                let statement = try await bank.statement(of: number, period: period, for: who, language: language(request))
                 let pdf: Data
                 do throws(ReceiptError) {
                     pdf = try StatementFormat.pdf(statement, language: language(request), timeZone: zone)

@@ -11,11 +11,14 @@ extension OnlineBank {
         TemplateStore(dataDirectory: runtime.paths.data, customer: customer)
     }
 
-    static func problem(_ error: TemplateError) -> Problem {
+    static func problem(_ error: TemplateError, language: HostLanguage = .en) -> Problem {
         switch error {
         case .invalidName: Problem("invalid-name", "The name is not accepted", status: 422, detail: error.description, atom: "name")
         case .unknown: Problem.notFound(error.description)
-        case .exists: Problem("template-exists", "A template has this name", status: 409, detail: error.description, atom: "name")
+        case .exists(let name):
+            Problem("template-exists", "A template has this name", status: 409,
+                    detail: language.pick(error.description, "шаблон «\(name)» уже есть: выберите другое имя или сначала удалите тот"),
+                    atom: "name")
         case .nothingFilled: Problem("nothing-filled", "Nothing to keep", status: 422, detail: error.description)
         case .unreadable, .storage: Problem.internalError(error.description)
         }
@@ -37,7 +40,8 @@ extension OnlineBank {
 
     /// Keeps the values of `run` (an open form of the customer's) or of the form journal entry `entry` was signed
     /// from as template `name`; a name in use is refused (409), never overwritten.
-    func saveTemplate(_ request: API.TemplateRequest, for customer: Customer) async throws(Problem) -> API.Template {
+    func saveTemplate(_ request: API.TemplateRequest, for customer: Customer,
+                      language: HostLanguage = .en) async throws(Problem) -> API.Template {
         let form: FormTemplate
         switch (request.run, request.entry) {
         case (let id?, nil):
@@ -58,7 +62,7 @@ extension OnlineBank {
         do throws(TemplateError) {
             try templateStore(customer).add(form, as: request.name)
         } catch {
-            throw Self.problem(error)
+            throw Self.problem(error, language: language)
         }
         return json(request.name, form)
     }
@@ -120,7 +124,7 @@ extension Routes {
             try await answer {
                 let who = try await customer(request, bank)
                 let save: API.TemplateRequest = try await body(request)
-                return json(try await bank.saveTemplate(save, for: who), status: .created)
+                return json(try await bank.saveTemplate(save, for: who, language: language(request)), status: .created)
             }
         }
         api.put("/templates/:name") { request, context in

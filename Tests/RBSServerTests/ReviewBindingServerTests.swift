@@ -72,3 +72,33 @@ struct ReviewBindingServerTests {
         }
     }
 }
+
+/// A problem a person reads is in the request's language too where it says that something is not theirs or not right
+/// (a Russian page showed these in English).
+@Suite("serve: problems in the request's language", .serialized)
+struct ProblemLanguageTests {
+    @Test("a wrong login, another customer's entry and account, a template name in use: Russian details with Accept-Language: ru")
+    func russianDetails() async throws {
+        let bank = try TestBank()
+        try await bank.test { api in
+            let wrong = try await api.call(.post, "/api/v1/session", json: ["customer": "alice", "password": "not-hers"], language: "ru")
+            #expect(wrong.status == 401 && wrong.object["detail"] as? String == "неверное имя клиента или пароль", "\(wrong.text)")
+            let token = try await api.login(bank.alice)
+            let entry = try await api.call(.get, "/api/v1/journal/99999", token: token, language: "ru")
+            #expect(entry.status == 404 && entry.object["detail"] as? String == "записи журнала 99999 нет среди записей этого клиента")
+            let bobs = try bank.ledger.customers.accounts(of: bank.bob.customer)[0].number
+            let statement = try await api.call(.get, "/api/v1/accounts/\(bobs)/statement", token: token, language: "ru")
+            #expect(statement.status == 404 && statement.object["detail"] as? String == "счёта \(bobs) нет среди счетов этого клиента")
+            let english = try await api.call(.get, "/api/v1/accounts/\(bobs)/statement", token: token)
+            #expect(english.object["detail"] as? String == "account \(bobs) is not one of this customer's accounts")
+
+            let run = try #require(try await api.open("pay.pp.quick", token)["id"] as? String)
+            try await api.fill(run, try bank.quickPayment(from: bank.alice), token)
+            let first = try await api.call(.post, "/api/v1/templates", token: token, json: ["name": "rent", "run": run])
+            #expect(first.status == 201, "\(first.text)")
+            let again = try await api.call(.post, "/api/v1/templates", token: token, json: ["name": "rent", "run": run], language: "ru")
+            #expect(again.status == 409 && again.object["detail"] as? String == "шаблон «rent» уже есть: выберите другое имя или сначала удалите тот",
+                    "\(again.text)")
+        }
+    }
+}

@@ -63,7 +63,8 @@ enum Routes {
         api.post("/session") { request, context in
             try await answer {
                 let login: API.LoginRequest = try await body(request)
-                let session = try await bank.login(name: login.customer, password: login.password, address: context.remoteAddress)
+                let session = try await bank.login(name: login.customer, password: login.password, address: context.remoteAddress,
+                                                   language: language(request))
                 var response = json(API.LoginAnswer(customer: session.customer.name, token: session.token,
                                                     expiresAt: ISO8601DateFormatter().string(from: session.expires)))
                 response.headers[values: .setCookie] = ["\(cookie)=\(session.token); \(cookieAttributes)"]
@@ -118,7 +119,7 @@ enum Routes {
         api.get("/journal/:entry") { request, context in
             try await answer {
                 let who = try await customer(request, bank)
-                return json(try await bank.presented(try await bank.entry(try entry(context), of: who), for: who, language: language(request)))
+                return json(try await bank.presented(try await bank.entry(try entry(context), of: who, language: language(request)), for: who, language: language(request)))
             }
         }
         statementRoutes(api, bank: bank)
