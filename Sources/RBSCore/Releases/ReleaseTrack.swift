@@ -63,6 +63,19 @@ public final class ReleaseTrack: @unchecked Sendable {
         }
     }
 
+    /// What the last failed sync said: a sync every few seconds that fails the same way (a stopped ledger) says it
+    /// once, not over every line the person types.
+    private var lastFailure: String?
+
+    private func failed(_ message: String) {
+        guard lock.withLock({ () -> Bool in
+            guard lastFailure != message else { return false }
+            lastFailure = message
+            return true
+        }) else { return }
+        log?.write(level: .warning, source: "rbs-host", message: message)
+    }
+
     /// The versions served now, by plugin id.
     public var rolling: [String: PluginReleases.Release] { lock.withLock { served.mapValues(\.release) } }
 
@@ -76,12 +89,16 @@ public final class ReleaseTrack: @unchecked Sendable {
             }
         } catch {
             counters.giveBack(deltas)
-            log?.write(level: .warning, source: "rbs-host", message: "the rollout counts could not be added to \(releases.place): \(error) — trying again at the next sync")
+            failed("the rollout counts could not be added to \(releases.place): \(error) — trying again at the next sync")
         }
         let current: [PluginReleases.Release]
         do { current = try releases.releases() } catch {
-            log?.write(level: .warning, source: "rbs-host", message: "the plugin releases could not be read from \(releases.place): \(error) — serving what was rolling, trying again at the next sync")
+            failed("the plugin releases could not be read from \(releases.place): \(error) — the versions already being "
+                   + "rolled out are still served; tried again every few seconds, said again only when the reason changes")
             return
+        }
+        if lock.withLock({ lastFailure.take() }) != nil {
+            log?.write(level: .warning, source: "rbs-host", message: "the plugin releases are read from \(releases.place) again")
         }
         let rolling = Dictionary(current.filter { $0.state == .rolling }.map { ($0.pluginID, $0) }, uniquingKeysWith: { first, _ in first })
         // Versions no longer rolling stop being offered at once; their images stop when their last form closes.
