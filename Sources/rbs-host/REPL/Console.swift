@@ -59,6 +59,9 @@ final class Console {
     /// A message of the host's catalogue in the person's language.
     func text(_ message: HostMessage) -> String { message.text(language) }
 
+    /// A line from any thread (a warning of the host's log): above the line being typed, as ``notice(_:)``.
+    func printAbove(_ text: String) { editor.printAbove(text) }
+
     /// A one-line notice from any thread (a hot reload): printed above the line being typed, and the prompt with
     /// what was typed so far is drawn again under it; from a pipe, just the line.
     func notice(_ text: String) {
