@@ -84,6 +84,16 @@ struct SecondSignerCommandTests {
         #expect(rejected.errors.map(\.message) == ["declined by the second signer boris: twice"])
         #expect(try sandbox.host(["customers", "pending", "anna"]).stdout == "Nothing awaits a second signature for anna.\n")
 
+        // journal show: an awaiting entry's amount is not said to be posted, and each entry names its counterpart.
+        func outcome(_ sequence: Int) throws -> [String] {
+            let shown = try sandbox.host(["journal", "show", String(sequence)]).stdout
+            return shown.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+                .filter { $0.hasPrefix("Amount posted") || $0.hasPrefix("Amount (") || $0.hasPrefix("Second signature") }
+        }
+        #expect(try outcome(1) == ["Amount (not posted: awaiting a second signature): 200,000.00 RUB", "Second signature: Journal entry 2"])
+        #expect(try outcome(2) == ["Amount posted: 200,000.00 RUB", "Second signature of: Journal entry 1"])
+        #expect(try outcome(3).last == "Second signature: Journal entry 4")
+
         let journal = try sandbox.journal()
         #expect(journal.map(\.kind) == ["awaiting-second-signature", "posted", "awaiting-second-signature", "rejected"])
         #expect(try sandbox.host(["verify"]).stdout == "ok 4 entries\n")

@@ -10,7 +10,7 @@ extension HostMessage {
         case bankSection, documentSection, outcomeSection, signatureSection, basketSection
         case bankName, bankWithBIC(String), correspondentAccount
         case operation, plugin, created, payer
-        case statusLabel, journalEntry, recorded, debitedCredited, amountPosted, balanceAfter, reason
+        case statusLabel, journalEntry, recorded, debitedCredited, amountPosted, amountAwaiting, balanceAfter, reason, decidedBy, decides
         /// A posted fee (``FeeIncome``): the fee and the bank's income account it went to, and the amount plus the fee.
         case feePosted, totalPosted, feeLine
         case documentHash, signatureEd25519, signaturePasskey, keyId, authorisedWith, entryHash, response
@@ -58,6 +58,9 @@ extension HostMessage {
             case .recorded: language.pick("Recorded", "Записан")
             case .debitedCredited: language.pick("Debited → credited", "Списано → зачислено")
             case .amountPosted: language.pick("Amount posted", "Проведённая сумма")
+            case .amountAwaiting: language.pick("Amount (not posted: awaiting a second signature)", "Сумма (не проведена: ждёт второй подписи)")
+            case .decidedBy: language.pick("Second signature", "Вторая подпись")
+            case .decides: language.pick("Second signature of", "Вторая подпись к")
             case .feePosted: language.pick("Fee posted", "Проведённая комиссия")
             case .totalPosted: language.pick("Total debited", "Всего списано")
             case .feeLine: language.pick("Bank fee", "Комиссия банка")

@@ -83,7 +83,8 @@ public struct EntryReport: Sendable, Hashable {
                                 rows: Self.documentRows(document, operation: descriptor, payer: payer(document.keyId) ?? Self.payer(keyId: document.keyId, ledger: ledger),
                                                         directory: directory, language: language)))
         sections.append(Section(title: text(.outcomeSection),
-                                rows: Self.outcomeRows(entry, payment: Payment.of(document), balance: !receipt, language: language)))
+                                rows: Self.outcomeRows(entry, payment: Payment.of(document), balance: !receipt, language: language)
+                                    + Self.secondSignatureRows(entry, ledger: ledger, language: language)))
         sections.append(Section(title: text(.signatureSection), rows: Self.signatureRows(entry, language: language)))
         if !receipt, let basketId = entry.basketId {
             sections.append(Section(title: text(.basketSection),
@@ -134,7 +135,8 @@ public struct EntryReport: Sendable, Hashable {
             rows.append(Row(label: text(.debitedCredited), value: "\(debit) → \(credit)"))
         }
         if let amount = entry.amount, let currency = entry.currency {
-            rows.append(Row(label: text(.amountPosted), value: Amount.shown(amount, currency: currency, language)))
+            rows.append(Row(label: text(entry.kind == .awaiting ? .amountAwaiting : .amountPosted),
+                            value: Amount.shown(amount, currency: currency, language)))
         }
         if entry.kind == .posted, let payment, let fee = payment.fee, let debit = entry.debit,
            let income = FeeIncome.number(of: fee.currency.code) {
@@ -146,6 +148,19 @@ public struct EntryReport: Sendable, Hashable {
         }
         if let reason = HostMessage.reason(of: entry, language) { rows.append(Row(label: text(.reason), value: reason)) }
         return rows
+    }
+
+    /// How an entry and its second signature name each other: an awaiting entry the entry that approved or declined
+    /// it (its status stays what was journaled then), and that entry the one it decided.
+    static func secondSignatureRows(_ entry: JournalEntry, ledger: Ledger, language: HostLanguage) -> [Row] {
+        if let first = entry.secondOf {
+            return [Row(label: HostMessage.Report.decides.text(language), value: HostMessage.Report.entryTitle(first).text(language))]
+        }
+        guard entry.kind == .awaiting else { return [] }
+        let decided = (try? ledger.journal.decision(of: entry.sequence)) ?? nil
+        return [Row(label: HostMessage.Report.decidedBy.text(language),
+                    value: decided.map { HostMessage.Report.entryTitle($0).text(language) }
+                        ?? language.pick("not given yet", "ещё не дана"))]
     }
 
     static func signatureRows(_ entry: JournalEntry, language: HostLanguage) -> [Row] {

@@ -20,6 +20,12 @@ public struct Journal: Sendable {
         return entries
     }
 
+    /// The entry that gave (or declined) the second signature the awaiting entry `sequence` waited for, or nil while
+    /// it still waits.
+    public func decision(of sequence: Int64) throws(LedgerError) -> Int64? {
+        try database.read { db in try db.value(Int64.self, "SELECT seq FROM journal WHERE second_of = ?", sequence) }
+    }
+
     /// All entries as a JSON array (see ``JournalEntry``'s `encode(to:)` for the form), for `rbs-host journal --json`.
     public func json() throws(LedgerError) -> Data {
         let encoder = JSONEncoder()
