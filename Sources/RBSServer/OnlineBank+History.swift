@@ -52,11 +52,19 @@ extension Routes {
                  body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
+    /// The keys ``historyFilter(_:)`` reads (and `lang`, the language of the entries' sections).
+    static let historyKeys = ["q", "account", "from", "to", "tz", "status", "lang"]
+
     /// The words a history is asked with: `q` (payee, purpose or amount), `account` (one of the customer's, or
     /// a payee's account the documents name), `from`/`to` (``PeriodQuery``) and `status` (`posted` — taken by the
     /// bank, posted or acknowledged —, `rejected` or `awaiting-second-signature`).
     static func historyFilter(_ request: Request) throws(Problem) -> JournalFilter {
         let query = request.uri.queryParameters
+        // A key it does not know is refused, not ignored: `accout=` would answer the whole history as if filtered.
+        if let unknown = query.map({ String($0.key) }).first(where: { !Self.historyKeys.contains($0) }) {
+            throw PeriodQuery.problem("\(unknown) is not a key of the history's query: use "
+                                      + Self.historyKeys.joined(separator: ", "), parameter: unknown)
+        }
         let period = try PeriodQuery(request)
         var filter = JournalFilter(start: period.start, end: period.end)
         filter.text = query["q"].flatMap { JournalSearch(String($0)) }

@@ -23,7 +23,9 @@ enum Routes {
         // answered 405 with Allow (RequestLog), not 404.
         let table = RouteTable()
         router.add(middleware: RequestLog(write: log, metrics: metrics, tls: tls, routes: table))
-        router.add(middleware: SameOriginGuard(tls: tls, publicOrigin: publicOrigin))
+        // The origin passkeys are bound to, as `serve --help` says: --origin's, else the default the bank takes once
+        // the server listens (http://localhost:PORT).
+        router.add(middleware: SameOriginGuard(tls: tls, publicOrigin: { publicOrigin ?? bank.relyingParty?.origin }))
         let routes = RecordedRoutes(base: router, table: table)
         let cookieAttributes = "Path=/; HttpOnly; SameSite=Strict" + (tls ? "; Secure" : "")
 

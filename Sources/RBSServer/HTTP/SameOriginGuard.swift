@@ -13,12 +13,13 @@ struct SameOriginGuard: RouterMiddleware {
 
     /// `https` when served over TLS.
     let scheme: String
-    /// The origin the server is reached at through a proxy (`--origin`), normalised; nil: only the request's own.
-    let publicOrigin: String?
+    /// The origin passkeys are bound to (`--origin`, a proxy's, or by default `http://localhost:PORT` of the port the
+    /// server listens on, known only once it listens), asked at each request; nil: only the request's own.
+    let publicOrigin: @Sendable () -> String?
 
-    init(tls: Bool, publicOrigin: String?) {
+    init(tls: Bool, publicOrigin: @escaping @Sendable () -> String?) {
         scheme = tls ? "https" : "http"
-        self.publicOrigin = publicOrigin.map(Self.normalised)
+        self.publicOrigin = publicOrigin
     }
 
     static let originField = HTTPField.Name("Origin")!
@@ -40,6 +41,7 @@ struct SameOriginGuard: RouterMiddleware {
         if let origin = request.headers[Self.originField] {
             let own = Self.normalised("\(scheme)://\(request.head.authority ?? "")")
             let sent = Self.normalised(origin)
+            let publicOrigin = self.publicOrigin().map(Self.normalised)
             if sent != own, sent != publicOrigin {
                 let allowed = [own] + (publicOrigin.map { [$0] } ?? [])
                 return Problem("cross-origin", "Cross-origin request refused", status: 403,
