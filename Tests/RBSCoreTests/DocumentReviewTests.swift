@@ -284,7 +284,7 @@ struct DocumentReviewTests {
             .digitsOnly("x", position: 1), .amountNotPositive, .noSuchMonth(date: "2026-13-01", month: 13),
             .noSuchDay(date: "2026-02-30", day: 30, month: 2, year: 2026), .required("X"), .notValid("X"), .notADate("x"),
             .notOnList(4, count: 3), .startsMoreThanOne("x", titles: ["a"]), .notAnOptionByNumber("x", titles: ["a"]),
-            .answerYesOrNo("x"), .accountNotHere(3, account: "1", offered: ["1) 1"]), .notAnOfferedAccount("x", offered: []),
+            .answerYesOrNo("x"), .accountNotHere(3, account: "1", blocked: true, offered: ["1) 1"]), .notAnOfferedAccount("x", offered: []),
             .operationRefused, .greeting(version: "0.1.0", operations: 4, plugins: 4, editor: "libedit"),
             .firstStart(directory: "/d"), .unknownCommand("x", suggestion: nil), .unknownCommand("x", suggestion: "run"),
             .noSuchCommand("x"), .runNeedsOperation, .giveIDValue("x"), .qrUsage, .qrSource, .nothingChanged, .verified(entries: 1),

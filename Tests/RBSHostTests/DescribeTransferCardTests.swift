@@ -9,13 +9,14 @@ struct DescribeTransferCardTests {
         let sandbox = try HostSandbox()
         let blocked = try sandbox.describe("transfer.own", ["fromAccount=\(Demo.blocked)"])
         #expect(blocked["fromAccount"].value == nil)
-        #expect(blocked["fromAccount"].error == "'\(Demo.blocked)' is not one of the accounts offered: 1) \(Demo.current), 2) \(Demo.savings), 4) \(Demo.usd)")
+        // Typed by its own number, said as by its list number: it is this person's, and blocked.
+        #expect(blocked["fromAccount"].error == "account 3 (\(Demo.blocked)) is blocked and cannot be chosen here — choose one of: 1) \(Demo.current), 2) \(Demo.savings), 4) \(Demo.usd)")
 
         let same = try sandbox.describe("transfer.own", ["fromAccount=\(Demo.current)", "toAccount=\(Demo.current)"])
         #expect(same["fromAccount"].value == Demo.current)
         #expect(same["toAccount"].value == nil)
         // The blocked account (3) is not offered as the destination either: the core takes no credit on it.
-        #expect(same["toAccount"].error == "'\(Demo.current)' is not one of the accounts offered: 2) \(Demo.savings), 4) \(Demo.usd)")
+        #expect(same["toAccount"].error == "account 1 (\(Demo.current)) cannot be chosen here — choose one of: 2) \(Demo.savings), 4) \(Demo.usd)")
 
         // By list number, the same for the whole run: 2 is the savings account in both pickers; 1 (the source)
         // is not offered as the destination and is refused, never shifted onto another account.

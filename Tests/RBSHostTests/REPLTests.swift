@@ -139,7 +139,7 @@ struct REPLTests {
             let start = try #require(lines.firstIndex(of: russianReview[0]), "\(arguments) \(environment): \(out)\n\(err)")
             #expect(Array(lines[start..<min(start + russianReview.count, lines.count)]) == russianReview, "\(out)")
             #expect(lines.contains { $0.hasPrefix("  Документ: ") } && lines.contains { $0.hasPrefix("  Способ подписи: одноразовый код TOTP") })
-            #expect(err.contains("ошибка: Зачислить на счёт: счёт 3 (40817810038000000003) здесь выбрать нельзя — выберите один из: 2) 40817810738000000002, 4) 40817840638000000004"), "\(err)")
+            #expect(err.contains("ошибка: Зачислить на счёт: счёт 3 (40817810038000000003) заблокирован, здесь его выбрать нельзя — выберите один из: 2) 40817810738000000002, 4) 40817840638000000004"), "\(err)")
             #expect(err.contains("ошибка: одноразовый код неверен; проверьте часы устройства с приложением-аутентификатором; осталось попыток до блокировки подписи на 5 минут: 4"), "\(err)")
             #expect(out.contains("Подписание отменено: возврат к форме, значения сохранены."), "\(out)")
             #expect(out.contains("отменено: ничего не подписано и не отправлено"), "\(out)")
@@ -149,7 +149,7 @@ struct REPLTests {
         }
         let (out, err) = try run(["--lang", "en"], ["LANG": "ru_RU.UTF-8"])
         #expect(out.contains("  Amount: 1,500.00 RUB\n  Payee's account: 40817810738000000002\n  From account: 40817810438000000001\n"), "\(out)")
-        #expect(err.contains("error: Credit account: account 3 (40817810038000000003) cannot be chosen here — choose one of: 2) 40817810738000000002, 4) 40817840638000000004"), "\(err)")
+        #expect(err.contains("error: Credit account: account 3 (40817810038000000003) is blocked and cannot be chosen here — choose one of: 2) 40817810738000000002, 4) 40817840638000000004"), "\(err)")
         #expect(out.contains("Signing cancelled: back to the form, values kept."), "\(out)")
         #expect(!out.contains("Сумма:") && !err.contains("ошибка"), "\(out)\n\(err)")
     }

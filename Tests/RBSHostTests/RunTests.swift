@@ -136,7 +136,7 @@ struct RunTests {
         #expect(report.status == "invalid")
         #expect(report.document == nil, "no document names the blocked account")
         #expect(report.errors.first { $0.atom == "toAccount" }?.message
-            == "toAccount: account 3 (\(Demo.blocked)) cannot be chosen here — choose one of: 2) \(Demo.savings), 4) \(Demo.usd)", "\(report.errors)")
+            == "toAccount: account 3 (\(Demo.blocked)) is blocked and cannot be chosen here — choose one of: 2) \(Demo.savings), 4) \(Demo.usd)", "\(report.errors)")
         #expect(try sandbox.balances() == Demo.seedBalances)
         #expect(try sandbox.journal().isEmpty)
     }

@@ -107,14 +107,18 @@ public enum FormInput {
             if trimmed.isEmpty { return .empty }
             let offered = session.offeredAccounts(for: atom.id)
             if let match = offered.first(where: { $0.account.number == trimmed }) { return .account(number: match.account.number) }
+            let list = session.accountList
+            // One of the person's accounts this field does not offer, by its list number or its own: said as such,
+            // and why when it is blocked — the same words either way.
+            func notHere(_ index: Int) -> FormSessionError {
+                refuse(HostMessage.accountNotHere(index + 1, account: list[index].number, blocked: list[index].blocked,
+                                                  offered: offered.map { "\($0.number)) \($0.account.number)" })
+                    .text(session.language))
+            }
+            if let index = list.firstIndex(where: { $0.number == trimmed }) { throw notHere(index) }
             if trimmed.count < 5, let number = Int(trimmed) {
                 if let match = offered.first(where: { $0.number == number }) { return .account(number: match.account.number) }
-                let list = session.accountList
-                if number >= 1, number <= list.count {
-                    throw refuse(HostMessage.accountNotHere(number, account: list[number - 1].number,
-                                                            offered: offered.map { "\($0.number)) \($0.account.number)" })
-                        .text(session.language))
-                }
+                if number >= 1, number <= list.count { throw notHere(number - 1) }
             }
             throw refuse(offered.isEmpty ? session.noAccountMessage
                 : HostMessage.notAnOfferedAccount(trimmed, offered: offered.map { "\($0.number)) \($0.account.number)" })

@@ -48,7 +48,7 @@ public enum HostMessage: Sendable, Equatable {
     case notValid(String)
     case notOnList(Int, count: Int), startsMoreThanOne(String, titles: [String])
     case notAnOptionByNumber(String, titles: [String]), answerYesOrNo(String)
-    case accountNotHere(Int, account: String, offered: [String]), notAnOfferedAccount(String, offered: [String])
+    case accountNotHere(Int, account: String, blocked: Bool, offered: [String]), notAnOfferedAccount(String, offered: [String])
     case operationRefused
 
     // Accounts and statements (`accounts`, `statement`).
@@ -283,9 +283,11 @@ public enum HostMessage: Sendable, Equatable {
                           "«\(text)» — нет такого варианта: введите номер в списке (1–\(titles.count)) или название: ")
                 + titles.enumerated().map { "\($0.offset + 1)) \($0.element)" }.joined(separator: ", ")
         case .answerYesOrNo(let text): language.pick("'\(text)': answer yes or no (да/нет)", "«\(text)»: ответьте да или нет (yes/no)")
-        case .accountNotHere(let number, let account, let offered):
-            language.pick("account \(number) (\(account)) cannot be chosen here — choose one of: ",
-                          "счёт \(number) (\(account)) здесь выбрать нельзя — выберите один из: ") + offered.joined(separator: ", ")
+        case .accountNotHere(let number, let account, let blocked, let offered):
+            (blocked ? language.pick("account \(number) (\(account)) is blocked and cannot be chosen here — choose one of: ",
+                                     "счёт \(number) (\(account)) заблокирован, здесь его выбрать нельзя — выберите один из: ")
+                : language.pick("account \(number) (\(account)) cannot be chosen here — choose one of: ",
+                                "счёт \(number) (\(account)) здесь выбрать нельзя — выберите один из: ")) + offered.joined(separator: ", ")
         case .notAnOfferedAccount(let text, let offered):
             language.pick("'\(text)' is not one of the accounts offered: ", "«\(text)» — нет среди предложенных счетов: ")
                 + offered.joined(separator: ", ")

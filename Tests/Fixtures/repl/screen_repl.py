@@ -60,7 +60,7 @@ s.wait("to prompt", r"^Credit account", after=mark)
 rows = [line.split()[0] for line in s.lines()[mark:] if line.strip()[:1].isdigit() and "40817" in line]
 s.expect("to list keeps the numbers: 2, 4 (no blocked account)", rows == ["2", "4"])
 s.line("3")
-s.wait("refused on the field", r"account 3 \(40817810038000000003\) cannot be chosen here", after=mark)
+s.wait("refused on the field", r"account 3 \(40817810038000000003\) is blocked and cannot be chosen here", after=mark)
 s.expect("no code asked for", not any("One-time code" in line for line in s.lines()[mark:]))
 s.line("cancel")
 s.wait("cancelled", r"cancelled: nothing was signed or posted", after=mark)
