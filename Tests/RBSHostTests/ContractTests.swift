@@ -66,6 +66,25 @@ struct ContractTests {
         return folder
     }
 
+    @Test("describe: a plugin whose create() crashes exits 1 (the worker ended the run), an unknown operation 2")
+    func describeCreateCrash() throws {
+        let sandbox = try HostSandbox()
+        let folder = sandbox.data.appendingPathComponent("plugins-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let include = Repo.root.appendingPathComponent("SDK/Sources/CRBSPlugin/include")
+        let compiled = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
+                                      ["cc", "-std=c11", "-shared", "-fPIC", "-fvisibility=hidden", "-I", include.path, "-DFAULT=1", "-DWHERE=1",
+                                       "-o", folder.appendingPathComponent("fault.so").path,
+                                       Repo.root.appendingPathComponent("Tests/Fixtures/faults/fault.c").path],
+                                      environment: ProcessInfo.processInfo.environment)
+        try #require(compiled.status == 0, "cc: \(compiled)")
+        let crashed = try sandbox.host(["describe", "fault.op", "--json", "--dev", "--plugins", folder.path])
+        #expect(crashed.status == 1, "\(crashed)")
+        #expect(crashed.stderr.contains("create()") && crashed.stderr.contains("killed by SIGSEGV"), "\(crashed)")
+        let unknown = try sandbox.host(["describe", "no.such.op", "--json", "--dev", "--plugins", folder.path])
+        #expect(unknown.status == 2, "\(unknown)")
+    }
+
     @Test("--plugins DIR wins over RBS_PLUGINS; RBS_PLUGINS alone is honoured")
     func pluginFolderOverride() throws {
         let sandbox = try HostSandbox()

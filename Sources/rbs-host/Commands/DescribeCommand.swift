@@ -158,7 +158,10 @@ struct DescribeCommand: ParsableCommand {
         let session: FormSession
         do { session = try runtime.open(operation) } catch {
             Terminal.error(error.description)
-            throw ExitCode(2)
+            // An operation no plugin offers is a usage error (2); a plugin whose create() failed or whose worker
+            // died ended the run (1), as a fault later in the form does.
+            if case .unknownOperation = error { throw ExitCode(2) }
+            throw ExitCode.failure
         }
         defer { session.close() }
         session.language = global.language
