@@ -104,7 +104,9 @@ public struct CompiledOperation: @unchecked Sendable {
             do {
                 return try CompiledExpression.compile(source, in: scope, expecting: .bool)
             } catch {
-                throw .expression(location: "\(here) atom '\(atom.id)' \(field) \"\(source)\"",
+                // Quoted up to 120 characters: a 60-KB expression was echoed whole on one line at every start.
+                let shown = source.count > 120 ? "\(source.prefix(120))… (\(source.utf8.count) bytes)" : source
+                throw .expression(location: "\(here) atom '\(atom.id)' \(field) \"\(shown)\"",
                                   issue: "\(error) — fix the expression")
             }
         }
