@@ -38,12 +38,10 @@ struct History {
         for line in lines { add(Self.decode(line)) }
     }
 
-    /// Writes the entries atomically (temporary file + rename) with mode 0600, creating the parent directory
-    /// (mode 0700) if needed.
+    /// Writes the entries atomically (temporary file + rename) with mode 0600. The folder must exist: one that was
+    /// moved or deleted while the REPL ran is not made again for a history file alone.
     func save(to url: URL) throws {
         let directory = url.deletingLastPathComponent()
-        try FileManager.default.createDirectory(
-            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var text = entries.map(Self.encode).joined(separator: "\n")
         if !text.isEmpty { text += "\n" }
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp").path

@@ -46,6 +46,9 @@ public final class LineEditor: @unchecked Sendable {
     private let libedit: Libedit?
     private var streams: [UnsafeMutablePointer<FILE>] = []
     private var history: History
+    /// Lines this editor added since it last saved: a save adds them to the file as it is then, so two REPLs on one
+    /// data folder keep each other's lines (each wrote its own memory over the file).
+    private var unsaved: [String] = []
     private let lock = NSLock()
     /// Serialises what reaches the terminal from several threads (``printAbove(_:)`` and ``write(_:)``).
     private let outputLock = NSLock()
@@ -222,18 +225,23 @@ public final class LineEditor: @unchecked Sendable {
         guard !secret else { return }
         lock.lock()
         let added = history.add(line)
+        if added { unsaved.append(line) }
         lock.unlock()
         guard added else { return }
         if let libedit { _ = libedit.addHistory(line) }
         saveHistory()
     }
 
-    /// Saves the history to ``historyFile`` (newest ``maxHistory`` entries, mode 0600, parent directory
-    /// created). Failures are ignored: history is a convenience, not a record.
+    /// Adds the lines added since the last save to ``historyFile`` as it is now (newest ``maxHistory`` entries, mode
+    /// 0600; its folder is not made again). Failures are ignored: history is a convenience, not a record.
     public func saveHistory() {
         guard let historyFile else { return }
         lock.lock(); defer { lock.unlock() }
-        try? history.save(to: historyFile)
+        guard !unsaved.isEmpty else { return }
+        var merged = History(maxEntries: history.maxEntries)
+        merged.load(from: historyFile)
+        for line in unsaved { merged.add(line) }
+        if (try? merged.save(to: historyFile)) != nil { unsaved.removeAll() }
     }
 
     // MARK: Output

@@ -88,9 +88,9 @@ extension LineEditorTests {
 
     @Suite("History file")
     struct HistoryFile {
-        @Test("added lines are saved at once, blanks, repeats and secrets skipped, mode 0600, parent created")
+        @Test("added lines are saved at once, blanks, repeats and secrets skipped, mode 0600")
         func savesAfterEachLine() throws {
-            let file = temporaryDirectory().appendingPathComponent("nested/dir/history")
+            let file = temporaryDirectory().appendingPathComponent("history")
             let input = TestPipe(), output = TestPipe()
             let editor = LineEditor(historyFile: file, maxHistory: 100, completer: nil, name: "t",
                                     inputFD: input.readFD, outputFD: output.writeFD, allowLibedit: true)
@@ -105,6 +105,25 @@ extension LineEditorTests {
             #expect(try String(contentsOf: file, encoding: .utf8) == "balance 42\ntransfer 10.00 EUR\n")
             let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        }
+
+        @Test("two editors on one file keep each other's lines; a folder gone is not made again for the history")
+        func twoEditors() throws {
+            let folder = temporaryDirectory()
+            let file = folder.appendingPathComponent("history")
+            let input = TestPipe(), output = TestPipe()
+            let first = LineEditor(historyFile: file, maxHistory: 100, completer: nil, name: "t",
+                                   inputFD: input.readFD, outputFD: output.writeFD, allowLibedit: true)
+            let second = LineEditor(historyFile: file, maxHistory: 100, completer: nil, name: "t",
+                                    inputFD: input.readFD, outputFD: output.writeFD, allowLibedit: true)
+            first.addHistory("accounts")
+            second.addHistory("journal")
+            first.addHistory("run transfer.own")
+            #expect(try String(contentsOf: file, encoding: .utf8) == "accounts\njournal\nrun transfer.own\n")
+            // The data folder moved away while the REPL ran: no folder holding only a history file appears.
+            try FileManager.default.removeItem(at: folder)
+            first.addHistory("verify")
+            #expect(!FileManager.default.fileExists(atPath: folder.path))
         }
 
         @Test("history round-trips through the file, multi-line entries included, and loads at init")
