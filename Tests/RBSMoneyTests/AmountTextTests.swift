@@ -94,6 +94,19 @@ import Testing
         #expect(error("1234567890123456789") == .tooLarge(text: "1234567890123456789"))
     }
 
+    @Test("a character that would not show as itself is named by its code points in the message, never echoed")
+    func invisibleCharactersNamed() {
+        #expect(AmountInputError.invalidCharacter("a", position: 3).description
+                == "'a' at position 3 is not allowed: an amount takes digits, spaces, ',' and '.' only")
+        // A right-to-left override would reverse the rest of the message on the terminal.
+        #expect(AmountInputError.invalidCharacter("\u{202E}", position: 2).description
+                == "U+202E at position 2 is not allowed: an amount takes digits, spaces, ',' and '.' only")
+        #expect(UnicodeText.quoted("5\u{301}") == "U+0035 U+0301")
+        #expect(UnicodeText.quoted("\u{2028}") == "U+2028")
+        #expect(UnicodeText.quoted("\u{1B}", open: "«", close: "»") == "U+001B")
+        #expect(UnicodeText.quoted(" ") == "' '" && UnicodeText.quoted("Б", open: "«", close: "»") == "«Б»")
+    }
+
     @Test func numbersMayBeNegative() throws {
         #expect(try AmountText.parseNumber("-1 500,25", locale: .ru) == Decimal(string: "-1500.25"))
         #expect(throws: AmountInputError.self) { try AmountText.parseNumber("1,500", locale: .ru) }

@@ -150,7 +150,7 @@ extension HostMessage {
         switch error {
         case .empty: return "введите значение"
         case .invalidCharacter(let c, let position, let expected):
-            return "\(expected == "digits only" ? "только цифры" : expected): символ «\(c)» в позиции \(position) недопустим"
+            return "\(expected == "digits only" ? "только цифры" : expected): символ \(UnicodeText.quoted(c, open: "«", close: "»")) в позиции \(position) недопустим"
         case .amount(let amount): return describe(amount, language)
         case .currency: return error.description
         case .tooShort(let length, let minimum): return "слишком коротко: символов \(length), нужно не меньше \(minimum)"
@@ -169,7 +169,7 @@ extension HostMessage {
         switch error {
         case .empty: return "введите сумму"
         case .invalidCharacter(let c, let position):
-            return "символ «\(c)» в позиции \(position) недопустим: в сумме только цифры, пробелы, «,» и «.»"
+            return "символ \(UnicodeText.quoted(c, open: "«", close: "»")) в позиции \(position) недопустим: в сумме только цифры, пробелы, «,» и «.»"
         case .exponent(let text): return "\(text): запишите число полностью, без экспоненты"
         case .negative(let text): return "\(text): сумма должна быть положительной"
         case .multipleDecimalSeparators(let text): return "\(text): больше одного десятичного разделителя"

@@ -22,7 +22,7 @@ public enum InputError: Error, Sendable, Equatable, CustomStringConvertible {
         case .empty:
             "enter a value"
         case .invalidCharacter(let c, let position, let expected):
-            "\(expected): '\(c)' at position \(position) is not allowed"
+            "\(expected): \(UnicodeText.quoted(c)) at position \(position) is not allowed"
         case .amount(let error):
             error.description
         case .currency(let error):

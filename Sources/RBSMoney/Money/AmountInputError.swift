@@ -28,7 +28,7 @@ public enum AmountInputError: Error, Sendable, Equatable, CustomStringConvertibl
         case .empty:
             "enter an amount"
         case .invalidCharacter(let c, let position):
-            "'\(c)' at position \(position) is not allowed: an amount takes digits, spaces, ',' and '.' only"
+            "\(UnicodeText.quoted(c)) at position \(position) is not allowed: an amount takes digits, spaces, ',' and '.' only"
         case .exponent(let text):
             "\(text): write the number in full; exponents are not accepted"
         case .negative(let text):

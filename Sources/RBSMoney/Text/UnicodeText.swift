@@ -17,6 +17,19 @@ public enum UnicodeText {
         }
     }
 
+    /// `character` as a message quotes it: between `open` and `close` when it shows as itself, else named by its code
+    /// points ("U+202E", "U+0035 U+0301"): a control, format (a bidi override reverses the rest of the line),
+    /// combining mark, line or paragraph separator or unassigned character would not be seen as what was typed.
+    public static func quoted(_ character: Character, open: String = "'", close: String = "'") -> String {
+        let hidden: Set<Unicode.GeneralCategory> = [.control, .format, .nonspacingMark, .spacingMark, .enclosingMark,
+                                                    .lineSeparator, .paragraphSeparator, .privateUse, .surrogate,
+                                                    .unassigned, .spaceSeparator]
+        guard character.unicodeScalars.contains(where: { hidden.contains($0.properties.generalCategory) && $0 != " " }) else {
+            return open + String(character) + close
+        }
+        return character.unicodeScalars.map { codePoint($0.value) }.joined(separator: " ")
+    }
+
     /// A character named by its code point, at least four hex digits: "U+001B", "U+202E".
     public static func codePoint(_ value: UInt32) -> String {
         let hex = String(value, radix: 16, uppercase: true)
