@@ -196,7 +196,7 @@ public enum PluginWorker {
     /// own deadline ends a hang), the plugin file, its folder and the libraries it links readable, and the child's
     /// throw-away data folder its own. Answers why it failed, or nil (a missing Landlock is only warned about).
     public static func confineCheck(plugin: String, dataFolder: String, warn: (String) -> Void) -> String? {
-        // Once a process: the plugin's bytes are checked before they are listed and again before they are opened.
+        // Once a process: a second lockdown (another load, a reload) would itself be a forbidden call.
         checkLock.lock()
         defer { checkLock.unlock() }
         guard !checkConfined else { return nil }

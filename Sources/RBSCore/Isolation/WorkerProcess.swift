@@ -502,11 +502,12 @@ final class StderrTail: @unchecked Sendable {
     /// `bytes` with every C0 control byte but a line feed and a tab, and DEL, written as its name (`<U+001B>`);
     /// byte by byte, so a chunk that ends inside a UTF-8 sequence is still passed on whole.
     static func visible(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-        guard bytes.contains(where: { ($0 < 0x20 && $0 != 0x0A && $0 != 0x09) || $0 == 0x7F }) else { return Array(bytes) }
+        func hidden(_ byte: UInt8) -> Bool { (byte < 0x20 && byte != 0x0A && byte != 0x09) || byte == 0x7F }
+        guard bytes.contains(where: hidden) else { return Array(bytes) }
         var shown: [UInt8] = []
         shown.reserveCapacity(bytes.count + 16)
         for byte in bytes {
-            if (byte < 0x20 && byte != 0x0A && byte != 0x09) || byte == 0x7F {
+            if hidden(byte) {
                 shown.append(contentsOf: Array("<\(ShownText.name(Unicode.Scalar(byte)))>".utf8))
             } else {
                 shown.append(byte)

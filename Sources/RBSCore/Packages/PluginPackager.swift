@@ -249,9 +249,6 @@ public enum PluginPackager {
 
     // MARK: - install
 
-    /// Verifies the package at `path` and places its object for this host in `folder` (see the type's note),
-    /// refusing a lower version than the one installed or last in service unless `allowDowngrade` (which then
-    /// leaves the permission a running host's reload and the next start take). Appends to the data folder's history.
     /// `plugin publish`'s rule against a silent downgrade, as `install`'s: the package's version may not be lower
     /// than any version of the plugin `published` before and not rolled back (a rolled-back version was taken from
     /// customers) nor than the one last in service in `dataDirectory`, unless `allowDowngrade`.
@@ -264,6 +261,9 @@ public enum PluginPackager {
         }
     }
 
+    /// Verifies the package at `path` and places its object for this host in `folder` (see the type's note),
+    /// refusing a lower version than the one installed or last in service unless `allowDowngrade` (which then
+    /// leaves the permission a running host's reload and the next start take). Appends to the data folder's history.
     public static func install(packageAt path: String, folder: String, dataDirectory: URL, policy: PluginTrustPolicy,
                                isolation: IsolationSettings, allowDowngrade: Bool, by user: String,
                                now: Date = Date()) throws(PackageError) -> PackageChange {

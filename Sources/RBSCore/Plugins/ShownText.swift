@@ -1,3 +1,5 @@
+import RBSMoney
+
 /// Control characters in what a plugin gives a person to read (titles, captions, errors, its log and standard error):
 /// a terminal runs them — an escape sequence clears the screen or recolours it, a carriage return writes a line over
 /// another — so such a text is refused where the plugin hands it over, or shown with each control named.
@@ -26,8 +28,5 @@ public enum ShownText {
         return String(shown)
     }
 
-    static func name(_ scalar: Unicode.Scalar) -> String {
-        let hex = String(scalar.value, radix: 16, uppercase: true)
-        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-    }
+    static func name(_ scalar: Unicode.Scalar) -> String { UnicodeText.codePoint(scalar.value) }
 }

@@ -55,10 +55,12 @@ extension Ledger {
 
         /// The change as a percentage of the current rate (negative: the rate fell).
         public var percent: Decimal { (new - current) / current * 100 }
+        /// The change's size as a fraction of the current rate, whichever way (what ``Ledger/largestChange`` bounds).
+        public var size: Decimal { abs(new - current) / current }
 
         public var description: String {
             // Its size cut (not rounded) to 2 decimals: 0.0001 for 92.5058 is 99.99 % below, never "100 %".
-            var size = percent < 0 ? -percent : percent
+            var size = self.size * 100
             var cut = Decimal()
             NSDecimalRound(&cut, &size, 2, .down)
             return "\(currency): the official rate \(new) RUB is \(cut) % \(percent < 0 ? "below" : "above") the "
@@ -105,9 +107,8 @@ extension Ledger {
             }
             let changes = kept.compactMap { rate -> RateChange? in
                 guard let was = current[rate.currency], was.official > 0, !accepting.contains(rate.currency) else { return nil }
-                let size = (rate.official - was.official) / was.official
-                guard (size < 0 ? -size : size) > Self.largestChange else { return nil }
-                return RateChange(currency: rate.currency, new: rate.official, current: was.official, currentDate: was.date)
+                let change = RateChange(currency: rate.currency, new: rate.official, current: was.official, currentDate: was.date)
+                return change.size > Self.largestChange ? change : nil
             }
             guard changes.isEmpty else { return .changes(changes) }
             for rate in kept {

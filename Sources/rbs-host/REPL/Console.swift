@@ -15,7 +15,7 @@ final class Console {
 
     init(historyFile: URL?, language: HostLanguage) {
         self.language = language
-        let box = CompletionBox()
+        let box = WeakConsole()
         let terminal = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         editor = LineEditor(historyFile: terminal ? historyFile : nil,
                             completer: ClosureCompleter { line, word in box.console?.completions(line, word) ?? [] })
@@ -59,8 +59,14 @@ final class Console {
     /// A message of the host's catalogue in the person's language.
     func text(_ message: HostMessage) -> String { message.text(language) }
 
-    /// A line from any thread (a warning of the host's log): above the line being typed, as ``notice(_:)``.
-    func printAbove(_ text: String) { editor.printAbove(text) }
+    /// The host's warnings from other threads (a rollout sync, a worker) printed as notices are, above the line being
+    /// typed, the prompt drawn again under it; from a pipe they stay on standard error, apart from the answers.
+    func showWarnings(of log: StandardErrorLog) {
+        guard interactive else { return }
+        let box = WeakConsole()
+        box.console = self
+        log.divert { line in box.console?.editor.printAbove(Terminal.yellow(line)) }
+    }
 
     /// A one-line notice from any thread (a hot reload): printed above the line being typed, and the prompt with
     /// what was typed so far is drawn again under it; from a pipe, just the line.
@@ -69,6 +75,7 @@ final class Console {
     }
 }
 
-private final class CompletionBox: @unchecked Sendable {
+/// The console as closures on other threads reach it (the completer, the host's log), without keeping it alive.
+private final class WeakConsole: @unchecked Sendable {
     weak var console: Console?
 }

@@ -23,12 +23,7 @@ final class REPL: @unchecked Sendable {
     init(runtime: Runtime, language: HostLanguage = .en) {
         self.runtime = runtime
         console = Console(historyFile: runtime.paths.data.appendingPathComponent("history"), language: language)
-        // The host's warnings from other threads (a rollout sync, a worker) are printed as the REPL's notices are.
-        // (From a pipe they stay on standard error, apart from the answers.)
-        if console.interactive, let log = runtime.locator.optional((any HostLog).self) as? StandardErrorLog {
-            let box = WarningConsole(console: console)
-            log.divert { line in box.console?.printAbove(Terminal.yellow(line)) }
-        }
+        if let log = runtime.locator.optional((any HostLog).self) as? StandardErrorLog { console.showWarnings(of: log) }
     }
 
     /// One REPL command: its name and the other words that call it, its usage line, what it does, and how its
@@ -338,10 +333,4 @@ enum Words {
         if inWord { words.append(current) }
         return words
     }
-}
-
-/// The REPL's console as the host's log reaches it from other threads (the line editor serialises what they write).
-private final class WarningConsole: @unchecked Sendable {
-    weak var console: Console?
-    init(console: Console) { self.console = console }
 }
