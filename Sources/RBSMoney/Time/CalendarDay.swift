@@ -74,6 +74,14 @@ public struct CalendarDay: Hashable, Comparable, Sendable, CustomStringConvertib
         return calendar.date(from: DateComponents(year: year, month: month, day: day))
     }
 
+    /// The moment the day ends in `timeZone`: the next day's first moment, also after 31.12.9999 (a period "to" the last
+    /// day there is includes it, where ``adding(days:)`` has no day after it).
+    public func end(in timeZone: TimeZone) -> Date? {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar.date(from: DateComponents(year: year, month: month, day: day + 1))
+    }
+
     /// The day `date` falls on in `timeZone`.
     public static func containing(_ date: Date, in timeZone: TimeZone) -> CalendarDay? {
         var calendar = Calendar(identifier: .gregorian)

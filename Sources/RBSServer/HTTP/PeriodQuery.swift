@@ -43,9 +43,8 @@ struct PeriodQuery {
         if let date = instant.date(from: text) { return date }
         instant.formatOptions = [.withInternetDateTime]
         if let date = instant.date(from: text) { return date }
-        if let day = try? CalendarDay.parse(text, .either), let included = day.adding(days: nextDay ? 1 : 0),
-           let midnight = included.midnight(in: zone) {
-            return midnight
+        if let day = try? CalendarDay.parse(text, .either), let moment = nextDay ? day.end(in: zone) : day.midnight(in: zone) {
+            return moment
         }
         throw problem("\(name)=\(text) is neither a day (ДД.ММ.ГГГГ or YYYY-MM-DD) nor an instant (ISO 8601, e.g. 2026-11-25T00:00:00+03:00)",
                       parameter: name)

@@ -30,8 +30,8 @@ enum StatementQuery {
     /// The period from the first moment of day `from` to the end of day `to` (both inclusive, either open).
     static func period(from: String?, to: String?, timeZone: TimeZone = .current) throws(Problem) -> StatementPeriod {
         var period = StatementPeriod()
-        if let from { period.start = try startOfDay(from, option: "--from", timeZone: timeZone, daysLater: 0) }
-        if let to { period.end = try startOfDay(to, option: "--to", timeZone: timeZone, daysLater: 1) }
+        if let from { period.start = try moment(from, option: "--from", timeZone: timeZone, dayEnd: false) }
+        if let to { period.end = try moment(to, option: "--to", timeZone: timeZone, dayEnd: true) }
         if let from, let to, let start = period.start, let end = period.end, end <= start {
             throw .toBeforeFrom(from: from.trimmingCharacters(in: .whitespaces), to: to.trimmingCharacters(in: .whitespaces))
         }
@@ -53,13 +53,14 @@ enum StatementQuery {
         throw Problem.noAccount(trimmed, count: overview.count)
     }
 
-    /// Midnight at the start of the day `text` names (plus `daysLater` days) in `timeZone`; a day that does not
-    /// exist (31.02.2026) is refused, never moved to another.
-    static func startOfDay(_ text: String, option: String, timeZone: TimeZone, daysLater: Int) throws(Problem) -> Date {
+    /// The first moment of the day `text` names in `timeZone`, or with `dayEnd` the moment it ends (the next day's
+    /// first); a day that does not exist (31.02.2026) is refused, never moved to another.
+    static func moment(_ text: String, option: String, timeZone: TimeZone, dayEnd: Bool) throws(Problem) -> Date {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard let day = try? CalendarDay.parse(trimmed, .either).adding(days: daysLater), let midnight = day.midnight(in: timeZone) else {
+        guard let day = try? CalendarDay.parse(trimmed, .either),
+              let moment = dayEnd ? day.end(in: timeZone) : day.midnight(in: timeZone) else {
             throw .notADay(option: option, text: trimmed)
         }
-        return midnight
+        return moment
     }
 }
