@@ -47,6 +47,37 @@ enum GlobalArguments {
         return Array(arguments[index..<end]) + leading + Array(arguments[end...])
     }
 
+    /// `arguments` with an option's negative number joined to its name (`--percent -5` → `--percent=-5`): ArgumentParser
+    /// reads a word that starts with a dash as the next option, so `--percent -5` said "Missing value for '--percent'"
+    /// where the value is there and the command's own check says what is wrong with it. Only a dash followed by a digit
+    /// (or a decimal separator and a digit) after a long option is joined; a positional argument stays as it is.
+    static func negativeValuesJoined(_ arguments: [String]) -> [String] {
+        var result: [String] = []
+        result.reserveCapacity(arguments.count)
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument.hasPrefix("--"), argument.count > 2, !argument.contains("="), index + 1 < arguments.count,
+               looksNegative(arguments[index + 1]) {
+                result.append(argument + "=" + arguments[index + 1])
+                index += 2
+            } else {
+                result.append(argument)
+                index += 1
+            }
+        }
+        return result
+    }
+
+    /// `-5`, `-0.5`, `-,5`: a minus sign and a number, not an option's name.
+    static func looksNegative(_ word: String) -> Bool {
+        let scalars = Array(word.unicodeScalars)
+        guard scalars.count >= 2, scalars[0] == "-" else { return false }
+        let first = scalars[1]
+        if ("0"..."9").contains(first) { return true }
+        return (first == "." || first == ",") && scalars.count >= 3 && ("0"..."9").contains(scalars[2])
+    }
+
     /// A command's name and its aliases, as a command line spells them.
     private static func names(of command: any ParsableCommand.Type) -> [String] {
         let configuration = command.configuration

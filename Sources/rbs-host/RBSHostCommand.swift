@@ -22,7 +22,7 @@ struct RBSHostCommand: ParsableCommand {
     static func main() {
         ExitGuard.install()
         // Global options are taken before the command's name too (`rbs-host --plugins DIR list`), as README writes them.
-        let arguments = GlobalArguments.hoisted(Array(CommandLine.arguments.dropFirst()))
+        let arguments = GlobalArguments.negativeValuesJoined(GlobalArguments.hoisted(Array(CommandLine.arguments.dropFirst())))
         // A plain `list` starts without ArgumentParser: its first parse costs more than the listing (Swift's
         // protocol-conformance lookups for every option of every command). The same checks and code run after.
         if let quick = QuickList(arguments: arguments) {
@@ -41,8 +41,12 @@ struct RBSHostCommand: ParsableCommand {
             }
             return
         }
+        // The command that was parsed, so a refusal after parsing (its checks, its run) shows that command's usage
+        // line, not the root's `Usage: rbs-host <subcommand>`.
+        var parsed: (any ParsableCommand.Type)?
         do {
             var command = try parseAsRoot(arguments)
+            parsed = type(of: command)
             // Every command that takes the global options uses the data folder, so each checks it before it runs: found
             // in the parsed command itself, not in a list kept by hand. A child the host starts (a worker, a scan) is
             // given the folder the host has checked already.
@@ -61,6 +65,7 @@ struct RBSHostCommand: ParsableCommand {
         } catch {
             ReleaseTrack.stopAll()
             ExitGuard.end()
+            if let parsed { parsed.exit(withError: error) }
             exit(withError: error)
         }
     }
