@@ -73,6 +73,10 @@ struct DataFolderWatchTests {
             path: f.directory.path, problem: "has mode 777 (other users can change it); it must be 700",
             fix: "chmod 700 \(f.directory.path)")
         #expect(error == .dataFolderChanged(.exposed(exposure)))
+        // One sentence that reads: what changed, then its fix (not "put the folder back from a backup").
+        #expect(error?.description.hasPrefix("the ledger stopped: while rbs-host was running, \(f.directory.path) has mode 777 "
+            + "(other users can change it); it must be 700, so nothing is signed or posted any more — run `chmod 700 \(f.directory.path)`") == true,
+            "\(String(describing: error))")
         #expect(chmod(f.directory.path, 0o700) == 0)
         #expect(throws: LedgerError.dataFolderChanged(.exposed(exposure))) {
             _ = try f.ledger.signAndPost(try f.payment(amount: "3.00"), code: f.nextCode())

@@ -35,7 +35,17 @@ import Testing
         }
         #expect(ended.state == .superseded)
         #expect(try releases.package(of: "ru.bank.x", version: "1.2.0") == Self.package)
-        // The operator's rollback: the rolling version only.
+        // The operator's rollback: the rolling version only; a reason that would break `rollout status`' line (a
+        // line feed, a bidi override, a line separator) is refused naming the character, and nothing is rolled back.
+        for bad in ["first\nsecond", "a\u{202E}b", "a\u{2028}b", "\u{1B}[2J"] {
+            #expect(throws: LedgerError.self) { try releases.rollBack("ru.bank.x", reason: "rolled back by ops: " + bad) }
+        }
+        do {
+            _ = try releases.rollBack("ru.bank.x", reason: "x\ny")
+        } catch {
+            #expect(error.description.contains("U+000A"), "\(error)")
+        }
+        #expect(try releases.releases().first { $0.version == "1.2.0" }?.state == .rolling)
         let rolled = try #require(try releases.rollBack("ru.bank.x", reason: "rolled back by ops: a bad fee"))
         #expect(rolled.version == "1.2.0" && rolled.state == .rolledBack)
         #expect(try releases.rollBack("ru.bank.x", reason: "again") == nil, "nothing is rolling any more")

@@ -55,6 +55,9 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The person authorised a review of another document than the one now to be signed (the form was changed and
     /// reviewed again since, in another window): nothing was signed and no code was looked at.
     case reviewChanged(reviewed: String, current: String)
+    /// An operator's text to be kept and shown on one line (a rollback's reason) holds a character that would not show
+    /// as itself there: a line break or another control, a bidirectional control or another invisible character.
+    case unshowableText(what: String, character: String)
 
     public var description: String {
         switch self {
@@ -92,6 +95,11 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(place) holds no ledger tables yet — give it the ledger's tables first with `rbs-host db migrate --database URL` (or `rbs-host init --database URL`)"
         case .notPrivate(let exposure):
             "the ledger's file \(exposure.description)"
+        case .dataFolderChanged(.exposed(let exposure)):
+            // Its own sentence: the exposure says what is wrong and its fix, which is the first thing to do.
+            "the ledger stopped: while rbs-host was running, \(exposure.path) \(exposure.problem), so nothing is signed or "
+                + "posted any more — run `\(exposure.fix)`, find out who changed it, then start rbs-host again (a payment "
+                + "that was not acknowledged is then found by its request id or in the journal)"
         case .dataFolderChanged(let change):
             "the ledger stopped: \(change) while rbs-host was running, so nothing is signed or posted any more — put "
                 + "the data folder back as it was (from a backup if its files are gone), find out who changed it, then "
@@ -110,6 +118,9 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
             "the document was changed after the review being signed (reviewed \(reviewed.prefix(12))…, now "
                 + "\(current.prefix(12))…, reviewed again elsewhere): check the new review and sign that — nothing was "
                 + "signed and no one-time code was used"
+        case .unshowableText(let what, let character):
+            "\(what) holds \(character), which would not show as itself on its one line: write it as one line of "
+                + "visible text; nothing was changed"
         case .alreadyInitialized(let directory, let detail):
             "\(directory) already holds a ledger (\(detail)); nothing was changed. `rbs-host init --force` adopts "
                 + "the database as it is, or starts a new ledger when there is none (see README, \"Data folder\")"

@@ -1,4 +1,5 @@
 import Foundation
+import RBSMoney
 
 /// Staged rollouts of plugin versions (issue #32 item 3), kept in the ledger's database (`plugin_releases`, schema
 /// step `v20-plugin-releases`) so that every host sharing a PostgreSQL database serves the same version to the same
@@ -119,6 +120,12 @@ public struct PluginReleases: Sendable {
 
     /// Rolls back the rolling version of `pluginID` (the operator's decision); nil when none is rolling.
     public func rollBack(_ pluginID: String, reason: String) throws(LedgerError) -> Release? {
+        // The reason is shown on one line of `plugin rollout status` and in every later refusal to publish.
+        if let character = reason.unicodeScalars.first(where: {
+            $0.properties.generalCategory == .control || InvisibleText.isInvisible($0)
+        }) {
+            throw .unshowableText(what: "the rollback's reason", character: UnicodeText.codePoint(character.value))
+        }
         let now = Timestamp.milliseconds(clock())
         return try database.write { db in
             guard var rolling = try Self.releases(db, pluginID: pluginID).first(where: { $0.state == .rolling }) else { return nil }
