@@ -13,7 +13,7 @@ struct InvisibleTextTests {
               (0x2067, "right-to-left isolate"), (0x2068, "first strong isolate"), (0x2069, "pop directional isolate"),
               (0x200E, "left-to-right mark"), (0x200F, "right-to-left mark"), (0x061C, "arabic letter mark"),
               (0x200B, "zero width space"), (0x2060, "word joiner"), (0xFEFF, "zero width no-break space"),
-              (0x00AD, "soft hyphen"),
+              (0x00AD, "soft hyphen"), (0x2028, "line separator"), (0x2029, "paragraph separator"),
           ])
     func found(code: UInt32, name: String) throws {
         let scalar = try #require(Unicode.Scalar(code))

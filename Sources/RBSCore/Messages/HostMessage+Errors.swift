@@ -158,7 +158,7 @@ extension HostMessage {
         case .invalidDate(let text, _): return "\(text): такой даты нет; введите дату как ДД.ММ.ГГГГ"
         case .invalidUTF8(let offset): return "ввод — не UTF-8 (ошибочный байт на смещении \(offset)); введите текст заново"
         case .controlCharacter(let scalar, let position):
-            return "управляющий символ U+\(String(scalar, radix: 16, uppercase: true)) в позиции \(position) недопустим"
+            return "управляющий символ \(UnicodeText.codePoint(scalar)) в позиции \(position) недопустим"
         }
     }
 

@@ -242,8 +242,8 @@ public enum HostMessage: Sendable, Equatable {
         case .errorLabel: language.pick("error:", "ошибка:")
 
         case .controlCharacter(let scalar):
-            language.pick("control character U+\(String(scalar, radix: 16, uppercase: true)) is not allowed",
-                          "управляющий символ U+\(String(scalar, radix: 16, uppercase: true)) недопустим")
+            language.pick("control character \(UnicodeText.codePoint(scalar)) is not allowed",
+                          "управляющий символ \(UnicodeText.codePoint(scalar)) недопустим")
         case .invisibleCharacter(let caption, let found):
             language.pick("\"\(caption)\" contains \(found): it can make the text read differently from what is signed — type it without it",
                           "«\(caption)» содержит невидимый символ \(found.code) (\(found.name)) в позиции \(found.position): "

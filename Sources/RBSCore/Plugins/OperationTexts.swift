@@ -1,5 +1,6 @@
 import CRBSPlugin
 import RBSLedger
+import RBSMoney
 
 /// One operation's texts in one language, as its plugin translates them in `rbs.texts/1` (rbs/ext/texts.h): each
 /// replaces the descriptor's own text when the person reads that language; a text not listed keeps the descriptor's.
@@ -99,7 +100,7 @@ enum TranslationRules {
         if text.isEmpty { return "the text is empty" }
         if text.utf8.count > maxBytes { return "the text is \(text.utf8.count) bytes, more than \(maxBytes)" }
         if let control = text.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
-            return "the text holds the control character U+\(String(control.value, radix: 16, uppercase: true))"
+            return "the text holds the control character \(UnicodeText.codePoint(control.value))"
         }
         if let invisible = InvisibleText.first(in: text) { return "the text holds \(invisible)" }
         return nil

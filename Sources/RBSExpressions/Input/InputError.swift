@@ -36,13 +36,7 @@ public enum InputError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidUTF8(let offset):
             "the input is not valid UTF-8 (bad byte at offset \(offset)); re-enter the text"
         case .controlCharacter(let scalar, let position):
-            "control character U+\(String(scalar, radix: 16, uppercase: true).leftPadded(to: 4)) at position \(position) is not allowed"
+            "control character \(UnicodeText.codePoint(scalar)) at position \(position) is not allowed"
         }
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

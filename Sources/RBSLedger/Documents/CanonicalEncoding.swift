@@ -190,7 +190,7 @@ public enum CanonicalEncoding {
             case "\r", "\t": throw .malformed(line: line, reason: "a raw control character in a value (write \\r or \\t)")
             default:
                 if scalar.value < 0x20 || scalar.value == 0x7F {
-                    throw .malformed(line: line, reason: "a control character U+\(String(scalar.value, radix: 16, uppercase: true)) in a value")
+                    throw .malformed(line: line, reason: "a control character \(UnicodeText.codePoint(scalar.value)) in a value")
                 }
                 out.unicodeScalars.append(scalar)
             }

@@ -2,7 +2,8 @@ import RBSMoney
 
 /// Characters that change how text looks without being seen: the bidirectional controls (embeddings, overrides,
 /// isolates, the directional marks, U+061C) and every other invisible format character (Unicode category Cf: zero
-/// width space and joiners, word joiner, the byte order mark, the soft hyphen, …). A payee name or purpose holding one
+/// width space and joiners, word joiner, the byte order mark, the soft hyphen, …), and the line and paragraph
+/// separators U+2028 and U+2029 (a line break inside a name, which a review shows as one line or two). A payee name or purpose holding one
 /// can read differently on the screen from the bytes that are signed (Trojan Source, CVE-2021-42574), so no text
 /// atom and no document field may hold one — refused by the form when typed, and by the core bank whatever path a
 /// document comes by.
@@ -19,12 +20,16 @@ public enum InvisibleText {
         return nil
     }
 
-    /// Whether `scalar` is a bidirectional control or another format character (Cf). U+061C, U+200E and U+200F are
-    /// Cf too; they are named for the reader. The first format character is U+00AD (the soft hyphen), and the
-    /// Cyrillic block (U+0400…U+04FF) holds none, so those are answered without the tables.
+    /// Whether `scalar` is a bidirectional control, another format character (Cf), or a line or paragraph separator
+    /// (Zl, Zp). U+061C, U+200E and U+200F are Cf too; they are named for the reader. The first format character is
+    /// U+00AD (the soft hyphen), and the Cyrillic block (U+0400…U+04FF) holds none, so those are answered without the
+    /// tables.
     public static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
         if scalar.value < 0xAD || (0x0400...0x04FF).contains(scalar.value) { return false }
-        return scalar.properties.generalCategory == .format
+        switch scalar.properties.generalCategory {
+        case .format, .lineSeparator, .paragraphSeparator: return true
+        default: return false
+        }
     }
 }
 
