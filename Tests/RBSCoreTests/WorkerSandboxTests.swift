@@ -74,7 +74,7 @@ struct WorkerSandboxTests {
     func memoryLimit() throws {
         let runtime = try Self.host(fault: 16)
         defer { runtime.registry.unloadAll() }
-        #expect(Self.fault(of: runtime) == Self.ended("killed by SIGABRT (it runs with an address-space limit of 1024 MiB)"))
+        #expect(Self.fault(of: runtime) == Self.ended("killed by SIGABRT (perhaps an allocation refused at its address-space limit of 1024 MiB)"))
     }
 
     @Test("isolation.conf sets one plugin's CPU limit; an endless loop meets it and the fault names it")

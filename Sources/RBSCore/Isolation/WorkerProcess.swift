@@ -21,6 +21,8 @@ final class WorkerProcess: @unchecked Sendable {
     private let reportFD: Int32
     /// The CPU time the worker had used when it was reaped, in seconds.
     private var cpuUsed: Double = 0
+    /// The most resident memory the ended worker had, MiB.
+    private var peakMiB = 0
     /// The host killed the worker (a deadline, a stop): a SIGKILL is then no limit's.
     private var killedByHost = false
     /// Guards the end's bookkeeping below; held while reaping, never while waiting for a frame.
@@ -80,6 +82,8 @@ final class WorkerProcess: @unchecked Sendable {
     private struct End {
         var status: Int32
         var cpuSeconds: Double
+        /// The most resident memory it had (the kernel's `ru_maxrss`), MiB.
+        var peakMiB: Int
     }
 
     /// Reaps `pid` if it has ended, after killing what is left of its process group; nil while it runs.
@@ -105,13 +109,14 @@ final class WorkerProcess: @unchecked Sendable {
         while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
         let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
             + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-        return End(status: status, cpuSeconds: cpu)
+        return End(status: status, cpuSeconds: cpu, peakMiB: Int(usage.ru_maxrss) / 1024)
     }
 
     /// Records how the worker ended (under `state`).
     private func record(_ end: End) {
         status = end.status
         cpuUsed = end.cpuSeconds
+        peakMiB = end.peakMiB
         reaped = true
     }
 
@@ -238,8 +243,13 @@ final class WorkerProcess: @unchecked Sendable {
            signal == SIGXCPU || (signal == SIGKILL && !killedByHost && cpuUsed >= Double(limits.cpuSeconds)) {
             cause += ": it exceeded its CPU time limit of \(limits.cpuSeconds) s"
         }
+        // A refused allocation leaves no trace the host can read (the kernel refuses it with ENOMEM, the plugin then
+        // aborts or writes through a null pointer), so the limit is named as what it may have been — and as what it
+        // was when the worker's resident memory came near it — never as the certain cause of an ordinary crash.
         if limits.addressSpaceMiB > 0, [SIGSEGV, SIGABRT, SIGBUS, SIGILL, SIGTRAP].contains(signal) {
-            cause += " (it runs with an address-space limit of \(limits.addressSpaceMiB) MiB)"
+            cause += peakMiB * 2 >= limits.addressSpaceMiB
+                ? " (it had used \(peakMiB) MiB, near its address-space limit of \(limits.addressSpaceMiB) MiB)"
+                : " (perhaps an allocation refused at its address-space limit of \(limits.addressSpaceMiB) MiB)"
         }
         return cause
     }
