@@ -121,6 +121,29 @@ struct SecondSignerTests {
         #expect(try c.f.ledger.journal.verify() == .ok(6))
     }
 
+    @Test("what awaits a second signature: only undecided entries are `awaiting` to a filter, and the customer is not removed while one awaits")
+    func awaitingUntilDecided() throws {
+        let c = try Company()
+        _ = try c.annPays("150000.00")
+        _ = try c.annPays("160000.00")
+        let awaiting = JournalFilter(status: .awaiting)
+        #expect(try c.f.ledger.journal.entries(matching: awaiting).map(\.sequence) == [1, 2])
+        #expect(try c.f.ledger.customers.journal(of: c.ann.customer, matching: JournalFilter(kinds: [.awaiting])).map(\.sequence) == [1, 2])
+        // Removing the customer would leave both to await for ever: refused, naming them, and nothing changes.
+        #expect(throws: CustomerError.awaitingSecondSignatures("ann", entries: [1, 2])) { try c.f.ledger.customers.remove(name: "ann") }
+        #expect(try c.f.ledger.customers.credentials(named: "bob") != nil)
+        guard case .posted = try c.f.ledger.approve(entry: 1, code: try c.code(c.bob), as: c.bob) else { Issue.record("not posted"); return }
+        // Entry 1 stays `awaiting` in the append-only journal, but a filter for what awaits no longer takes it.
+        #expect(try c.f.ledger.journal.entries(matching: awaiting).map(\.sequence) == [2])
+        #expect(try c.f.ledger.customers.journal(of: c.bob.customer, matching: JournalFilter(kinds: [.awaiting])).map(\.sequence) == [2])
+        #expect(try c.f.ledger.journal.entries(matching: JournalFilter(status: .posted)).map(\.sequence) == [3])
+        c.f.clock.advance(30)
+        _ = try c.f.ledger.decline(entry: 2, reason: "no", code: try c.code(c.bob), as: c.bob)
+        #expect(try c.f.ledger.journal.entries(matching: awaiting).isEmpty)
+        try c.f.ledger.customers.remove(name: "ann")
+        #expect(try c.f.ledger.customers.credentials(named: "bob") == nil)
+    }
+
     @Test("SQLite: verify fails when the second signature is tampered (the file edited)")
     func tampered() throws {
         let c = try Company(engine: .sqlite)

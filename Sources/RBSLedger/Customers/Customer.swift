@@ -49,6 +49,9 @@ public enum CustomerError: Error, Sendable, Hashable, CustomStringConvertible {
     case stepUp(StepUpAction, OneTimeCodeError)
     /// A second-signer threshold that is not accepted.
     case secondSigner(SecondSignatureError)
+    /// The customer cannot be removed while these journal entries await their second signature (no one could decide
+    /// them after).
+    case awaitingSecondSignatures(String, entries: [Int64])
     case storage(LedgerError)
 
     public var description: String {
@@ -60,6 +63,12 @@ public enum CustomerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .passkeyInUse: "this passkey is already registered; use it to sign, or register a new one on another authenticator"
         case .stepUp(let action, let error): "\(action.text) needs the customer's current one-time code: \(error.description)"
         case .secondSigner(let error): error.description
+        case .awaitingSecondSignatures(let name, let entries):
+            "'\(name)' is not removed: \(entries.count == 1 ? "journal entry" : "journal entries") "
+                + entries.map(String.init).joined(separator: ", ")
+                + " \(entries.count == 1 ? "awaits its" : "await their") second signature, which only the customer's users can give "
+                + "or decline (`rbs-host customers pending \(name)`, then `customers approve` or `customers decline`); "
+                + "nothing was changed"
         case .storage(let error): error.description
         }
     }

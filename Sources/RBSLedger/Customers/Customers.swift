@@ -139,14 +139,24 @@ public struct Customers: Sendable {
     /// Removing a customer's first user removes the customer: their other users too. Removing another user
     /// removes that login alone; the accounts stay open.
     public func remove(name: String) throws(CustomerError) {
-        let removed: Bool
+        enum Removal { case removed, unknown, pending([Int64]) }
+        let removal: Removal
         do {
-            removed = try database.write { db in
-                guard let row = try db.row("SELECT id, member_of FROM customers WHERE name = ?", name) else { return false }
+            removal = try database.write { db in
+                guard let row = try db.row("SELECT id, member_of FROM customers WHERE name = ?", name) else { return .unknown }
                 let id: Int64 = try row["id"]
                 let memberOf: Int64? = try row["member_of"]
                 var logins = [id]
                 if memberOf == nil {
+                    // A payment awaiting its second signature is approved or declined by one of the customer's users:
+                    // once they are gone no one could, and it would await for ever.
+                    let pending = try db.values(Int64.self, """
+                        SELECT j.seq FROM journal j
+                        WHERE j.kind = ? AND NOT EXISTS (SELECT 1 FROM journal f WHERE f.second_of = j.seq)
+                          AND j.key_id IN (\(Self.keysOfHolder))
+                        ORDER BY j.seq
+                        """, JournalEntry.Kind.awaiting.rawValue, id, id)
+                    if !pending.isEmpty { return .pending(pending) }
                     try db.execute("UPDATE accounts SET blocked = 1 WHERE number IN (SELECT number FROM customer_accounts WHERE customer_id = ?)",
                                    id)
                     logins += try db.values(Int64.self, "SELECT id FROM customers WHERE member_of = ?", id)
@@ -157,12 +167,16 @@ public struct Customers: Sendable {
                     try db.execute("DELETE FROM customer_passkeys WHERE customer_id = ?", login)
                     try db.execute("DELETE FROM customers WHERE id = ?", login)
                 }
-                return true
+                return .removed
             }
         } catch {
             throw .storage(error)
         }
-        guard removed else { throw .unknown(name) }
+        switch removal {
+        case .removed: return
+        case .unknown: throw .unknown(name)
+        case .pending(let entries): throw .awaitingSecondSignatures(name, entries: entries)
+        }
     }
 
     /// The customer's accounts in the core, in the order they were opened.
@@ -200,7 +214,15 @@ public struct Customers: Sendable {
     /// The customer's journal entries that `filter` takes (their history searched: payee, purpose or amount,
     /// an account, a period, an outcome), oldest first.
     public func journal(of customer: Customer, matching filter: JournalFilter) throws(CustomerError) -> [JournalEntry] {
-        try journal(of: customer).filter { filter.matches($0, document: try? CanonicalEncoding.decode($0.document)) }
+        let decided: Set<Int64>
+        do {
+            decided = filter.asksAwaiting ? try Journal(database: database).decidedEntries() : []
+        } catch {
+            throw .storage(error)
+        }
+        return try journal(of: customer).filter {
+            filter.matches($0, document: try? CanonicalEncoding.decode($0.document), decided: decided)
+        }
     }
 
     /// The customer's newest passkey, or nil when they registered none.

@@ -34,10 +34,17 @@ public struct JournalFilter: Sendable, Hashable {
         self.text = text
     }
 
-    /// Whether `entry` (with its decoded document, `nil` when it does not parse) passes.
-    public func matches(_ entry: JournalEntry, document: Document?) -> Bool {
+    /// Whether the filter asks for entries awaiting a second signature, which it takes only while undecided: the entry
+    /// stays `awaiting-second-signature` in the append-only journal, and a later entry (``JournalEntry/secondOf``)
+    /// posts or declines it.
+    var asksAwaiting: Bool { status == .awaiting || kinds?.contains(.awaiting) == true }
+
+    /// Whether `entry` (with its decoded document, `nil` when it does not parse) passes; `decided` are the entries a
+    /// later entry decided (a second signature given or declined), which no longer await one.
+    public func matches(_ entry: JournalEntry, document: Document?, decided: Set<Int64> = []) -> Bool {
         if let status, entry.kind != status { return false }
         if let kinds, !kinds.contains(entry.kind) { return false }
+        if entry.kind == .awaiting, decided.contains(entry.sequence) { return false }
         if let text, !text.matches(entry, document: document) { return false }
         if let keyId, entry.keyId != keyId { return false }
         if let start, entry.recordedAtMilliseconds < Timestamp.milliseconds(start) { return false }
@@ -54,7 +61,15 @@ public struct JournalFilter: Sendable, Hashable {
 extension Journal {
     /// The entries `filter` takes, in sequence order.
     public func entries(matching filter: JournalFilter) throws(LedgerError) -> [JournalEntry] {
-        try entries().filter { filter.matches($0, document: try? CanonicalEncoding.decode($0.document)) }
+        let decided = filter.asksAwaiting ? try decidedEntries() : []
+        return try entries().filter { filter.matches($0, document: try? CanonicalEncoding.decode($0.document), decided: decided) }
+    }
+
+    /// The entries a later entry decided: the awaiting ones a second signature posted or declined.
+    func decidedEntries() throws(LedgerError) -> Set<Int64> {
+        try database.read { db in
+            Set(try db.values(Int64.self, "SELECT second_of FROM journal WHERE second_of IS NOT NULL"))
+        }
     }
 
     /// The entries of basket `id` (``JournalEntry/basketId``), in sequence order.
