@@ -322,8 +322,8 @@ enum Routes {
             return try JSONDecoder().decode(T.self, from: data)
         } catch let DecodingError.keyNotFound(key, _) {
             throw .badJSON("the field \"\(key.stringValue)\" is missing")
-        } catch let DecodingError.typeMismatch(_, context) {
-            throw .badJSON("\(path(context)) has the wrong type: \(context.debugDescription)")
+        } catch let DecodingError.typeMismatch(type, context) {
+            throw .badJSON("\(path(context)) has the wrong type: " + expectation(type, context))
         } catch let DecodingError.valueNotFound(_, context) {
             throw .badJSON("\(path(context)) must not be null")
         } catch {
@@ -338,6 +338,27 @@ enum Routes {
         else { return nil }
         let why = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
         return why?.isEmpty == false ? why : nil
+    }
+
+    /// What JSON value was expected, in JSON's words ("an object"), and what was found when the decoder says it (its
+    /// own words name Swift's types: "Expected to decode Dictionary<String, Any> but found an array instead.").
+    static func expectation(_ type: Any.Type, _ context: DecodingError.Context) -> String {
+        let name = String(describing: type)
+        let expected = name.hasPrefix("Dictionary") ? "an object"
+            : name.hasPrefix("Array") ? "an array"
+            : name == "String" ? "a string"
+            : name == "Bool" ? "true or false"
+            : ["Int", "Int64", "Int32", "UInt", "UInt64", "Double", "Float", "Decimal"].contains(name) ? "a number"
+            : "another kind of value"
+        let description = context.debugDescription
+        guard let range = description.range(of: "but found ") else { return "expected \(expected)" }
+        var found = description[range.upperBound...]
+        if found.hasSuffix(" instead.") { found = found.dropLast(" instead.".count) }
+        let words: [Substring: String] = ["a dictionary": "an object", "an array": "an array", "a string": "a string",
+                                          "number": "a number", "a number": "a number", "bool": "true or false",
+                                          "a bool": "true or false", "null": "null", "a null value": "null"]
+        guard let foundWords = words[found] else { return "expected \(expected)" }
+        return "expected \(expected), found \(foundWords)"
     }
 
     private static func path(_ context: DecodingError.Context) -> String {
