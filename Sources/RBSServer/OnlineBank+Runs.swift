@@ -87,7 +87,7 @@ extension OnlineBank {
             .sorted { $0.lastUsed > $1.lastUsed }
             .map { run in
                 let title = registry.listedDescriptor(run.operation)?.localized(language).title ?? run.title
-                return API.RunSummary(id: run.id, operation: run.operation, title: title, state: run.state.rawValue,
+                return API.RunSummary(id: run.id, operation: run.operation, title: title, summary: run.summary, state: run.state.rawValue,
                                       lastUsedAt: Self.iso(run.lastUsed), expiresAt: Self.iso(run.lastUsed.addingTimeInterval(runIdle)))
             }
     }
@@ -243,6 +243,7 @@ extension OnlineBank {
             return API.Run(id: run.id, operation: run.operation, title: run.title, plugin: run.pluginID, pluginVersion: "",
                            state: run.state.rawValue, ready: false, formError: nil, atoms: [], receipt: run.receipt)
         }
+        run.summarize(session)
         return API.Run(id: run.id, operation: session.operation.id, title: session.operation.descriptor.title,
                        plugin: session.operation.plugin.id, pluginVersion: session.operation.plugin.version,
                        state: run.state.rawValue, ready: session.isReady, formError: session.formError, atoms: atoms(session))
@@ -252,6 +253,7 @@ extension OnlineBank {
         let after = atoms(session)
         // What the next commit's answer is compared with, while the form stays as it is now.
         run.keep(after, of: session)
+        run.summarize(session)
         var changed: [API.Atom] = []
         for (old, new) in zip(before, after) where old != new {
             changed.append(new)

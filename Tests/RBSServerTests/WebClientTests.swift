@@ -128,6 +128,15 @@ struct WebClientTests {
             let expires = try #require(listed.array.first?["expiresAt"] as? String)
             #expect(!used.isEmpty && expires > String(used), "\(used) … \(expires)")
             #expect(try await api.call(.get, "/api/v1/runs", token: bob).array.count == 1)
+            // Two open runs of one operation are told apart by what their forms hold: amounts, then the first text.
+            #expect(listed.array.allSatisfy { $0["summary"] == nil }, "nothing filled in yet: \(listed.text)")
+            try await api.fill(first, bank.quickPayment(from: bank.alice), alice)
+            let third = try #require(try await api.open("pay.pp.quick", alice)["id"] as? String)
+            _ = try await api.commit(third, "amount", "7", alice)
+            let summaries = Dictionary(uniqueKeysWithValues: try await api.call(.get, "/api/v1/runs", token: alice).array.map {
+                ($0["id"] as? String ?? "", $0["summary"] as? String)
+            })
+            #expect(summaries[first] == "1,500.50 RUB · ООО Ромашка" && summaries[third] == "7.00 RUB", "\(summaries)")
         }
     }
 

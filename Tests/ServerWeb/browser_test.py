@@ -388,6 +388,8 @@ def first_payment(driver, wait, served):
     wait.until(EC.visibility_of_element_located((By.ID, "home")))
     run_id = form_url.split("#/run/")[1]
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f"#resume a[data-run='{run_id}']"))
+    resume = plain(driver.find_element(By.CSS_SELECTOR, f"#resume a[data-run='{run_id}'] .resume-summary").text)
+    check(resume == "1,500.50 RUB · ООО Ромашка", f"the open form is named by what it holds, not by its title alone: {resume!r}")
     driver.forward()
     wait.until(EC.visibility_of_element_located((By.ID, "atom-destName")))
     check(driver.find_element(By.ID, "atom-destDesc").get_attribute("value") == "Оплата по счёту 7", "Forward returns to the form")

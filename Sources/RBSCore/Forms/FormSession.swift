@@ -143,6 +143,26 @@ public final class FormSession {
 
     public func atom(_ id: String) -> AtomState? { index(of: id).map(state) }
 
+    /// What tells this form from another of the same operation, on one line: its amounts, then the first text typed
+    /// (a payee, a purpose), as the review writes them ("1,500.00 RUB · ООО Ромашка"); nil while nothing is filled in.
+    /// A list of open forms (the web client's "Continue") names each by it.
+    public var summary: String? {
+        var amounts: [String] = []
+        var text: String?
+        for index in descriptor.atoms.indices {
+            let atom = state(index)
+            let declared = effective(index)
+            guard atom.visible, !atom.value.isEmpty, atom.kind == .input, !declared.flags.contains(.secret) else { continue }
+            if declared.inputType == .amount {
+                amounts.append(Amount.shown(atom.value, currency: declared.currency ?? "RUB", language))
+            } else if text == nil, declared.inputType == .text {
+                text = DocumentPresentation.oneLine(atom.value)
+            }
+        }
+        let parts = amounts + (text.map { [$0.count > 60 ? String($0.prefix(59)) + "…" : $0] } ?? [])
+        return parts.isEmpty ? nil : parts.joined(separator: " · ")
+    }
+
     /// Atom `id`'s declaration as the form reads its values now: an amount that takes the currency of the account
     /// chosen in another field (`rbs.amount-currency/1`) names that account's currency. What a front end parses typed
     /// text by.

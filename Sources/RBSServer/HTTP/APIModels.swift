@@ -179,6 +179,9 @@ package enum API {
         package var id: String
         package var operation: String
         package var title: String
+        /// What the form holds, on one line (its amounts, then the first text typed), so two open forms of one
+        /// operation can be told apart; absent while nothing is filled in.
+        package var summary: String?
         package var state: String
         /// When the run was last used, and when it expires unused (ISO 8601).
         package var lastUsedAt: String

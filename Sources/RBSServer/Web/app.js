@@ -325,9 +325,13 @@ async function loadOperations() {
 async function loadResume() {
   const inBasket = new Set(state.basket.map((item) => item.run));
   const runs = (await api("GET", "/runs")).filter((run) => (run.state === "open" || run.state === "review") && !inBasket.has(run.id));
+  // Each names what its form holds (the server's one-line summary: amounts, then the payee or purpose typed), or when it
+  // was last used while nothing is filled in, so two open forms of one operation are never two identical links.
   $("resume").replaceChildren(...runs.map((run) => element("li", {},
     element("a", { href: "#/run/" + run.id, className: "resume-link", "data-run": run.id },
-      ...withPluginText(t("continueRun", { title: "\u0000" }), run.title)))));
+      ...withPluginText(t("continueRun", { title: "\u0000" }), run.title),
+      element("small", { className: "resume-summary", "data-source": run.summary ? "value" : undefined,
+                         text: run.summary || format.time(run.lastUsedAt) })))));
 }
 
 async function loadAccounts() {
