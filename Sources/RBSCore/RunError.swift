@@ -6,10 +6,13 @@ public enum RunError: Error, CustomStringConvertible {
     case form(FormSessionError)
     case ledger(LedgerError)
 
-    public var description: String {
+    public var description: String { described(listing: "rbs-host list") }
+
+    /// The description, pointing to `listing` for the operations there are (`list` inside the REPL).
+    public func described(listing: String) -> String {
         switch self {
         case .unknownOperation(let id, let suggestion):
-            "unknown operation '\(id)'" + (suggestion.map { " — did you mean '\($0)'? (see `rbs-host list`)" } ?? " — see `rbs-host list`")
+            "unknown operation '\(id)'" + (suggestion.map { " — did you mean '\($0)'? (see `\(listing)`)" } ?? " — see `\(listing)`")
         case .form(let error): error.description
         case .ledger(let error): error.description
         }

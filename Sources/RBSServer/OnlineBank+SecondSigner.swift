@@ -18,7 +18,8 @@ extension OnlineBank {
                         amount: pending.entry.amount, currency: pending.entry.currency, fee: payment?.fee?.plain,
                         totalDebited: payment?.fee.map { _ in payment?.totalDebited.plain } ?? nil, payee: payment?.payee.name,
                         purpose: payment?.purpose, fields: Dictionary(document.fields.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a }),
-                        canSign: pending.entry.keyId != customer.keyId && pending.signedBy != customer.name)
+                        canSign: pending.entry.keyId != customer.keyId && pending.signedBy != customer.name,
+                        duplicate: pending.duplicate?.sequence)
                 }
             }
         } catch {
@@ -28,7 +29,8 @@ extension OnlineBank {
 
     /// The second signature: `customer` (another user of the same customer) approves journal entry `entry` with
     /// their own code (`reason` nil) or declines it with `reason`. Rate-limited as signing is; answers the receipt.
-    func decide(entry: Int64, code: String, reason: String?, address: String, for customer: Customer) async throws(Problem) -> API.Receipt {
+    func decide(entry: Int64, code: String, reason: String?, confirmDuplicate: Bool = false, address: String,
+                for customer: Customer) async throws(Problem) -> API.Receipt {
         let keys = Self.codeKeys(customer, address)
         try await checkCodeAttempts(keys)
         let ledger = self.ledger
@@ -39,7 +41,7 @@ extension OnlineBank {
                     throw LedgerError.secondSignature(.notAwaiting(entry))
                 }
                 if let reason { return try ledger.decline(entry: entry, reason: reason, code: code, as: credentials) }
-                return try ledger.approve(entry: entry, code: code, as: credentials)
+                return try ledger.approve(entry: entry, code: code, as: credentials, confirmedDuplicate: confirmDuplicate)
             }
         } catch let error as LedgerError {
             if case .secondSignature(let refusal) = error { throw Self.problem(refusal) }

@@ -217,7 +217,7 @@ extension OnlineBank {
     static func duplicate(_ entry: JournalEntry) -> API.Duplicate {
         let payment = Payment.of(try? CanonicalEncoding.decode(entry.document))
         return API.Duplicate(journal: entry.sequence, postedAt: iso(milliseconds: entry.recordedAtMilliseconds),
-                             amount: entry.amount, currency: entry.currency, payee: payment?.payee.name, account: entry.credit,
+                             status: entry.kind.rawValue, amount: entry.amount, currency: entry.currency, payee: payment?.payee.name, account: entry.credit,
                              purpose: payment?.purpose, message: SignModule.duplicateNotice(entry))
     }
 

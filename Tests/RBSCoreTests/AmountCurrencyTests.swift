@@ -105,4 +105,16 @@ struct AmountCurrencyTests {
         #expect(form.atom("amount")?.value == "25.00")
         #expect(form.attention().isEmpty)
     }
+
+    @Test("an amount typed before any account is chosen (run --set amount=… first) says so when the account is in another currency")
+    func amountBeforeTheAccount() throws {
+        let runtime = try Self.runtime(isolated: false)
+        defer { runtime.registry.unloadAll() }
+        let form = try runtime.open("transfer.own")
+        defer { form.close() }
+        try form.commit("amount", text: "1000", reader: .person)
+        try form.commit("fromAccount", text: "4", reader: .person)
+        #expect(form.atom("amount")?.value == "")
+        #expect(form.atom("amount")?.error == "the amount was entered before the account; the account chosen is in USD: enter the amount in USD")
+    }
 }

@@ -167,7 +167,8 @@ struct EntryPresentationTests {
             .timeColumn, .statusColumn, .operationColumn, .amountColumn, .routeColumn, .signedWithColumn, .noteColumn, .titleColumn,
             .categoryColumn, .pluginColumn, .payeeColumn, .payeeAccountColumn, .journalEmpty, .noEntryMatches, .methodTOTP,
             .methodNotRecorded, .inBasket("1"), .noOperations, .unavailable(operation: "op", why: "x"),
-            .duplicateNotice(entry: 1, postedAt: "x"), .warning, .signAgain, .answerYesOrNo,
+            .duplicateNotice(entry: 1, postedAt: "x", awaiting: false), .duplicateNotice(entry: 1, postedAt: "x", awaiting: true),
+            .warning, .signAgain, .answerYesOrNo,
             .templateSaved(name: "n", operation: "op", values: 1), .noTemplates, .templateUsage, .fromTemplate("n"), .fromEntry(1),
             .hasNoAtom(source: "s", operation: "op", version: "1"), .droppedValue(id: "a", value: "v"),
         ]

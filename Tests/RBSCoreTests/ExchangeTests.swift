@@ -212,7 +212,7 @@ struct ExchangeTests {
         #expect(document["rate"] == nil && document["creditAmount"] == nil)
         let refusal = try #require(try bank.ledger.bank.validate(document))
         #expect(refusal.code == .noExchangeRate)
-        #expect(refusal.message == "the bank has no exchange rate for USD: import the day's rates first (rbs-host rates import FILE --margin PERCENT)")
+        #expect(refusal.message == "the bank has no exchange rate for USD: the bank must import the day's rates first")
         #expect(LedgerError.wouldBeRejected(refusal).description.contains(refusal.message))
     }
 

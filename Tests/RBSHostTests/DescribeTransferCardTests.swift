@@ -52,7 +52,7 @@ struct DescribeTransferCardTests {
         let noRates = try sandbox.run("transfer.own", ["fromAccount=\(Demo.current)", "toAccount=\(Demo.usd)", "amount=10000.00"])
         #expect(noRates.report.status != "posted")
         #expect(noRates.report.errors.map(\.message) == ["the bank would refuse this document: the bank has no exchange rate for USD: "
-            + "import the day's rates first (rbs-host rates import FILE --margin PERCENT) — nothing was signed and no one-time code was used"])
+            + "the bank must import the day's rates first — nothing was signed and no one-time code was used"])
 
         let file = Repo.root.appendingPathComponent("Tests/Fixtures/rates/XML_daily.xml").path
         let imported = try sandbox.host(["rates", "import", file, "--margin", "1.5"])

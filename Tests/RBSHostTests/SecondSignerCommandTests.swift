@@ -97,6 +97,22 @@ struct SecondSignerCommandTests {
         let journal = try sandbox.journal()
         #expect(journal.map(\.kind) == ["awaiting-second-signature", "posted", "awaiting-second-signature", "rejected"])
         #expect(try sandbox.host(["verify"]).stdout == "ok 4 entries\n")
+
+        // The same payment as entry 2 again: signed once the repeat is confirmed, it awaits (entry 5); its approval
+        // would post it again, so it too needs --confirm-duplicate, and the pending table says what it repeats.
+        sandbox.step()
+        let repeated = try sandbox.host(["run", "pay.pp.quick"] + payment.flatMap { ["--set", $0] }
+                                        + ["--as", "anna", "--code", try customerCode(sandbox, "anna"), "--confirm-duplicate", "--json"])
+        #expect(try decode(RunJSON.self, repeated.stdout).journal == 5, "\(repeated)")
+        #expect(try sandbox.host(["customers", "pending", "boris"]).stdout.contains("entry 2"))
+        sandbox.step()
+        let unconfirmed = try sandbox.host(["customers", "approve", "boris", "5", "--code", try customerCode(sandbox, "boris")])
+        #expect(unconfirmed.status == 1 && unconfirmed.stdout.contains("repeats journal entry 2")
+                && unconfirmed.stdout.contains("approve it again with --confirm-duplicate"), "\(unconfirmed)")
+        let confirmed = try sandbox.host(["customers", "approve", "boris", "5", "--code", try customerCode(sandbox, "boris"),
+                                          "--confirm-duplicate", "--json"])
+        let confirmedReport = try decode(RunJSON.self, confirmed.stdout)
+        #expect(confirmed.status == 0 && confirmedReport.status == "posted", "\(confirmed)")
     }
 
     @Test("run --as offers only the user's customer's accounts (the core refuses any other debit whatever is offered), and refuses an unknown user")

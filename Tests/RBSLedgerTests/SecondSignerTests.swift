@@ -144,6 +144,54 @@ struct SecondSignerTests {
         #expect(try c.f.ledger.customers.credentials(named: "bob") == nil)
     }
 
+    @Test("a repeat of a payment awaiting its second signature is a duplicate at signing; its approval needs the repeat confirmed once the first is posted")
+    func duplicatesAwaitingAndApproved() throws {
+        let c = try Company()
+        let document = { (account: String) throws -> Document in
+            try c.f.ledger.draft(operation: "payment.domestic", plugin: "ru.example.payments", pluginVersion: "1.0.0", fields: [
+                DocumentField("from", account), DocumentField("account", "40702810900000012345"), DocumentField("amount", "200000.00"),
+                DocumentField("currency", "RUB"), DocumentField("name", "ООО Ромашка"), DocumentField("purpose", "Оплата 200000.00"),
+            ], keyId: c.ann.customer.keyId)
+        }
+        _ = try c.annPays("200000.00")
+        // The same payment again, while the first awaits: found, and said as awaiting (not posted).
+        let again = try document(c.account)
+        guard case .entry(let earlier)? = try c.f.ledger.duplicates(of: [again]).first ?? nil else {
+            Issue.record("an awaiting payment is no duplicate"); return
+        }
+        #expect(earlier.sequence == 1 && earlier.kind == .awaiting)
+        #expect(Duplicate(position: nil, of: .entry(earlier)).description.contains("awaiting its second signature"))
+        _ = try c.annPays("200000.00")  // signed anyway (the person confirmed): entry 2 awaits too
+        #expect(try c.f.ledger.pendingSecondSignatures(of: c.bob.customer).map(\.duplicate) == [nil, nil])
+        // The first approval posts (entry 3); the second awaiting one, a repeat of it now, is declined without any
+        // confirmation (declining posts nothing).
+        guard case .posted = try c.f.ledger.approve(entry: 1, code: try c.code(c.bob), as: c.bob) else { Issue.record("not posted"); return }
+        #expect(try c.f.ledger.pendingSecondSignatures(of: c.bob.customer).map { $0.duplicate?.sequence } == [3])
+        c.f.clock.advance(30)
+        guard case .rejected = try c.f.ledger.decline(entry: 2, reason: "the same again", code: try c.code(c.bob), as: c.bob) else {
+            Issue.record("not declined"); return
+        }
+        // Signed once more (entry 5): its approval would post the same payment again — refused before the code is
+        // looked at, nothing written, until the second signer confirms the repeat.
+        _ = try c.annPays("200000.00")
+        let count = try c.f.ledger.journal.entries().count
+        do {
+            _ = try c.f.ledger.approve(entry: 5, code: "000000", as: c.bob)
+            Issue.record("an unconfirmed repeat was approved")
+        } catch {
+            guard case .unconfirmedDuplicate(let duplicate) = error, case .entry(let posted) = duplicate.of else {
+                Issue.record("not refused as a repeat: \(error)"); return
+            }
+            #expect(posted.sequence == 3 && posted.kind == .posted)
+        }
+        #expect(try c.f.ledger.journal.entries().count == count, "nothing journaled, no code attempt")
+        c.f.clock.advance(30)
+        guard case .posted = try c.f.ledger.approve(entry: 5, code: try c.code(c.bob), as: c.bob, confirmedDuplicate: true) else {
+            Issue.record("the confirmed repeat is not posted"); return
+        }
+        #expect(try c.f.ledger.journal.verify() == .ok(6))
+    }
+
     @Test("SQLite: verify fails when the second signature is tampered (the file edited)")
     func tampered() throws {
         let c = try Company(engine: .sqlite)

@@ -75,6 +75,43 @@ struct SecondSignerServerTests {
         }
     }
 
+    @Test("the same payment twice above the threshold: the second signing is asked to confirm (409 duplicate, awaiting); after the first approval the second approval is too, until confirmDuplicate")
+    func duplicatesOfAwaitingPayments() async throws {
+        let bank = try TestBank()
+        let carol = try company(bank)
+        try await bank.test { api in
+            let alice = try await api.login(bank.alice)
+            #expect(try await alicePays(api, bank, alice, amount: "2000").object["journal"] as? Int == 1)
+            bank.clock.advance(30)
+            // The repeat is refused at signing, naming the awaiting entry as awaiting; signed once confirmed.
+            let run = try #require(try await api.open("pay.pp.quick", alice)["id"] as? String)
+            try await api.fill(run, try bank.quickPayment(from: bank.alice, amount: "2000"), alice)
+            #expect(try await api.call(.post, "/api/v1/runs/\(run)/submit", token: alice).status == 200)
+            let refused = try await api.call(.post, "/api/v1/runs/\(run)/sign", token: alice, json: ["code": bank.code(bank.alice)])
+            #expect(refused.status == 409 && refused.object["type"] as? String == "urn:rbs-host:problem:duplicate", "\(refused.text)")
+            let duplicate = refused.object["duplicate"] as? [String: Any]
+            #expect(duplicate?["journal"] as? Int == 1 && duplicate?["status"] as? String == "awaiting-second-signature", "\(refused.text)")
+            let signed = try await api.call(.post, "/api/v1/runs/\(run)/sign", token: alice,
+                                            json: ["code": bank.code(bank.alice), "confirmDuplicate": true])
+            #expect(signed.object["status"] as? String == "awaiting-second-signature" && signed.object["journal"] as? Int == 2, "\(signed.text)")
+
+            let carolToken = try await api.login(carol)
+            #expect(try await api.call(.post, "/api/v1/pending/1/approve", token: carolToken, json: ["code": bank.code(carol)]).status == 200)
+            // Entry 3 posted the payment: entry 2 now repeats it, in the list and at its approval.
+            let pending = try await api.call(.get, "/api/v1/pending", token: carolToken)
+            #expect(pending.array.map { $0["journal"] as? Int } == [2] && pending.array.first?["duplicate"] as? Int == 3, "\(pending.text)")
+            bank.clock.advance(30)
+            let unconfirmed = try await api.call(.post, "/api/v1/pending/2/approve", token: carolToken, json: ["code": bank.code(carol)])
+            #expect(unconfirmed.status == 409 && unconfirmed.object["type"] as? String == "urn:rbs-host:problem:duplicate", "\(unconfirmed.text)")
+            #expect((unconfirmed.object["duplicate"] as? [String: Any])?["journal"] as? Int == 3)
+            // The code was not looked at: the same code approves once confirmed.
+            let confirmed = try await api.call(.post, "/api/v1/pending/2/approve", token: carolToken,
+                                               json: ["code": bank.code(carol), "confirmDuplicate": true])
+            #expect(confirmed.status == 200 && confirmed.object["status"] as? String == "posted", "\(confirmed.text)")
+            #expect(try bank.ledger.journal.verify() == .ok(4))
+        }
+    }
+
     @Test("carol declines with a reason (and her code): rejected, nothing posted; a replayed code and a missing reason are refused")
     func reject() async throws {
         let bank = try TestBank()

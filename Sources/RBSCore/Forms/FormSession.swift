@@ -290,7 +290,10 @@ public final class FormSession {
         guard model.isVisible(index) else { throw .hidden(id: atom.id) }
         let value = try check(typed, for: index)
         // The amounts whose currency this commit may change (rbs.amount-currency/1), with their currency before it.
-        let followers = followingAmounts(index).map { ($0, effective($0).currency) }
+        // (nil when no account was chosen yet: the amount was then read in the declared currency, not in one chosen.)
+        let accountChosen: Bool
+        if case .string = model.effectiveValues[index] { accountChosen = true } else { accountChosen = false }
+        let followers = followingAmounts(index).map { ($0, accountChosen ? effective($0).currency : nil) }
         var failure: FormSessionError?
         let result = recording(committed: index) {
             marks[index] = nil
@@ -357,7 +360,9 @@ public final class FormSession {
             guard now != before else { continue }
             // Inside the account's commit: its recording takes this one's changes in (a hidden amount keeps its value).
             do throws(FormSessionError) { _ = try commit(index: index, value: .empty) } catch { continue }
-            currencyNotices[index] = RunText(.amountCurrencyChanged(from: before ?? "", to: now ?? ""))
+            currencyNotices[index] = RunText(before == nil && now != nil
+                ? .amountBeforeAccount(currency: now ?? "")
+                : .amountCurrencyChanged(from: before ?? "", to: now ?? ""))
             pending?.judged.insert(index)
         }
     }

@@ -93,7 +93,7 @@ extension HostMessage {
             return "счёт списания \(fact("account")) — клиента, чьи платежи на \(fact("amount")) \(fact("currency")) требуют подписей двух его пользователей: поручение не позволяет другому подписанту списать столько"
         case .declined: return "второй подписант \(fact("user")) отклонил документ: \(fact("reason"))"
         case .noExchangeRate:
-            return "у банка нет курса \(fact("currency")): сначала загрузите курсы дня (rbs-host rates import ФАЙЛ --margin ПРОЦЕНТ)"
+            return "у банка нет курса \(fact("currency")): банк должен сначала загрузить курсы дня"
         case .exchangeRateStale:
             let age = fact("maximumAge") == Conversion.maximumRateAgeText ? "24 часа" : fact("maximumAge")
             return "курс \(fact("pair")) от \(fact("rateTime")) старше допустимого для обмена (\(age)): банку нужно загрузить курсы на сегодня"

@@ -31,7 +31,7 @@ extension HostMessage {
         case fileColumn, idColumn, versionColumn, abiColumn, noPluginFiles, pluginStatus(PluginRecord.Status)
 
         // Around signing and templates.
-        case duplicateNotice(entry: Int64, postedAt: String), warning, signAgain, answerYesOrNo
+        case duplicateNotice(entry: Int64, postedAt: String, awaiting: Bool), warning, signAgain, answerYesOrNo
         case templateSaved(name: String, operation: String, values: Int), noTemplates, templateUsage
         /// Where prefilled values came from, and those the plugin's current version has no atom for.
         case fromTemplate(String), fromEntry(Int64), hasNoAtom(source: String, operation: String, version: String)
@@ -141,7 +141,10 @@ extension HostMessage {
                                               "Операций нет: положите плагины (*.so) в папку плагинов.")
             case .unavailable(let operation, let why): language.pick("\(operation): unavailable — \(why)", "\(operation): недоступна — \(why)")
 
-            case .duplicateNotice(let entry, let postedAt):
+            case .duplicateNotice(let entry, let postedAt, awaiting: true):
+                language.pick("this payment repeats journal entry \(entry), signed \(postedAt) and awaiting its second signature: the same payee, account, amount and purpose within 24 hours",
+                              "этот платёж повторяет запись журнала \(entry), подписанную \(postedAt) и ожидающую второй подписи: тот же получатель, счёт, сумма и назначение в течение 24 часов")
+            case .duplicateNotice(let entry, let postedAt, awaiting: false):
                 language.pick("this payment repeats journal entry \(entry), posted \(postedAt): the same payee, account, amount and purpose within 24 hours",
                               "этот платёж повторяет запись журнала \(entry), проведённую \(postedAt): тот же получатель, счёт, сумма и назначение в течение 24 часов")
             case .warning: language.pick("Warning", "Внимание")

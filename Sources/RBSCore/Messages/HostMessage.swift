@@ -43,6 +43,8 @@ public enum HostMessage: Sendable, Equatable {
     case digitsOnly(Character, position: Int), amountNotPositive, noSuchMonth(date: String, month: Int)
     /// An amount entered in one currency, cleared because the account it is debited from is now in another.
     case amountCurrencyChanged(from: String, to: String)
+    /// An amount entered before the account whose currency it takes was chosen.
+    case amountBeforeAccount(currency: String)
     case noSuchDay(date: String, day: Int, month: Int, year: Int), required(String), notADate(String)
     /// A value whose valid-if fails, of an atom that says no error text of its own.
     case notValid(String)
@@ -106,8 +108,9 @@ public enum HostMessage: Sendable, Equatable {
             language.pick("Total of \(documents) document\(documents == 1 ? "" : "s")", "Итого по документам (\(documents))")
         case .basketId: language.pick("Basket", "Пакет")
         case .basketEmpty:
-            language.pick("The basket is empty: basket add OP (or basket add after filling a form) puts documents in it.",
-                          "Пакет пуст: basket add ОПЕРАЦИЯ (или basket add после заполнения формы) добавляет документы.")
+            // The core's words (what `basket sign --file` and the API say), then where the REPL's documents come from.
+            language.pick(BasketError.empty.description + " (basket add OP, or basket add after filling a form)",
+                          "пакет пуст: сначала добавьте документы, которые подписываются вместе (basket add ОПЕРАЦИЯ или basket add после заполнения формы)")
         case .basketAdded(let position, let count):
             language.pick("added to the basket as document \(position) (\(count) in the basket; basket sign signs them with one code)",
                           "добавлено в пакет как документ \(position) (в пакете: \(count); basket sign подписывает их одним кодом)")
@@ -263,6 +266,9 @@ public enum HostMessage: Sendable, Equatable {
                 ? language.pick("the account changed: enter the amount again", "счёт изменился: введите сумму заново")
                 : language.pick("the account chosen is in \(now), the amount was in \(before): enter it again in \(now)",
                                 "выбран счёт в \(now), сумма была в \(before): введите её заново в \(now)")
+        case .amountBeforeAccount(let currency):
+            language.pick("the amount was entered before the account; the account chosen is in \(currency): enter the amount in \(currency)",
+                          "сумма введена раньше счёта; выбран счёт в \(currency): введите сумму в \(currency)")
         case .noSuchMonth(let date, let month):
             language.pick("\(date): month \(month) does not exist", "\(date): месяца \(month) не бывает")
         case .noSuchDay(let date, let day, let month, let year):

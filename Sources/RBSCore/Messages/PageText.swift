@@ -22,7 +22,7 @@ public enum PageText: String, CaseIterable, Sendable {
     case continueToReview, cancel, cancelled, errorSummary, newField, removedField, required, notSaved, runGone
     case runExpiry
     // The review (check your answers) and signing.
-    case checkAndSign, checkIntro, change, changeField, documentHash, signedWithCode, signedWithPasskey, duplicateEntry
+    case checkAndSign, checkIntro, change, changeField, documentHash, signedWithCode, signedWithPasskey, duplicateEntry, duplicateAwaiting
     case duplicateConfirm, duplicateFirst, codeLabel, codeHint, signAndSend, signWithPasskey, addToBasket, backToForm
     case theDocument, payee
     // The receipt.
@@ -128,6 +128,9 @@ public enum PageText: String, CaseIterable, Sendable {
         case .duplicateEntry:
             language.pick("This payment repeats journal entry {journal}, posted {time} ({amount} to {payee}). Send it again?",
                           "Этот платёж повторяет запись журнала {journal} от {time} ({amount}, получатель {payee}). Отправить его ещё раз?")
+        case .duplicateAwaiting:
+            language.pick("This payment repeats journal entry {journal}, signed {time} and awaiting its second signature ({amount} to {payee}). Send it again?",
+                          "Этот платёж повторяет запись журнала {journal} от {time}, ожидающую второй подписи ({amount}, получатель {payee}). Отправить его ещё раз?")
         case .duplicateConfirm: language.pick("Yes, send this payment again", "Да, отправить этот платёж ещё раз")
         case .duplicateFirst: language.pick("Confirm above that you want to send this payment again, or go back to the form.",
                                             "Подтвердите выше, что хотите отправить платёж ещё раз, или вернитесь к форме.")

@@ -181,7 +181,8 @@ public final class SignModule {
 
     /// What the person is asked about a ``duplicate``: which entry it repeats and when that was posted.
     public static func duplicateNotice(_ entry: JournalEntry, _ language: HostLanguage = .en) -> String {
-        HostMessage.report(.duplicateNotice(entry: entry.sequence, postedAt: EntryReport.time(entry.recordedAtMilliseconds))).text(language)
+        HostMessage.report(.duplicateNotice(entry: entry.sequence, postedAt: EntryReport.time(entry.recordedAtMilliseconds),
+                                            awaiting: entry.kind == .awaiting)).text(language)
     }
 
     /// What the person is told a document repeats: a posted payment (``duplicateNotice(_:_:)``) or an earlier

@@ -8,6 +8,9 @@ public struct PendingSignature: Sendable, Hashable {
     public let document: Document
     /// The user who signed first (their login name), or their key id when that user was removed since.
     public let signedBy: String
+    /// A payment posted in the last 24 hours that this one repeats (the same payee, account, amount and purpose):
+    /// its approval then needs the second signer to confirm the repeat.
+    public var duplicate: JournalEntry? = nil
     /// When it was signed first: ISO 8601 UTC with milliseconds, as `journal --json` writes times.
     public var signedAt: String { Timestamp.format(milliseconds: entry.recordedAtMilliseconds) }
 }
@@ -32,7 +35,9 @@ extension Ledger {
                 throw .unreadableEntry(sequence: entry.sequence, detail: "its document does not parse: \(error.description)")
             }
             let maker = try database.read { db in try Customers.user(ofKey: entry.keyId, in: db) }
-            pending.append(PendingSignature(entry: entry, document: document, signedBy: maker?.name ?? entry.keyId))
+            let repeated = try recentDuplicate(of: document, keyId: document.keyId, includingAwaiting: false)
+            pending.append(PendingSignature(entry: entry, document: document, signedBy: maker?.name ?? entry.keyId,
+                                            duplicate: repeated?.documentId == document.id ? nil : repeated))
         }
         return pending
     }
@@ -41,8 +46,14 @@ extension Ledger {
     /// entry `sequence` with their own one-time code (their own attempt count, a code used once). In ONE
     /// transaction: the code is checked, the host signs the same document bytes with the checker's key, and the core
     /// decides again now (balance, blocked accounts) — a new entry, `posted` or `rejected`, that names the awaiting one.
-    public func approve(entry sequence: Int64, code: String, as checker: CustomerCredentials) throws(LedgerError) -> Outcome {
-        try secondSignature(entry: sequence, code: code, as: checker, decline: nil)
+    ///
+    /// The approval posts the payment, so it meets the rule a single signer meets at signing: a document that repeats
+    /// a payment posted in the last 24 hours is refused (``LedgerError/unconfirmedDuplicate(_:)``; nothing signed,
+    /// the code not looked at) unless the second signer `confirmedDuplicate`.
+    public func approve(entry sequence: Int64, code: String, as checker: CustomerCredentials,
+                        confirmedDuplicate: Bool = false) throws(LedgerError) -> Outcome {
+        try checkDuplicate(approving: sequence, confirmed: confirmedDuplicate)
+        return try secondSignature(entry: sequence, code: code, as: checker, decline: nil)
     }
 
     /// `checker` declines the document awaiting its second signature with `reason` (their code confirms it): a

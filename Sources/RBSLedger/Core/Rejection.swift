@@ -152,7 +152,7 @@ public struct Rejection: Sendable, Hashable, Codable, CustomStringConvertible {
 
     static func noExchangeRate(_ currency: String) -> Rejection {
         Rejection(code: .noExchangeRate,
-                  message: "the bank has no exchange rate for \(currency): import the day's rates first (rbs-host rates import FILE --margin PERCENT)",
+                  message: "the bank has no exchange rate for \(currency): the bank must import the day's rates first",
                   facts: ["currency": currency])
     }
 

@@ -3,7 +3,7 @@ import RBSMoney
 
 /// What a new payment repeats: the same payee (name), account, amount in the same currency and purpose.
 public enum DuplicateOf: Sendable, Hashable {
-    /// A payment the signer posted in the last 24 hours.
+    /// A payment the signer posted in the last 24 hours, or signed then and still awaiting its second signature.
     case entry(JournalEntry)
     /// An earlier document of the same basket (1-based position).
     case document(position: Int)
@@ -23,6 +23,9 @@ public struct Duplicate: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         let subject = position.map { "document \($0) of the basket" } ?? "this payment"
         switch of {
+        case .entry(let entry) where entry.kind == .awaiting:
+            return "\(subject) repeats journal entry \(entry.sequence), signed "
+                + "\(Timestamp.format(milliseconds: entry.recordedAtMilliseconds)) and awaiting its second signature: the same payee, account, amount and purpose within 24 hours"
         case .entry(let entry):
             return "\(subject) repeats journal entry \(entry.sequence), posted "
                 + "\(Timestamp.format(milliseconds: entry.recordedAtMilliseconds)): the same payee, account, amount and purpose within 24 hours"
@@ -72,13 +75,29 @@ extension Ledger {
     /// How far back a posted payment counts as a possible duplicate of a new one.
     public static let duplicateWindow: TimeInterval = 24 * 60 * 60
 
+    /// Throws ``LedgerError/unconfirmedDuplicate(_:)`` when the document awaiting its second signature in entry
+    /// `sequence` repeats a payment posted in the last 24 hours, unless the second signer `confirmed` the repeat:
+    /// the rule a single signer meets at signing, met by the approval, which is when the payment posts. (An entry
+    /// that is not awaiting is left to the approval's own refusals.)
+    public func checkDuplicate(approving sequence: Int64, confirmed: Bool) throws(LedgerError) {
+        guard !confirmed, let awaiting = try journal.entry(sequence), awaiting.kind == .awaiting,
+              let document = try? CanonicalEncoding.decode(awaiting.document) else { return }
+        if let entry = try recentDuplicate(of: document, keyId: document.keyId, includingAwaiting: false),
+           entry.documentId != document.id {
+            throw .unconfirmedDuplicate(Duplicate(position: nil, of: .entry(entry)))
+        }
+    }
+
     /// The latest posted entry of the last 24 hours (by the ledger's clock) whose document pays the same payee
     /// (name), the same account, the same amount in the same currency and with the same purpose as `document`, or
     /// `nil`. The host asks before signing such a document a second time (the REPL asks yes/no; `run` needs
     /// `--confirm-duplicate`). With `keyId`, only entries of that signer's party count: a customer's own, signed
     /// with any of its users' keys or passkeys (another user of the customer, or the customer on a passkey, repeating
-    /// a payment was not asked), or the host's signer's, signed with that key.
-    public func recentDuplicate(of document: Document, keyId: String? = nil) throws(LedgerError) -> JournalEntry? {
+    /// a payment was not asked), or the host's signer's, signed with that key. `includingAwaiting`: an entry signed
+    /// in the window and still awaiting its second signature counts too (it posts when approved: two of them would
+    /// post twice); an approval, which posts one of them, asks only for what was posted.
+    public func recentDuplicate(of document: Document, keyId: String? = nil,
+                                includingAwaiting: Bool = true) throws(LedgerError) -> JournalEntry? {
         // A document the core would refuse (no amount, a malformed money field) repeats nothing.
         guard let payment = Payment.of(document) else { return nil }
         let since = Timestamp.milliseconds(clock().addingTimeInterval(-Self.duplicateWindow))
@@ -90,7 +109,10 @@ extension Ledger {
         // approver; the document inside names the first signer, compared below): a popular payee's payments of the
         // same amount by other customers are not read at all.
         let (keys, rows) = try database.read { db -> (Set<String>?, [SQLRow]) in
-            var conditions = ["kind = 'posted'", "credit = ?", "recorded_ms >= ?", "amount = ?", "currency = ?"]
+            let kinds = includingAwaiting
+                ? "(kind = 'posted' OR (kind = 'awaiting-second-signature' AND NOT EXISTS (SELECT 1 FROM journal d WHERE d.second_of = journal.seq)))"
+                : "kind = 'posted'"
+            var conditions = [kinds, "credit = ?", "recorded_ms >= ?", "amount = ?", "currency = ?"]
             var arguments: [SQLValue] = [.text(payment.creditAccount), .integer(since), .text(payment.amount.plain),
                                          .text(payment.amount.currency.code)]
             var keys: Set<String>?

@@ -24,7 +24,7 @@ extension Ledger {
             switch self {
             case .noRates: "the file holds no rates: nothing was imported"
             case .margin(let margin):
-                "a margin of \(margin * 100) % is not one: give a percentage from 0 up to 50 (e.g. --margin 1.5)"
+                "a margin of \(margin * 100) % is out of range: give a percentage from 0 up to 50 (e.g. --margin 1.5)"
             case .rubles: "the ruble is the rates' base: a rate for RUB is not imported"
             case .olderDay(let file, let current):
                 "the file's rates are of \(file), older than the bank's current rates of \(current): importing them would "

@@ -270,8 +270,12 @@ package enum API {
     package struct Duplicate: Encodable, Sendable, Equatable {
         /// The earlier entry's journal number (null when it repeats a document of the same basket).
         package var journal: Int64?
-        /// When it was posted, ISO 8601 UTC (null when it repeats a document of the same basket).
+        /// When it was posted (or signed, when it awaits its second signature), ISO 8601 UTC (null when it repeats a
+        /// document of the same basket).
         package var postedAt: String?
+        /// The earlier entry's outcome: `posted`, or `awaiting-second-signature` (signed, not posted yet, it posts
+        /// when approved); null when it repeats a document of the same basket.
+        package var status: String? = nil
         package var amount: String? = nil
         package var currency: String? = nil
         package var payee: String? = nil
@@ -284,7 +288,7 @@ package enum API {
         /// The repeating document's position in its basket (1-based), for a basket.
         package var position: Int? = nil
 
-        private enum CodingKeys: String, CodingKey { case journal, postedAt, amount, currency, payee, account, purpose, message, document, position }
+        private enum CodingKeys: String, CodingKey { case journal, postedAt, status, amount, currency, payee, account, purpose, message, document, position }
 
         /// `journal` and `postedAt` are always there, null for a repeat of a document of the same basket (as the
         /// schema and the README say: they were left out); the rest when known.
@@ -292,6 +296,7 @@ package enum API {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(journal, forKey: .journal)
             try container.encode(postedAt, forKey: .postedAt)
+            try container.encodeIfPresent(status, forKey: .status)
             try container.encodeIfPresent(amount, forKey: .amount)
             try container.encodeIfPresent(currency, forKey: .currency)
             try container.encodeIfPresent(payee, forKey: .payee)
@@ -339,12 +344,17 @@ package enum API {
         package var fields: [String: String]
         /// False for the user who signed first: they cannot be the second signer.
         package var canSign: Bool
+        /// The journal entry of a payment posted in the last 24 hours that this one repeats; approving it then needs
+        /// `confirmDuplicate` (else 409 `duplicate`). Absent when it repeats none.
+        package var duplicate: Int64? = nil
     }
 
     /// `POST /pending/{entry}/approve {code}` and `/reject {code, reason}`: the second signer's own one-time code.
     package struct DecideRequest: Decodable, Sendable {
         package var code: String
         package var reason: String?
+        /// Approve a payment that repeats one posted in the last 24 hours (as signing's `confirmDuplicate`).
+        package var confirmDuplicate: Bool?
     }
 
     package struct Posting: Encodable, Sendable {

@@ -134,6 +134,7 @@ enum Routes {
                 let who = try await customer(request, bank)
                 let decide: API.DecideRequest = try await body(request)
                 let receipt = try await bank.decide(entry: try entry(context), code: decide.code, reason: nil,
+                                                    confirmDuplicate: decide.confirmDuplicate ?? false,
                                                     address: context.remoteAddress, for: who)
                 return json(await bank.presented(receipt, for: who, language: language(request)))
             }

@@ -1101,7 +1101,8 @@ function showDuplicate(duplicate) {
   $("duplicate").hidden = !duplicate;
   $("confirm-duplicate").checked = false;
   if (!duplicate) return;
-  $("duplicate-message").textContent = t("duplicateEntry", { journal: duplicate.journal, time: format.time(duplicate.postedAt),
+  // An earlier payment still awaiting its second signature posts once approved: said as such, not as posted.
+  $("duplicate-message").textContent = t(duplicate.status === "awaiting-second-signature" ? "duplicateAwaiting" : "duplicateEntry", { journal: duplicate.journal, time: format.time(duplicate.postedAt),
     amount: format.amount(duplicate.amount, duplicate.currency), payee: duplicate.payee || "—" });
 }
 

@@ -141,7 +141,9 @@ struct BasketCommand: ParsableCommand {
                 switch FormFill.draft(runtime: runtime, operation: entry.operation, assignments: assignments) {
                 case .success(let draft): drafts.append(draft)
                 case .failure(let refused):
-                    issues += refused.issues.map { .init(document: index + 1, atom: $0.atom, message: $0.message) }
+                    issues += zip(refused.issues, refused.named).map {
+                        .init(document: index + 1, atom: $0.atom, message: $0.message, named: $1)
+                    }
                 }
             }
             guard issues.isEmpty else { return .signed(.invalid(issues)) }

@@ -125,10 +125,14 @@ extension CustomersCommand {
         @Argument(help: "The second signer's user name.") var user: String
         @Argument(help: "The awaiting journal entry's number (see `customers pending`).") var entry: Int64
         @Option(help: "The user's 6-digit one-time code.") var code: String
+        @Flag(name: .customLong("confirm-duplicate"),
+              help: "Approve even when the same payee, account, amount and purpose was posted in the last 24 hours.")
+        var confirmDuplicate = false
         @Flag(help: "Print {status, journal, document, errors, posting} as run does.") var json = false
 
         func run() throws {
-            try CustomersText.decide(global: global, user: user, entry: entry, code: code, reason: nil, json: json)
+            try CustomersText.decide(global: global, user: user, entry: entry, code: code, reason: nil,
+                                     confirmDuplicate: confirmDuplicate, json: json)
         }
     }
 
@@ -205,6 +209,11 @@ extension CustomersText {
         var currency: String?
         var payee: String?
         var purpose: String?
+        /// The fee and the amount plus the fee (what a threshold is compared with), when the document has a fee.
+        var fee: String?
+        var totalDebited: String?
+        /// The journal entry of a payment posted in the last 24 hours that this one repeats.
+        var duplicate: Int64?
 
         init(_ pending: PendingSignature) {
             journal = pending.entry.sequence
@@ -219,6 +228,9 @@ extension CustomersText {
             let payment = Payment.of(pending.document)
             payee = payment?.payee.name
             purpose = payment?.purpose
+            fee = payment?.fee?.plain
+            totalDebited = payment?.fee.map { _ in payment?.totalDebited.plain } ?? nil
+            duplicate = pending.duplicate?.sequence
         }
     }
 
@@ -227,18 +239,29 @@ extension CustomersText {
         guard !rows.isEmpty else {
             return language.pick("Nothing awaits a second signature for \(customer).", "У клиента \(customer) ничто не ждёт второй подписи.")
         }
-        var table = Table(header: language == .ru ? ["№", "ПОДПИСАЛ", "СУММА", "ПОЛУЧАТЕЛЬ", "СЧЁТ", "НАЗНАЧЕНИЕ"]
-                                                  : ["N", "SIGNED BY", "AMOUNT", "PAYEE", "ACCOUNT", "PURPOSE"])
-        table.rightAligned = [0, 2]
+        // The fee and the total debited (what the threshold was compared with) when there is a fee; a repeat of a payment
+        // posted in the last 24 hours, which the approval asks to confirm.
+        let fees = rows.contains { $0.fee != nil }, repeats = rows.contains { $0.duplicate != nil }
+        var header = language == .ru ? ["№", "ПОДПИСАЛ", "СУММА"] : ["N", "SIGNED BY", "AMOUNT"]
+        if fees { header += language == .ru ? ["КОМИССИЯ", "ИТОГО"] : ["FEE", "TOTAL"] }
+        header += language == .ru ? ["ПОЛУЧАТЕЛЬ", "СЧЁТ", "НАЗНАЧЕНИЕ"] : ["PAYEE", "ACCOUNT", "PURPOSE"]
+        if repeats { header.append(language == .ru ? "ПОВТОРЯЕТ" : "REPEATS") }
+        var table = Table(header: header)
+        table.rightAligned = fees ? [0, 2, 3, 4] : [0, 2]
         for row in rows {
-            table.rows.append([String(row.journal), row.signedBy, row.amount.map { Amount.shown($0, currency: row.currency ?? "", language) } ?? "",
-                               row.payee ?? "", row.credit ?? "", row.purpose ?? ""])
+            let shown = { (value: String?) in value.map { Amount.shown($0, currency: row.currency ?? "", language) } ?? "" }
+            var cells = [String(row.journal), row.signedBy, shown(row.amount)]
+            if fees { cells += [shown(row.fee), shown(row.totalDebited)] }
+            cells += [row.payee ?? "", row.credit ?? "", row.purpose ?? ""]
+            if repeats { cells.append(row.duplicate.map { language.pick("entry \($0)", "запись \($0)") } ?? "") }
+            table.rows.append(cells)
         }
         return table.render()
     }
 
     /// `customers approve|reject`: the second signature of `user`, reported as `run` reports.
-    static func decide(global: GlobalOptions, user: String, entry: Int64, code: String, reason: String?, json: Bool) throws {
+    static func decide(global: GlobalOptions, user: String, entry: Int64, code: String, reason: String?,
+                       confirmDuplicate: Bool = false, json: Bool) throws {
         let report: RunReport
         do {
             // The host's clock (RBS_CLOCK in tests), which the code is checked against.
@@ -248,12 +271,17 @@ extension CustomersText {
             if let reason {
                 outcome = try ledger.decline(entry: entry, reason: reason, code: code, as: credentials)
             } else {
-                outcome = try ledger.approve(entry: entry, code: code, as: credentials)
+                outcome = try ledger.approve(entry: entry, code: code, as: credentials, confirmedDuplicate: confirmDuplicate)
             }
             guard let row = try ledger.journal.entries().first(where: { $0.sequence == outcome.sequence }) else {
                 throw LedgerError.unreadableEntry(sequence: outcome.sequence, detail: "it was just written but cannot be read")
             }
             report = RunReport(outcome: outcome, document: try CanonicalEncoding.decode(row.document))
+        } catch LedgerError.unconfirmedDuplicate(let duplicate) {
+            let message = SignModule.repeatNotice(duplicate.of, global.language) + global.language.pick(
+                "; nothing was signed or posted — approve it again with --confirm-duplicate to post it anyway",
+                "; ничего не подписано и не проведено — чтобы провести его всё же, одобрите его снова с --confirm-duplicate")
+            report = RunReport(status: .invalid, journal: nil, document: nil, errors: [AtomIssue(atom: nil, message: message)])
         } catch {
             let message = (error as? LedgerError).map { HostMessage.describe($0, global.language) } ?? String(describing: error)
             report = RunReport(status: .invalid, journal: nil, document: nil, errors: [AtomIssue(atom: nil, message: message)])

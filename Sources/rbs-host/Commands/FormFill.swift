@@ -9,6 +9,11 @@ enum FormFill {
     /// Why the form gave no draft: every refused value, or what needs attention.
     struct Refused: Error {
         var issues: [AtomIssue]
+        /// The form's captions by atom id (empty when no form was opened), to name each issue's field as people know it.
+        var captions: [String: String] = [:]
+
+        /// Each issue as text, its field named once by its caption (as `run` and the form name it).
+        var named: [String] { issues.map { RunText.named($0, captions: captions) } }
     }
 
     static func draft(runtime: Runtime, operation: String, assignments: [Assignment]) -> Result<DocumentDraft, Refused> {
@@ -34,10 +39,11 @@ enum FormFill {
                 issues.append(AtomIssue(atom: assignment.id, message: session.describeCommitRefusal(error)))
             }
         }
-        guard issues.isEmpty else { return refused(issues) }
+        let captions = Dictionary(session.atoms.map { ($0.id, $0.caption) }, uniquingKeysWith: { first, _ in first })
+        guard issues.isEmpty else { return .failure(Refused(issues: issues, captions: captions)) }
         switch session.submit() {
         case .ready(let ready): return .success(ready)
-        case .needsAttention(let attention): return refused(attention)
+        case .needsAttention(let attention): return .failure(Refused(issues: attention, captions: captions))
         case .failed(let why): return refused([AtomIssue(atom: nil, message: why)])
         }
     }

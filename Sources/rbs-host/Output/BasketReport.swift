@@ -33,6 +33,8 @@ struct BasketReport: Encodable {
         var document: Int?
         var atom: String?
         var message: String
+        /// The message with its field named by the caption the person knows (text output; `atom` is for --json).
+        var named: String?
 
         private enum CodingKeys: String, CodingKey { case document, atom, message }
 
@@ -125,8 +127,9 @@ enum BasketText {
             lines += text.dropFirst().map { "    " + $0.trimmingCharacters(in: .whitespaces) }
         }
         for issue in report.errors {
-            let place = [issue.document.map { "document \($0)" }, issue.atom].compactMap { $0 }.joined(separator: ", ")
-            lines.append("  ⚠ " + (place.isEmpty ? "" : place + ": ") + issue.message)
+            let place = [issue.document.map { "document \($0)" }, issue.named == nil ? issue.atom : nil].compactMap { $0 }
+                .joined(separator: ", ")
+            lines.append("  ⚠ " + (place.isEmpty ? "" : place + ": ") + (issue.named ?? issue.message))
         }
         return lines.joined(separator: "\n")
     }

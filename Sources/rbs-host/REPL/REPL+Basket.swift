@@ -100,12 +100,8 @@ extension REPL {
             case .cancelled, .refused: break
             }
         case .failure(let refused):
-            // Each field by its caption, as the form names it.
-            let atoms = runtime.registry.listedDescriptor(form.operation)?.atoms ?? []
-            for issue in refused.issues {
-                let caption = issue.atom.map { id in atoms.first { $0.id == id }?.caption ?? id }
-                console.error((caption.map { "\($0): " } ?? "") + issue.message)
-            }
+            // Each field by its caption, once, as the form names it.
+            for text in refused.named { console.error(text) }
         }
     }
 }

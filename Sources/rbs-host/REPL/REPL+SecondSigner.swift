@@ -39,6 +39,15 @@ extension REPL {
                     "signed by \(row.signedBy) at \(row.signedAt), document \(row.documentHash)",
                     "подписал \(row.signedBy) в \(row.signedAt), документ \(row.documentHash)"))
             }
+            // An approval posts: a repeat of a payment posted in the last 24 hours is asked about first, as at signing.
+            var confirmedDuplicate = false
+            if !decline, let duplicate = try Self.repeated(approving: entry, in: ledger) {
+                guard SignPresenter.confirmRepeat(SignModule.repeatNotice(duplicate.of, console.language), console: console) else {
+                    console.say(Terminal.dim(console.text(.cancelledNothingPosted)))
+                    return
+                }
+                confirmedDuplicate = true
+            }
             let prompt = console.language.pick("\(user.customer.name)'s one-time code: ", "одноразовый код \(user.customer.name): ")
             guard case .line(let raw) = console.read(prompt, remember: false) else { return }
             let code = raw.trimmingCharacters(in: .whitespaces)
@@ -47,7 +56,7 @@ extension REPL {
                 return
             }
             let outcome = try decline ? ledger.decline(entry: entry, reason: reason, code: code, as: user)
-                : ledger.approve(entry: entry, code: code, as: user)
+                : ledger.approve(entry: entry, code: code, as: user, confirmedDuplicate: confirmedDuplicate)
             guard let signed = try ledger.journal.entries().first(where: { $0.sequence == outcome.sequence }) else { return }
             console.say(RunText.render(RunReport(outcome: outcome, document: try CanonicalEncoding.decode(signed.document),
                                                  language: console.language), language: console.language))
@@ -55,6 +64,18 @@ extension REPL {
             console.error(HostMessage.describe(error, console.language))
         } catch {
             console.error(String(describing: error))
+        }
+    }
+
+    /// What the payment awaiting in entry `sequence` repeats (a payment posted in the last 24 hours), as the core's
+    /// approval would refuse it unconfirmed; nil when nothing.
+    private static func repeated(approving sequence: Int64, in ledger: Ledger) throws(LedgerError) -> Duplicate? {
+        do {
+            try ledger.checkDuplicate(approving: sequence, confirmed: false)
+            return nil
+        } catch {
+            guard case .unconfirmedDuplicate(let duplicate) = error else { throw error }
+            return duplicate
         }
     }
 }

@@ -207,7 +207,8 @@ final class REPL: @unchecked Sendable {
         }
         let session: FormSession
         do { session = try runtime.open(id) } catch {
-            console.error(error.description)
+            // The REPL's own command for the operations, not the command line's.
+            console.error(error.described(listing: "list"))
             return
         }
         session.language = console.language

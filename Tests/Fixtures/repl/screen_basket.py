@@ -42,7 +42,7 @@ s = Session(binary, args, env)
 s.wait("start", r"^rbs> $")
 
 s.line("basket")
-s.wait("empty basket", r"^The basket is empty: basket add OP")
+s.wait("empty basket", r"^the basket is empty: add the documents to sign together first \(basket add OP")
 
 at = add(s, "basket add pay.pp.quick srcAccount=1 'destName=ООО Ромашка' destInn=7707083893 destAccount=40702810938000000001 "
             "destBic=044525225 'destDesc=оплата по счёту 7' 'amount=1 000,50'", "first added")
@@ -108,7 +108,7 @@ s.wait("prompt", r"^rbs> $", after=done)
 
 mark = s.count()
 s.line("basket")
-s.wait("basket empty after signing", r"^The basket is empty", after=mark)
+s.wait("basket empty after signing", r"^the basket is empty", after=mark)
 
 mark = s.count()
 s.line("journal show 2")
