@@ -29,6 +29,19 @@ struct DuplicateTests {
         #expect(try f.ledger.recentDuplicate(of: try f.payment(to: "40702810500000054321", amount: "1500.50")) == nil)
         #expect(try f.ledger.recentDuplicate(of: try f.payment(from: CoreTests.dollars, amount: "1500.50", currency: "USD")) == nil)
         #expect(try f.ledger.recentDuplicate(of: try f.payment(amount: "10.07"))?.amount == "10.07")
+        // The payee's name and the purpose as a person reads them: a doubled or trailing space, another case or ё for е
+        // is the same payment (the doubled space let a tester post the same payment twice unasked); another word is not.
+        let respaced = { (name: String, purpose: String) throws -> Document in
+            try f.ledger.draft(operation: "payment.domestic", plugin: "ru.example.payments", pluginVersion: "1.0.0", fields: [
+                DocumentField("from", "40817810438000000001"), DocumentField("account", Self.payee), DocumentField("amount", "1500.50"),
+                DocumentField("currency", "RUB"), DocumentField("bic", "044525593"), DocumentField("name", name),
+                DocumentField("purpose", purpose),
+            ])
+        }
+        for (name, purpose) in [("ООО  Ромашка", "Оплата по счёту 7 "), (" ооо ромашка", "оплата  по  СЧЕТУ 7")] {
+            #expect(try f.ledger.recentDuplicate(of: try respaced(name, purpose))?.sequence == latest.sequence, "\(name) / \(purpose)")
+        }
+        #expect(try f.ledger.recentDuplicate(of: try respaced("ООО Ромашка", "Оплата по счёту 8")) == nil)
         // A day later none counts.
         f.clock.advance(Ledger.duplicateWindow + 60)
         #expect(try f.ledger.recentDuplicate(of: try f.payment(amount: "1500.50")) == nil)

@@ -88,7 +88,7 @@ open class Atom {
         get { flags & UInt32(RBS_ATOM_FLAG_WIDE) != 0 }
         set { flag(Int(RBS_ATOM_FLAG_WIDE), newValue) }
     }
-    /// Sentences start with a capital letter.
+    /// The text starts with a capital letter (the first letter only; the rest is kept as typed).
     public var capitalizeSentences: Bool {
         get { flags & UInt32(RBS_ATOM_FLAG_CAPITALIZE) != 0 }
         set { flag(Int(RBS_ATOM_FLAG_CAPITALIZE), newValue) }

@@ -669,19 +669,15 @@ public final class FormSession {
 
     // MARK: - Values
 
+    /// `text` with its first letter capitalised (`RBS_ATOM_FLAG_CAPITALIZE`) and nothing else changed. Only the first:
+    /// a period inside a payment's text is far more often an abbreviation's ("в т.ч. НДС", "г. Москва", "и.и."), a
+    /// date's, an address's ("mail.ru") or a reference's than a sentence's end, and what is signed must be what was
+    /// typed — capitalising after each one made "в т.Ч." of a purpose sent to the tax office.
     private func capitalized(_ text: String) -> String {
-        var result = ""
-        var startOfSentence = true
-        for character in text {
-            if startOfSentence, character.isLetter {
-                result += character.uppercased()
-                startOfSentence = false
-            } else {
-                result.append(character)
-                if ".!?".contains(character) { startOfSentence = true }
-            }
-        }
-        return result
+        guard let first = text.firstIndex(where: \.isLetter) else { return text }
+        let letter = text[first]
+        guard letter.isLowercase else { return text }
+        return String(text[..<first]) + letter.uppercased() + String(text[text.index(after: first)...])
     }
 
     private func display(_ value: ExprValue, _ atom: AtomDescriptor, at index: Int) -> String {

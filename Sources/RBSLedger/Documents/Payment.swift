@@ -239,9 +239,20 @@ public struct Payment: Sendable, Hashable {
     }
 
     /// Whether two payments pay the same payee (name, account) the same amount (a value: "1500" and "1500.00" are
-    /// the same) in the same currency for the same purpose.
+    /// the same) in the same currency for the same purpose — the name and the purpose compared as a person reads
+    /// them (``comparable(_:)``): a doubled or trailing space, or another case, does not make another payment.
     public func isSame(as other: Payment) -> Bool {
-        amount == other.amount && creditAccount == other.creditAccount && payee.name == other.payee.name && purpose == other.purpose
+        amount == other.amount && creditAccount == other.creditAccount
+            && Self.comparable(payee.name) == Self.comparable(other.payee.name)
+            && Self.comparable(purpose) == Self.comparable(other.purpose)
+    }
+
+    /// `text` as the duplicate rule compares it: white space runs as one space, none at either end, lower case
+    /// (ё as е, which Russian writes either way).
+    static func comparable(_ text: String?) -> String? {
+        guard let text else { return nil }
+        let words = text.split(whereSeparator: { $0.isWhitespace })
+        return words.joined(separator: " ").lowercased().replacingOccurrences(of: "ё", with: "е")
     }
 }
 

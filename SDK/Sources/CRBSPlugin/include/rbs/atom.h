@@ -39,7 +39,8 @@ enum {
 enum {
     RBS_ATOM_FLAG_OPTIONAL = 1u << 0,   /* an empty value does not block a submit */
     RBS_ATOM_FLAG_WIDE = 1u << 1,       /* a wide input: long text such as a name or a purpose */
-    RBS_ATOM_FLAG_CAPITALIZE = 1u << 2, /* the first letter of each sentence is capitalised as it is committed */
+    RBS_ATOM_FLAG_CAPITALIZE = 1u << 2, /* the text's first letter is capitalised as it is committed (only the first:
+                                           a period in a payment's text is mostly an abbreviation's, "в т.ч.") */
     RBS_ATOM_FLAG_SECRET = 1u << 3,     /* never echoed, never logged, never written to history */
     RBS_ATOM_FLAG_SUBMIT = 1u << 4,     /* a button that submits the form (validate, build the document, sign) */
 };
