@@ -41,12 +41,8 @@ struct RBSHostCommand: ParsableCommand {
             }
             return
         }
-        // The command that was parsed, so a refusal after parsing (its checks, its run) shows that command's usage
-        // line, not the root's `Usage: rbs-host <subcommand>`.
-        var parsed: (any ParsableCommand.Type)?
         do {
             var command = try parseAsRoot(arguments)
-            parsed = type(of: command)
             // Every command that takes the global options uses the data folder, so each checks it before it runs: found
             // in the parsed command itself, not in a list kept by hand. A child the host starts (a worker, a scan) is
             // given the folder the host has checked already.
@@ -65,7 +61,6 @@ struct RBSHostCommand: ParsableCommand {
         } catch {
             ReleaseTrack.stopAll()
             ExitGuard.end()
-            if let parsed { parsed.exit(withError: error) }
             exit(withError: error)
         }
     }

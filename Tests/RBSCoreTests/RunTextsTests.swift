@@ -92,7 +92,7 @@ struct RunTextsTests {
             ("no-text", "set_caption(line) refused: the 'en' variant has no text"),
             ("no-language", "set_error(line) refused: variant #1 has no language, or one longer than a language code"),
             ("empty", "set_caption(line) refused: the 'en' variant: the text is empty"),
-            ("control", "set_error(line) refused: the 'en' variant: the text holds the control character U+1"),
+            ("control", "set_error(line) refused: the 'en' variant: the text holds the control character U+0001"),
             ("bidi", "set_caption(line) refused: the 'en' variant: the text holds"),
             ("not-utf8", "set_caption(line) refused: the 'en' variant: the text is not valid UTF-8"),
             ("too-long", "set_caption(line) refused: the 'en' variant: the text is more than 1024 bytes"),

@@ -46,6 +46,34 @@ struct RepeatTests {
         #expect(try sandbox.host(["verify"]).stdout == "ok 2 entries\n")
     }
 
+    @Test("repeat N as recorded refuses a recorded form changed after the entry was journaled: it would pay an account nobody chose")
+    func alteredForm() throws {
+        let sandbox = try HostSandbox()
+        try sandbox.initKeys()
+        #expect(try sandbox.run("pay.pp.quick", RunTests.quick).report.status == "posted")
+        // Someone with write access to the database points the recorded form at another account (the row is outside
+        // the journal's hashes; the trigger only stops accidents).
+        let script = """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.execute("DROP TRIGGER IF EXISTS entry_forms_no_update")
+            db.execute("UPDATE entry_forms SET form_values = replace(form_values, ?, ?) WHERE journal_seq = 1", (sys.argv[2], sys.argv[3]))
+            db.commit()
+            """
+        let other = "40702810566600000666"
+        let edited = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, sandbox.database.path, Demo.external, other],
+                                    environment: ProcessInfo.processInfo.environment)
+        try #require(edited.status == 0, "\(edited)")
+        sandbox.step()
+        let refused = try sandbox.host(["repeat", "1", "--code", try sandbox.code(), "--confirm-duplicate", "--json"])
+        #expect(refused.status == 1, "\(refused)")
+        let report = try decode(RunJSON.self, refused.stdout)
+        #expect(report.journal == nil && report.errors.first?.message.hasPrefix(
+            "the recorded form of journal entry 1 gives another payment than the one it signed (the payee's account: \(other), "
+                + "where entry 1 signed \(Demo.external))") == true, "\(report.errors)")
+        #expect(try sandbox.journal().count == 1, "nothing signed")
+    }
+
     @Test("repeat of an entry that does not exist or has no recorded form says so; the refused run posts nothing")
     func missing() throws {
         let sandbox = try HostSandbox()

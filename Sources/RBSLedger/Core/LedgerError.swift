@@ -58,6 +58,8 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// An operator's text to be kept and shown on one line (a rollback's reason) holds a character that would not show
     /// as itself there: a line break or another control, a bidirectional control or another invisible character.
     case unshowableText(what: String, character: String)
+    /// `repeat N` with nothing changed built another payment than entry N signed: its recorded form was altered.
+    case repeatAltered(sequence: Int64, field: String, signed: String, now: String)
 
     public var description: String {
         switch self {
@@ -118,6 +120,10 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
             "the document was changed after the review being signed (reviewed \(reviewed.prefix(12))…, now "
                 + "\(current.prefix(12))…, reviewed again elsewhere): check the new review and sign that — nothing was "
                 + "signed and no one-time code was used"
+        case .repeatAltered(let sequence, let field, let signed, let now):
+            "the recorded form of journal entry \(sequence) gives another payment than the one it signed (\(field): \(now), "
+                + "where entry \(sequence) signed \(signed)): the recorded values were changed after it was journaled — "
+                + "nothing was signed; run `rbs-host verify`, restore the data folder from a backup, and fill the form anew"
         case .unshowableText(let what, let character):
             "\(what) holds \(character), which would not show as itself on its one line: write it as one line of "
                 + "visible text; nothing was changed"

@@ -1,4 +1,5 @@
 import Foundation
+import RBSMoney
 
 extension Ledger {
     /// The values the person entered in the form journal entry `sequence` was signed from (what `repeat N` opens
@@ -47,3 +48,25 @@ extension Ledger {
         }
     }
 }
+
+extension Ledger {
+    /// Throws ``LedgerError/repeatAltered(sequence:field:signed:now:)`` when the document a repeat of entry `sequence`
+    /// built from its recorded form alone (nothing changed by the person) pays otherwise than the entry signed: another
+    /// debit or payee account, payee, bank, INN, amount or currency. The recorded form (`entry_forms`) is not covered
+    /// by the journal's hashes; a changed row would make `repeat N` — which `rbs-host repeat N --code` signs without a
+    /// review — pay an account nobody chose. (A later plugin version that builds the same form differently is refused
+    /// the same way, and the person fills the form instead.)
+    public func checkRepeat(of sequence: Int64, fields: [(key: String, value: String)]) throws(LedgerError) {
+        guard let entry = try journal.entry(sequence), let signed = try? CanonicalEncoding.decode(entry.document) else { return }
+        let compared: [PaymentField] = [.debitAccount, .creditAccount, .payeeName, .payeeBank, .payeeTaxID, .amount, .currency]
+        for field in compared {
+            let before = signed.text(of: field)
+            let now = fields.first { $0.key == field.key }.flatMap { $0.value.isEmpty ? nil : $0.value }
+            if field == .amount, let before, let now, let a = DecimalText.parse(before), let b = DecimalText.parse(now), a == b { continue }
+            guard before == now else {
+                throw .repeatAltered(sequence: sequence, field: field.meaning, signed: before ?? "none", now: now ?? "none")
+            }
+        }
+    }
+}
+

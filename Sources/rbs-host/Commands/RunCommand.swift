@@ -330,6 +330,12 @@ struct RunOptions: ParsableArguments {
         case .needsAttention(let attention): return refused(attention)
         case .failed(let why): return refused([AtomIssue(atom: nil, message: why)])
         }
+        // `repeat N` as recorded signs without a review: it must pay what entry N signed (the core's check).
+        if case .entry(let sequence) = source, assignments.isEmpty {
+            do { try ledger.checkRepeat(of: sequence, fields: draft.fields) } catch {
+                return invalid([AtomIssue(atom: nil, message: HostMessage.describe(error, language))])
+            }
+        }
         do {
             let directory = runtime.locator.optional(BankDirectory.self)
             switch (try signer == nil ? ledger.authenticator().method : SigningMethod.totp, code) {
