@@ -19,7 +19,10 @@ struct CustomersCommandTests {
 
         let again = try sandbox.host(["customers", "add", "anna"])
         #expect(again.status == 1)
-        #expect(again.stderr == "error: a customer named 'anna' already exists (see `rbs-host customers list`)\n")
+        #expect(again.stderr == "error: a customer or user named 'anna' already exists, or one whose name differs only in case (see `rbs-host customers list`)\n")
+        // A name that differs only in case would be a second login a person takes for the first.
+        let cased = try sandbox.host(["customers", "add", "ANNA"])
+        #expect(cased.status == 1 && cased.stderr.contains("differs only in case"), "\(cased)")
         let bad = try sandbox.host(["customers", "add", "../x"])
         #expect(bad.status == 1 && bad.stderr.contains("cannot be a customer name"))
 

@@ -161,7 +161,7 @@ extension SecondSignerCommandTests {
         // A name in use is refused as such (not as a storage error), with the right code.
         sandbox.step()
         let taken = try sandbox.host(["customers", "add-user", "anna", "anna", "--code", try customerCode(sandbox, "anna")])
-        #expect(taken.status == 1 && taken.stderr == "error: a customer named 'anna' already exists (see `rbs-host customers list`)\n", "\(taken)")
+        #expect(taken.status == 1 && taken.stderr == "error: a customer or user named 'anna' already exists, or one whose name differs only in case (see `rbs-host customers list`)\n", "\(taken)")
         // The code is spent: the same one changes nothing more.
         let replayed = try sandbox.host(["customers", "add-user", "anna", "boris", "--code", try customerCode(sandbox, "anna")])
         #expect(replayed.status == 1 && replayed.stderr.contains("already used"), "\(replayed)")

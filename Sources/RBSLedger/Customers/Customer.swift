@@ -57,8 +57,9 @@ public enum CustomerError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidName(let name):
-            "'\(name)' cannot be a customer name: use 1–64 letters, digits, '.', '-' or '_'"
-        case .exists(let name): "a customer named '\(name)' already exists (see `rbs-host customers list`)"
+            "'\(name)' cannot be a customer name: use 1–64 Latin letters (a–z, A–Z), digits, '.', '-' or '_'"
+        case .exists(let name):
+            "a customer or user named '\(name)' already exists, or one whose name differs only in case (see `rbs-host customers list`)"
         case .unknown(let name): "there is no customer named '\(name)' (see `rbs-host customers list`)"
         case .passkeyInUse: "this passkey is already registered; use it to sign, or register a new one on another authenticator"
         case .stepUp(let action, let error): "\(action.text) needs the customer's current one-time code: \(error.description)"

@@ -38,7 +38,7 @@ extension Customers {
 
     private static func insertUser(_ name: String, passwordRecord: String, holder: Int64, now: Int64,
                                    in db: any SQLTransaction) throws -> Result<(Customer, Enrolment), CustomerError> {
-        if try db.exists("SELECT 1 FROM customers WHERE name = ?", name) { return .failure(.exists(name)) }
+        if try db.exists("SELECT 1 FROM customers WHERE lower(name) = lower(?)", name) { return .failure(.exists(name)) }
         let login = try insertLogin(name: name, passwordRecord: passwordRecord, memberOf: holder, now: now, in: db)
         return .success((Customer(id: login.id, name: name, keyId: login.enrolment.keyId, createdAtMilliseconds: now, memberOf: holder),
                          login.enrolment))

@@ -46,7 +46,8 @@ public struct Customers: Sendable {
         let result: (Int64, Enrolment)?
         do {
             result = try database.write { db -> (Int64, Enrolment)? in
-                if try db.value(Int64.self, "SELECT id FROM customers WHERE name = ?", name) != nil { return nil }
+                // Names are told apart by more than case: `ACME` beside `acme` would be two logins a person takes for one.
+                if try db.value(Int64.self, "SELECT id FROM customers WHERE lower(name) = lower(?)", name) != nil { return nil }
                 let (id, enrolment) = try Self.insertLogin(name: name, passwordRecord: passwordRecord, memberOf: nil, now: now, in: db)
                 var position = try db.value(Int.self, "SELECT COALESCE(MAX(position), 0) FROM accounts") ?? 0
                 for (index, opening) in openings.enumerated() {
@@ -138,8 +139,10 @@ public struct Customers: Sendable {
     /// journal keeps every entry they signed (it is append-only and still verifies: the public key is registered).
     /// Removing a customer's first user removes the customer: their other users too. Removing another user
     /// removes that login alone; the accounts stay open.
-    public func remove(name: String) throws(CustomerError) {
-        enum Removal { case removed, unknown, pending([Int64]) }
+    /// Returns the names of the customer's users removed with it (none for a user removed alone).
+    @discardableResult
+    public func remove(name: String) throws(CustomerError) -> [String] {
+        enum Removal { case removed([String]), unknown, pending([Int64]) }
         let removal: Removal
         do {
             removal = try database.write { db in
@@ -147,6 +150,7 @@ public struct Customers: Sendable {
                 let id: Int64 = try row["id"]
                 let memberOf: Int64? = try row["member_of"]
                 var logins = [id]
+                var users: [String] = []
                 if memberOf == nil {
                     // A payment awaiting its second signature is approved or declined by one of the customer's users:
                     // once they are gone no one could, and it would await for ever.
@@ -159,7 +163,8 @@ public struct Customers: Sendable {
                     if !pending.isEmpty { return .pending(pending) }
                     try db.execute("UPDATE accounts SET blocked = 1 WHERE number IN (SELECT number FROM customer_accounts WHERE customer_id = ?)",
                                    id)
-                    logins += try db.values(Int64.self, "SELECT id FROM customers WHERE member_of = ?", id)
+                    users = try db.values(String.self, "SELECT name FROM customers WHERE member_of = ? ORDER BY id", id)
+                    logins += try db.values(Int64.self, "SELECT id FROM customers WHERE member_of = ? ORDER BY id", id)
                     try db.execute("DELETE FROM customer_policies WHERE customer_id = ?", id)
                 }
                 for login in logins {
@@ -167,13 +172,13 @@ public struct Customers: Sendable {
                     try db.execute("DELETE FROM customer_passkeys WHERE customer_id = ?", login)
                     try db.execute("DELETE FROM customers WHERE id = ?", login)
                 }
-                return .removed
+                return .removed(users)
             }
         } catch {
             throw .storage(error)
         }
         switch removal {
-        case .removed: return
+        case .removed(let users): return users
         case .unknown: throw .unknown(name)
         case .pending(let entries): throw .awaitingSecondSignatures(name, entries: entries)
         }

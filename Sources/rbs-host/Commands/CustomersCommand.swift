@@ -66,14 +66,15 @@ struct CustomersCommand: ParsableCommand {
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "remove",
-            abstract: "Remove a customer's login and signing key; their accounts are blocked, the journal keeps their entries.")
+            abstract: "Remove a customer's login and signing key, and its users'; their accounts are blocked, the journal keeps their entries.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The customer's name.") var name: String
 
         func run() throws {
             try CustomersText.reporting {
-                try global.openLedger().customers.remove(name: name)
-                print("removed \(name): login and signing key deleted, accounts blocked, journal entries kept")
+                let users = try global.openLedger().customers.remove(name: name)
+                print("removed \(name): login and signing key deleted, accounts blocked, journal entries kept"
+                      + (users.isEmpty ? "" : "; its users removed with it: " + users.joined(separator: ", ")))
             }
         }
     }
