@@ -90,4 +90,45 @@ struct ReceiptTests {
         let font = try Data(contentsOf: URL(fileURLWithPath: ReceiptFormat.fontPath))
         #expect(pdf.range(of: font) != nil)
     }
+
+    @Test("a long label wraps in its column: no word of the page is drawn over another (a Russian budget payment's field 107)")
+    func longLabelsWrap() throws {
+        var writer = PDFWriter(font: try TrueTypeFont(path: ReceiptFormat.fontPath))
+        writer.heading("Квитанция")
+        writer.row(label: "Налоговый период или код таможенного органа (107)", value: "МС.03.2026")
+        writer.row(label: "Номер документа-основания (108)", value: "0")
+        writer.row(label: "Назначение платежа", value: String(repeating: "НДФЛ за март 2026, в т.ч. НДС 20% ", count: 6))
+        writer.row(label: "Хеш документа", value: String(repeating: "ab12", count: 16))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("rbs-label-\(UUID().uuidString).pdf")
+        try writer.finish().write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        // Every word's box, as poppler reads the page back.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["pdftotext", "-bbox", file.path, "-"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "pdftotext (poppler-utils, make test installs it) failed")
+        let words = String(decoding: data, as: UTF8.self).split(separator: "\n").filter { $0.contains("<word ") }
+        let boxes: [(text: Substring, x0: Double, y0: Double, x1: Double, y1: Double)] = words.compactMap { line in
+            func number(_ name: String) -> Double? {
+                guard let range = line.range(of: name + "=\"") else { return nil }
+                return Double(line[range.upperBound...].prefix { $0 != "\"" })
+            }
+            guard let x0 = number("xMin"), let y0 = number("yMin"), let x1 = number("xMax"), let y1 = number("yMax"),
+                  let start = line.firstIndex(of: ">"), let end = line.lastIndex(of: "<") else { return nil }
+            return (line[line.index(after: start)..<end], x0, y0, x1, y1)
+        }
+        #expect(boxes.count > 30)
+        #expect(boxes.contains { $0.text == "(107)" } && boxes.contains { $0.text == "МС.03.2026" })
+        for (i, a) in boxes.enumerated() {
+            for b in boxes[(i + 1)...] {
+                let overlap = min(a.x1, b.x1) - max(a.x0, b.x0) > 0.5 && min(a.y1, b.y1) - max(a.y0, b.y0) > 0.5
+                #expect(!overlap, "'\(a.text)' is drawn over '\(b.text)'")
+            }
+        }
+    }
 }

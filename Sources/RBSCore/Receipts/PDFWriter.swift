@@ -32,8 +32,10 @@ struct PDFWriter {
 
     mutating func gap() { y -= 6 }
 
-    /// A label and its value, the value wrapped to its column.
+    /// A label and its value, each wrapped to its column (a long label — "Налоговый период или код таможенного органа
+    /// (107)" — was drawn on in one line under the value); the row is as tall as the taller of the two.
     mutating func row(label: String, value: String) {
+        let labelLines = wrap(label, width: Self.labelWidth - 8, size: Self.size)
         var valueX = Self.margin + Self.labelWidth
         var lines = wrap(value, width: Self.pageWidth - Self.margin - valueX, size: Self.size)
         // A value of one long word (a hash) goes under its label at the page's width, so it stays on one line.
@@ -44,14 +46,19 @@ struct PDFWriter {
             lines = [value]
             under = true
         }
-        ensureRoom(Self.lineHeight * Double(lines.count + (under ? 1 : 0)))
-        text(label, x: Self.margin, size: Self.size, gray: 0.35)
-        if under { y -= Self.lineHeight }
+        let height = under ? labelLines.count + lines.count : max(labelLines.count, lines.count)
+        ensureRoom(Self.lineHeight * Double(height))
+        let top = y
+        for (index, line) in labelLines.enumerated() {
+            y = top - Self.lineHeight * Double(index)
+            text(line, x: Self.margin, size: Self.size, gray: 0.35)
+        }
+        let valueTop = under ? top - Self.lineHeight * Double(labelLines.count) : top
         for (index, line) in lines.enumerated() {
-            if index > 0 { y -= Self.lineHeight }
+            y = valueTop - Self.lineHeight * Double(index)
             text(line, x: valueX, size: Self.size, gray: 0)
         }
-        y -= Self.lineHeight
+        y = top - Self.lineHeight * Double(height)
     }
 
     /// A line of text, wrapped to the page (a statement's heading names a long account title).
