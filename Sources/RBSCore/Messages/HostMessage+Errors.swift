@@ -14,6 +14,12 @@ extension HostMessage {
         case .code(let code): return describe(code, language)
         case .wouldBeRejected(let rejection): return wouldRefuse(rejection, language)
         case .secondSignature(let refusal): return describe(refusal, language)
+        case .unconfirmedDuplicate(let duplicate):
+            return SignModule.repeatNotice(duplicate.of, language) + "; ничего не подписано — подтвердите повтор, чтобы отправить его всё же"
+        case .repeatAltered(let sequence, _, let signed, let now):
+            return "сохранённая форма записи журнала \(sequence) даёт другой платёж, чем подписанный ею (\(now) там, где запись "
+                + "\(sequence) подписала \(signed)): сохранённые значения изменены после записи в журнал — ничего не подписано; "
+                + "запустите `rbs-host verify`, восстановите папку данных из резервной копии и заполните форму заново"
         default: return error.description
         }
     }

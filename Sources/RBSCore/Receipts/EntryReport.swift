@@ -218,7 +218,7 @@ public struct EntryReport: Sendable, Hashable {
     }
 
     /// `28.05.2026 20:27:10 UTC`.
-    static func time(_ milliseconds: Int64) -> String {
+    public static func time(_ milliseconds: Int64) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")

@@ -16,7 +16,7 @@ struct AccountsCommand: ParsableCommand {
             let overview = try ledger.accountOverview(of: ledger.hostParty())
             if json { JSONOutput.print(StatementText.json(overview)) } else { print(StatementText.render(overview, language: global.language)) }
         } catch {
-            Terminal.error(String(describing: error))
+            Terminal.error(CommandError.text(error, global.language))
             throw ExitCode.failure
         }
     }

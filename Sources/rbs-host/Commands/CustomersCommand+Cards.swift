@@ -21,7 +21,7 @@ extension CustomersCommand {
         @Flag(help: "Print the card as {id, account, masked, lastFour, scheme, state, ...}.") var json = false
 
         func run() throws {
-            try CustomersText.reporting {
+            try CustomersText.reporting(global.language) {
                 let ledger = try global.openLedger()
                 guard let customer = try ledger.customers.customer(named: name) else { throw CustomerError.unknown(name) }
                 let account = try account ?? ledger.customers.accounts(of: customer).first?.number ?? ""
@@ -41,7 +41,7 @@ extension CustomersCommand {
         var json = false
 
         func run() throws {
-            try CustomersText.reporting {
+            try CustomersText.reporting(global.language) {
                 let ledger = try global.openLedger()
                 let cards = try ledger.cards(ofCustomer: name)
                 if json { JSONOutput.print(cards); return }

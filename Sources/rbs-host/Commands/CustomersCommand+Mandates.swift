@@ -25,7 +25,7 @@ extension CustomersCommand {
         }
 
         func run() throws {
-            try CustomersText.reporting {
+            try CustomersText.reporting(global.language) {
                 let ledger = try global.openLedger()
                 let host = try ledger.keys.load()
                 if revoke {
@@ -48,7 +48,7 @@ extension CustomersCommand {
         @Flag(help: "Print [{number, keyId, keyName, grantedAtMilliseconds, revokedAtMilliseconds}].") var json = false
 
         func run() throws {
-            try CustomersText.reporting {
+            try CustomersText.reporting(global.language) {
                 let ledger = try global.openLedger()
                 guard let customer = try ledger.customers.customer(named: name) else { throw CustomerError.unknown(name) }
                 let mandates = try ledger.mandates(of: customer)

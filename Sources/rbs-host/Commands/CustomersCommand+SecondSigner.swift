@@ -25,7 +25,7 @@ extension CustomersCommand {
 
         func run() throws {
             let password = try CustomersText.password(fromStandardInput: passwordStdin)
-            try CustomersText.reporting {
+            try CustomersText.reporting(global.language) {
                 let ledger = try global.openLedger()
                 guard let credentials = try ledger.customers.credentials(named: customer) else { throw CustomerError.unknown(customer) }
                 let record = try PasswordRecord.make(password: password)
@@ -66,7 +66,7 @@ extension CustomersCommand {
         }
 
         func run() throws {
-            try CustomersText.reporting {
+            try CustomersText.reporting(global.language) {
                 let ledger = try global.openLedger()
                 guard let credentials = try ledger.customers.credentials(named: customer) else { throw CustomerError.unknown(customer) }
                 let found = credentials.customer
@@ -107,7 +107,7 @@ extension CustomersCommand {
         var json = false
 
         func run() throws {
-            try CustomersText.reporting {
+            try CustomersText.reporting(global.language) {
                 let ledger = try global.openLedger()
                 guard let found = try ledger.customers.customer(named: customer) else { throw CustomerError.unknown(customer) }
                 let rows = try ledger.pendingSecondSignatures(of: found).map(CustomersText.PendingRow.init)
@@ -276,14 +276,14 @@ extension CustomersText {
             guard let row = try ledger.journal.entries().first(where: { $0.sequence == outcome.sequence }) else {
                 throw LedgerError.unreadableEntry(sequence: outcome.sequence, detail: "it was just written but cannot be read")
             }
-            report = RunReport(outcome: outcome, document: try CanonicalEncoding.decode(row.document))
+            report = RunReport(outcome: outcome, document: try CanonicalEncoding.decode(row.document), language: global.language)
         } catch LedgerError.unconfirmedDuplicate(let duplicate) {
             let message = SignModule.repeatNotice(duplicate.of, global.language) + global.language.pick(
                 "; nothing was signed or posted — approve it again with --confirm-duplicate to post it anyway",
                 "; ничего не подписано и не проведено — чтобы провести его всё же, одобрите его снова с --confirm-duplicate")
             report = RunReport(status: .invalid, journal: nil, document: nil, errors: [AtomIssue(atom: nil, message: message)])
         } catch {
-            let message = (error as? LedgerError).map { HostMessage.describe($0, global.language) } ?? String(describing: error)
+            let message = HostMessage.describe(any: error, global.language)
             report = RunReport(status: .invalid, journal: nil, document: nil, errors: [AtomIssue(atom: nil, message: message)])
         }
         if json { JSONOutput.print(report) } else { print(RunText.render(report, language: global.language)) }

@@ -24,7 +24,7 @@ struct CustomersCommand: ParsableCommand {
 
         func run() throws {
             let password = try CustomersText.password(fromStandardInput: passwordStdin)
-            try CustomersText.reporting {
+            try CustomersText.reporting(global.language) {
                 // The first customer of a fresh data folder is its documented first start, as `keys init` is.
                 let data = global.paths.data, location = global.paths.database
                 let ledger = Ledger.isFresh(data, location: location)
@@ -46,7 +46,7 @@ struct CustomersCommand: ParsableCommand {
         var json = false
 
         func run() throws {
-            try CustomersText.reporting {
+            try CustomersText.reporting(global.language) {
                 let ledger = try global.openLedger()
                 let customers = try ledger.customers.list()
                 var rows: [CustomersText.Row] = []
@@ -71,7 +71,7 @@ struct CustomersCommand: ParsableCommand {
         @Argument(help: "The customer's name.") var name: String
 
         func run() throws {
-            try CustomersText.reporting {
+            try CustomersText.reporting(global.language) {
                 let users = try global.openLedger().customers.remove(name: name)
                 print("removed \(name): login and signing key deleted, accounts blocked, journal entries kept"
                       + (users.isEmpty ? "" : "; its users removed with it: " + users.joined(separator: ", ")))
@@ -87,7 +87,7 @@ struct CustomersCommand: ParsableCommand {
         @Argument(help: "The customer's name.") var name: String
 
         func run() throws {
-            try CustomersText.reporting {
+            try CustomersText.reporting(global.language) {
                 print(try global.openLedger().customers.code(for: name, at: HostClock.current.now))
             }
         }
@@ -96,11 +96,13 @@ struct CustomersCommand: ParsableCommand {
 
 enum CustomersText {
     /// Runs `body`; an error is one line on standard error (what went wrong and what to do) and exit status 1.
-    static func reporting(_ body: () throws -> Void) throws {
+    static func reporting(_ language: HostLanguage = .en, _ body: () throws -> Void) throws {
         do {
             try body()
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
-            Terminal.error("\(error)")
+            Terminal.error(HostMessage.describe(any: error, language))
             throw ExitCode.failure
         }
     }

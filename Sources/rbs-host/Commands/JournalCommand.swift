@@ -37,8 +37,10 @@ struct JournalCommand: ParsableCommand {
                     let request = try LedgerRequest(id: requestId)
                     let report = try RunReport.first(of: request, in: ledger) ?? RunReport(
                         status: .unknown, journal: nil, document: nil,
-                        errors: [AtomIssue(atom: nil, message: "request \(requestId) was never journaled: nothing was posted for it")])
-                    if json { JSONOutput.print(report) } else { print(RunText.render(report)) }
+                        errors: [AtomIssue(atom: nil, message: global.language.pick(
+                            "request \(requestId) was never journaled: nothing was posted for it",
+                            "запрос \(requestId) не записан в журнал: по нему ничего не проведено"))])
+                    if json { JSONOutput.print(report) } else { print(RunText.render(report, language: global.language)) }
                     if report.status != .posted { throw ExitCode.failure }
                     return
                 }
@@ -52,7 +54,7 @@ struct JournalCommand: ParsableCommand {
             } catch let exit as ExitCode {
                 throw exit
             } catch {
-                Terminal.error(String(describing: error))
+                Terminal.error(CommandError.text(error, global.language))
                 throw ExitCode.failure
             }
         }
@@ -71,7 +73,7 @@ struct JournalCommand: ParsableCommand {
                                       directory: try? BankDirectory.current(dataDirectory: global.paths.data), json: json,
                                       language: global.language, operation: Self.descriptors(global)))
             } catch {
-                Terminal.error(String(describing: error))
+                Terminal.error(CommandError.text(error, global.language))
                 throw ExitCode.failure
             }
         }
@@ -110,7 +112,7 @@ struct JournalCommand: ParsableCommand {
                                                        language: global.language, operation: Show.descriptors(global))
                 if let written { Terminal.note(written) }
             } catch {
-                Terminal.error(String(describing: error))
+                Terminal.error(CommandError.text(error, global.language))
                 throw ExitCode.failure
             }
         }
@@ -160,7 +162,9 @@ enum JournalText {
                 .joined(separator: " → ")
             table.rows.append([
                 String(entry.sequence),
-                formatter.string(from: Timestamp.date(milliseconds: entry.recordedAtMilliseconds)),
+                // Russian writes a day as ДД.ММ.ГГГГ, as `journal show` and the statement do; English keeps ISO 8601.
+                language == .ru ? EntryReport.time(entry.recordedAtMilliseconds)
+                    : formatter.string(from: Timestamp.date(milliseconds: entry.recordedAtMilliseconds)),
                 HostMessage.status(entry.kind).text(language), document?.operation ?? "?", amount, route,
                 method(entry.authorization, language) + (entry.basketId.map { " · " + text(.inBasket(String($0.prefix(8)))) } ?? ""),
                 HostMessage.reason(of: entry, language) ?? "",

@@ -270,7 +270,7 @@ struct RunOptions: ParsableArguments {
                 signer = found
                 runtime.party = .customer(found.customer.holderId)
             } catch {
-                return invalid([AtomIssue(atom: nil, message: String(describing: error))])
+                return invalid([AtomIssue(atom: nil, message: HostMessage.describe(any: error, language))])
             }
         }
         // A request id journaled before answers with its first outcome: nothing is filled, signed or posted again.
@@ -280,7 +280,7 @@ struct RunOptions: ParsableArguments {
                 request = try LedgerRequest(signer: signer?.customer, id: requestId)
                 if let request, let first = try RunReport.first(of: request, in: ledger) { return .run(first) }
             } catch {
-                return invalid([AtomIssue(atom: nil, message: String(describing: error))])
+                return invalid([AtomIssue(atom: nil, message: HostMessage.describe(any: error, language))])
             }
         }
         // run @NAME, repeat N: the template's or the entry's operation and values, then the --set values.
@@ -299,10 +299,10 @@ struct RunOptions: ParsableArguments {
                 (operation, filled) = (prefill.form.operation, (prefill.form, "the QR code"))
             }
         } catch {
-            return invalid([AtomIssue(atom: nil, message: String(describing: error))])
+            return invalid([AtomIssue(atom: nil, message: HostMessage.describe(any: error, language))])
         }
         let session: FormSession
-        do { session = try runtime.open(operation) } catch { return invalid([AtomIssue(atom: nil, message: error.description)]) }
+        do { session = try runtime.open(operation) } catch { return invalid([AtomIssue(atom: nil, message: HostMessage.describe(error, language, listing: "rbs-host list"))]) }
         defer { session.close() }
         session.language = language
         func refused(_ issues: [AtomIssue]) -> Execution {
@@ -386,7 +386,7 @@ struct RunOptions: ParsableArguments {
         } catch let error as LedgerError {
             return invalid([AtomIssue(atom: nil, message: HostMessage.describe(error, language))])
         } catch {
-            return invalid([AtomIssue(atom: nil, message: String(describing: error))])
+            return invalid([AtomIssue(atom: nil, message: HostMessage.describe(any: error, language))])
         }
     }
 }

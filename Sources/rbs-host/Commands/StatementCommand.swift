@@ -21,7 +21,7 @@ struct StatementCommand: ParsableCommand {
             let statement = try ledger.statement(account: try StatementQuery.account(account, in: ledger), period: period)
             if json { JSONOutput.print(StatementText.json(statement)) } else { print(StatementText.render(statement, language: global.language)) }
         } catch {
-            Terminal.error(String(describing: error))
+            Terminal.error(CommandError.text(error, global.language))
             throw ExitCode.failure
         }
     }

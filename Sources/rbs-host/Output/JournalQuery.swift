@@ -115,6 +115,8 @@ enum JournalQuery {
             let reason = (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
             throw Problem.cannotWrite(path: output, detail: reason)
         }
-        return "receipt for journal entry \(sequence) (\(shown), \(bytes.count) bytes, document \(report.entry.documentId)) written to \(output)"
+        return language.pick(
+            "receipt for journal entry \(sequence) (\(shown), \(bytes.count) bytes, document \(report.entry.documentId)) written to \(output)",
+            "квитанция к записи журнала \(sequence) (\(shown), байт: \(bytes.count), документ \(report.entry.documentId)) записана в \(output)")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RBSCore
 import RBSLedger
 import RBSMoney
 
@@ -12,6 +13,21 @@ enum StatementQuery {
         /// A whole account number that is not one of the party's accounts (another party's, or none at all).
         case notYours(String)
         case toBeforeFrom(from: String, to: String)
+
+        /// The problem in `language` (English is ``description``).
+        func text(_ language: HostLanguage) -> String {
+            guard language == .ru else { return description }
+            switch self {
+            case .notADay(let option, let text):
+                return "\(option) «\(text)» — не дата: пишите ДД.ММ.ГГГГ (31.03.2026) или ГГГГ-ММ-ДД (2026-03-31)"
+            case .noAccount(let text, let count):
+                return "«\(text)» — не номер счёта и не номер в списке 1–\(count) (см. `accounts`)"
+            case .notYours(let number):
+                return "счёт \(number) — не один из счетов этого хоста (см. `accounts`): выписку по чужому счёту запрашивает его владелец"
+            case .toBeforeFrom(let from, let to):
+                return "--to \(to) раньше --from \(from): в периоде нет дней"
+            }
+        }
 
         var description: String {
             switch self {
@@ -62,5 +78,14 @@ enum StatementQuery {
             throw .notADay(option: option, text: trimmed)
         }
         return moment
+    }
+}
+
+/// An error of a command that reads the journal or a statement, in the person's language: the command line's own
+/// problems (a period, an account as typed) and every typed error of the core (``HostMessage/describe(any:_:)``).
+enum CommandError {
+    static func text(_ error: any Error, _ language: HostLanguage) -> String {
+        if let problem = error as? StatementQuery.Problem { return problem.text(language) }
+        return HostMessage.describe(any: error, language)
     }
 }

@@ -224,7 +224,7 @@ ru.wait("posted in Russian", r"^проведено — запись журнал
 mark = ru.count()
 ru.line("journal")
 ru.wait("journal headers in Russian", r"^№\s+ВРЕМЯ\s+СТАТУС\s+ОПЕРАЦИЯ\s+СУММА\s+СПИСАНИЕ → ЗАЧИСЛЕНИЕ\s+ПОДПИСЬ\s+ПРИМЕЧАНИЕ$", after=mark)
-ru.wait("journal row in Russian", f"^1\\s+\\S+\\s+проведено\\s+transfer\\.own\\s+12{NBSP}345,60 RUB\\s+.*TOTP \\(без привязки\\)", after=mark)
+ru.wait("journal row in Russian", f"^1\\s+\\d\\d\\.\\d\\d\\.\\d{{4}} \\d\\d:\\d\\d:\\d\\d UTC\\s+проведено\\s+transfer\\.own\\s+12{NBSP}345,60 RUB\\s+.*TOTP \\(без привязки\\)", after=mark)
 mark = ru.count()
 ru.line("journal show 1")
 start = ru.wait("entry title", r"^Запись журнала 1$", after=mark)
