@@ -50,12 +50,14 @@ struct DescribeTaxTests {
     }
 
     /// The English form's (rbs.texts/1); the codes of order 107n stay as the order writes them.
-    static let periodError = "For a tax payment the period is МС.01.2026, КВ.02.2026, ПЛ.01.2026, ГД.00.2026 or 0; for a customs payment, the customs office's code of 8 digits"
+    static let periodError = "For a tax payment the period is МС.01.2026, КВ.02.2026, ПЛ.01.2026, ГД.00.2026, a due date DD.MM.YYYY or 0; for a customs payment, the customs office's code of 8 digits"
 
     @Test("period: КВ.02.2026 valid for type 1 only, 12345678 for type 2 only", arguments: [
         ("1", "КВ.02.2026", true), ("1", "МС.12.2026", true), ("1", "ГД.00.2025", true), ("1", "12345678", false),
         ("1", "МС.13.2026", false), ("1", "КВ.05.2026", false), ("2", "12345678", true), ("2", "КВ.02.2026", false),
         ("2", "1234567", false), ("1", "0", true), ("2", "0", false),
+        // A due date the law sets (107n, appendix 2), a date that exists; no year 0000.
+        ("1", "12.03.2026", true), ("1", "31.02.2026", false), ("2", "12.03.2026", false), ("1", "МС.03.0000", false),
     ])
     func period(type: String, period: String, valid: Bool) throws {
         let form = try HostSandbox().describe("pay.pp.tax", Self.common + ["type=\(type)", "basis=ТП", "period=\(period)"])
@@ -94,7 +96,7 @@ struct DescribeTaxTests {
 
     @Test("basis is at most 2 characters; docDate is 0 or a date that exists, written ДД.ММ.ГГГГ", arguments: [
         ("0", true), ("28.02.2026", true), ("29.02.2024", true), ("29.02.2026", false), ("31.04.2026", false),
-        ("13.13.2026", false), ("2026-02-28", false), ("1.02.2026", false), ("00", false),
+        ("13.13.2026", false), ("2026-02-28", false), ("1.02.2026", false), ("00", false), ("31.12.9999", false),
     ])
     func basisLengthAndDate(date: String, valid: Bool) throws {
         let sandbox = try HostSandbox()
@@ -118,6 +120,11 @@ struct DescribeTaxTests {
         // OKTMO 0 belongs to the single tax payment alone.
         let other = try sandbox.describe("pay.pp.tax", Self.common + ["type=1", "basis=ТП", "period=0", "oktmo=0"])
         #expect(other["oktmo"].error == Self.oktmoError)
+        // All zeros names no territory.
+        for zeros in ["00000000", "00000000000"] {
+            let form = try sandbox.describe("pay.pp.tax", Self.common + ["type=1", "basis=ТП", "period=0", "oktmo=\(zeros)"])
+            #expect(form["oktmo"].error == Self.oktmoError, "\(zeros)")
+        }
     }
 
     @Test("choosing the single tax payment fills its requisites and the zeros; the payer's own fields stay as typed")
@@ -138,7 +145,7 @@ struct DescribeTaxTests {
         #expect(try sandbox.describe("pay.pp.tax", ["requisites=enp"])["payerStatus"].value == "01")
     }
 
-    static let oktmoError = "The OKTMO has 8 or 11 digits; 0 is allowed only in the single tax payment (KBK 18201061201010000510)"
+    static let oktmoError = "The OKTMO has 8 or 11 digits, not all zeros; 0 is allowed only in the single tax payment (KBK 18201061201010000510)"
     static let destInnError = "The payee's INN is wrong: its first two digits (the region's code) are never 00 and its check digits must match; a budget payment needs the exact INN"
     static let payerInnError = "The payer's INN has 10 digits for an organisation or 12 for a person, the first two (the region's code) not 00, with correct check digits; only a person without an INN (status 13 or 24) may write 0, and then gives the UIN"
     static let uinError = "The UIN has 20 or 25 digits, the last a check digit (check the number against the document), or is 0 if there is none; without the payer's INN (0 in field 60) the UIN is required"

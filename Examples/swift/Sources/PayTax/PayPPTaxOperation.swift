@@ -64,7 +64,7 @@ final class PayPPTaxOperation: Operation, OperationDefinition {
             "oktmo": "Municipal territory code: 8 or 11 digits; 0 for the single tax payment",
             "basis": "Two capital Russian letters by order 107n (ТП — this year's payments, ЗД — voluntary payment of a "
                 + "debt, ТР — on a demand …) or 0 when there is no basis (the single tax payment)",
-            "period": "A tax: МС.01.2026, КВ.02.2026, ПЛ.01.2026, ГД.00.2026 or 0 (the single tax payment); a customs "
+            "period": "A tax: МС.01.2026, КВ.02.2026, ПЛ.01.2026, ГД.00.2026, a due date set by law (12.03.2026) or 0 (the single tax payment); a customs "
                 + "payment: the customs office's code, 8 digits",
             "docNumber": "The number of the demand, decision or declaration, up to 15 characters; 0 if there is no document",
             "docDate": "DD.MM.YYYY (31.03.2026); 0 if there is no document",
@@ -78,11 +78,11 @@ final class PayPPTaxOperation: Operation, OperationDefinition {
             "uin": "The UIN has 20 or 25 digits, the last a check digit (check the number against the document), or is 0 "
                 + "if there is none; without the payer's INN (0 in field 60) the UIN is required",
             "kbk": "The KBK has 20 digits, not all zeros: take it from the notice or the receipt",
-            "oktmo": "The OKTMO has 8 or 11 digits; 0 is allowed only in the single tax payment (KBK 18201061201010000510)",
+            "oktmo": "The OKTMO has 8 or 11 digits, not all zeros; 0 is allowed only in the single tax payment (KBK 18201061201010000510)",
             "basis": "The payment basis is a code of order 107n in capital Russian letters (ТП, ЗД, ТР, РС, ОТ, РТ, ВУ, ПР, "
                 + "АП, АР …) or 0 for a tax payment without a basis (the single tax payment)",
-            "period": "For a tax payment the period is МС.01.2026, КВ.02.2026, ПЛ.01.2026, ГД.00.2026 or 0; for a customs "
-                + "payment, the customs office's code of 8 digits",
+            "period": "For a tax payment the period is МС.01.2026, КВ.02.2026, ПЛ.01.2026, ГД.00.2026, a due date "
+                + "DD.MM.YYYY or 0; for a customs payment, the customs office's code of 8 digits",
             "docDate": "The basis document's date is DD.MM.YYYY, a date that exists (31.03.2026), or 0 if there is no document",
             "destInn": "The payee's INN is wrong: its first two digits (the region's code) are never 00 and its check digits "
                 + "must match; a budget payment needs the exact INN",
@@ -119,9 +119,10 @@ final class PayPPTaxOperation: Operation, OperationDefinition {
         "ДЕ", "ПО", "КТ", "ИД", "ИП", "ТУ", "БД", "КП", "ДК", "ПК", "КК", "ТК", "ПД", "КВ", "ТГ", "ПЛ",
     ]
 
-    /// The tax period of field 107 (type 1): МС.01…12, КВ.01…04, ПЛ.01…02 or ГД.00, then the year.
+    /// The tax period of field 107 (type 1): МС.01…12, КВ.01…04, ПЛ.01…02 or ГД.00, then the year (19xx or 20xx:
+    /// МС.03.0000 is no period).
     /// Written with bracket classes instead of backslashes so it reads the same whatever the string escapes.
-    static let taxPeriod = "(МС[.](0[1-9]|1[0-2])|КВ[.]0[1-4]|ПЛ[.]0[12]|ГД[.]00)[.][0-9]{4}"
+    static let taxPeriod = "(МС[.](0[1-9]|1[0-2])|КВ[.]0[1-4]|ПЛ[.]0[12]|ГД[.]00)[.](19|20)[0-9]{2}"
 
     /// Field 101 statuses that name a natural person: only such a payer may write "0" for an INN they do not
     /// have (field 60), and then the УИН (field 22) identifies the payment (107n, appendices 2 and 4).
@@ -194,20 +195,24 @@ final class PayPPTaxOperation: Operation, OperationDefinition {
         kbk.hint = "Код бюджетной классификации: 20 цифр; для ЕНП — 18201061201010000510"
         kbk.validIf("kbk != '00000000000000000000'", "КБК — 20 цифр, не все нули: возьмите его из уведомления или квитанции")
         oktmo.hint = "Код муниципального образования: 8 или 11 цифр; для ЕНП — 0"
-        oktmo.validIf("len(oktmo) == 8 OR len(oktmo) == 11 OR (oktmo == '0' AND kbk == '\(SingleTaxPayment.kbk)')",
-                      "ОКТМО — 8 или 11 цифр; 0 допустим только в платеже ЕНП (КБК 18201061201010000510)")
+        // All zeros names no territory: only the single tax payment's one 0 stands for "none".
+        oktmo.validIf("((len(oktmo) == 8 OR len(oktmo) == 11) AND NOT (oktmo MATCHES '0+')) "
+                      + "OR (oktmo == '0' AND kbk == '\(SingleTaxPayment.kbk)')",
+                      "ОКТМО — 8 или 11 цифр, не все нули; 0 допустим только в платеже ЕНП (КБК 18201061201010000510)")
 
         basis.hint = "Две заглавные буквы по приказу 107н (ТП — платежи текущего года, ЗД — добровольное погашение "
             + "задолженности, ТР — по требованию …) или 0, когда основания нет (ЕНП)"
         basis.validIf("($type == 1 AND basis == '0') OR basis IN \(Self.literals(Self.paymentBases))",
                       "Основание платежа — код из приказа 107н заглавными русскими буквами (ТП, ЗД, ТР, РС, ОТ, РТ, ВУ, "
                       + "ПР, АП, АР …) или 0 для налогового платежа без основания (ЕНП)")
-        period.hint = "Налог: МС.01.2026, КВ.02.2026, ПЛ.01.2026, ГД.00.2026 или 0 (ЕНП); таможенный платёж: "
+        period.hint = "Налог: МС.01.2026, КВ.02.2026, ПЛ.01.2026, ГД.00.2026, срок уплаты по закону (12.03.2026) или 0 (ЕНП); таможенный платёж: "
             + "код таможенного органа, 8 цифр"
-        period.validIf("($type == 1 AND (period == '0' OR period MATCHES '\(Self.taxPeriod)')) "
+        // A tax whose law sets a due date gives that date in field 107 (107n, appendix 2): ДД.ММ.ГГГГ.
+        period.validIf("($type == 1 AND (period == '0' OR period MATCHES '\(Self.taxPeriod)' "
+                       + "OR (period != '0' AND isBasisDate(period)))) "
                        + "OR ($type == 2 AND period MATCHES '[0-9]{8}')",
-                       "Для налогового платежа период — МС.01.2026, КВ.02.2026, ПЛ.01.2026, ГД.00.2026 или 0; "
-                       + "для таможенного — код таможенного органа из 8 цифр")
+                       "Для налогового платежа период — МС.01.2026, КВ.02.2026, ПЛ.01.2026, ГД.00.2026, дата уплаты "
+                       + "ДД.ММ.ГГГГ или 0; для таможенного — код таможенного органа из 8 цифр")
         docNumber.hint = "Номер требования, решения или декларации, до 15 знаков; 0, если документа нет"
         docDate.hint = "ДД.ММ.ГГГГ (31.03.2026); 0, если документа нет"
         docDate.validIf("isBasisDate(docDate)",
@@ -335,7 +340,8 @@ final class PayPPTaxOperation: Operation, OperationDefinition {
     }
 }
 
-/// Field 109: "0", or a date that exists written ДД.ММ.ГГГГ (107n: the basis document's date in that form).
+/// Field 109: "0", or a date that exists written ДД.ММ.ГГГГ (107n: the basis document's date in that form), in
+/// 1900–2099 (a document of 31.12.9999 is a slip of the keyboard, not a demand).
 enum BasisDate {
     static func isValid(_ text: String) -> Bool {
         if text == "0" { return true }
@@ -343,7 +349,7 @@ enum BasisDate {
         guard parts.count == 3, parts[0].count == 2, parts[1].count == 2, parts[2].count == 4,
               parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
               let day = Int(parts[0]), let month = Int(parts[1]), let year = Int(parts[2]),
-              year >= 1900, (1...12).contains(month) else { return false }
+              (1900...2099).contains(year), (1...12).contains(month) else { return false }
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
         let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
         return (1...days).contains(day)
