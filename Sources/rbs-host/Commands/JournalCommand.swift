@@ -49,7 +49,7 @@ struct JournalCommand: ParsableCommand {
                 if json {
                     print(try JournalQuery.json(entries))
                 } else {
-                    print(JournalText.render(entries, filtered: filter != JournalFilter(), language: global.language))
+                    print(JournalText.render(entries, filtered: filter != JournalFilter(), language: global.language, width: Terminal.columns))
                 }
             } catch let exit as ExitCode {
                 throw exit
@@ -147,7 +147,7 @@ struct VerifyCommand: ParsableCommand {
 
 enum JournalText {
     /// The entries as a table in `language`: the status in the catalogue's word for its outcome kind.
-    static func render(_ entries: [JournalEntry], filtered: Bool = false, language: HostLanguage = .en) -> String {
+    static func render(_ entries: [JournalEntry], filtered: Bool = false, language: HostLanguage = .en, width: Int? = nil) -> String {
         func text(_ report: HostMessage.Report) -> String { report.text(language) }
         guard !entries.isEmpty else { return text(filtered ? .noEntryMatches : .journalEmpty) }
         var table = Table(header: [text(.numberColumn), text(.timeColumn), text(.statusColumn), text(.operationColumn),
@@ -170,7 +170,8 @@ enum JournalText {
                 HostMessage.reason(of: entry, language) ?? "",
             ])
         }
-        return table.render()
+        table.labelledWhenStacked = true
+        return table.render(width: width)
     }
 
     /// The signing method of an entry: OCRA with its challenge, a passkey with its algorithm, or TOTP marked as not

@@ -19,7 +19,7 @@ struct StatementCommand: ParsableCommand {
             let ledger = try global.openLedger()
             let period = try StatementQuery.period(from: from, to: to)
             let statement = try ledger.statement(account: try StatementQuery.account(account, in: ledger), period: period)
-            if json { JSONOutput.print(StatementText.json(statement)) } else { print(StatementText.render(statement, language: global.language)) }
+            if json { JSONOutput.print(StatementText.json(statement)) } else { print(StatementText.render(statement, language: global.language, width: Terminal.columns)) }
         } catch {
             Terminal.error(CommandError.text(error, global.language))
             throw ExitCode.failure

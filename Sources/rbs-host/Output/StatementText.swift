@@ -40,7 +40,8 @@ enum StatementText {
         return table.render()
     }
 
-    static func render(_ statement: AccountStatement, timeZone: TimeZone = .current, language: HostLanguage = .en) -> String {
+    static func render(_ statement: AccountStatement, timeZone: TimeZone = .current, language: HostLanguage = .en,
+                       width: Int? = nil) -> String {
         func text(_ message: HostMessage) -> String { message.text(language) }
         let currency = statement.account.currency
         func money(_ value: Decimal) -> String { Amount.shown(value, currency: currency, language) }
@@ -55,14 +56,15 @@ enum StatementText {
             lines.append(text(.noPostings))
         } else {
             var table = Table(header: [text(.dateColumn), text(.accountsHeader), text(.counterpartyColumn), text(.purposeColumn),
-                                       text(.amountColumn), text(.balance)], rightAligned: [1, 4, 5])
+                                       text(.amountColumn), text(.balance)], rightAligned: [1, 4, 5],
+                              labelledWhenStacked: true)
             for line in statement.lines {
                 let counterparty = StatementFormat.counterparty(line, language: language)
                 let amount = (line.amount > 0 ? "+" : "") + Amount.shown(line.amount, currency: currency, language, code: false)
                 table.rows.append([times.string(from: date(line.postedAtMilliseconds)), String(line.sequence), counterparty,
                                    line.purpose, amount, Amount.shown(line.balanceAfter, currency: currency, language, code: false)])
             }
-            lines.append(table.render())
+            lines.append(table.render(width: width))
         }
         let debits = statement.lines.filter { $0.direction == .debit }.count
         lines.append(text(.totals(debits: money(statement.totalDebit), debitCount: debits,

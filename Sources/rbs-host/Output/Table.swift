@@ -4,6 +4,9 @@ struct Table {
     var rows: [[String]] = []
     /// The columns whose cells end at the column's right edge (amounts, so their digits line up).
     var rightAligned: Set<Int> = []
+    /// Stacked (narrower than the table), each cell under the first names its column (`Amount: -1,234.50`): for a
+    /// table of values (a statement, the journal) that would otherwise lose which number is which.
+    var labelledWhenStacked = false
 
     /// The table; when `width` (a terminal's columns) is given and the table is wider, each row stacked instead: its
     /// first cell on a line of its own (what does not fit goes on, indented by two), the rest under it, indented by
@@ -17,11 +20,19 @@ struct Table {
         }
         if let width, widths.reduce(0, +) + 2 * max(columns - 1, 0) > width {
             return rows.map { row in
-                let rest = row.prefix(columns).dropFirst().filter { !$0.isEmpty }.joined(separator: "  ")
                 let first = Self.wrapped(row.first ?? "", width: width)
                 let head = first.prefix(1) + first.dropFirst().flatMap { Self.wrapped($0, width: width - 2).map { "  " + $0 } }
-                return (Array(head) + Self.wrapped(rest, width: width - Self.indent.count).map { Self.indent + $0 })
-                    .joined(separator: "\n")
+                guard labelledWhenStacked else {
+                    let rest = row.prefix(columns).dropFirst().filter { !$0.isEmpty }.joined(separator: "  ")
+                    return (Array(head) + Self.wrapped(rest, width: width - Self.indent.count).map { Self.indent + $0 })
+                        .joined(separator: "\n")
+                }
+                let cells = zip(header, row.prefix(columns)).dropFirst().filter { !$0.1.isEmpty }
+                let labelled = cells.flatMap { name, cell in
+                    Self.wrapped(name.prefix(1) + name.dropFirst().lowercased() + ": " + cell, width: width - Self.indent.count)
+                        .enumerated().map { $0.offset == 0 ? Self.indent + $0.element : Self.indent + "  " + $0.element }
+                }
+                return (Array(head) + labelled).joined(separator: "\n")
             }.joined(separator: "\n")
         }
         func line(_ cells: [String]) -> String {

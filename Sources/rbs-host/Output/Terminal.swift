@@ -10,6 +10,15 @@ enum Terminal {
     static let colour = isatty(STDOUT_FILENO) == 1 && !HostEnvironment.current.noColour
     static let colourErrors = isatty(STDERR_FILENO) == 1 && !HostEnvironment.current.noColour
 
+    /// Standard output's width in columns when it is a terminal (a wide table is then stacked row by row instead of
+    /// every line wrapping wherever the window ends); nil for a pipe or a file, which get the table whole.
+    static var columns: Int? {
+        guard isatty(STDOUT_FILENO) == 1 else { return nil }
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
+
     static func paint(_ text: String, _ code: String, when enabled: Bool = colour) -> String {
         enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }

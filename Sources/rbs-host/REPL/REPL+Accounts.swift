@@ -24,7 +24,7 @@ extension REPL {
             let ledger = try runtime.ledger()
             let period = try StatementQuery.period(from: arguments.values["--from"], to: arguments.values["--to"])
             let statement = try ledger.statement(account: try StatementQuery.account(arguments.positional[0], in: ledger), period: period)
-            console.say(arguments.flags.contains("--json") ? JSONOutput.text(StatementText.json(statement)) : StatementText.render(statement, language: console.language))
+            console.say(arguments.flags.contains("--json") ? JSONOutput.text(StatementText.json(statement)) : StatementText.render(statement, language: console.language, width: console.width))
         } catch {
             console.error(String(describing: error))
         }

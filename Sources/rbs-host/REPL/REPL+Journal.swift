@@ -44,7 +44,7 @@ extension REPL {
                 let filter = try JournalQuery.filter(operation: values["--operation"], account: values["--account"], from: values["--from"],
                                                      to: values["--to"], status: values["--status"], ledger: ledger)
                 let entries = try ledger.journal.entries(matching: filter)
-                console.say(json ? try JournalQuery.json(entries) : JournalText.render(entries, filtered: filter != JournalFilter(), language: language))
+                console.say(json ? try JournalQuery.json(entries) : JournalText.render(entries, filtered: filter != JournalFilter(), language: language, width: console.width))
             }
         } catch {
             console.error(String(describing: error))
