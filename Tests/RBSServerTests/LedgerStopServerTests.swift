@@ -28,12 +28,13 @@ struct LedgerStopServerTests {
         }
 
         /// The sentence the 503 and `/health` must carry.
+        /// How the stop's message begins: what changed (an exposure, then its fix, in one sentence).
         func what(_ data: URL) -> String {
             switch self {
             case .deleted: "the data folder \(data.path) was deleted or moved away"
             case .replaced: "the data folder \(data.path) was replaced by another folder"
-            case .folderOpened: "\(data.path) has mode 777 (other users can change it); it must be 700"
-            case .ledgerOpened: "\(data.appendingPathComponent("rbs.sqlite").path) has mode 666 (other users can change it); it must be 600"
+            case .folderOpened: "while rbs-host was running, \(data.path) has mode 777 (other users can change it); it must be 700"
+            case .ledgerOpened: "while rbs-host was running, \(data.appendingPathComponent("rbs.sqlite").path) has mode 666 (other users can change it); it must be 600"
             }
         }
     }
