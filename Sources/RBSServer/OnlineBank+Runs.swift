@@ -225,7 +225,7 @@ extension OnlineBank {
         switch error {
         case .unknownAtom: Problem("unknown-atom", "No such atom", status: 404, detail: error.description, atom: atom)
         case .invalid(_, let message): Problem("invalid-value", "The value is not accepted", status: 422, detail: message, atom: atom)
-        case .mismatch: Problem("wrong-type", "The value is of the wrong type", status: 422, detail: error.description, atom: atom)
+        case .mismatch: Problem("wrong-type", "The value has the wrong type for this atom", status: 422, detail: error.description, atom: atom)
         case .hidden: Problem("hidden-atom", "The atom is hidden", status: 409, detail: error.description, atom: atom)
         case .notEditable, .notAButton: Problem("not-editable", "This atom cannot be changed so", status: 422, detail: error.description, atom: atom)
         case .closed: Problem("run-finished", "The run is finished", status: 409, detail: error.description)
