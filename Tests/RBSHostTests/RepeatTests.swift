@@ -72,6 +72,32 @@ struct RepeatTests {
             "the recorded form of journal entry 1 gives another payment than the one it signed (the payee's account: \(other), "
                 + "where entry 1 signed \(Demo.external))") == true, "\(report.errors)")
         #expect(try sandbox.journal().count == 1, "nothing signed")
+
+        // Put back, then only the purpose changed: by the same plugin version every field is compared, not only the
+        // money's route (a tester had "… и пени" posted this way).
+        func edit(_ sql: String, _ arguments: [String]) throws {
+            let script = """
+                import sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                db.execute("DROP TRIGGER IF EXISTS entry_forms_no_update")
+                db.execute(sys.argv[2], tuple(sys.argv[3:]))
+                db.commit()
+                """
+            let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, sandbox.database.path, sql] + arguments,
+                                        environment: ProcessInfo.processInfo.environment)
+            try #require(result.status == 0, "\(result)")
+        }
+        try edit("UPDATE entry_forms SET form_values = replace(form_values, ?, ?) WHERE journal_seq = 1", [other, Demo.external])
+        try edit("UPDATE entry_forms SET form_values = replace(form_values, ?, ?) WHERE journal_seq = 1",
+                 ["Оплата по счёту 7", "Оплата по счёту 7 и пени"])
+        sandbox.step()
+        let purpose = try sandbox.host(["repeat", "1", "--code", try sandbox.code(), "--confirm-duplicate", "--json"])
+        #expect(try decode(RunJSON.self, purpose.stdout).errors.first?.message.contains("the purpose: Оплата по счёту 7 и пени") == true,
+                "\(purpose)")
+        // A form recorded under another operation than its entry signed is what verify can tell without the plugin.
+        try edit("UPDATE entry_forms SET operation = 'topup.mobile' WHERE journal_seq = 1", [])
+        let verify = try sandbox.host(["verify"])
+        #expect(verify.status == 1 && verify.stdout.contains("entry_forms was altered"), "\(verify)")
     }
 
     @Test("repeat of an entry that does not exist or has no recorded form says so; the refused run posts nothing")

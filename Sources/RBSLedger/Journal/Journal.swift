@@ -119,6 +119,7 @@ public struct Journal: Sendable {
             expected += 1
         }
         if let (sequence, reason) = baskets.totalsProblem() { return .bad(sequence: sequence, reason: reason) }
+        if let (sequence, reason) = try formsProblem() { return .bad(sequence: sequence, reason: reason) }
         if let problem = try reconcile() { return .unreconciled(reason: problem) }
         return .ok(rows.count)
     }
@@ -129,6 +130,32 @@ public struct Journal: Sendable {
     /// to the bank's fee income account of its currency); every account's balance and every fee income account's is its opening balance (the seed's, or the one `customers add`
     /// opened it with) minus what it paid plus
     /// what it received.
+    /// The first recorded form (`entry_forms`, what `repeat N` opens) that is not of its entry: no such entry, or
+    /// another operation or plugin version than the entry's signed document names. (Its values are the plugin's
+    /// atoms, not the document's fields, and are not covered by the hashes: `repeat N` as recorded compares the
+    /// document they build with the signed one before it signs, ``Ledger/checkRepeat(of:operation:pluginVersion:fields:)``.)
+    func formsProblem() throws(LedgerError) -> (Int64, String)? {
+        let rows = try database.read { db in
+            try db.rows("""
+                SELECT f.journal_seq, f.operation, f.plugin_version, j.document FROM entry_forms f
+                LEFT JOIN journal j ON j.seq = f.journal_seq ORDER BY f.journal_seq
+                """)
+        }
+        for row in rows {
+            guard let sequence = try? row.decode(Int64.self, forColumn: "journal_seq") else { continue }
+            let operation = try? row.decode(String.self, forColumn: "operation")
+            let version = try? row.decode(String.self, forColumn: "plugin_version")
+            guard let bytes = try? row.decode(Data.self, forColumn: "document"), let document = try? CanonicalEncoding.decode(bytes) else {
+                return (sequence, "a form is recorded for entry \(sequence), which the journal does not hold (entry_forms was altered)")
+            }
+            if operation != document.operation || version != document.pluginVersion {
+                return (sequence, "its recorded form (what repeat opens) is of \(operation ?? "?") \(version ?? "?"), but the entry "
+                        + "signed \(document.operation) \(document.pluginVersion): entry_forms was altered")
+            }
+        }
+        return nil
+    }
+
     func reconcile() throws(LedgerError) -> String? {
         let (postings, posted, accounts, exchanges, positions, fees, incomes) = try database.read { db in
             (try db.rows("""

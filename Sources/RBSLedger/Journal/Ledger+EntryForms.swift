@@ -51,20 +51,33 @@ extension Ledger {
 
 extension Ledger {
     /// Throws ``LedgerError/repeatAltered(sequence:field:signed:now:)`` when the document a repeat of entry `sequence`
-    /// built from its recorded form alone (nothing changed by the person) pays otherwise than the entry signed: another
-    /// debit or payee account, payee, bank, INN, amount or currency. The recorded form (`entry_forms`) is not covered
-    /// by the journal's hashes; a changed row would make `repeat N` — which `rbs-host repeat N --code` signs without a
-    /// review — pay an account nobody chose. (A later plugin version that builds the same form differently is refused
-    /// the same way, and the person fills the form instead.)
-    public func checkRepeat(of sequence: Int64, fields: [(key: String, value: String)]) throws(LedgerError) {
+    /// built from its recorded form alone (nothing changed by the person) is not the payment the entry signed: another
+    /// operation, or — by the same plugin version — any field but the ones a day changes (a conversion's rate and
+    /// credited amount, a fee), or — by another version, which may build its document otherwise — another debit or
+    /// payee account, payee, bank, INN, amount or currency. The recorded form (`entry_forms`) is not covered by the
+    /// journal's hashes; a changed row would make `repeat N` — which `rbs-host repeat N --code` signs without a review —
+    /// pay an account, or with a purpose, nobody chose.
+    public func checkRepeat(of sequence: Int64, operation: String, pluginVersion: String,
+                            fields: [(key: String, value: String)]) throws(LedgerError) {
         guard let entry = try journal.entry(sequence), let signed = try? CanonicalEncoding.decode(entry.document) else { return }
-        let compared: [PaymentField] = [.debitAccount, .creditAccount, .payeeName, .payeeBank, .payeeTaxID, .amount, .currency]
-        for field in compared {
-            let before = signed.text(of: field)
-            let now = fields.first { $0.key == field.key }.flatMap { $0.value.isEmpty ? nil : $0.value }
-            if field == .amount, let before, let now, let a = DecimalText.parse(before), let b = DecimalText.parse(now), a == b { continue }
-            guard before == now else {
-                throw .repeatAltered(sequence: sequence, field: field.meaning, signed: before ?? "none", now: now ?? "none")
+        guard operation == signed.operation else {
+            throw .repeatAltered(sequence: sequence, field: "the operation", signed: signed.operation, now: operation)
+        }
+        let built = Dictionary(fields.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }).filter { !$0.value.isEmpty }
+        let before = Dictionary(signed.fields.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }).filter { !$0.value.isEmpty }
+        let money: [PaymentField] = [.debitAccount, .creditAccount, .payeeName, .payeeBank, .payeeTaxID, .amount, .currency]
+        let volatile = Set(Conversion.Key.all + [PaymentField.fee.key, PaymentField.feeCurrency.key])
+        let keys = pluginVersion == signed.pluginVersion
+            ? Set(built.keys).union(before.keys).subtracting(volatile).sorted()
+            : money.map(\.key)
+        for key in keys {
+            let (was, now) = (before[key], built[key])
+            if key == PaymentField.amount.key, let was, let now, let a = DecimalText.parse(was), let b = DecimalText.parse(now), a == b {
+                continue
+            }
+            guard was == now else {
+                let field = PaymentField.allCases.first { $0.key == key }?.meaning ?? "the field \(key)"
+                throw .repeatAltered(sequence: sequence, field: field, signed: was ?? "none", now: now ?? "none")
             }
         }
     }

@@ -332,7 +332,7 @@ struct RunOptions: ParsableArguments {
         }
         // `repeat N` as recorded signs without a review: it must pay what entry N signed (the core's check).
         if case .entry(let sequence) = source, assignments.isEmpty {
-            do { try ledger.checkRepeat(of: sequence, fields: draft.fields) } catch {
+            do { try ledger.checkRepeat(of: sequence, operation: draft.operation, pluginVersion: draft.pluginVersion, fields: draft.fields) } catch {
                 return invalid([AtomIssue(atom: nil, message: HostMessage.describe(error, language))])
             }
         }
