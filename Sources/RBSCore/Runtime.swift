@@ -139,7 +139,14 @@ public final class Runtime: @unchecked Sendable {
             PluginVersionCounters.shared.run(VersionCount.version(of: operation.plugin), party: cohort)
             return session
         } catch {
-            if case .pluginFault = error { PluginVersionCounters.shared.fault(VersionCount.version(of: operation.plugin)) }
+            // A run the plugin ended in create() (or its quarantine refused after such faults) is a run that faulted:
+            // counted as both, so a version that crashes at once reaches its rollout's minimum of runs and is rolled
+            // back, instead of piling up faults against no runs ("8 of its 3 runs") while every customer is refused.
+            if case .pluginFault = error {
+                let version = VersionCount.version(of: operation.plugin)
+                PluginVersionCounters.shared.run(version, party: cohort)
+                PluginVersionCounters.shared.fault(version)
+            }
             throw .form(error)
         }
     }

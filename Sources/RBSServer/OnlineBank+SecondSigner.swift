@@ -30,7 +30,7 @@ extension OnlineBank {
     /// The second signature: `customer` (another user of the same customer) approves journal entry `entry` with
     /// their own code (`reason` nil) or declines it with `reason`. Rate-limited as signing is; answers the receipt.
     func decide(entry: Int64, code: String, reason: String?, confirmDuplicate: Bool = false, address: String,
-                for customer: Customer) async throws(Problem) -> API.Receipt {
+                language: HostLanguage = .en, for customer: Customer) async throws(Problem) -> API.Receipt {
         let keys = Self.codeKeys(customer, address)
         try await checkCodeAttempts(keys)
         let ledger = self.ledger
@@ -45,7 +45,7 @@ extension OnlineBank {
             }
         } catch let error as LedgerError {
             if case .secondSignature(let refusal) = error { throw Self.problem(refusal) }
-            throw await codeProblem(error, keys: keys)
+            throw await codeProblem(error, keys: keys, language: language)
         } catch {
             throw .internalError("\(error)")
         }

@@ -135,7 +135,7 @@ extension OnlineBank {
 
     func codeProblem(_ error: LedgerError, keys: AttemptKeys, language: HostLanguage = .en) async -> Problem {
         if case .wouldBeRejected(let refusal) = error { return Self.refusedProblem(refusal, language) }
-        if case .unconfirmedDuplicate(let duplicate) = error { return Self.duplicateProblem(duplicate) }
+        if case .unconfirmedDuplicate(let duplicate) = error { return Self.duplicateProblem(duplicate, language: language) }
         if case .reviewChanged(let reviewed, let current) = error {
             return Problem("review-changed", "The document changed after this review", status: 409,
                            detail: HostMessage.reviewChanged(reviewed: reviewed, current: current, language), atom: "documentHash")

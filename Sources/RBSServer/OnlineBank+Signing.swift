@@ -210,38 +210,39 @@ extension OnlineBank {
                                                      credentialIds: [Base64URL.encode(key.credentialId)], userVerification: "required")
                               }
                           } : nil,
-                          duplicate: sign.duplicate.map(duplicate))
+                          duplicate: sign.duplicate.map { duplicate($0, language) })
     }
 
     /// The earlier posted entry a document repeats, as the API shows it.
-    static func duplicate(_ entry: JournalEntry) -> API.Duplicate {
+    static func duplicate(_ entry: JournalEntry, _ language: HostLanguage = .en) -> API.Duplicate {
         let payment = Payment.of(try? CanonicalEncoding.decode(entry.document))
         return API.Duplicate(journal: entry.sequence, postedAt: iso(milliseconds: entry.recordedAtMilliseconds),
                              status: entry.kind.rawValue, amount: entry.amount, currency: entry.currency, payee: payment?.payee.name, account: entry.credit,
-                             purpose: payment?.purpose, message: SignModule.duplicateNotice(entry))
+                             purpose: payment?.purpose, message: SignModule.duplicateNotice(entry, language))
     }
 
     /// The core's refusal of an unconfirmed repeat: 409 `duplicate`, naming what it repeats (a posted entry, or an
     /// earlier document of the same basket); nothing was signed and no code was looked at.
     /// With `repeating` (the document that repeats, in a basket's review), a repeat of a document of the same basket
     /// names the payment too: it is the same payment, by the rule that found it.
-    static func duplicateProblem(_ found: Duplicate, repeating: Document? = nil) -> Problem {
+    static func duplicateProblem(_ found: Duplicate, repeating: Document? = nil, language: HostLanguage = .en) -> Problem {
         var duplicate: API.Duplicate
         switch found.of {
         case .entry(let entry):
-            duplicate = Self.duplicate(entry)
+            duplicate = Self.duplicate(entry, language)
         case .document(let earlier):
             let payment = repeating.flatMap(Payment.of)
             duplicate = API.Duplicate(journal: nil, postedAt: nil, amount: payment?.amount.plain, currency: payment?.amount.currency.code,
                                       payee: payment?.payee.name, account: payment?.creditAccount, purpose: payment?.purpose,
-                                      message: SignModule.repeatNotice(found.of))
+                                      message: SignModule.repeatNotice(found.of, language))
             duplicate.document = earlier
         }
         duplicate.position = found.position
         let title = found.position == nil ? "This payment repeats an earlier one" : "A payment of the basket repeats an earlier one"
         var problem = Problem("duplicate", title, status: 409,
-                              detail: (found.position.map { "document \($0): " } ?? "") + duplicate.message
-                                  + "; nothing was signed — to send it again, sign with confirmDuplicate: true")
+                              detail: (found.position.map { language.pick("document \($0): ", "документ \($0): ") } ?? "") + duplicate.message
+                                  + language.pick("; nothing was signed — to send it again, sign with confirmDuplicate: true",
+                                                  "; ничего не подписано — чтобы отправить его всё же, подпишите с confirmDuplicate: true"))
         problem.duplicate = duplicate
         return problem
     }

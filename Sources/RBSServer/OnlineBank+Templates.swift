@@ -102,6 +102,9 @@ extension OnlineBank {
             return try await Self.blocking { try ledger.repeatableForm(ofEntry: sequence) }
         } catch let error as EntryFormError {
             if case .storage(let inner) = error { throw Self.storageProblem("the entry's form could not be read", inner) }
+            if case .altered = error {
+                throw Problem("form-altered", "The entry's recorded form is not the one it signed", status: 409, detail: error.description)
+            }
             throw Problem("no-form", "The entry has no form to repeat", status: 422, detail: error.description)
         } catch {
             throw Self.storageProblem("the entry's form could not be read", error)

@@ -429,6 +429,12 @@ struct WorkerIsolationTests {
         #expect(messages.count == 4)
         #expect(messages.first?.contains("killed by SIGSEGV") == true, "\(messages)")
         #expect(messages.last?.contains("quarantined") == true, "\(messages)")
+        // Each refused open is a run that faulted, for a rollout's automatic rollback (faults alone never reached
+        // its minimum of runs, and a version crashing in create() stayed rolled out to everyone).
+        let all = PluginVersionCounters.shared.take()
+        let counted = all.filter { $0.key.pluginID == "test.fault" }
+        PluginVersionCounters.shared.giveBack(all.filter { $0.key.pluginID != "test.fault" })
+        #expect(counted.values.reduce(0) { $0 + $1.runs } >= 4 && counted.values.reduce(0) { $0 + $1.faults } >= 4, "\(counted)")
         // Listed as unavailable, with the reason, until the file changes.
         let listing = try #require(host.registry.operations.first { $0.id == "fault.op" })
         #expect(listing.unavailable?.contains("quarantined") == true)

@@ -157,6 +157,11 @@ struct DescribeQuickTests {
         let typed = "оплата по дог. №5 от 01.02.2026, в т.ч. ндс 20%. возврат по письму ivanov@mail.ru, г.н. а123вс77"
         let kept = try sandbox.describe("pay.pp.quick", Self.complete.filter { !$0.hasPrefix("destDesc=") } + ["destDesc=" + typed])
         #expect(kept["destDesc"].value == "О" + typed.dropFirst())
+        // A letter whose capital is not one letter is left as typed (ß → "SS", ﬁ → "FI"); ǆ takes its title case ǅ.
+        for (typed, shown) in [("ßtraße 5", "ßtraße 5"), ("ﬁle 7", "ﬁle 7"), ("ǆemal 3", "ǅemal 3")] {
+            let form = try sandbox.describe("pay.pp.quick", Self.complete.filter { !$0.hasPrefix("destDesc=") } + ["destDesc=" + typed])
+            #expect(form["destDesc"].value == shown, "\(typed)")
+        }
         for (index, assignment) in Self.complete.enumerated() {
             var partial = Self.complete
             partial.remove(at: index)

@@ -98,6 +98,10 @@ struct RepeatTests {
         try edit("UPDATE entry_forms SET operation = 'topup.mobile' WHERE journal_seq = 1", [])
         let verify = try sandbox.host(["verify"])
         #expect(verify.status == 1 && verify.stdout.contains("entry_forms was altered"), "\(verify)")
+        // ... and every front end's repeat refuses such a form before it opens it.
+        let opened = try sandbox.host(["repeat", "1", "--code", try sandbox.code(), "--json"])
+        #expect(try decode(RunJSON.self, opened.stdout).errors.first?.message.hasPrefix(
+            "the recorded form of journal entry 1 is of topup.mobile ") == true, "\(opened)")
     }
 
     @Test("repeat of an entry that does not exist or has no recorded form says so; the refused run posts nothing")

@@ -162,8 +162,11 @@ extension SecondSignerCommandTests {
         sandbox.step()
         let taken = try sandbox.host(["customers", "add-user", "anna", "anna", "--code", try customerCode(sandbox, "anna")])
         #expect(taken.status == 1 && taken.stderr == "error: a customer or user named 'anna' already exists, or one whose name differs only in case (see `rbs-host customers list`)\n", "\(taken)")
-        // The code is spent: the same one changes nothing more.
-        let replayed = try sandbox.host(["customers", "add-user", "anna", "boris", "--code", try customerCode(sandbox, "anna")])
+        // The refused name spent no code (it is refused before the step-up looks at it): the same code adds boris; then
+        // it is spent, and changes nothing more.
+        let added = try sandbox.host(["customers", "add-user", "anna", "boris", "--code", try customerCode(sandbox, "anna")])
+        #expect(added.status == 0, "\(added)")
+        let replayed = try sandbox.host(["customers", "add-user", "anna", "carl", "--code", try customerCode(sandbox, "anna")])
         #expect(replayed.status == 1 && replayed.stderr.contains("already used"), "\(replayed)")
     }
 

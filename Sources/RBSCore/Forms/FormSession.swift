@@ -673,11 +673,15 @@ public final class FormSession {
     /// a period inside a payment's text is far more often an abbreviation's ("в т.ч. НДС", "г. Москва", "и.и."), a
     /// date's, an address's ("mail.ru") or a reference's than a sentence's end, and what is signed must be what was
     /// typed — capitalising after each one made "в т.Ч." of a purpose sent to the tax office.
+    /// The letter's title case, and only when it is one letter of one scalar that stays one (ß would become "SS",
+    /// ﬁ "FI": such a letter is left as typed, so the text keeps its letters and its length).
     private func capitalized(_ text: String) -> String {
         guard let first = text.firstIndex(where: \.isLetter) else { return text }
         let letter = text[first]
-        guard letter.isLowercase else { return text }
-        return String(text[..<first]) + letter.uppercased() + String(text[text.index(after: first)...])
+        guard letter.isLowercase, letter.unicodeScalars.count == 1, let scalar = letter.unicodeScalars.first else { return text }
+        let title = scalar.properties.titlecaseMapping
+        guard title.unicodeScalars.count == 1, title != String(scalar) else { return text }
+        return String(text[..<first]) + title + String(text[text.index(after: first)...])
     }
 
     private func display(_ value: ExprValue, _ atom: AtomDescriptor, at index: Int) -> String {

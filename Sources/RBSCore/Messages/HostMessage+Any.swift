@@ -49,6 +49,9 @@ extension HostMessage {
         case .noForm(let sequence):
             return "у записи журнала \(sequence) нет сохранённых значений формы для повтора: она подписана раньше, чем "
                 + "rbs-host стал их хранить, или не из формы — заполните операцию через run"
+        case .altered(let sequence, let recorded, let signed):
+            return "сохранённая форма записи журнала \(sequence) — \(recorded), а запись подписала \(signed): сохранённые значения "
+                + "изменены после записи в журнал (запустите `rbs-host verify`) — заполните операцию через run"
         case .storage(let error): return describe(error, language)
         }
     }

@@ -10,3 +10,25 @@ public struct BasketOutcome: Sendable, Hashable {
 
     public var basketId: String { list.id }
 }
+
+extension BasketOutcome {
+    /// What became of the basket as a whole, decided here for every front end.
+    public enum Status: String, Sendable {
+        /// Every document posted (or accepted).
+        case posted
+        /// None refused, and some await their second signature (the rest posted): nothing failed.
+        case awaiting = "awaiting-second-signature"
+        /// Some refused, some posted or awaiting.
+        case partial
+        /// Every document refused.
+        case rejected
+    }
+
+    public var status: Status {
+        let rejected = outcomes.filter { if case .rejected = $0 { true } else { false } }.count
+        let awaiting = outcomes.filter { if case .awaiting = $0 { true } else { false } }.count
+        if rejected == 0 { return awaiting == 0 ? .posted : .awaiting }
+        return rejected == outcomes.count ? .rejected : .partial
+    }
+}
+

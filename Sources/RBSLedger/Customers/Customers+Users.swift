@@ -11,6 +11,12 @@ extension Customers {
     public func addUser(to credentials: CustomerCredentials, name: String, passwordRecord: String,
                         code: String) throws(CustomerError) -> (Customer, Enrolment) {
         guard Self.isValidName(name) else { throw .invalidName(name) }
+        // A name already taken is refused before the step-up looks at the code: a refused change spends no code.
+        let taken: Bool
+        do { taken = try database.read { db in try db.exists("SELECT 1 FROM customers WHERE lower(name) = lower(?)", name) } } catch {
+            throw .storage(error)
+        }
+        if taken { throw .exists(name) }
         let now = Timestamp.milliseconds(clock())
         let holder = credentials.customer.holderId
         return try steppedUp(.addUser, credentials, code: code) { db in

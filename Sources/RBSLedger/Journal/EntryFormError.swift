@@ -4,6 +4,8 @@ public enum EntryFormError: Error, Sendable, Hashable, CustomStringConvertible {
     case noEntry(Int64, last: Int64)
     /// The entry exists but no form values were recorded with it.
     case noForm(Int64)
+    /// The recorded form is of another operation or plugin version than the entry signed: `entry_forms` was altered.
+    case altered(Int64, recorded: String, signed: String)
     case storage(LedgerError)
 
     public var description: String {
@@ -14,6 +16,9 @@ public enum EntryFormError: Error, Sendable, Hashable, CustomStringConvertible {
         case .noForm(let sequence):
             "journal entry \(sequence) has no recorded form values to repeat: it was signed before rbs-host kept them, "
                 + "or not from a form — fill the operation with run instead"
+        case .altered(let sequence, let recorded, let signed):
+            "the recorded form of journal entry \(sequence) is of \(recorded), but the entry signed \(signed): the recorded "
+                + "values were changed after it was journaled (run `rbs-host verify`) — fill the operation with run instead"
         case .storage(let error): error.description
         }
     }

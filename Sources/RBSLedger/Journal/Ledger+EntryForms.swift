@@ -36,7 +36,16 @@ extension Ledger {
     /// The form of journal entry `sequence` for `repeat N`: its operation and the values entered then.
     public func repeatableForm(ofEntry sequence: Int64) throws(EntryFormError) -> FormTemplate {
         do {
-            if let form = try form(ofEntry: sequence) { return form }
+            if let form = try form(ofEntry: sequence) {
+                // Every front end's repeat opens this form: one of another operation than the entry signed is refused
+                // here (what `verify` reports too); the values themselves are compared where a repeat signs unreviewed.
+                if let entry = try journal.entry(sequence), let signed = try? CanonicalEncoding.decode(entry.document),
+                   form.operation != signed.operation || form.pluginVersion != signed.pluginVersion {
+                    throw EntryFormError.altered(sequence, recorded: "\(form.operation) \(form.pluginVersion)",
+                                                 signed: "\(signed.operation) \(signed.pluginVersion)")
+                }
+                return form
+            }
             let last = try database.read { db in try db.value(Int64.self, "SELECT MAX(seq) FROM journal") } ?? 0
             throw sequence >= 1 && sequence <= last ? EntryFormError.noForm(sequence) : .noEntry(sequence, last: last)
         } catch let error as EntryFormError {

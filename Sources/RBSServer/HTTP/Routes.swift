@@ -135,7 +135,7 @@ enum Routes {
                 let decide: API.DecideRequest = try await body(request)
                 let receipt = try await bank.decide(entry: try entry(context), code: decide.code, reason: nil,
                                                     confirmDuplicate: decide.confirmDuplicate ?? false,
-                                                    address: context.remoteAddress, for: who)
+                                                    address: context.remoteAddress, language: language(request), for: who)
                 return json(await bank.presented(receipt, for: who, language: language(request)))
             }
         }

@@ -94,7 +94,8 @@ struct BasketCommand: ParsableCommand {
                 }
             case .signed(let report):
                 if json { JSONOutput.print(report) } else { print(BasketText.render(report, language: global.language)) }
-                if report.status != .posted { throw ExitCode.failure }
+                // As for run: a payment journaled awaiting its second signature is not a failure.
+                if report.status != .posted && report.status != .awaiting { throw ExitCode.failure }
             }
         }
 

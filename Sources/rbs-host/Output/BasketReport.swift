@@ -12,6 +12,7 @@ import RBSLedger
 struct BasketReport: Encodable {
     enum Status: String, Encodable {
         case posted, partial, rejected, invalid
+        case awaiting = "awaiting-second-signature"
     }
 
     /// One document's outcome: `run --json`'s report of it and its place in the basket.
@@ -88,8 +89,12 @@ struct BasketReport: Encodable {
             }
             reports.append(DocumentReport(position: index + 1, report: report))
         }
-        let posted = reports.filter { $0.report.status == .posted }.count
-        status = posted == reports.count ? .posted : posted == 0 ? .rejected : .partial
+        switch outcome.status {
+        case .posted: status = .posted
+        case .awaiting: status = .awaiting
+        case .partial: status = .partial
+        case .rejected: status = .rejected
+        }
         basket = outcome.basketId
         totals = outcome.list.totals
         repeated = outcome.repeated
@@ -117,7 +122,7 @@ enum BasketText {
         let counts = HostMessage.report(.basketOutcome(id: id, posted: posted, of: report.documents.count, repeated: report.repeated)).text(language)
         switch report.status {
         case .posted: lines.append(Terminal.green(counts))
-        case .partial, .rejected: lines.append(Terminal.yellow(counts))
+        case .partial, .rejected, .awaiting: lines.append(Terminal.yellow(counts))
         case .invalid: lines.append(Terminal.yellow(HostMessage.report(.basketInvalid(id: id)).text(language)))
         }
         for document in report.documents {
