@@ -59,11 +59,26 @@ extension OnlineBank {
             described.refused = refused.isEmpty ? nil : refused
             return described
         }
-        guard runs.add(run, limit: runLimit) else {
+        var added = runs.add(run, limit: runLimit)
+        if !added {
+            // At the bound, the customer's least recently used form that holds nothing typed gives its place: a form
+            // only looked at is not worth refusing the next one for (a person who opened twenty that way was refused
+            // every operation).
+            let untouched = runs.all.filter { $0.customer.id == customer.id && $0.id != run.id && $0.state == .open && $0.summary == nil }
+            if let oldest = untouched.min(by: { $0.lastUsed < $1.lastUsed }) {
+                await close(oldest)
+                added = runs.add(run, limit: runLimit)
+            }
+        }
+        guard added else {
             try? await onLane(run) { () throws(Problem) in run.session?.close(); run.session = nil }
+            let minutes = Int(runIdle / 60)
             throw Problem("too-many-runs", "Too many open runs", status: 429,
-                          detail: "this customer has \(runLimit) runs open; cancel some (DELETE /api/v1/runs/{run}) or wait until "
-                            + "unused ones expire (\(Int(runIdle / 60)) minutes)")
+                          detail: language.pick(
+                            "you have \(runLimit) forms open with values typed: finish or cancel some (the home page's Continue "
+                                + "links lead to them), or wait — a form unused for \(minutes) minutes closes",
+                            "у вас открыто \(runLimit) форм с введёнными значениями: завершите или отмените некоторые (к ним ведут "
+                                + "ссылки «Продолжить» на главной) или подождите — неиспользуемая форма закрывается через \(minutes) минут"))
         }
         return answer
     }

@@ -189,10 +189,19 @@ struct WebClientTests {
         let bank = try TestBank(limits: limits)
         try await bank.test { api in
             let token = try await api.login(bank.alice)
+            // A form only looked at gives its place to the next one: the least recently used untouched one.
+            let looked = try #require(try await api.open("pay.pp.quick", token)["id"] as? String)
             let first = try #require(try await api.open("pay.pp.quick", token)["id"] as? String)
-            _ = try await api.open("pay.pp.quick", token)
-            let third = try await api.call(.post, "/api/v1/runs", token: token, json: ["operation": "pay.pp.quick"])
+            _ = try await api.commit(first, "amount", "5", token)
+            let replacing = try await api.call(.post, "/api/v1/runs", token: token, json: ["operation": "pay.pp.quick"])
+            #expect(replacing.status == 201, "\(replacing.text)")
+            #expect(try await api.call(.get, "/api/v1/runs/\(looked)", token: token).status == 404)
+            let second = try #require(replacing.object["id"] as? String)
+            _ = try await api.commit(second, "amount", "6", token)
+            // Both hold a value now: the next is refused, in the person's words (no API route), until one is cancelled.
+            let third = try await api.call(.post, "/api/v1/runs", token: token, json: ["operation": "pay.pp.quick"], language: "ru")
             #expect(third.status == 429 && third.object["type"] as? String == "urn:rbs-host:problem:too-many-runs")
+            #expect((third.object["detail"] as? String)?.hasPrefix("у вас открыто 2 форм") == true, "\(third.text)")
             #expect(try await api.call(.delete, "/api/v1/runs/\(first)", token: token).status == 204)
             #expect(try await api.call(.post, "/api/v1/runs", token: token, json: ["operation": "pay.pp.quick"]).status == 201)
         }
@@ -210,9 +219,12 @@ struct WebClientTests {
             #expect(try await api.call(.post, "/api/v1/runs/\(signed)/submit", token: token).status == 200)
             #expect(try await api.call(.post, "/api/v1/runs/\(signed)/sign", token: token, json: ["code": bank.code(bank.alice)]).status == 200)
             let open = try #require(try await api.open("pay.pp.quick", token)["id"] as? String)
-            #expect(try await api.call(.post, "/api/v1/runs", token: token, json: ["operation": "pay.pp.quick"]).status == 201)
+            _ = try await api.commit(open, "amount", "5", token)
+            let next = try await api.call(.post, "/api/v1/runs", token: token, json: ["operation": "pay.pp.quick"])
+            #expect(next.status == 201)
             #expect(try await api.call(.get, "/api/v1/runs/\(signed)", token: token).status == 404)
             #expect(try await api.call(.get, "/api/v1/runs/\(open)", token: token).status == 200)
+            _ = try await api.commit(try #require(next.object["id"] as? String), "amount", "6", token)
             #expect(try await api.call(.post, "/api/v1/runs", token: token, json: ["operation": "pay.pp.quick"]).status == 429)
         }
     }
