@@ -77,7 +77,9 @@ extension Routes {
             case JournalEntry.Kind.rejected.rawValue: filter.kinds = [.rejected]
             case JournalEntry.Kind.awaiting.rawValue: filter.kinds = [.awaiting]
             default:
-                throw PeriodQuery.problem("status=\(status) is not an outcome: use posted, rejected or awaiting-second-signature")
+                throw PeriodQuery.problem(language(request).pick(
+                    "status=\(status) is not an outcome: use posted, rejected or awaiting-second-signature",
+                    "status=\(status) — не результат: укажите posted, rejected или awaiting-second-signature"), parameter: "status")
             }
         }
         return filter

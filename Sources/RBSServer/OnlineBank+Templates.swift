@@ -13,7 +13,11 @@ extension OnlineBank {
 
     static func problem(_ error: TemplateError, language: HostLanguage = .en) -> Problem {
         switch error {
-        case .invalidName: Problem("invalid-name", "The name is not accepted", status: 422, detail: error.description, atom: "name")
+        case .invalidName(let name):
+            Problem("invalid-name", "The name is not accepted", status: 422,
+                    detail: language.pick(error.description,
+                                          "«\(name)» не может быть именем шаблона: 1–64 буквы, цифры, «.», «-» или «_», без пробелов"),
+                    atom: "name")
         case .unknown: Problem.notFound(error.description)
         case .exists(let name):
             Problem("template-exists", "A template has this name", status: 409,
