@@ -137,6 +137,11 @@ struct WebClientTests {
                 ($0["id"] as? String ?? "", $0["summary"] as? String)
             })
             #expect(summaries[first] == "1,500.50 RUB · ООО Ромашка" && summaries[third] == "7.00 RUB", "\(summaries)")
+            // A number typed names a form with no text (a phone to top up); a budget field's "0" never does.
+            let topup = try #require(try await api.open("topup.mobile", alice)["id"] as? String)
+            _ = try await api.commit(topup, "phone", "9161234567", alice)
+            let listedAgain = try await api.call(.get, "/api/v1/runs", token: alice).array
+            #expect(listedAgain.first { $0["id"] as? String == topup }?["summary"] as? String == "9161234567", "\(listedAgain)")
         }
     }
 

@@ -143,22 +143,25 @@ public final class FormSession {
 
     public func atom(_ id: String) -> AtomState? { index(of: id).map(state) }
 
-    /// What tells this form from another of the same operation, on one line: its amounts, then the first text typed
-    /// (a payee, a purpose), as the review writes them ("1,500.00 RUB · ООО Ромашка"); nil while nothing is filled in.
+    /// What tells this form from another of the same operation, on one line: its amounts, then the first text or
+    /// digits typed (a payee, a purpose, a phone number; not a "0"), as the review writes them ("1,500.00 RUB · ООО Ромашка"); nil while nothing is filled in.
     /// A list of open forms (the web client's "Continue") names each by it.
     public var summary: String? {
         var amounts: [String] = []
-        var text: String?
+        var text: String?, digits: String?
         for index in descriptor.atoms.indices {
             let atom = state(index)
             let declared = effective(index)
             guard atom.visible, !atom.value.isEmpty, atom.kind == .input, !declared.flags.contains(.secret) else { continue }
             if declared.inputType == .amount {
                 amounts.append(Amount.shown(atom.value, currency: declared.currency ?? "RUB", language))
-            } else if text == nil, declared.inputType == .text {
-                text = DocumentPresentation.oneLine(atom.value)
+            } else if atom.value != "0" {
+                // A payee or a purpose first, else a number typed (a phone); a "0" (a budget field's none) says nothing.
+                if text == nil, declared.inputType == .text { text = DocumentPresentation.oneLine(atom.value) }
+                if digits == nil, declared.inputType == .digits { digits = atom.value }
             }
         }
+        text = text ?? digits
         let parts = amounts + (text.map { [$0.count > 60 ? String($0.prefix(59)) + "…" : $0] } ?? [])
         return parts.isEmpty ? nil : parts.joined(separator: " · ")
     }
