@@ -14,7 +14,7 @@ struct AccountsCommand: ParsableCommand {
         do {
             let ledger = try global.openLedger()
             let overview = try ledger.accountOverview(of: ledger.hostParty())
-            if json { JSONOutput.print(StatementText.json(overview)) } else { print(StatementText.render(overview, language: global.language)) }
+            if json { JSONOutput.print(StatementText.json(overview)) } else { print(StatementText.render(overview, language: global.language, width: Terminal.columns)) }
         } catch {
             Terminal.error(CommandError.text(error, global.language))
             throw ExitCode.failure

@@ -111,7 +111,7 @@ extension CustomersCommand {
                 let ledger = try global.openLedger()
                 guard let found = try ledger.customers.customer(named: customer) else { throw CustomerError.unknown(customer) }
                 let rows = try ledger.pendingSecondSignatures(of: found).map(CustomersText.PendingRow.init)
-                if json { JSONOutput.print(rows) } else { print(CustomersText.pendingTable(rows, customer: customer, language: global.language)) }
+                if json { JSONOutput.print(rows) } else { print(CustomersText.pendingTable(rows, customer: customer, language: global.language, width: Terminal.columns)) }
             }
         }
     }
@@ -235,7 +235,7 @@ extension CustomersText {
     }
 
     /// The awaiting documents for people, amounts grouped as `language` writes them.
-    static func pendingTable(_ rows: [PendingRow], customer: String, language: HostLanguage = .en) -> String {
+    static func pendingTable(_ rows: [PendingRow], customer: String, language: HostLanguage = .en, width: Int? = nil) -> String {
         guard !rows.isEmpty else {
             return language.pick("Nothing awaits a second signature for \(customer).", "У клиента \(customer) ничто не ждёт второй подписи.")
         }
@@ -248,6 +248,8 @@ extension CustomersText {
         if repeats { header.append(language == .ru ? "ПОВТОРЯЕТ" : "REPEATS") }
         var table = Table(header: header)
         table.rightAligned = fees ? [0, 2, 3, 4] : [0, 2]
+        // The payee's account the checker compares must never be broken across lines: stacked on a narrow terminal.
+        table.labelledWhenStacked = true
         for row in rows {
             let shown = { (value: String?) in value.map { Amount.shown($0, currency: row.currency ?? "", language) } ?? "" }
             var cells = [String(row.journal), row.signedBy, shown(row.amount)]
@@ -256,7 +258,7 @@ extension CustomersText {
             if repeats { cells.append(row.duplicate.map { language.pick("entry \($0)", "запись \($0)") } ?? "") }
             table.rows.append(cells)
         }
-        return table.render()
+        return table.render(width: width)
     }
 
     /// `customers approve|reject`: the second signature of `user`, reported as `run` reports.

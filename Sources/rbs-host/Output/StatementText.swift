@@ -26,7 +26,7 @@ enum StatementText {
     /// `statement --json`: the core's one JSON of a statement (also `serve`'s).
     static func json(_ statement: AccountStatement) -> StatementFormat.JSON { StatementFormat.json(statement) }
 
-    static func render(_ overview: [AccountOverview], language: HostLanguage = .en) -> String {
+    static func render(_ overview: [AccountOverview], language: HostLanguage = .en, width: Int? = nil) -> String {
         func text(_ message: HostMessage) -> String { message.text(language) }
         guard !overview.isEmpty else { return text(.noAccounts) }
         var table = Table(header: [text(.accountsHeader), text(.accountColumn), text(.title), text(.balance), text(.currencyColumn),
@@ -37,7 +37,8 @@ enum StatementText {
                                Amount.shown(item.account.balance, language, code: false),
                                item.account.currency, state])
         }
-        return table.render()
+        table.labelledWhenStacked = true
+        return table.render(width: width)
     }
 
     static func render(_ statement: AccountStatement, timeZone: TimeZone = .current, language: HostLanguage = .en,

@@ -7,7 +7,7 @@ extension REPL {
         do {
             let arguments = try CommandArguments(words, command: "accounts", flags: ["--json"])
             let overview = try runtime.ledger().accountOverview(of: runtime.party ?? runtime.ledger().hostParty())
-            console.say(arguments.flags.contains("--json") ? JSONOutput.text(StatementText.json(overview)) : StatementText.render(overview, language: console.language))
+            console.say(arguments.flags.contains("--json") ? JSONOutput.text(StatementText.json(overview)) : StatementText.render(overview, language: console.language, width: console.width))
         } catch {
             console.error(String(describing: error))
         }

@@ -14,7 +14,7 @@ extension REPL {
             let ledger = try runtime.ledger()
             guard let customer = try ledger.customers.customer(named: name) else { throw CustomerError.unknown(name) }
             let rows = try ledger.pendingSecondSignatures(of: customer).map(CustomersText.PendingRow.init)
-            console.say(json ? JSONOutput.text(rows) : CustomersText.pendingTable(rows, customer: name, language: console.language))
+            console.say(json ? JSONOutput.text(rows) : CustomersText.pendingTable(rows, customer: name, language: console.language, width: console.width))
         } catch {
             console.error(String(describing: error))
         }
