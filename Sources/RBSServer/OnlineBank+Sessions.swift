@@ -10,7 +10,8 @@ extension OnlineBank {
     /// are checked (the rest are 429), and a restart keeps a lock-out.
     func login(name: String, password: String, address: String,
                language: HostLanguage = .en) async throws(Problem) -> (token: String, expires: Date, customer: Customer) {
-        let keys = AttemptKeys(customer: "login:customer:\(name)", address: "login:address:\(address)")
+        // A name is found in any case, so its failures are counted in one case: ALICE, Alice and alice are one lock.
+        let keys = AttemptKeys(customer: "login:customer:\(name.lowercased())", address: "login:address:\(address)")
         let ledger = self.ledger
         let (limit, window, now) = (loginLimit, attemptWindow, clock())
         await settleLeftovers()

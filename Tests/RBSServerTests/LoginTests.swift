@@ -29,6 +29,9 @@ struct LoginTests {
 
             #expect(try await api.call(.delete, "/api/v1/session", token: token).status == 204)
             #expect(try await api.call(.get, "/api/v1/session", token: token).status == 401)
+            // The name in another case is the same customer (a phone's keyboard capitalises the first letter).
+            let capital = try await api.call(.post, "/api/v1/session", json: ["customer": "Alice", "password": "correct horse"])
+            #expect(capital.status == 200, "\(capital.text)")
             #expect(try await api.call(.get, "/api/v1/operations", token: token).status == 401)
         }
     }

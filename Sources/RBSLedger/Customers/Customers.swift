@@ -113,11 +113,18 @@ public struct Customers: Sendable {
         try credentials(named: name)?.customer
     }
 
-    /// What the host needs to check `name`'s login and to sign for them, or nil for an unknown name.
+    /// What the host needs to check `name`'s login and to sign for them, or nil for an unknown name. A name is found
+    /// in any case (`Alice` is alice: no two names differ only in case, and a phone's keyboard capitalises the first
+    /// letter) — but only when one name matches so: a ledger from before that rule, holding `ACME` beside `acme`,
+    /// answers the exact name alone.
     public func credentials(named name: String) throws(CustomerError) -> CustomerCredentials? {
         let row: SQLRow?
         do {
-            row = try database.read { db in try db.row("SELECT * FROM customers WHERE name = ?", name) }
+            row = try database.read { db in
+                if let exact = try db.row("SELECT * FROM customers WHERE name = ?", name) { return exact }
+                let folded = try db.rows("SELECT * FROM customers WHERE lower(name) = lower(?) LIMIT 2", name)
+                return folded.count == 1 ? folded[0] : nil
+            }
         } catch {
             throw .storage(error)
         }
