@@ -157,7 +157,7 @@ struct DescribeCommand: ParsableCommand {
         }
         let session: FormSession
         do { session = try runtime.open(operation) } catch {
-            Terminal.error(error.description)
+            Terminal.error(HostMessage.describe(error, global.language, listing: "rbs-host list"))
             // An operation no plugin offers is a usage error (2); a plugin whose create() failed or whose worker
             // died ended the run (1), as a fault later in the form does.
             if case .unknownOperation = error { throw ExitCode(2) }
