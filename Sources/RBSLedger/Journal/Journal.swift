@@ -124,12 +124,6 @@ public struct Journal: Sendable {
         return .ok(rows.count)
     }
 
-    /// What does not add up between the journal, the postings and the balances, or `nil`: every posting has its
-    /// `posted` journal entry with the same document, accounts, amount and currency; every `posted` entry has
-    /// exactly one posting, two for a conversion, one more for a fee (which is the fee its signed document carries, paid
-    /// to the bank's fee income account of its currency); every account's balance and every fee income account's is its opening balance (the seed's, or the one `customers add`
-    /// opened it with) minus what it paid plus
-    /// what it received.
     /// The first recorded form (`entry_forms`, what `repeat N` opens) that is not of its entry: no such entry, or
     /// another operation or plugin version than the entry's signed document names. (Its values are the plugin's
     /// atoms, not the document's fields, and are not covered by the hashes: `repeat N` as recorded compares the
@@ -156,6 +150,12 @@ public struct Journal: Sendable {
         return nil
     }
 
+    /// What does not add up between the journal, the postings and the balances, or `nil`: every posting has its
+    /// `posted` journal entry with the same document, accounts, amount and currency; every `posted` entry has
+    /// exactly one posting, two for a conversion, one more for a fee (which is the fee its signed document carries, paid
+    /// to the bank's fee income account of its currency); every account's balance and every fee income account's is its opening balance (the seed's, or the one `customers add`
+    /// opened it with) minus what it paid plus
+    /// what it received.
     func reconcile() throws(LedgerError) -> String? {
         let (postings, posted, accounts, exchanges, positions, fees, incomes) = try database.read { db in
             (try db.rows("""
