@@ -20,12 +20,7 @@ extension Ledger {
     /// above the customer's threshold, neither approved nor declined yet.
     public func pendingSecondSignatures(of customer: Customer) throws(LedgerError) -> [PendingSignature] {
         let rows = try database.read { db in
-            try db.rows("""
-                SELECT j.* FROM journal j
-                WHERE j.kind = ? AND NOT EXISTS (SELECT 1 FROM journal f WHERE f.second_of = j.seq)
-                  AND j.key_id IN (\(Customers.keysOfHolder))
-                ORDER BY j.seq
-                """, JournalEntry.Kind.awaiting.rawValue, customer.holderId, customer.holderId)
+            try db.rows(Customers.awaitingOfHolder("j.*"), arguments: Customers.awaitingArguments(customer.holderId))
         }
         var pending: [PendingSignature] = []
         for row in rows {

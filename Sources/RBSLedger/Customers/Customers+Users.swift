@@ -13,7 +13,7 @@ extension Customers {
         guard Self.isValidName(name) else { throw .invalidName(name) }
         // A name already taken is refused before the step-up looks at the code: a refused change spends no code.
         let taken: Bool
-        do { taken = try database.read { db in try db.exists("SELECT 1 FROM customers WHERE lower(name) = lower(?)", name) } } catch {
+        do { taken = try database.read { db in try Self.isNameTaken(name, in: db) } } catch {
             throw .storage(error)
         }
         if taken { throw .exists(name) }
@@ -44,7 +44,7 @@ extension Customers {
 
     private static func insertUser(_ name: String, passwordRecord: String, holder: Int64, now: Int64,
                                    in db: any SQLTransaction) throws -> Result<(Customer, Enrolment), CustomerError> {
-        if try db.exists("SELECT 1 FROM customers WHERE lower(name) = lower(?)", name) { return .failure(.exists(name)) }
+        if try isNameTaken(name, in: db) { return .failure(.exists(name)) }
         let login = try insertLogin(name: name, passwordRecord: passwordRecord, memberOf: holder, now: now, in: db)
         return .success((Customer(id: login.id, name: name, keyId: login.enrolment.keyId, createdAtMilliseconds: now, memberOf: holder),
                          login.enrolment))
@@ -141,6 +141,28 @@ extension Customers {
         SELECT key_id FROM customers WHERE COALESCE(member_of, id) = ?
         UNION SELECT p.key_id FROM customer_passkeys p JOIN customers c ON c.id = p.customer_id WHERE COALESCE(c.member_of, c.id) = ?
         """
+
+    /// SQL selecting `columns` of one customer's journal entries that await a second signature no later entry has
+    /// given or declined, oldest first; binds the awaiting kind, then the customer's id twice (``awaitingArguments(_:)``).
+    static func awaitingOfHolder(_ columns: String) -> String {
+        """
+        SELECT \(columns) FROM journal j
+        WHERE j.kind = ? AND NOT EXISTS (SELECT 1 FROM journal f WHERE f.second_of = j.seq)
+          AND j.key_id IN (\(keysOfHolder))
+        ORDER BY j.seq
+        """
+    }
+
+    /// The arguments ``awaitingOfHolder(_:)`` binds for customer `holder`.
+    static func awaitingArguments(_ holder: Int64) -> [SQLValue] {
+        [.text(JournalEntry.Kind.awaiting.rawValue), .integer(holder), .integer(holder)]
+    }
+
+    /// Whether a customer or user is named `name` in any case (names are told apart by more than case: `ACME` beside
+    /// `acme` would be two logins a person takes for one).
+    static func isNameTaken(_ name: String, in db: any SQLTransaction) throws -> Bool {
+        try db.exists("SELECT 1 FROM customers WHERE lower(name) = lower(?)", name)
+    }
 
     /// The user whose key (the host's for them, or a passkey) is `keyId`: their id, name and customer; nil when none is.
     static func user(ofKey keyId: String, in db: any SQLTransaction) throws -> (id: Int64, name: String, holder: Int64)? {

@@ -46,8 +46,7 @@ public struct Customers: Sendable {
         let result: (Int64, Enrolment)?
         do {
             result = try database.write { db -> (Int64, Enrolment)? in
-                // Names are told apart by more than case: `ACME` beside `acme` would be two logins a person takes for one.
-                if try db.value(Int64.self, "SELECT id FROM customers WHERE lower(name) = lower(?)", name) != nil { return nil }
+                if try Self.isNameTaken(name, in: db) { return nil }
                 let (id, enrolment) = try Self.insertLogin(name: name, passwordRecord: passwordRecord, memberOf: nil, now: now, in: db)
                 var position = try db.value(Int.self, "SELECT COALESCE(MAX(position), 0) FROM accounts") ?? 0
                 for (index, opening) in openings.enumerated() {
@@ -161,17 +160,15 @@ public struct Customers: Sendable {
                 if memberOf == nil {
                     // A payment awaiting its second signature is approved or declined by one of the customer's users:
                     // once they are gone no one could, and it would await for ever.
-                    let pending = try db.values(Int64.self, """
-                        SELECT j.seq FROM journal j
-                        WHERE j.kind = ? AND NOT EXISTS (SELECT 1 FROM journal f WHERE f.second_of = j.seq)
-                          AND j.key_id IN (\(Self.keysOfHolder))
-                        ORDER BY j.seq
-                        """, JournalEntry.Kind.awaiting.rawValue, id, id)
+                    let pending = try db.rows(Self.awaitingOfHolder("j.seq"), arguments: Self.awaitingArguments(id))
+                        .map { row -> Int64 in try row["seq"] }
                     if !pending.isEmpty { return .pending(pending) }
                     try db.execute("UPDATE accounts SET blocked = 1 WHERE number IN (SELECT number FROM customer_accounts WHERE customer_id = ?)",
                                    id)
-                    users = try db.values(String.self, "SELECT name FROM customers WHERE member_of = ? ORDER BY id", id)
-                    logins += try db.values(Int64.self, "SELECT id FROM customers WHERE member_of = ? ORDER BY id", id)
+                    for member in try db.rows("SELECT id, name FROM customers WHERE member_of = ? ORDER BY id", id) {
+                        logins.append(try member["id"])
+                        users.append(try member["name"])
+                    }
                     try db.execute("DELETE FROM customer_policies WHERE customer_id = ?", id)
                 }
                 for login in logins {
