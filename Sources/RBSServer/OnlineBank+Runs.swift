@@ -249,8 +249,14 @@ extension OnlineBank {
         }
     }
 
-    private static func atoms(_ session: FormSession) -> [API.Atom] {
-        session.atoms.map { ValueInput.json($0, accounts: $0.kind == .account ? session.accounts(for: $0.id) : []) }
+    private static func atoms(_ session: FormSession) -> [API.Atom] { rendered(session).atoms }
+
+    /// The form's atoms as the API shows them, and its one-line summary made from the same states (a commit's
+    /// answer computes the form's state once).
+    private static func rendered(_ session: FormSession) -> (atoms: [API.Atom], summary: String?) {
+        let states = session.atoms
+        return (states.map { ValueInput.json($0, accounts: $0.kind == .account ? session.accounts(for: $0.id) : []) },
+                FormSession.summary(of: states, language: session.language))
     }
 
     private static func describe(_ run: ServerRun, _ session: FormSession?) -> API.Run {
@@ -258,17 +264,18 @@ extension OnlineBank {
             return API.Run(id: run.id, operation: run.operation, title: run.title, plugin: run.pluginID, pluginVersion: "",
                            state: run.state.rawValue, ready: false, formError: nil, atoms: [], receipt: run.receipt)
         }
-        run.summarize(session)
+        let (atoms, summary) = rendered(session)
+        run.keep(summary: summary)
         return API.Run(id: run.id, operation: session.operation.id, title: session.operation.descriptor.title,
                        plugin: session.operation.plugin.id, pluginVersion: session.operation.plugin.version,
-                       state: run.state.rawValue, ready: session.isReady, formError: session.formError, atoms: atoms(session))
+                       state: run.state.rawValue, ready: session.isReady, formError: session.formError, atoms: atoms)
     }
 
     private static func changes(_ run: ServerRun, _ session: FormSession, before: [API.Atom], events: EventHub) -> API.Changes {
-        let after = atoms(session)
+        let (after, summary) = rendered(session)
         // What the next commit's answer is compared with, while the form stays as it is now.
         run.keep(after, of: session)
-        run.summarize(session)
+        run.keep(summary: summary)
         var changed: [API.Atom] = []
         for (old, new) in zip(before, after) where old != new {
             changed.append(new)

@@ -143,15 +143,15 @@ public final class FormSession {
 
     public func atom(_ id: String) -> AtomState? { index(of: id).map(state) }
 
-    /// What tells this form from another of the same operation, on one line: its amounts, then the first text or
-    /// digits typed (a payee, a purpose, a phone number; not a "0"), as the review writes them ("1,500.00 RUB · ООО Ромашка"); nil while nothing is filled in.
-    /// A list of open forms (the web client's "Continue") names each by it.
-    public var summary: String? {
+    /// What tells a form from another of the same operation, on one line, from its `atoms` (as ``atoms`` gives them,
+    /// which the front end has just rendered): its amounts, then the first text or digits typed (a payee, a purpose, a
+    /// phone number; not a "0"), as the review writes them ("1,500.00 RUB · ООО Ромашка"); nil while nothing is filled
+    /// in. A list of open forms (the web client's "Continue") names each by it.
+    public static func summary(of atoms: [AtomState], language: HostLanguage) -> String? {
         var amounts: [String] = []
         var text: String?, digits: String?
-        for index in descriptor.atoms.indices {
-            let atom = state(index)
-            let declared = effective(index)
+        for atom in atoms {
+            let declared = atom.descriptor
             guard atom.visible, !atom.value.isEmpty, atom.kind == .input, !declared.flags.contains(.secret) else { continue }
             if declared.inputType == .amount {
                 amounts.append(Amount.shown(atom.value, currency: declared.currency ?? "RUB", language))

@@ -29,7 +29,7 @@ final class ServerRun: @unchecked Sendable {
     /// The operation's id and title, kept past the session (a signed run's receipt page names it).
     private(set) var operation = ""
     private(set) var title = ""
-    /// The form's ``FormSession/summary`` as the last answer left it (read without the lane, by a listing).
+    /// The form's ``FormSession/summary(of:language:)`` as the last answer left it (read without the lane, by a listing).
     private var storedSummary: String?
 
     init(id: String, customer: Customer, lane: PluginLane, pluginID: String, now: Date) {
@@ -57,11 +57,8 @@ final class ServerRun: @unchecked Sendable {
     var state: State { lock.withLock { storedState } }
     var summary: String? { lock.withLock { storedSummary } }
 
-    /// Keeps what the form holds now (only on `lane`).
-    func summarize(_ session: FormSession) {
-        let summary = session.summary
-        lock.withLock { storedSummary = summary }
-    }
+    /// Keeps what the form holds now (its ``FormSession/summary(of:language:)``), for a listing.
+    func keep(summary: String?) { lock.withLock { storedSummary = summary } }
     var lastUsed: Date { lock.withLock { storedLastUsed } }
 
     func touch(_ now: Date) { lock.withLock { storedLastUsed = now } }
