@@ -80,12 +80,18 @@ extension Ledger {
     /// the rule a single signer meets at signing, met by the approval, which is when the payment posts. (An entry
     /// that is not awaiting is left to the approval's own refusals.)
     public func checkDuplicate(approving sequence: Int64, confirmed: Bool) throws(LedgerError) {
-        guard !confirmed, let awaiting = try journal.entry(sequence), awaiting.kind == .awaiting,
-              let document = try? CanonicalEncoding.decode(awaiting.document) else { return }
-        if let entry = try recentDuplicate(of: document, keyId: document.keyId, includingAwaiting: false),
-           entry.documentId != document.id {
-            throw .unconfirmedDuplicate(Duplicate(position: nil, of: .entry(entry)))
-        }
+        guard !confirmed, let duplicate = try duplicate(approving: sequence) else { return }
+        throw .unconfirmedDuplicate(duplicate)
+    }
+
+    /// What approving the document awaiting in entry `sequence` would repeat (a payment posted in the last 24 hours),
+    /// or nil: what ``checkDuplicate(approving:confirmed:)`` refuses unconfirmed, for a front end that asks first.
+    public func duplicate(approving sequence: Int64) throws(LedgerError) -> Duplicate? {
+        guard let awaiting = try journal.entry(sequence), awaiting.kind == .awaiting,
+              let document = try? CanonicalEncoding.decode(awaiting.document),
+              let entry = try recentDuplicate(of: document, keyId: document.keyId, includingAwaiting: false),
+              entry.documentId != document.id else { return nil }
+        return Duplicate(position: nil, of: .entry(entry))
     }
 
     /// The latest posted entry of the last 24 hours (by the ledger's clock) whose document pays the same payee

@@ -68,18 +68,17 @@ public struct CalendarDay: Hashable, Comparable, Sendable, CustomStringConvertib
     }
 
     /// The first moment of the day in `timeZone`.
-    public func midnight(in timeZone: TimeZone) -> Date? {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        return calendar.date(from: DateComponents(year: year, month: month, day: day))
-    }
+    public func midnight(in timeZone: TimeZone) -> Date? { firstMoment(daysLater: 0, in: timeZone) }
 
     /// The moment the day ends in `timeZone`: the next day's first moment, also after 31.12.9999 (a period "to" the last
     /// day there is includes it, where ``adding(days:)`` has no day after it).
-    public func end(in timeZone: TimeZone) -> Date? {
+    public func end(in timeZone: TimeZone) -> Date? { firstMoment(daysLater: 1, in: timeZone) }
+
+    /// The first moment of the day `daysLater` days after this one, by the calendar (which goes on past year 9999).
+    private func firstMoment(daysLater: Int, in timeZone: TimeZone) -> Date? {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        return calendar.date(from: DateComponents(year: year, month: month, day: day + 1))
+        return calendar.date(from: DateComponents(year: year, month: month, day: day + daysLater))
     }
 
     /// The day `date` falls on in `timeZone`.

@@ -279,13 +279,15 @@ extension CustomersText {
                 throw LedgerError.unreadableEntry(sequence: outcome.sequence, detail: "it was just written but cannot be read")
             }
             report = RunReport(outcome: outcome, document: try CanonicalEncoding.decode(row.document), language: global.language)
-        } catch LedgerError.unconfirmedDuplicate(let duplicate) {
-            let message = SignModule.repeatNotice(duplicate.of, global.language) + global.language.pick(
-                "; nothing was signed or posted — approve it again with --confirm-duplicate to post it anyway",
-                "; ничего не подписано и не проведено — чтобы провести его всё же, одобрите его снова с --confirm-duplicate")
-            report = RunReport(status: .invalid, journal: nil, document: nil, errors: [AtomIssue(atom: nil, message: message)])
         } catch {
-            let message = HostMessage.describe(any: error, global.language)
+            // A repeat the second signer did not confirm says how to confirm it here.
+            let message = if case LedgerError.unconfirmedDuplicate(let duplicate) = error {
+                SignModule.repeatNotice(duplicate.of, global.language) + global.language.pick(
+                    "; nothing was signed or posted — approve it again with --confirm-duplicate to post it anyway",
+                    "; ничего не подписано и не проведено — чтобы провести его всё же, одобрите его снова с --confirm-duplicate")
+            } else {
+                HostMessage.describe(any: error, global.language)
+            }
             report = RunReport(status: .invalid, journal: nil, document: nil, errors: [AtomIssue(atom: nil, message: message)])
         }
         if json { JSONOutput.print(report) } else { print(RunText.render(report, language: global.language)) }

@@ -36,12 +36,7 @@ final class Console {
 
     /// The terminal's width in columns, asked each time (the window may have been resized); nil off a terminal,
     /// where a table is printed whole for the script reading it.
-    var width: Int? {
-        guard interactive else { return nil }
-        var size = winsize()
-        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
-        return Int(size.ws_col)
-    }
+    var width: Int? { interactive ? Terminal.columns : nil }
 
     /// Text for people only (menus, hints): not printed for a piped script.
     func hint(_ text: String) {

@@ -41,7 +41,7 @@ extension REPL {
             }
             // An approval posts: a repeat of a payment posted in the last 24 hours is asked about first, as at signing.
             var confirmedDuplicate = false
-            if !decline, let duplicate = try Self.repeated(approving: entry, in: ledger) {
+            if !decline, let duplicate = try ledger.duplicate(approving: entry) {
                 guard SignPresenter.confirmRepeat(SignModule.repeatNotice(duplicate.of, console.language), console: console) else {
                     console.say(Terminal.dim(console.text(.cancelledNothingPosted)))
                     return
@@ -64,18 +64,6 @@ extension REPL {
             console.error(HostMessage.describe(error, console.language))
         } catch {
             console.error(String(describing: error))
-        }
-    }
-
-    /// What the payment awaiting in entry `sequence` repeats (a payment posted in the last 24 hours), as the core's
-    /// approval would refuse it unconfirmed; nil when nothing.
-    private static func repeated(approving sequence: Int64, in ledger: Ledger) throws(LedgerError) -> Duplicate? {
-        do {
-            try ledger.checkDuplicate(approving: sequence, confirmed: false)
-            return nil
-        } catch {
-            guard case .unconfirmedDuplicate(let duplicate) = error else { throw error }
-            return duplicate
         }
     }
 }
