@@ -165,9 +165,9 @@ public struct Customers: Sendable {
                     if !pending.isEmpty { return .pending(pending) }
                     try db.execute("UPDATE accounts SET blocked = 1 WHERE number IN (SELECT number FROM customer_accounts WHERE customer_id = ?)",
                                    id)
-                    for member in try db.rows("SELECT id, name FROM customers WHERE member_of = ? ORDER BY id", id) {
+                    for member in try db.rows("SELECT id, name AS login FROM customers WHERE member_of = ? ORDER BY id", id) {
                         logins.append(try member["id"])
-                        users.append(try member["name"])
+                        users.append(try member["login"])
                     }
                     try db.execute("DELETE FROM customer_policies WHERE customer_id = ?", id)
                 }
