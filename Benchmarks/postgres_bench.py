@@ -31,6 +31,9 @@ BUILD = os.environ.get("RBS_BENCH_BUILD", os.path.join(ROOT, ".build-release", "
 CLUSTER = os.path.join(ROOT, "Tests", "Postgres", "cluster.sh")
 PROXY_SOURCE = os.path.join(ROOT, "Benchmarks", "delay_proxy.c")
 PROXY = None
+# How many customers of one host sign at the same moment in the group-commit-across-requests rows (as many as the
+# host keeps idle connections, so the baseline, each payment its own commit, never waits for a connection to open).
+CUSTOMERS = 8
 
 
 def run(command, **options):
@@ -54,18 +57,23 @@ def server_cpu_seconds():
     return total
 
 
-def signers(count, database, seconds, group=None, cpu=None):
+def signers(count, database, seconds, group=None, cpu=None, customers=None, grouping=True):
     """`count` signer processes started together: the sum of their rates, and their round trips per payment. With `cpu`
     (a dict), the CPU a payment took, in µs, is put there: the host processes' ("host", their whole lives, start-up
     included) and the server's ("server", while they ran)."""
     host_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     server_before = server_cpu_seconds()
     start_at = time.time() + 3
-    extra = ["--group", str(group)] if group else []
+    extra = (["--group", str(group)] if group else []) + (["--customers", str(customers)] if customers else [])
+    # RBS_POSTGRES_GROUP_COMMIT=0: the host commits each request's payment alone (the baseline of group commit across
+    # requests, measured in the same run).
+    environment = dict(os.environ, RBS_POSTGRES_GROUP_COMMIT="1" if grouping else "0")
+    tag = ("g" if group else "") + (f"c{customers}{'' if grouping else 'n'}" if customers else "")
     processes = [subprocess.Popen([os.path.join(BUILD, "rbs-bench"), "signer", "--database", database, "--customer",
-                                   f"bench{count}x{index}{'g' if group else ''}", "--seconds", str(seconds),
+                                   f"bench{count}x{index}{tag}", "--seconds", str(seconds),
                                    "--start-at", str(start_at)] + extra,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for index in range(count)]
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment)
+                 for index in range(count)]
     total = 0.0
     trips = []
     payments = 0
@@ -141,6 +149,18 @@ def measure_path(tag, server, port, options):
               f"server {cpu.get('server', 0):.0f} µs", flush=True)
     figures["group"], figures["group_trips"] = signers(1, f"{base}/rbs_bench_{tag}_1", options.seconds, group=100)
     print(f"{tag}: PostgreSQL, 1 host process, group commit of 100: {figures['group']:.0f} signed payments/s", flush=True)
+    # Group commit across requests: one host, CUSTOMERS customers signing at the same moment round after round, with
+    # the host's grouping and without it (each request's payment its own commit), in turns on fresh databases.
+    figures["customers"], figures["customers_trips"] = {}, {}
+    for grouping in (True, False):
+        name = f"rbs_bench_{tag}_customers_{'grouped' if grouping else 'alone'}"
+        run(["psql", server, "-X", "-q", "-c", f"CREATE DATABASE {name}"])
+        run([os.path.join(BUILD, "rbs-bench"), "signer", "--init", "--database", f"{base}/{name}"])
+        figures["customers"][grouping], figures["customers_trips"][grouping] = signers(
+            1, f"{base}/{name}", options.seconds, customers=CUSTOMERS, grouping=grouping)
+        print(f"{tag}: PostgreSQL, 1 host process, {CUSTOMERS} customers at once, "
+              f"{'grouped' if grouping else 'each alone'}: {figures['customers'][grouping]:.0f} signed payments/s, "
+              f"{figures['customers_trips'][grouping]:.2f} round trips a payment", flush=True)
     run(["psql", server, "-X", "-q", "-c", f"CREATE DATABASE pgbench_{tag}"])
     run(["pgbench", "-i", "-s", "10", "-q", f"{direct}/pgbench_{tag}"])
     for count in (1, 2, 3):
@@ -238,6 +258,17 @@ def main():
                      f"{figures['group']:.0f} ops/s | 1 client: {figures['pgbench'][1]:.0f} tps | "
                      f"{figures['group'] / figures['pgbench'][1]:.2f}× | {figures['group_trips'] * 100:.1f} round trips "
                      f"a batch; the signing and the speculative body of 100 documents on the cores the server shares |")
+        grouped, alone = figures["customers"][True], figures["customers"][False]
+        table.append(f"| {label} | 1 host, {CUSTOMERS} customers signing at the same moment, round after round, "
+                     f"each request's payment committed alone (RBS_POSTGRES_GROUP_COMMIT=0) | {alone:.0f} ops/s | "
+                     f"1 client: {figures['pgbench'][1]:.0f} tps | {alone / figures['pgbench'][1]:.2f}× | "
+                     f"{figures['customers_trips'][False]:.2f} round trips a payment, one commit each, "
+                     f"{CUSTOMERS} at once on as many connections |")
+        table.append(f"| {label} | the same, group commit across requests (the payments arriving while one commits "
+                     f"go together: one round trip, one commit) | {grouped:.0f} ops/s | "
+                     f"alone: {alone:.0f} ops/s | {grouped / alone:.2f}× | {figures['customers_trips'][True]:.2f} round "
+                     f"trips a payment; every body of a group run by the thread that commits it, checked under the "
+                     f"ledger's lock as one |")
         for count in (1, 2, 3):
             base = figures["pgbench"][count]
             if rtt:

@@ -1,7 +1,8 @@
 import Foundation
+import Synchronization
 import RBSLedger
 
-/// `rbs-bench signer --database URL|sqlite --customer NAME --seconds S [--start-at UNIX] [--group N]`: one host process that signs,
+/// `rbs-bench signer --database URL|sqlite --customer NAME --seconds S [--start-at UNIX] [--group N | --customers N]`: one host process that signs,
 /// journals and posts payments as its own customer (its own code state, so processes never wait on each other's
 /// codes) for S seconds, one code and one durable transaction each, as `serve` does for one signing. Prints
 /// `ops N seconds S roundtrips R` (R: statements sent to PostgreSQL per payment). Benchmarks/postgres_bench.py runs one, two and three of them against one PostgreSQL database
@@ -24,7 +25,7 @@ func signerProcess(_ arguments: [String]) -> Int32 {
     }
     guard let database = option("--database"), let name = option("--customer"),
           let seconds = option("--seconds").flatMap(Double.init), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
-        FileHandle.standardError.write(Data("usage: rbs-bench signer --database URL|sqlite --customer NAME --seconds S (0 < S ≤ 86400) [--start-at UNIX] [--group N]\n".utf8))
+        FileHandle.standardError.write(Data("usage: rbs-bench signer --database URL|sqlite --customer NAME --seconds S (0 < S ≤ 86400) [--start-at UNIX] [--group N | --customers N]\n".utf8))
         return 2
     }
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rbs-bench-signer-\(getpid())")
@@ -54,6 +55,11 @@ func signerProcess(_ arguments: [String]) -> Int32 {
         // A warm-up signing (connections, caches), then everyone starts at the same moment.
         clock.step()
         _ = try ledger.signAndPost(try document(), code: TOTP.code(secret: secret, at: clock.now), as: credentials)
+        // --customers N: the other customers, added and warmed up before the start too.
+        let roundPayers = try option("--customers").flatMap(Int.init).flatMap { customers in
+            customers > 1 ? try preparePayers(ledger: ledger, clock: clock, name: name, customers: customers,
+                                              first: RoundPayer(credentials: credentials, secret: secret, drafted: drafted)) : nil
+        }
         if let start = option("--start-at").flatMap(Double.init) {
             let wait = start - Date().timeIntervalSince1970
             if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
@@ -87,6 +93,16 @@ func signerProcess(_ arguments: [String]) -> Int32 {
             print("ops \(count) seconds \(String(format: "%.3f", elapsed)) roundtrips \(roundTrips(count))")
             return 0
         }
+        // --customers N: N customers of this one host sign at the same moment, round after round (each round one
+        // payment each, the clock a code step on between rounds), as N people pressing "sign" on one `serve`: what
+        // the host's group commit across requests batches (RBS_POSTGRES_GROUP_COMMIT=0 turns it off, for the baseline).
+        if let roundPayers {
+            count = try signInRounds(ledger: ledger, clock: clock, payers: roundPayers, deadline: deadline)
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
+            try ledger.close()
+            print("ops \(count) seconds \(String(format: "%.3f", elapsed)) roundtrips \(roundTrips(count))")
+            return 0
+        }
         while DispatchTime.now().uptimeNanoseconds < deadline {
             let payment = try document()
             clock.step()
@@ -105,4 +121,82 @@ func signerProcess(_ arguments: [String]) -> Int32 {
         FileHandle.standardError.write(Data("signer \(name): \(error)\n".utf8))
         return 1
     }
+}
+
+/// The payers of `signer --customers N`: the first customer and N−1 more, added now; each with its code secret and
+/// its payment drafted once.
+private struct RoundPayer {
+    let credentials: CustomerCredentials
+    let secret: Data
+    let drafted: Document
+}
+
+/// `first` and `customers` − 1 more customers, added now, each having paid once alone (its predictions made).
+private func preparePayers(ledger: Ledger, clock: SteppingClock, name: String, customers: Int,
+                           first: RoundPayer) throws -> [RoundPayer] {
+    var payers = [first]
+    for index in 1..<customers {
+        let (customer, enrolment) = try ledger.customers.add(name: "\(name)-\(index)", passwordRecord: "benchmark (never logs in)")
+        guard let credentials = try ledger.customers.credentials(named: "\(name)-\(index)"),
+              let account = try ledger.customers.accounts(of: customer).first?.number else {
+            throw SignerFailure(text: "the customer \(name)-\(index) just added cannot be read back")
+        }
+        payers.append(RoundPayer(credentials: credentials, secret: enrolment.totpSecret ?? Data(),
+                                 drafted: try ledger.draftBenchPayment(from: account, keyId: customer.keyId)))
+    }
+    clock.step()
+    for payer in payers.dropFirst() {
+        _ = try ledger.signAndPost(try document(payer, clock), code: TOTP.code(secret: payer.secret, at: clock.now), as: payer.credentials)
+    }
+    return payers
+}
+
+private func document(_ payer: RoundPayer, _ clock: SteppingClock) throws -> Document {
+    try Document(operation: payer.drafted.operation, plugin: payer.drafted.plugin, pluginVersion: payer.drafted.pluginVersion,
+                 fields: payer.drafted.fields, createdAt: clock.now, nonce: Document.randomNonce(), keyId: payer.drafted.keyId)
+}
+
+/// Rounds of payments signed at once, one thread per payer, until `deadline`: how many were posted.
+private func signInRounds(ledger: Ledger, clock: SteppingClock, payers: [RoundPayer], deadline: UInt64) throws -> Int {
+    // One thread per customer, each paying once a round when told to.
+    let go = payers.map { _ in DispatchSemaphore(value: 0) }
+    let done = DispatchSemaphore(value: 0)
+    let failure = Mutex<String?>(nil)
+    let stop = Atomic<Bool>(false)
+    for (index, payer) in payers.enumerated() {
+        Thread.detachNewThread {
+            while true {
+                go[index].wait()
+                if stop.load(ordering: .relaxed) { return }
+                do {
+                    let outcome = try ledger.signAndPost(try document(payer, clock), code: TOTP.code(secret: payer.secret, at: clock.now),
+                                                         as: payer.credentials)
+                    if case .posted = outcome {} else { failure.withLock { $0 = "a payment was not posted: \(outcome)" } }
+                } catch {
+                    failure.withLock { $0 = "\(error)" }
+                }
+                done.signal()
+            }
+        }
+    }
+    var count = 0
+    while DispatchTime.now().uptimeNanoseconds < deadline {
+        clock.step()
+        for semaphore in go { semaphore.signal() }
+        for _ in payers { done.wait() }
+        if let failed = failure.withLock({ $0 }) {
+            stop.store(true, ordering: .relaxed)
+            for semaphore in go { semaphore.signal() }
+            throw SignerFailure(text: failed)
+        }
+        count += payers.count
+    }
+    stop.store(true, ordering: .relaxed)
+    for semaphore in go { semaphore.signal() }
+    return count
+}
+
+private struct SignerFailure: Error, CustomStringConvertible {
+    let text: String
+    var description: String { text }
 }

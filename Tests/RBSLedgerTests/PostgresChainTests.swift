@@ -109,6 +109,98 @@ struct PostgresChainTests {
         #expect(try other.journal.verify() == .ok(4 + 2 * perHost))
     }
 
+    @Test("one host's payments signed at the same moment commit in groups: fewer round trips than payments, each receipt its own entry, a wrong code refused alone, verify ok")
+    func groupCommitAcrossRequests() throws {
+        let f = try Fixture(engine: .postgres)
+        let names = ["anna", "boris", "vera", "gleb", "dina", "egor"]
+        let payers = try names.map { try Payer(f.ledger, name: $0, clock: f.clock) }
+        // Warm-up: each payer's first payments read what a payment asks and leave their answers (predictions).
+        for payer in payers {
+            for _ in 0..<2 {
+                f.clock.advance(30)
+                guard case .posted = try payer.pays("1.00", at: f.clock.now).outcome else { Issue.record("warm-up not posted"); return }
+            }
+        }
+        let openings = try payers.map { try #require(try f.balance($0.account)) }
+        let rounds = 6
+        let receipts = Mutex<[Int64: String]>([:])
+        let failures = Mutex<[String]>([])
+        let refusedCodes = Mutex<Int>(0)
+        var trips = 0
+        // Another host, for the fourth round: it pays for the fourth payer just before, so this host's answers for that
+        // payer are stale — a group with that payment in it is refused as a whole, and each of its payments goes alone.
+        let other = try Ledger(dataDirectory: f.directory, location: f.location, clock: f.clock.closure)
+        defer { try? other.close() }
+        for round in 0..<rounds {
+            f.clock.advance(30)
+            if round == 3 {
+                let payer = payers[3]
+                let document = try other.draft(operation: "payment.domestic", plugin: "ru.example.payments", pluginVersion: "1.0.0", fields: [
+                    DocumentField("from", payer.account), DocumentField("account", FeeTests.payee), DocumentField("amount", "5.00"),
+                    DocumentField("currency", "RUB"), DocumentField("name", "ООО Ромашка"), DocumentField("purpose", "С другого хоста"),
+                ], keyId: payer.credentials.customer.keyId)
+                let code = try other.customers.code(for: payer.credentials.customer.name, at: f.clock.now)
+                guard case .posted(let receipt) = try other.signAndPost(document, code: code, as: payer.credentials) else {
+                    Issue.record("the other host's payment was not posted"); return
+                }
+                receipts.withLock { $0[receipt.sequence] = receipt.documentId }
+                f.clock.advance(30)
+            }
+            let now = f.clock.now
+            // All six sign at once, as six requests to one `serve`; in the third round the second payer's code is wrong.
+            let documents = try payers.map { payer in
+                try f.ledger.draft(operation: "payment.domestic", plugin: "ru.example.payments", pluginVersion: "1.0.0", fields: [
+                    DocumentField("from", payer.account), DocumentField("account", FeeTests.payee), DocumentField("amount", "2.00"),
+                    DocumentField("currency", "RUB"), DocumentField("name", "ООО Ромашка"), DocumentField("purpose", "Оплата \(round)"),
+                ], keyId: payer.credentials.customer.keyId)
+            }
+            let codes = try payers.enumerated().map { index, payer in
+                round == 2 && index == 1 ? "000000" : try f.ledger.customers.code(for: payer.credentials.customer.name, at: now)
+            }
+            let before = try #require(f.ledger.databaseRoundTrips)
+            let start = DispatchSemaphore(value: 0)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { for _ in payers { start.signal() } }
+            // Threads of their own (concurrentPerform would run only as many at once as there are cores).
+            let finished = DispatchGroup()
+            for index in payers.indices {
+                finished.enter()
+                Thread.detachNewThread {
+                defer { finished.leave() }
+                let payer = payers[index]
+                do {
+                    start.wait()
+                    let outcome = try f.ledger.signAndPost(documents[index], code: codes[index], as: payer.credentials)
+                    guard case .posted(let receipt) = outcome else { failures.withLock { $0.append("not posted: \(outcome)") }; return }
+                    receipts.withLock { $0[receipt.sequence] = receipt.documentId }
+                } catch LedgerError.code {
+                    refusedCodes.withLock { $0 += 1 }
+                } catch {
+                    failures.withLock { $0.append("\(payer.credentials.customer.name): \(error)") }
+                }
+                }
+            }
+            finished.wait()
+            trips += try #require(f.ledger.databaseRoundTrips) - before
+        }
+        #expect(failures.withLock { $0 } == [])
+        #expect(refusedCodes.withLock { $0 } == 1, "the wrong code was not refused, or others were refused with it")
+        let payments = rounds * payers.count - 1 + 1
+        // One at a time each would be one round trip (on predictions); in groups, fewer (the other host's not counted).
+        #expect(trips < payments - 1, "\(trips) round trips for \(payments) payments signed six at a time: no group was committed")
+        // Each receipt names its own document's entry, numbered after the warm-up's, gapless.
+        let numbered = receipts.withLock { $0 }
+        let warmUp = Int64(2 * payers.count)
+        #expect(numbered.keys.sorted() == (warmUp + 1...warmUp + Int64(payments)).map { $0 })
+        for entry in try f.ledger.journal.entries() where entry.sequence > warmUp {
+            #expect(numbered[entry.sequence] == entry.documentId, "entry \(entry.sequence) is not the receipt's document")
+        }
+        for (index, payer) in payers.enumerated() {
+            let paid = Decimal(2 * (index == 1 ? rounds - 1 : rounds) + (index == 3 ? 5 : 0))
+            #expect(try f.balance(payer.account) == openings[index] - paid, "\(payer.credentials.customer.name)'s balance")
+        }
+        try Self.expectChained(f.ledger, count: Int(warmUp) + payments)
+    }
+
     @Test("on the answers the last commit gave after its writes, a payment commits in one round trip; a row another host changed meanwhile refuses them and the payment is decided on fresh rows")
     func paymentOnPredictionsInOneRoundTrip() throws {
         let f = try Fixture(engine: .postgres)

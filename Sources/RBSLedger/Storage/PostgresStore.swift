@@ -112,11 +112,8 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             // Numbered by the server at commit when the server can and the caller's result can be renumbered after.
             let sequencing = serverSequencing.load(ordering: .relaxed) && T.self is any JournalNumbered.Type
             let guesses = recentReads.withLock { $0 }
-            /// The numbers the body handed out provisionally, as the server bound them.
             func bound(_ value: T, _ speculative: SpeculativeTransaction, base: Int64?) -> T {
-                guard speculative.toldProvisionalTip, let base, let numbered = value as? any JournalNumbered,
-                      let bound = numbered.renumbered({ SpeculativeTransaction.bound($0, tip: base) }) as? T else { return value }
-                return bound
+                Self.bound(value, speculative, base: base)
             }
             // First, on predictions (the answers the last commits' queries gave after their writes): when every query
             // of the body has one (or is a once-only id lookup, presumed empty), it commits in this one round trip,
@@ -126,11 +123,20 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             let predicting = sequencing && answersAfterCommit.load(ordering: .relaxed)
             let predicted: ((String) -> SpeculativeTransaction.Answer?)? = predicting
                 ? { text in self.predictedAnswers.withLock { $0[text] } } : nil
-            if predicting, predictedAnswers.withLock({ !$0.isEmpty }) {
+            // With other writes of this host at the same moment (serve's requests), in one group: one round trip
+            // and one commit for all of them (``GroupCommit``). A body the group could not commit on predictions
+            // goes on alone below, as if this had not been tried; one whose group was refused tries alone first.
+            var alone = true
+            if predicting, let predicted, groupCommit, predictedAnswers.withLock({ !$0.isEmpty }) {
+                switch try grouped(body, predicted: predicted, guesses: guesses) {
+                case .committed(let value, let tip): return (value, tip)
+                case .alone(let tryPredictions): alone = tryPredictions
+                }
+            }
+            if alone, predicting, predictedAnswers.withLock({ !$0.isEmpty }) {
                 let speculative = SpeculativeTransaction(answered: [:], guesses: guesses, sequencing: true,
                                                          predicted: predicted, onPredictions: true)
-                if let value = try? body(speculative), speculative.lockedPathReason == nil, !speculative.predictionMissed,
-                   speculative.missing.isEmpty {
+                if let value = try? body(speculative), speculative.committableOnPredictions {
                     do {
                         // The queries of tables no write touches are not answered again: their predictions stay.
                         let (tip, base) = try commit(speculative.operations, digests: speculative.predictedDigests, sequencing: true,
@@ -215,6 +221,171 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             }
         }
         return try lockedWrite { db in (try body(db), try LedgerTip.current(db)) }
+    }
+
+    /// `value` with the numbers its body handed out provisionally as the server bound them (`base`: the tip before
+    /// the commit's entries).
+    private static func bound<T>(_ value: T, _ speculative: SpeculativeTransaction, base: Int64?) -> T {
+        guard speculative.toldProvisionalTip, let base, let numbered = value as? any JournalNumbered,
+              let bound = numbered.renumbered({ SpeculativeTransaction.bound($0, tip: base) }) as? T else { return value }
+        return bound
+    }
+
+    // MARK: - Group commit across requests (issue 30 item 3)
+
+    /// Whether writes that arrive while this host commits are committed together (``grouped(_:predicted:guesses:)``);
+    /// `RBS_POSTGRES_GROUP_COMMIT=0` turns it off (the benchmark's baseline, in the same run).
+    private let groupCommit = ProcessInfo.processInfo.environment["RBS_POSTGRES_GROUP_COMMIT"] != "0"
+    /// The writes waiting for the group commit in flight, and whether one is in flight.
+    private let groupQueue = Mutex<(waiting: [GroupedWrite], leading: Bool)>(([], false))
+    /// The most bodies one group commit takes (each its own code, signature and entries; the rest wait for the next).
+    static let groupLimit = 64
+
+    /// What became of a write offered to a group commit.
+    enum GroupOutcome<T> {
+        /// Committed with the group: its value (numbers bound) and the tip after the group's commit.
+        case committed(T, LedgerTip)
+        /// Not committed: the caller writes alone. `tryPredictions`: the group was refused as a whole (a row one
+        /// of its bodies read had changed), so this body may well commit alone on its predictions.
+        case alone(tryPredictions: Bool)
+    }
+
+    /// One body waiting in a group commit: run by the thread that commits the group, while its caller waits.
+    private final class GroupedWrite: @unchecked Sendable {
+        enum State {
+            case waiting
+            /// This caller commits the next group: these writes (its own first).
+            case lead([GroupedWrite])
+            case committed(LedgerTip, base: Int64?, SpeculativeTransaction)
+            case alone(tryPredictions: Bool)
+            case failed(any Error)
+        }
+        /// Runs the caller's body on the group's transaction, keeping its value in the caller's frame; cleared
+        /// before the caller is woken (the body does not outlive its call).
+        var run: ((SpeculativeTransaction) throws -> Void)?
+        private let condition = NSCondition()
+        private var state = State.waiting
+
+        init(run: @escaping (SpeculativeTransaction) throws -> Void) { self.run = run }
+
+        func settle(_ outcome: State) {
+            condition.withLock {
+                if case .lead = outcome {} else { run = nil }
+                state = outcome
+                condition.signal()
+            }
+        }
+
+        func wait() -> State {
+            condition.withLock {
+                while case .waiting = state { condition.wait() }
+                let settled = state
+                state = .waiting
+                return settled
+            }
+        }
+    }
+
+    /// Group commit: `body` runs in one transaction with the other writes of this host waiting at the same moment,
+    /// committed in one round trip and one commit on their predictions (as a single payment on predictions is).
+    ///
+    /// The first write to arrive leads: it commits the waiting ones (itself among them) while the writes that arrive
+    /// meanwhile wait; when its commit is answered, the first of those leads the next group, and so on — so a host
+    /// with one payment at a time commits it at once, and a busy one commits as many as arrived during the last
+    /// commit. Each body runs on the group's ``SpeculativeTransaction`` after the ones before it (its journal
+    /// entries numbered after theirs, its queries after their writes) and is checked as any: every query its
+    /// decisions rest on is checked by the commit under the ledger's lock at its place among the writes. A body that
+    /// throws, asks a query with no prediction or needs the classic way is taken out again (``SpeculativeTransaction/restore(_:)``)
+    /// and runs alone; a group the server refuses (a row one body read had changed) is not committed at all, and each
+    /// of its bodies runs alone. Every body is answered only after the group's commit is durable, each with its own
+    /// value (its numbers bound) and the ledger's tip after the group.
+    private func grouped<T>(_ body: (any SQLTransaction) throws -> T, predicted: @escaping (String) -> SpeculativeTransaction.Answer?,
+                            guesses: [String: [SQLRow]]) throws -> GroupOutcome<T> {
+        try withoutActuallyEscaping(body) { body in
+            var value: T?
+            let write = GroupedWrite { speculative in value = try body(speculative) }
+            let leads = groupQueue.withLock { queue -> Bool in
+                queue.waiting.append(write)
+                guard !queue.leading else { return false }
+                queue.leading = true
+                return true
+            }
+            var state: GroupedWrite.State
+            if leads {
+                state = .lead(groupQueue.withLock { queue in
+                    let group = Array(queue.waiting.prefix(Self.groupLimit))
+                    queue.waiting.removeFirst(group.count)
+                    return group
+                })
+            } else {
+                state = write.wait()
+            }
+            if case .lead(let group) = state {
+                commitGroup(group, predicted: predicted, guesses: guesses)
+                // The next group is led by its first write (woken to do so); none waiting, no one leads.
+                let next = groupQueue.withLock { queue -> [GroupedWrite]? in
+                    guard !queue.waiting.isEmpty else {
+                        queue.leading = false
+                        return nil
+                    }
+                    let group = Array(queue.waiting.prefix(Self.groupLimit))
+                    queue.waiting.removeFirst(group.count)
+                    return group
+                }
+                if let next { next[0].settle(.lead(next)) }
+                state = write.wait()
+            }
+            write.run = nil
+            switch state {
+            case .committed(let tip, let base, let speculative):
+                guard let value else { return .alone(tryPredictions: false) }
+                return .committed(Self.bound(value, speculative, base: base), tip)
+            case .alone(let tryPredictions):
+                return .alone(tryPredictions: tryPredictions)
+            case .failed(let error):
+                throw error
+            case .waiting, .lead:
+                return .alone(tryPredictions: false)
+            }
+        }
+    }
+
+    /// Runs the bodies of `group` on one transaction and commits those it can in one round trip, then settles each.
+    private func commitGroup(_ group: [GroupedWrite], predicted: @escaping (String) -> SpeculativeTransaction.Answer?,
+                             guesses: [String: [SQLRow]]) {
+        let speculative = SpeculativeTransaction(answered: [:], guesses: guesses, sequencing: true,
+                                                 predicted: predicted, onPredictions: true)
+        var members: [GroupedWrite] = []
+        for write in group {
+            let mark = speculative.mark()
+            let ran = (try? write.run?(speculative)) != nil
+            if ran && speculative.committableOnPredictions {
+                members.append(write)
+            } else {
+                speculative.restore(mark)
+                write.settle(.alone(tryPredictions: false))
+            }
+        }
+        guard !members.isEmpty else { return }
+        let outcome: GroupedWrite.State
+        do {
+            let (tip, base) = try commit(speculative.operations, digests: speculative.predictedDigests, sequencing: true,
+                                         after: speculative.queriesAfter(wrote: speculative.tablesWritten).answer)
+            outcome = .committed(tip, base: base, speculative)
+            if members.count > 1 { oneCallTrace("group of \(members.count) committed") }
+        } catch let refusal as PostgresRefusal where refusal.isConflict || refusal.sqlState == "23505" {
+            oneCallTrace("group of \(members.count) refused: \(refusal.message)")
+            outcome = .alone(tryPredictions: members.count > 1)
+        } catch let refusal as PostgresRefusal where refusal.sqlState == Self.undefinedFunction {
+            oneCallTrace("no answers after commit: \(refusal.message)")
+            answersAfterCommit.store(false, ordering: .relaxed)
+            outcome = .alone(tryPredictions: false)
+        } catch {
+            // A connection lost in the commit: it may or may not have committed, as for a write alone — reported to
+            // each, never written again here (a retried request id answers its first outcome).
+            outcome = .failed(error)
+        }
+        for member in members { member.settle(outcome) }
     }
 
     func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {

@@ -127,6 +127,52 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
         return tables
     }
 
+    // MARK: - Several bodies in one transaction
+
+    /// What the transaction has gathered so far: taken before a body runs in a group commit
+    /// (``PostgresStore/writeReportingTip(_:)``), so a body that throws, or asks what the group cannot commit in one
+    /// round trip, is taken out again (``restore(_:)``) and runs alone.
+    struct Mark {
+        fileprivate let missing: [Missing]
+        fileprivate let operations: [Operation]
+        fileprivate let writes: [String]
+        fileprivate let used: [String: [SQLRow]]
+        fileprivate let lockedPathReason: String?
+        fileprivate let asked: Set<String>
+        fileprivate let toldProvisionalTip: Bool
+        fileprivate let provisionalTip: (sequence: Int64, hash: Data)?
+        fileprivate let predictedDigests: [String: String]
+        fileprivate let predictionMissed: Bool
+        fileprivate let presumedTexts: Set<String>
+    }
+
+    func mark() -> Mark {
+        Mark(missing: missing, operations: operations, writes: writes, used: used, lockedPathReason: lockedPathReason,
+             asked: asked, toldProvisionalTip: toldProvisionalTip, provisionalTip: provisionalTip,
+             predictedDigests: predictedDigests, predictionMissed: predictionMissed, presumedTexts: presumedTexts)
+    }
+
+    /// The transaction as it was at `mark`: whatever a body ran since is forgotten.
+    func restore(_ mark: Mark) {
+        missing = mark.missing
+        operations = mark.operations
+        writes = mark.writes
+        used = mark.used
+        lockedPathReason = mark.lockedPathReason
+        asked = mark.asked
+        toldProvisionalTip = mark.toldProvisionalTip
+        provisionalTip = mark.provisionalTip
+        predictedDigests = mark.predictedDigests
+        predictionMissed = mark.predictionMissed
+        presumedTexts = mark.presumedTexts
+    }
+
+    /// Whether everything run so far can be committed in one round trip on predictions: every query answered, none
+    /// missing, nothing that needs the classic way.
+    var committableOnPredictions: Bool {
+        lockedPathReason == nil && !predictionMissed && missing.isEmpty
+    }
+
     // MARK: - Numbers bound at commit
 
     /// The provisional tip a sequencing body is told: far above any journal's number (so "after the tip" still
