@@ -16,6 +16,23 @@ struct CodeVerifierTests {
         #expect(throws: LedgerError.self) { try verifier.verify(TOTP.code(secret: secret, at: f.clock.now - 60)) }
     }
 
+    @Test("two neighbouring steps with the same six digits: after the earlier is used, the code is the later step's, accepted once")
+    func neighbouringStepsWithTheSameDigits() throws {
+        let f = try Fixture()
+        // Found by search: with this secret, steps 58,480,631 and 58,480,632 both give 097260.
+        let secret = Data(1...20)
+        let (earlier, later): (UInt64, UInt64) = (58_480_631, 58_480_632)
+        let code = HOTP.code(secret: secret, counter: earlier)
+        #expect(code == "097260" && HOTP.code(secret: secret, counter: later) == code)
+        let clock = ManualClock(Date(timeIntervalSince1970: TimeInterval(earlier * 30)))
+        let verifier = CodeVerifier(database: f.ledger.database, authenticator: .totp(secret: secret), clock: clock.closure)
+        try verifier.verify(code)
+        clock.advance(30)
+        // The earlier step is used: the same digits now are the later step's code, fresh (it was refused as replayed).
+        try verifier.verify(code)
+        #expect(throws: LedgerError.code(.replayed)) { try verifier.verify(code) }
+    }
+
     @Test("a code accepted once is refused again, also after reopening the database")
     func replayRefused() throws {
         let f = try Fixture()

@@ -40,6 +40,7 @@ struct PostgresChainTests {
     /// Every stored hash is what ``JournalEntry/computedHash`` gives for the stored entry, each predecessor's hash is
     /// the previous entry's, and the numbers run 1…n.
     static func expectChained(_ ledger: Ledger, count: Int) throws {
+        #expect(try ledger.journal.verify() == .ok(count))
         let entries = try ledger.journal.entries()
         #expect(entries.map(\.sequence) == (0..<Int64(count)).map { $0 + 1 })
         var previous = JournalEntry.genesisHash
@@ -199,6 +200,45 @@ struct PostgresChainTests {
             #expect(try f.balance(payer.account) == openings[index] - paid, "\(payer.credentials.customer.name)'s balance")
         }
         try Self.expectChained(f.ledger, count: Int(warmUp) + payments)
+    }
+
+    @Test("entries are stored and numbered by the commit, chained apart: a payment is answered while another session integrates, and verify chains what it finds")
+    func chainIntegratedApart() throws {
+        let f = try Fixture(engine: .postgres)
+        guard case .postgres(let address) = f.location else { Issue.record("not on PostgreSQL"); return }
+        for amount in ["1.00", "2.00"] { _ = try f.ledger.signAndPost(try f.payment(amount: amount), code: f.nextCode()) }
+        func unintegrated() throws -> [Int64] {
+            try f.ledger.database.query("SELECT seq FROM journal WHERE octet_length(hash) = 0 ORDER BY seq", []) { rows in
+                try rows.map { try $0.decode(Int64.self, forColumn: "seq") }
+            }
+        }
+        // A payment's commit chains what it stored once it has released the ledger's lock.
+        #expect(try unintegrated() == [])
+        // Another session integrating (its lock held 2 s): payments are stored, numbered and answered meanwhile,
+        // their entries not chained yet; nothing waits for that session.
+        let held = Self.inBackground("SELECT pg_advisory_xact_lock(\(PostgresStore.integrationLock)), pg_sleep(2)", at: address)
+        usleep(300_000)
+        let started = Date()
+        var receipts: [Int64] = []
+        for amount in ["3.00", "4.00"] {
+            guard case .posted(let receipt) = try f.ledger.signAndPost(try f.payment(amount: amount), code: f.nextCode()) else {
+                Issue.record("a payment was not posted while another session integrated"); return
+            }
+            receipts.append(receipt.sequence)
+        }
+        #expect(Date().timeIntervalSince(started) < 1.5, "the payments waited for the integration lock")
+        #expect(receipts == [3, 4])
+        #expect(try unintegrated() == [3, 4])
+        // The chain of what is integrated is whole; an entry's hashes can be filled once, nothing else changed.
+        let store = try PostgresStore(address: address)
+        defer { try? store.close() }
+        #expect(throws: (any Error).self) { try store.write { db in try db.execute("UPDATE journal SET amount = '1.00' WHERE seq = 3") } }
+        #expect(throws: (any Error).self) { try store.write { db in try db.execute("UPDATE journal SET hash = prev_hash WHERE seq = 2") } }
+        // verify waits for the other session, integrates, and checks the chain whole.
+        #expect(try f.ledger.journal.verify() == .ok(4))
+        #expect(try unintegrated() == [])
+        held.wait()
+        try Self.expectChained(f.ledger, count: 4)
     }
 
     @Test("on the answers the last commit gave after its writes, a payment commits in one round trip; a row another host changed meanwhile refuses them and the payment is decided on fresh rows")
@@ -466,7 +506,8 @@ struct PostgresChainTests {
         }
         try f.ledger.close()
         #expect(try Ledger.migrateDatabase(dataDirectory: f.directory, location: f.location)
-                == [PostgresStore.chainStep, PostgresStore.answersStep, PostgresStore.answersAsRowsStep, PostgresStore.keptPlansStep])
+                == [PostgresStore.chainStep, PostgresStore.answersStep, PostgresStore.answersAsRowsStep, PostgresStore.keptPlansStep,
+                    PostgresStore.integrationStep])
         let ledger = try f.reopen()
         defer { try? ledger.close() }
         let last = try ledger.draft(operation: "payment.domestic", plugin: "ru.example.payments", pluginVersion: "1.0.0", fields: [
@@ -600,7 +641,12 @@ extension PostgresChainTests {
         return (trips, migrated, try ledger.journal.verify())
     }
 
-    static let dropV26 = "DROP PROCEDURE rbs_v26_commit_durably(TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);"
+    /// v26's procedure dropped, and v29's, which a database restored from before v26 would not have either.
+    static let dropV26 = """
+        DROP PROCEDURE rbs_v26_commit_durably(TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
+        DROP PROCEDURE rbs_v29_commit_durably(TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
+        DELETE FROM rbs_schema_steps WHERE name = '\(PostgresStore.integrationStep)';
+        """
 
     @Test("a database without v24's procedure (restored from before it) answers through v22's: payments post in one round trip still")
     func withoutAnswersAsRows() throws {
@@ -609,10 +655,10 @@ extension PostgresChainTests {
             \(Self.dropV26)
             DELETE FROM rbs_schema_steps WHERE name IN ('\(PostgresStore.answersAsRowsStep)', '\(PostgresStore.keptPlansStep)');
             """)
-        // The first finds v26's and v24's procedures gone (each call refused at lookup, nothing run) and commits
-        // through v22's.
-        #expect(trips == [3, 1, 1], "\(trips)")
-        #expect(migrated == [PostgresStore.answersAsRowsStep, PostgresStore.keptPlansStep])
+        // The first finds v29's, v26's and v24's procedures gone (each call refused at lookup, nothing run) and
+        // commits through v22's.
+        #expect(trips == [4, 1, 1], "\(trips)")
+        #expect(migrated == [PostgresStore.answersAsRowsStep, PostgresStore.keptPlansStep, PostgresStore.integrationStep])
         #expect(verified == .ok(5))
     }
 
@@ -622,9 +668,10 @@ extension PostgresChainTests {
             \(Self.dropV26)
             DELETE FROM rbs_schema_steps WHERE name = '\(PostgresStore.keptPlansStep)';
             """)
-        // The first finds the procedure gone (its call refused at lookup, nothing run) and commits through v24's.
-        #expect(trips == [2, 1, 1], "\(trips)")
-        #expect(migrated == [PostgresStore.keptPlansStep])
+        // The first finds v29's and v26's procedures gone (each call refused at lookup, nothing run) and commits
+        // through v24's.
+        #expect(trips == [3, 1, 1], "\(trips)")
+        #expect(migrated == [PostgresStore.keptPlansStep, PostgresStore.integrationStep])
         #expect(verified == .ok(5))
     }
 

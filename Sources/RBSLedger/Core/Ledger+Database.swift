@@ -65,6 +65,9 @@ extension Ledger {
             let applied = try store.appliedSteps()
             let pending = LedgerSchema.steps.map(\.name).filter { !applied.contains($0) }
             let holds = try store.holdsLedger()
+            // The entries stored are chained first (PostgreSQL, v29), so the tip shown has its hash; the journal's
+            // content is not changed by it.
+            if holds { try store.integrate() }
             let tip = holds ? try store.read(Journal.tip) : nil
             // The identity table arrived with step v2: an older schema has no id yet.
             let ledgerId: String? = applied.contains("v2")

@@ -96,6 +96,8 @@ final class LedgerDatabase: Sendable {
                 throw LedgerError.historyMissing(directory: dataDirectory.path, found: "\(store.place) holds no ledger tables", known: "")
             }
             stepsApplied = try store.migrate()
+            // Every entry stored is chained before the start reads the journal's tip (PostgreSQL, schema step v29).
+            try store.integrate()
         } catch {
             throw store.ledgerError(error)
         }
@@ -105,7 +107,19 @@ final class LedgerDatabase: Sendable {
     /// commit it follows has happened whatever the file system says now, and a record that lags is accepted on the
     /// next start (only one that ran ahead, or a different ledger, is refused).
     func record(_ tip: LedgerTip) {
+        // A tip whose entry is not chained yet (PostgreSQL, schema step v29: stored by another host a moment ago)
+        // has no hash to record: the record stays at the last one that had.
+        guard !tip.hash.isEmpty else { return }
         recorder.record(tip)
+    }
+
+    /// Chains every journal entry stored and not integrated yet (PostgreSQL with schema step v29; nothing on SQLite).
+    func integrate() throws(LedgerError) {
+        do {
+            try store.integrate()
+        } catch {
+            throw store.ledgerError(error)
+        }
     }
 
     /// Runs `body` in one write transaction, mapping database errors, then records the new tip in the background
@@ -126,7 +140,9 @@ final class LedgerDatabase: Sendable {
             throw store.ledgerError(error)
         }
         try watch.check()
-        recorder.submit(tip)
+        // The tip a commit answers is the last entry integrated (PostgreSQL, v29), never one without its hash; should
+        // integration have failed after the commit, there is nothing new to record.
+        if !tip.hash.isEmpty { recorder.submit(tip) }
         return value
     }
 

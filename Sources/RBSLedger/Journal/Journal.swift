@@ -13,6 +13,8 @@ public struct Journal: Sendable {
 
     /// All entries in sequence order.
     public func entries() throws(LedgerError) -> [JournalEntry] {
+        // With their hashes: every entry stored is chained first (PostgreSQL, schema step v29).
+        try database.integrate()
         let rows = try database.read { db in try db.rows("SELECT * FROM journal ORDER BY seq") }
         var entries: [JournalEntry] = []
         entries.reserveCapacity(rows.count)
@@ -52,6 +54,9 @@ public struct Journal: Sendable {
     /// customer's own signature holds: the recorded assertion is for this document's hash, and its signature verifies
     /// with the passkey's public key registered under the entry's key id.
     public func verify(authenticator: Authenticator? = nil) throws(LedgerError) -> VerifyResult {
+        // On PostgreSQL (schema step v29) every entry stored is chained first; entries stored after that and read
+        // below without their hashes yet are chained here as integration will chain them, and checked as any.
+        try database.integrate()
         let (rows, keyRows, basketRows) = try database.read { db in
             (try db.rows("SELECT * FROM journal ORDER BY seq"),
              try db.rows("SELECT key_id, public_key FROM keys"),
@@ -73,12 +78,20 @@ public struct Journal: Sendable {
         // once-only index, schema step v23-journal-unique-index, refuses a second entry; this proves it held).
         var journaled: Set<String> = []
         journaled.reserveCapacity(rows.count)
+        // Entries not chained yet (PostgreSQL, v29) are only ever the journal's last: once one is, all after it are.
+        var unintegratedFrom: Int64?
         for row in rows {
-            let entry: JournalEntry
+            var entry: JournalEntry
             do {
                 entry = try JournalEntry(row: row)
             } catch {
                 return .bad(sequence: expected, reason: "the entry cannot be read: \(error.description)")
+            }
+            if entry.isUnintegrated {
+                if unintegratedFrom == nil { unintegratedFrom = entry.sequence }
+                entry = entry.chained(after: previousHash)
+            } else if let from = unintegratedFrom {
+                return .bad(sequence: entry.sequence, reason: "the entry is chained, but entry \(from) before it is not (an entry's hashes were removed)")
             }
             if entry.sequence != expected {
                 return .bad(sequence: expected, reason: entry.sequence > expected

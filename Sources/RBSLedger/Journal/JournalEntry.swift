@@ -56,8 +56,20 @@ public struct JournalEntry: Sendable, Hashable {
     /// For the second signer's entry: the number of the `awaiting` entry of the same document that it completes.
     /// Its ``keyId``, ``signature`` and ``authorization`` are then the second signer's; the document names the first's key.
     public let secondOf: Int64?
-    public let previousHash: Data
+    public private(set) var previousHash: Data
     public private(set) var hash: Data
+
+    /// Whether this entry is stored and numbered but not yet chained (PostgreSQL, schema step
+    /// `v29-chain-integrated-apart`: its hashes are filled by the next integration).
+    var isUnintegrated: Bool { hash.isEmpty && previousHash.isEmpty }
+
+    /// This entry chained after an entry whose hash is `previous`, as integration chains it.
+    func chained(after previous: Data) -> JournalEntry {
+        var entry = self
+        entry.previousHash = previous
+        entry.hash = entry.computedHash
+        return entry
+    }
 
     /// The hash of the first entry's predecessor.
     static let genesisHash = Data(repeating: 0, count: 32)

@@ -119,6 +119,10 @@ enum LedgerSchema {
         // highest — to the next customer added, who then had the removed one's accounts, cards, statements, request
         // ids and templates, all kept by that id.
         Step(name: "v28-customer-ids-never-reused", apply: customerIds),
+        // The journal's hash chain integrated apart from the commit that stores and numbers an entry (issue #30 item
+        // 2, ``integrationApart(_:)``): a commit stores the entry with the parts of its hash; whichever session
+        // integrates next chains it, after the ledger's lock is released. PostgreSQL only.
+        Step(name: "v29-chain-integrated-apart", apply: integrationApart),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -1085,7 +1089,8 @@ enum LedgerSchema {
     /// not yet durable; anything it writes comes after it in the WAL, so is durable only if this payment is. Where
     /// the role may not write WAL messages (a server that revoked the function from PUBLIC), the procedure commits
     /// synchronously, holding the lock across the flush, as before.
-    private static func answeringCommit(_ procedure: String, answers: String, flushApart: Bool = false, kept: Bool = false) -> String {
+    private static func answeringCommit(_ procedure: String, answers: String, flushApart: Bool = false, kept: Bool = false,
+                                        integrating: Bool = false) -> String {
         let declare = flushApart ? """
             DECLARE
                 apart BOOLEAN := has_function_privilege('pg_logical_emit_message(boolean,text,text)', 'EXECUTE');
@@ -1096,7 +1101,19 @@ enum LedgerSchema {
                 PERFORM set_config('synchronous_commit', 'off', true);
             END IF;
             """ : ""
+        // With `integrating` (schema step `v29-chain-integrated-apart`): the entries just stored are chained here,
+        // outside the ledger's lock, unless another session is integrating; the tip answered is the last entry
+        // integrated. Nothing here may fail the payment, which is committed.
+        let integrate = integrating ? """
+            BEGIN
+                    SELECT t.tip_seq, t.tip_hash INTO tip_seq, tip_hash FROM rbs_v29_integrate(false) AS t;
+                    tip_seq := coalesce(tip_seq, 0);
+                EXCEPTION WHEN OTHERS THEN
+                    NULL;
+                END;
+            """ : ""
         let afterAnswers = flushApart ? """
+            \(integrate)
             IF apart THEN
                 -- The payment made durable before the answer row is sent: this commit, with the session's
                 -- synchronous_commit, flushes the WAL through its message, which comes after the payment's
@@ -1327,6 +1344,110 @@ enum LedgerSchema {
             \(answersFunction("rbs_v26_answers", "templates TEXT[], arguments TEXT[], types TEXT[]", queries: "templates",
                               read: statement + "\n                EXECUTE run INTO lines;",
                               declaring: "known TEXT := coalesce(current_setting('rbs.kept_plans', true), ''); kind TEXT := 'q'; name TEXT; run TEXT;"))
+            """)
+    }
+
+    /// Schema step `v29-chain-integrated-apart` (issue #30 item 2: the journal's order and hash chain as an append-only
+    /// transparency log keeps them — entries stored and numbered first, integrated into the chain apart).
+    ///
+    /// Until this step the commit that stored an entry also chained it: under the ledger's lock it read the
+    /// predecessor's hash and computed the entry's (`rbs_v21_prev`, `rbs_v21_hash`). Now the commit stores the entry
+    /// with empty hashes and its hashed parts in `journal_unintegrated` (`rbs_v29_apart`, the value the host sends for
+    /// the hash), numbered as before — in commit order, gapless, by the server under the lock, a host's group of
+    /// payments at a time. `rbs_v29_integrate` then chains every stored entry in number order: the predecessor's
+    /// hash, the entry's own (the same bytes `rbs_v21_hash` hashed, so `verify` checks them unchanged), and the
+    /// parts' row removed, in one transaction. It is idempotent (an entry integrated is no longer listed) and runs
+    /// under its own advisory lock, never the ledger's: `rbs_v29_commit_durably` calls it after the commit has
+    /// released the ledger's lock, in the transaction whose commit flushes the payment, and skips it when another
+    /// session is integrating (that one, or the next commit, chains this entry). What reads the chain whole —
+    /// `verify`, the classic write that numbers from the tip, a host's start — integrates first, waiting for its
+    /// lock. The journal's UPDATE trigger allows this one change: an entry's empty hashes filled, nothing else.
+    private static func integrationApart(_ db: any SQLTransaction) throws {
+        guard db.dialect == .postgres else { return }
+        try db.executeScript("""
+            CREATE TABLE IF NOT EXISTS journal_unintegrated (
+                seq BIGINT PRIMARY KEY,
+                part_before BYTEA NOT NULL,
+                part_between BYTEA NOT NULL
+            );
+            -- An entry's hashes filled once by integration; any other change of a journal row is refused as before.
+            CREATE OR REPLACE FUNCTION rbs_v29_journal_update() RETURNS trigger LANGUAGE plpgsql AS $fn$
+            BEGIN
+                IF octet_length(OLD.hash) = 0 AND octet_length(OLD.prev_hash) = 0
+                   AND octet_length(NEW.hash) = 32 AND octet_length(NEW.prev_hash) = 32
+                   AND (to_jsonb(NEW) - 'hash' - 'prev_hash') = (to_jsonb(OLD) - 'hash' - 'prev_hash') THEN
+                    RETURN NEW;
+                END IF;
+                RAISE EXCEPTION 'the journal is append-only: entries cannot be changed' USING ERRCODE = 'restrict_violation';
+            END $fn$;
+            DROP TRIGGER journal_no_update ON journal;
+            CREATE TRIGGER journal_no_update BEFORE UPDATE ON journal FOR EACH ROW EXECUTE FUNCTION rbs_v29_journal_update();
+            -- The hash a commit stores for entry k of its transaction: none yet; its parts kept for integration.
+            CREATE OR REPLACE FUNCTION rbs_v29_apart(k BIGINT, part_before BYTEA, part_between BYTEA) RETURNS BYTEA
+                LANGUAGE plpgsql VOLATILE AS $fn$
+            BEGIN
+                INSERT INTO journal_unintegrated (seq, part_before, part_between) VALUES (rbs_v21_seq(k), part_before, part_between);
+                RETURN ''::BYTEA;
+            END $fn$;
+            -- The last entry integrated: the one before the first waiting, else the journal's last.
+            CREATE OR REPLACE FUNCTION rbs_v29_integrated_tip() RETURNS TABLE (tip_seq BIGINT, tip_hash BYTEA)
+                LANGUAGE sql STABLE AS $fn$
+                SELECT j.seq, j.hash FROM journal j
+                    WHERE j.seq < coalesce((SELECT min(u.seq) FROM journal_unintegrated u), 9223372036854775807)
+                    ORDER BY j.seq DESC LIMIT 1
+            $fn$;
+            -- Chains every stored entry not integrated yet, in number order; with wait false, does nothing when another
+            -- session is integrating. Answers the last entry integrated.
+            CREATE OR REPLACE FUNCTION rbs_v29_integrate(wait BOOLEAN) RETURNS TABLE (tip_seq BIGINT, tip_hash BYTEA)
+                LANGUAGE plpgsql AS $fn$
+            DECLARE
+                r RECORD;
+                previous BYTEA;
+                number TEXT;
+            BEGIN
+                IF wait THEN
+                    PERFORM pg_advisory_xact_lock(\(PostgresStore.integrationLock));
+                ELSIF NOT pg_try_advisory_xact_lock(\(PostgresStore.integrationLock)) THEN
+                    RETURN QUERY SELECT * FROM rbs_v29_integrated_tip();
+                    RETURN;
+                END IF;
+                FOR r IN SELECT u.seq, u.part_before, u.part_between FROM journal_unintegrated u ORDER BY u.seq LOOP
+                    IF r.seq = 1 THEN
+                        previous := decode(repeat('00', 32), 'hex');
+                    ELSE
+                        previous := (SELECT j.hash FROM journal j WHERE j.seq = r.seq - 1);
+                    END IF;
+                    -- Numbers are given in commit order under the ledger's lock, so a stored entry's predecessor is
+                    -- stored (and integrated by now, this loop going in order); should it not be, stop here.
+                    EXIT WHEN previous IS NULL OR octet_length(previous) = 0;
+                    number := r.seq::TEXT;
+                    UPDATE journal SET prev_hash = previous,
+                        hash = sha256(r.part_before || int4send(octet_length(number)) || convert_to(number, 'UTF8')
+                                      || r.part_between || int4send(length(previous)) || previous)
+                        WHERE seq = r.seq;
+                    DELETE FROM journal_unintegrated WHERE seq = r.seq;
+                END LOOP;
+                RETURN QUERY SELECT * FROM rbs_v29_integrated_tip();
+            END $fn$;
+            -- A commit that chains in the server (v21's way: a host that found v29's procedure gone, a database
+            -- restored from before it) after an entry stored apart and not chained yet: chained first, here, under
+            -- the ledger's lock (integration never takes that lock, so waiting for it here cannot deadlock).
+            CREATE OR REPLACE FUNCTION rbs_v21_prev(k BIGINT) RETURNS BYTEA LANGUAGE plpgsql VOLATILE AS $fn$
+            DECLARE
+                number BIGINT := rbs_v21_seq(k);
+                previous BYTEA;
+            BEGIN
+                IF number = 1 THEN
+                    RETURN decode(repeat('00', 32), 'hex');
+                END IF;
+                previous := (SELECT j.hash FROM journal j WHERE j.seq = number - 1);
+                IF octet_length(previous) = 0 THEN
+                    PERFORM rbs_v29_integrate(true);
+                    previous := (SELECT j.hash FROM journal j WHERE j.seq = number - 1);
+                END IF;
+                RETURN previous;
+            END $fn$;
+            \(answeringCommit("rbs_v29_commit_durably", answers: "rbs_v26_answers", flushApart: true, kept: true, integrating: true))
             """)
     }
 

@@ -41,9 +41,15 @@ protocol LedgerStore: Sendable {
 
     /// The ledger error for an error this store's engine threw, naming ``place``.
     func ledgerError(_ error: any Error) -> LedgerError
+
+    /// Chains every journal entry stored and not integrated yet (PostgreSQL with schema step
+    /// `v29-chain-integrated-apart`); SQLite chains each entry in the transaction that stores it.
+    func integrate() throws
 }
 
 extension LedgerStore {
+    func integrate() throws {}
+
     func query(_ sql: String, arguments: [SQLValue]) throws -> [SQLRow] {
         try read { db in try db.rows(sql, arguments: arguments) }
     }

@@ -34,6 +34,10 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
 
     /// The key of the advisory lock every write transaction takes first ("RBSLEDGR").
     static let ledgerLock: Int64 = 0x5242_534C_4544_4752
+    /// The key of the advisory lock the journal's integration holds ("RBSINTGR", schema step `v29-chain-integrated-apart`).
+    static let integrationLock: Int64 = 0x5242_5349_4E54_4752
+    /// The schema step that chains the journal's entries apart from the commit that stores them.
+    static let integrationStep = "v29-chain-integrated-apart"
     /// The key of the advisory lock migrations hold ("RBSMIGRT").
     static let migrationLock: Int64 = 0x5242_534D_4947_5254
     /// The schema step that creates the one-call functions (``writeReportingTip(_:)``).
@@ -91,8 +95,25 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     /// For what the one-call path cannot run (``SpeculativeTransaction/lockedPathReason``), and for a ledger whose
     /// schema has not the functions yet.
     private func lockedWrite<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
+        // The body numbers from the journal's tip and chains from its hash: every stored entry is integrated first
+        // (schema step v29), under the ledger's lock, so none is stored meanwhile.
         try transaction(begin: "BEGIN ISOLATION LEVEL READ COMMITTED",
-                        lock: "SELECT pg_advisory_xact_lock(\(Self.ledgerLock))", body)
+                        lock: "SELECT pg_advisory_xact_lock(\(Self.ledgerLock))", then: Self.integrateIfStepApplied, body)
+    }
+
+    /// Chains the entries stored apart, where the database has schema step v29's function (whatever this host
+    /// found before: a host that stopped using the step's procedure may have stored entries that way just before).
+    static let integrateIfStepApplied = """
+        DO $$ BEGIN
+            IF to_regprocedure('rbs_v29_integrate(boolean)') IS NOT NULL THEN PERFORM rbs_v29_integrate(true); END IF;
+        END $$
+        """
+
+    /// Chains every entry stored and not integrated yet (schema step `v29-chain-integrated-apart`), waiting for
+    /// another session integrating: what reads the chain whole (``Journal/verify(authenticator:)``, a host's start)
+    /// does it first. Nothing on a database without the step.
+    func integrate() throws {
+        try withFreshConnection { connection in _ = try run(connection, Self.integrateIfStepApplied, []) }
     }
 
     /// Runs `body` as one write transaction in at most two round trips when nothing changes under it, and returns
@@ -135,7 +156,8 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             }
             if alone, predicting, predictedAnswers.withLock({ !$0.isEmpty }) {
                 let speculative = SpeculativeTransaction(answered: [:], guesses: guesses, sequencing: true,
-                                                         predicted: predicted, onPredictions: true)
+                                                         predicted: predicted, onPredictions: true,
+                                                         integrating: integrationApart.load(ordering: .relaxed))
                 if let value = try? body(speculative), speculative.committableOnPredictions {
                     do {
                         // The queries of tables no write touches are not answered again: their predictions stay.
@@ -158,7 +180,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                 var digests: [String: String] = [:]
                 for _ in 0...Self.maximumReadRounds {
                     let speculative = SpeculativeTransaction(answered: answered, guesses: guesses, sequencing: sequencing,
-                                                             predicted: predicted)
+                                                             predicted: predicted, integrating: integrationApart.load(ordering: .relaxed))
                     let result = Result { try body(speculative) }
                     if speculative.lockedPathReason != nil { oneCallTrace("locked: \(speculative.lockedPathReason ?? "")"); break attempts }
                     if !speculative.missing.isEmpty {
@@ -354,7 +376,8 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     private func commitGroup(_ group: [GroupedWrite], predicted: @escaping (String) -> SpeculativeTransaction.Answer?,
                              guesses: [String: [SQLRow]]) {
         let speculative = SpeculativeTransaction(answered: [:], guesses: guesses, sequencing: true,
-                                                 predicted: predicted, onPredictions: true)
+                                                 predicted: predicted, onPredictions: true,
+                                                 integrating: integrationApart.load(ordering: .relaxed))
         var members: [GroupedWrite] = []
         for write in group {
             let mark = speculative.mark()
@@ -434,6 +457,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             answersAfterCommit.store(applied.contains(Self.answersStep) || done.contains(Self.answersStep), ordering: .relaxed)
             answersAsRows.store(applied.contains(Self.answersAsRowsStep) || done.contains(Self.answersAsRowsStep), ordering: .relaxed)
             keptPlans.store(applied.contains(Self.keptPlansStep) || done.contains(Self.keptPlansStep), ordering: .relaxed)
+            integrationApart.store(applied.contains(Self.integrationStep) || done.contains(Self.integrationStep), ordering: .relaxed)
             return done
         }
     }
@@ -471,7 +495,8 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     /// transaction started again: nothing of it had reached the server. A conflict the server reports
     /// (serialisation failure, deadlock) runs the whole transaction again, up to ``maximumAttempts`` times. A
     /// connection lost later fails the operation.
-    private func transaction<T>(begin: String, lock: String?, _ body: (any SQLTransaction) throws -> T) throws -> T {
+    private func transaction<T>(begin: String, lock: String?, then first: String? = nil,
+                                _ body: (any SQLTransaction) throws -> T) throws -> T {
         var conflicts = 0
         var staleConnections = 0
         while true {
@@ -486,6 +511,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             }
             do {
                 if let lock { _ = try run(connection, lock, []) }
+                if let first { _ = try run(connection, first, []) }
                 let value = try body(PostgresTransaction(store: self, connection: connection))
                 _ = try run(connection, "COMMIT", [])
                 checkin(connection)
@@ -604,6 +630,8 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     private let answersAsRows = Atomic<Bool>(false)
     /// Whether the commit runs its statements from the server session's kept plans (schema step `v26-kept-plans`).
     private let keptPlans = Atomic<Bool>(false)
+    /// Whether entries are stored with their hashes' parts and chained apart (schema step `v29-chain-integrated-apart`).
+    private let integrationApart = Atomic<Bool>(false)
     /// What the last commits' queries gave after their writes, by query text: a transaction whose queries are all
     /// here (or are once-only id lookups) is committed on them in one round trip (``writeReportingTip(_:)``). Each is
     /// checked by the commit like a fetched answer, so a stale one costs a refused commit, never a wrong decision.
@@ -759,6 +787,20 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                 // keeps this host there until a restart applies the step again.
                 // Each run of consecutive checks as one kept query (``PostgresSQL/mergedChecks(_:digests:)``).
                 let (checks, checkDigests) = PostgresSQL.mergedChecks(kept, digests: expected)
+                // With schema step v29, the same procedure that then chains the entries stored, after the lock
+                // (``LedgerSchema``'s `integrationApart`). A database restored from before it lacks the procedure:
+                // nothing ran, and the commit goes through v26's (its entries integrated by whoever integrates next).
+                if integrationApart.load(ordering: .relaxed) {
+                    do {
+                        return (try call(connection, "CALL rbs_v29_commit_durably($1, $2, $3, $4, $5, $6, $7)", [
+                            .texts(checks.map(\.template)), .texts(checks.map(\.arguments)), .texts(checks.map(\.types)), .texts(checkDigests),
+                            .texts(after.map(\.kept.template)), .texts(after.map(\.kept.arguments)), .texts(after.map(\.kept.types)),
+                        ]), true)
+                    } catch let refusal as PostgresRefusal where refusal.sqlState == Self.undefinedFunction {
+                        oneCallTrace("no integration apart: \(refusal.message)")
+                        integrationApart.store(false, ordering: .relaxed)
+                    }
+                }
                 do {
                     return (try call(connection, "CALL rbs_v26_commit_durably($1, $2, $3, $4, $5, $6, $7)", [
                         .texts(checks.map(\.template)), .texts(checks.map(\.arguments)), .texts(checks.map(\.types)), .texts(checkDigests),

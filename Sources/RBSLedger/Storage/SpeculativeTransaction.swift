@@ -88,11 +88,18 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
     /// Whether the body is answered from `predicted` (committed on them); otherwise they are only the best guesses.
     private let onPredictions: Bool
 
+    /// Whether entries are stored with the parts of their hashes and chained apart by the server (schema step
+    /// `v29-chain-integrated-apart`): a provisional entry's hash is then `rbs_v29_apart(k, …)`, and a body that
+    /// numbers from the journal's real tip goes the classic way, which integrates first (the tip's hash may not be
+    /// there yet).
+    let integrating: Bool
+
     init(answered: [String: [SQLRow]], guesses: [String: [SQLRow]], sequencing: Bool = false,
-         predicted: ((String) -> Answer?)? = nil, onPredictions: Bool = false) {
+         predicted: ((String) -> Answer?)? = nil, onPredictions: Bool = false, integrating: Bool = false) {
         self.answered = answered
         self.guesses = guesses
         self.sequencing = sequencing
+        self.integrating = integrating
         self.predicted = predicted
         self.onPredictions = onPredictions && predicted != nil
     }
@@ -203,11 +210,13 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
         guard case .integer(let sequence) = arguments[sequenceArgument], let k = Self.provisionalIndex(sequence) else {
             return try execute(sql, arguments: arguments)
         }
-        let hash = "rbs_v21_hash(\(k), \(PostgresSQL.literal(.blob(Data(hashedBefore)))), \(PostgresSQL.literal(.blob(Data(hashedBetween)))))"
+        let parts = "\(k), \(PostgresSQL.literal(.blob(Data(hashedBefore)))), \(PostgresSQL.literal(.blob(Data(hashedBetween))))"
+        let hash = integrating ? "rbs_v29_apart(\(parts))" : "rbs_v21_hash(\(parts))"
+        let previous = integrating ? PostgresSQL.literal(.blob(Data())) : "rbs_v21_prev(\(k))"
         let (text, kept) = try statement(sql, arguments) { index, value in
             switch index {
             case sequenceArgument: "rbs_v21_seq(\(k))"
-            case previousHashArgument: "rbs_v21_prev(\(k))"
+            case previousHashArgument: previous
             case hashArgument: hash
             case _ where literalArguments.contains(index): PostgresSQL.literal(value)
             default: nil
@@ -235,6 +244,9 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
             toldProvisionalTip = true
             let tip = provisionalTip ?? (Self.provisionalBase, Self.provisionalHash)
             return [SQLRow(columns: SQLColumns(["seq", "hash"]), values: [.integer(tip.sequence), .blob(tip.hash)])]
+        }
+        if integrating && sql == Journal.tipQuery {
+            throw needsLock("a body that numbers from the journal's tip, whose last entries may not be chained yet")
         }
         let (text, kept) = try statement(sql, arguments)
         // Keyed by the number of writes before it, not their text: a write that carries the time differs from pass to
