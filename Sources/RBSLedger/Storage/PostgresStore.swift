@@ -379,15 +379,27 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                                                  predicted: predicted, onPredictions: true,
                                                  integrating: integrationApart.load(ordering: .relaxed))
         var members: [GroupedWrite] = []
-        for write in group {
-            let mark = speculative.mark()
-            let ran = (try? write.run?(speculative)) != nil
-            if ran && speculative.committableOnPredictions {
-                members.append(write)
-            } else {
-                speculative.restore(mark)
-                write.settle(.alone(tryPredictions: false))
+        var batch = group, taken = group.count
+        // While the bodies run, more writes arrive (requests signed a moment later): they join this group, until none
+        // came during the last bodies or the group is full — so writes that arrive together commit together, and
+        // the first of them does not go alone only because it was first.
+        while !batch.isEmpty {
+            for write in batch {
+                let mark = speculative.mark()
+                let ran = (try? write.run?(speculative)) != nil
+                if ran && speculative.committableOnPredictions {
+                    members.append(write)
+                } else {
+                    speculative.restore(mark)
+                    write.settle(.alone(tryPredictions: false))
+                }
             }
+            batch = groupQueue.withLock { queue in
+                let more = Array(queue.waiting.prefix(max(0, Self.groupLimit - taken)))
+                queue.waiting.removeFirst(more.count)
+                return more
+            }
+            taken += batch.count
         }
         guard !members.isEmpty else { return }
         let outcome: GroupedWrite.State
