@@ -1101,9 +1101,10 @@ enum LedgerSchema {
                 PERFORM set_config('synchronous_commit', 'off', true);
             END IF;
             """ : ""
-        // With `integrating` (schema step `v29-chain-integrated-apart`): the entries just stored are chained here,
-        // outside the ledger's lock, unless another session is integrating; the tip answered is the last entry
-        // integrated. Nothing here may fail the payment, which is committed.
+        // With `integrating` (schema step `v29-chain-integrated-apart`): the entries stored are chained here, after
+        // the ledger's lock is released, unless another session is integrating (it, or the next commit, chains
+        // them); the tip answered is the last entry integrated, so a host records only tips with a hash. Nothing
+        // here may fail the payment, which is committed.
         let integrate = integrating ? """
             BEGIN
                     SELECT t.tip_seq, t.tip_hash INTO tip_seq, tip_hash FROM rbs_v29_integrate(false) AS t;
@@ -1113,7 +1114,6 @@ enum LedgerSchema {
                 END;
             """ : ""
         let afterAnswers = flushApart ? """
-            \(integrate)
             IF apart THEN
                 -- The payment made durable before the answer row is sent: this commit, with the session's
                 -- synchronous_commit, flushes the WAL through its message, which comes after the payment's
@@ -1140,7 +1140,9 @@ enum LedgerSchema {
                 -- lock, so the answers below are read outside it (in the next transaction: the committed rows, this
                 -- payment's writes among them) and never hold up another host.
                 COMMIT;
-                -- The payment is committed: nothing here may fail it. Answers that cannot be read are simply none.
+                -- The payment is committed: nothing here may fail it. Its entries chained first (v29), so the answers
+                -- read them as they will stay; answers that cannot be read are simply none.
+                \(integrate)
                 BEGIN
                     answers := \(answering);
                 EXCEPTION WHEN OTHERS THEN
@@ -1411,7 +1413,9 @@ enum LedgerSchema {
             DECLARE
                 r RECORD;
                 previous BYTEA;
+                computed BYTEA;
                 number TEXT;
+                last BIGINT;
             BEGIN
                 IF wait THEN
                     PERFORM pg_advisory_xact_lock(\(PostgresStore.integrationLock));
@@ -1420,21 +1424,29 @@ enum LedgerSchema {
                     RETURN;
                 END IF;
                 FOR r IN SELECT u.seq, u.part_before, u.part_between FROM journal_unintegrated u ORDER BY u.seq LOOP
-                    IF r.seq = 1 THEN
-                        previous := decode(repeat('00', 32), 'hex');
-                    ELSE
-                        previous := (SELECT j.hash FROM journal j WHERE j.seq = r.seq - 1);
+                    -- The predecessor's hash: the one this loop just computed, else the stored one.
+                    IF last IS NULL OR last <> r.seq - 1 THEN
+                        IF r.seq = 1 THEN
+                            previous := decode(repeat('00', 32), 'hex');
+                        ELSE
+                            previous := (SELECT j.hash FROM journal j WHERE j.seq = r.seq - 1);
+                        END IF;
                     END IF;
                     -- Numbers are given in commit order under the ledger's lock, so a stored entry's predecessor is
                     -- stored (and integrated by now, this loop going in order); should it not be, stop here.
                     EXIT WHEN previous IS NULL OR octet_length(previous) = 0;
                     number := r.seq::TEXT;
-                    UPDATE journal SET prev_hash = previous,
-                        hash = sha256(r.part_before || int4send(octet_length(number)) || convert_to(number, 'UTF8')
-                                      || r.part_between || int4send(length(previous)) || previous)
-                        WHERE seq = r.seq;
-                    DELETE FROM journal_unintegrated WHERE seq = r.seq;
+                    computed := sha256(r.part_before || int4send(octet_length(number)) || convert_to(number, 'UTF8')
+                                       || r.part_between || int4send(length(previous)) || previous);
+                    UPDATE journal SET prev_hash = previous, hash = computed WHERE seq = r.seq;
+                    previous := computed;
+                    last := r.seq;
                 END LOOP;
+                IF last IS NOT NULL THEN
+                    DELETE FROM journal_unintegrated u WHERE u.seq <= last;
+                    RETURN QUERY SELECT last, previous;
+                    RETURN;
+                END IF;
                 RETURN QUERY SELECT * FROM rbs_v29_integrated_tip();
             END $fn$;
             -- A commit that chains in the server (v21's way: a host that found v29's procedure gone, a database
