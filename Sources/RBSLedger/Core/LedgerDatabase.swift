@@ -107,9 +107,6 @@ final class LedgerDatabase: Sendable {
     /// commit it follows has happened whatever the file system says now, and a record that lags is accepted on the
     /// next start (only one that ran ahead, or a different ledger, is refused).
     func record(_ tip: LedgerTip) {
-        // A tip whose entry is not chained yet (PostgreSQL, schema step v29: stored by another host a moment ago)
-        // has no hash to record: the record stays at the last one that had.
-        guard !tip.hash.isEmpty else { return }
         recorder.record(tip)
     }
 
@@ -140,9 +137,7 @@ final class LedgerDatabase: Sendable {
             throw store.ledgerError(error)
         }
         try watch.check()
-        // The tip a commit answers is the last entry integrated (PostgreSQL, v29), never one without its hash; should
-        // integration have failed after the commit, there is nothing new to record.
-        if !tip.hash.isEmpty { recorder.submit(tip) }
+        recorder.submit(tip)
         return value
     }
 

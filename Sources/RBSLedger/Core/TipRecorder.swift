@@ -70,6 +70,10 @@ final class TipRecorder: @unchecked Sendable {
     /// same ledger. Best effort: the commit it follows has happened whatever the file system says, and a record
     /// that lags is accepted on the next start.
     func submit(_ tip: LedgerTip) {
+        // A tip whose entry is not chained yet (PostgreSQL, schema step v29: a commit whose integration failed, or
+        // read at a start just after another host stored it) has no hash to record: the record stays at the last
+        // one that had.
+        guard !tip.hash.isEmpty else { return }
         condition.lock()
         defer { condition.unlock() }
         if writing {

@@ -133,9 +133,6 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             // Numbered by the server at commit when the server can and the caller's result can be renumbered after.
             let sequencing = serverSequencing.load(ordering: .relaxed) && T.self is any JournalNumbered.Type
             let guesses = recentReads.withLock { $0 }
-            func bound(_ value: T, _ speculative: SpeculativeTransaction, base: Int64?) -> T {
-                Self.bound(value, speculative, base: base)
-            }
             // First, on predictions (the answers the last commits' queries gave after their writes): when every query
             // of the body has one (or is a once-only id lookup, presumed empty), it commits in this one round trip,
             // its digests checked under the lock as any. A body that throws, asks anything else or is refused (a row
@@ -163,7 +160,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                         // The queries of tables no write touches are not answered again: their predictions stay.
                         let (tip, base) = try commit(speculative.operations, digests: speculative.predictedDigests, sequencing: true,
                                                      after: speculative.queriesAfter(wrote: speculative.tablesWritten).answer)
-                        return (bound(value, speculative, base: base), tip)
+                        return (Self.bound(value, speculative, base: base), tip)
                     } catch let refusal as PostgresRefusal where refusal.isConflict || refusal.sqlState == "23505" {
                         oneCallTrace("prediction refused: \(refusal.message)")
                     } catch let refusal as PostgresRefusal where refusal.sqlState == Self.undefinedFunction {
@@ -224,7 +221,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                             if recent.count > 4_096 { recent.removeAll() }
                             recent.merge(speculative.used) { _, new in new }
                         }
-                        return (bound(value, speculative, base: base), tip)
+                        return (Self.bound(value, speculative, base: base), tip)
                     } catch let refusal as PostgresRefusal where refusal.sqlState == Self.undefinedFunction {
                         // As for the read: nothing ran, so the classic way runs the body on what is committed.
                         oneCallTrace("no one-call functions: \(refusal.message)")
@@ -262,6 +259,13 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     private let groupQueue = Mutex<(waiting: [GroupedWrite], leading: Bool)>(([], false))
     /// The most bodies one group commit takes (each its own code, signature and entries; the rest wait for the next).
     static let groupLimit = 64
+
+    /// The first `limit` writes waiting (at most), taken off the queue in their order.
+    private static func take(from waiting: inout [GroupedWrite], upTo limit: Int) -> [GroupedWrite] {
+        let taken = Array(waiting.prefix(max(0, limit)))
+        waiting.removeFirst(taken.count)
+        return taken
+    }
 
     /// What became of a write offered to a group commit.
     enum GroupOutcome<T> {
@@ -334,11 +338,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             }
             var state: GroupedWrite.State
             if leads {
-                state = .lead(groupQueue.withLock { queue in
-                    let group = Array(queue.waiting.prefix(Self.groupLimit))
-                    queue.waiting.removeFirst(group.count)
-                    return group
-                })
+                state = .lead(groupQueue.withLock { Self.take(from: &$0.waiting, upTo: Self.groupLimit) })
             } else {
                 state = write.wait()
             }
@@ -350,9 +350,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                         queue.leading = false
                         return nil
                     }
-                    let group = Array(queue.waiting.prefix(Self.groupLimit))
-                    queue.waiting.removeFirst(group.count)
-                    return group
+                    return Self.take(from: &queue.waiting, upTo: Self.groupLimit)
                 }
                 if let next { next[0].settle(.lead(next)) }
                 state = write.wait()
@@ -394,11 +392,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                     write.settle(.alone(tryPredictions: false))
                 }
             }
-            batch = groupQueue.withLock { queue in
-                let more = Array(queue.waiting.prefix(max(0, Self.groupLimit - taken)))
-                queue.waiting.removeFirst(more.count)
-                return more
-            }
+            batch = groupQueue.withLock { Self.take(from: &$0.waiting, upTo: Self.groupLimit - taken) }
             taken += batch.count
         }
         guard !members.isEmpty else { return }
@@ -802,22 +796,20 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                 // With schema step v29, the same procedure that then chains the entries stored, after the lock
                 // (``LedgerSchema``'s `integrationApart`). A database restored from before it lacks the procedure:
                 // nothing ran, and the commit goes through v26's (its entries integrated by whoever integrates next).
+                let arguments: [ArrayArgument] = [
+                    .texts(checks.map(\.template)), .texts(checks.map(\.arguments)), .texts(checks.map(\.types)), .texts(checkDigests),
+                    .texts(after.map(\.kept.template)), .texts(after.map(\.kept.arguments)), .texts(after.map(\.kept.types)),
+                ]
                 if integrationApart.load(ordering: .relaxed) {
                     do {
-                        return (try call(connection, "CALL rbs_v29_commit_durably($1, $2, $3, $4, $5, $6, $7)", [
-                            .texts(checks.map(\.template)), .texts(checks.map(\.arguments)), .texts(checks.map(\.types)), .texts(checkDigests),
-                            .texts(after.map(\.kept.template)), .texts(after.map(\.kept.arguments)), .texts(after.map(\.kept.types)),
-                        ]), true)
+                        return (try call(connection, "CALL rbs_v29_commit_durably($1, $2, $3, $4, $5, $6, $7)", arguments), true)
                     } catch let refusal as PostgresRefusal where refusal.sqlState == Self.undefinedFunction {
                         oneCallTrace("no integration apart: \(refusal.message)")
                         integrationApart.store(false, ordering: .relaxed)
                     }
                 }
                 do {
-                    return (try call(connection, "CALL rbs_v26_commit_durably($1, $2, $3, $4, $5, $6, $7)", [
-                        .texts(checks.map(\.template)), .texts(checks.map(\.arguments)), .texts(checks.map(\.types)), .texts(checkDigests),
-                        .texts(after.map(\.kept.template)), .texts(after.map(\.kept.arguments)), .texts(after.map(\.kept.types)),
-                    ]), true)
+                    return (try call(connection, "CALL rbs_v26_commit_durably($1, $2, $3, $4, $5, $6, $7)", arguments), true)
                 } catch let refusal as PostgresRefusal where refusal.sqlState == Self.undefinedFunction || refusal.sqlState == Self.unknownPlan {
                     oneCallTrace("no kept plans: \(refusal.message)")
                     if refusal.sqlState == Self.undefinedFunction {
