@@ -48,10 +48,7 @@ func signerProcess(_ arguments: [String]) -> Int32 {
         // payee outside the bank); each payment signed is then that draft's fields at a new time with a new nonce,
         // as a customer's form is drafted when it is reviewed, not when it is signed: what is timed is the signing.
         let drafted = try ledger.draftBenchPayment(from: account, keyId: customer.keyId)
-        func document() throws -> Document {
-            try Document(operation: drafted.operation, plugin: drafted.plugin, pluginVersion: drafted.pluginVersion,
-                         fields: drafted.fields, createdAt: clock.now, nonce: Document.randomNonce(), keyId: drafted.keyId)
-        }
+        func document() throws -> Document { try resigned(drafted, clock) }
         // A warm-up signing (connections, caches), then everyone starts at the same moment.
         clock.step()
         _ = try ledger.signAndPost(try document(), code: TOTP.code(secret: secret, at: clock.now), as: credentials)
@@ -71,6 +68,13 @@ func signerProcess(_ arguments: [String]) -> Int32 {
             String(format: "%.2f", Double((ledger.databaseRoundTrips ?? 0) - roundTripsBefore) / Double(max(count, 1)))
         }
         let deadline = began + UInt64(seconds * 1e9)
+        /// Closes the ledger and prints the line the driver reads: `count` payments over the time since `began`.
+        func finished(_ count: Int) throws -> Int32 {
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
+            try ledger.close()
+            print("ops \(count) seconds \(String(format: "%.3f", elapsed)) roundtrips \(roundTrips(count))")
+            return 0
+        }
         var count = 0
         // --group N: group commit instead, with the host's own key: N documents signed in parallel, journaled and
         // posted in one transaction under one code (one process only: the host key's code state is shared).
@@ -80,28 +84,19 @@ func signerProcess(_ arguments: [String]) -> Int32 {
             let hostSecret = hostIdentity.totpSecret ?? Data()
             let hostDraft = try ledger.draftBenchPayment(from: benchDebitAccount, keyId: hostIdentity.keyId)
             while DispatchTime.now().uptimeNanoseconds < deadline {
-                let batch = try (0..<group).map { _ in
-                    try Document(operation: hostDraft.operation, plugin: hostDraft.plugin, pluginVersion: hostDraft.pluginVersion,
-                                 fields: hostDraft.fields, createdAt: clock.now, nonce: Document.randomNonce(), keyId: hostDraft.keyId)
-                }
+                let batch = try (0..<group).map { _ in try resigned(hostDraft, clock) }
                 clock.step()
                 let outcomes = try ledger.process(batch: batch, code: TOTP.code(secret: hostSecret, at: clock.now))
                 count += outcomes.count
             }
-            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
-            try ledger.close()
-            print("ops \(count) seconds \(String(format: "%.3f", elapsed)) roundtrips \(roundTrips(count))")
-            return 0
+            return try finished(count)
         }
         // --customers N: N customers of this one host sign at the same moment, round after round (each round one
         // payment each, the clock a code step on between rounds), as N people pressing "sign" on one `serve`: what
         // the host's group commit across requests batches (RBS_POSTGRES_GROUP_COMMIT=0 turns it off, for the baseline).
         if let roundPayers {
             count = try signInRounds(ledger: ledger, clock: clock, payers: roundPayers, deadline: deadline)
-            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
-            try ledger.close()
-            print("ops \(count) seconds \(String(format: "%.3f", elapsed)) roundtrips \(roundTrips(count))")
-            return 0
+            return try finished(count)
         }
         while DispatchTime.now().uptimeNanoseconds < deadline {
             let payment = try document()
@@ -113,10 +108,7 @@ func signerProcess(_ arguments: [String]) -> Int32 {
             }
             count += 1
         }
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
-        try ledger.close()
-        print("ops \(count) seconds \(String(format: "%.3f", elapsed)) roundtrips \(roundTrips(count))")
-        return 0
+        return try finished(count)
     } catch {
         FileHandle.standardError.write(Data("signer \(name): \(error)\n".utf8))
         return 1
@@ -146,14 +138,15 @@ private func preparePayers(ledger: Ledger, clock: SteppingClock, name: String, c
     }
     clock.step()
     for payer in payers.dropFirst() {
-        _ = try ledger.signAndPost(try document(payer, clock), code: TOTP.code(secret: payer.secret, at: clock.now), as: payer.credentials)
+        _ = try ledger.signAndPost(try resigned(payer.drafted, clock), code: TOTP.code(secret: payer.secret, at: clock.now), as: payer.credentials)
     }
     return payers
 }
 
-private func document(_ payer: RoundPayer, _ clock: SteppingClock) throws -> Document {
-    try Document(operation: payer.drafted.operation, plugin: payer.drafted.plugin, pluginVersion: payer.drafted.pluginVersion,
-                 fields: payer.drafted.fields, createdAt: clock.now, nonce: Document.randomNonce(), keyId: payer.drafted.keyId)
+/// `drafted`'s fields at the clock's time with a new nonce: a payment drafted once, signed again and again.
+private func resigned(_ drafted: Document, _ clock: SteppingClock) throws -> Document {
+    try Document(operation: drafted.operation, plugin: drafted.plugin, pluginVersion: drafted.pluginVersion,
+                 fields: drafted.fields, createdAt: clock.now, nonce: Document.randomNonce(), keyId: drafted.keyId)
 }
 
 /// Rounds of payments signed at once, one thread per payer, until `deadline`: how many were posted.
@@ -169,7 +162,7 @@ private func signInRounds(ledger: Ledger, clock: SteppingClock, payers: [RoundPa
                 go[index].wait()
                 if stop.load(ordering: .relaxed) { return }
                 do {
-                    let outcome = try ledger.signAndPost(try document(payer, clock), code: TOTP.code(secret: payer.secret, at: clock.now),
+                    let outcome = try ledger.signAndPost(try resigned(payer.drafted, clock), code: TOTP.code(secret: payer.secret, at: clock.now),
                                                          as: payer.credentials)
                     if case .posted = outcome {} else { failure.withLock { $0 = "a payment was not posted: \(outcome)" } }
                 } catch {
