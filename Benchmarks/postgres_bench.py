@@ -57,7 +57,7 @@ def server_cpu_seconds():
     return total
 
 
-def signers(count, database, seconds, group=None, cpu=None, customers=None, grouping=True):
+def signers(count, database, seconds, group=None, cpu=None, customers=None, grouping=True, locked=False):
     """`count` signer processes started together: the sum of their rates, and their round trips per payment. With `cpu`
     (a dict), the CPU a payment took, in µs, is put there: the host processes' ("host", their whole lives, start-up
     included) and the server's ("server", while they ran)."""
@@ -67,8 +67,11 @@ def signers(count, database, seconds, group=None, cpu=None, customers=None, grou
     extra = (["--group", str(group)] if group else []) + (["--customers", str(customers)] if customers else [])
     # RBS_POSTGRES_GROUP_COMMIT=0: the host commits each request's payment alone (the baseline of group commit across
     # requests, measured in the same run).
-    environment = dict(os.environ, RBS_POSTGRES_GROUP_COMMIT="1" if grouping else "0")
-    tag = ("g" if group else "") + (f"c{customers}{'' if grouping else 'n'}" if customers else "")
+    # RBS_POSTGRES_LEDGER_LOCK=1: every commit one pass under the ledger's lock (v29's procedure), the baseline of the
+    # commit without it (schema step v30), measured in the same run.
+    environment = dict(os.environ, RBS_POSTGRES_GROUP_COMMIT="1" if grouping else "0",
+                       RBS_POSTGRES_LEDGER_LOCK="1" if locked else "0")
+    tag = ("g" if group else "") + (f"c{customers}{'' if grouping else 'n'}" if customers else "") + ("l" if locked else "")
     processes = [subprocess.Popen([os.path.join(BUILD, "rbs-bench"), "signer", "--database", database, "--customer",
                                    f"bench{count}x{index}{tag}", "--seconds", str(seconds),
                                    "--start-at", str(start_at)] + extra,
@@ -147,6 +150,13 @@ def measure_path(tag, server, port, options):
         print(f"{tag}: PostgreSQL, {count} host process(es): {figures['hosts'][count]:.0f} signed payments/s, "
               f"{figures['trips'][count]:.2f} round trips a payment, CPU a payment: host {cpu.get('host', 0):.0f} µs, "
               f"server {cpu.get('server', 0):.0f} µs", flush=True)
+    # The same three hosts, each commit one pass under the ledger's lock (v29's way), on a fresh database.
+    name = f"rbs_bench_{tag}_locked"
+    run(["psql", server, "-X", "-q", "-c", f"CREATE DATABASE {name}"])
+    run([os.path.join(BUILD, "rbs-bench"), "signer", "--init", "--database", f"{base}/{name}"])
+    figures["locked"], figures["locked_trips"] = signers(3, f"{base}/{name}", options.seconds, locked=True)
+    print(f"{tag}: PostgreSQL, 3 host processes, each commit under the ledger's lock (v29): "
+          f"{figures['locked']:.0f} signed payments/s", flush=True)
     figures["group"], figures["group_trips"] = signers(1, f"{base}/rbs_bench_{tag}_1", options.seconds, group=100)
     print(f"{tag}: PostgreSQL, 1 host process, group commit of 100: {figures['group']:.0f} signed payments/s", flush=True)
     # Group commit across requests: one host, CUSTOMERS customers signing at the same moment round after round, with
@@ -245,15 +255,18 @@ def main():
                           f"the server's {cpu['server']:.0f} µs, so {os.cpu_count()} cores carry at most {most:.0f} payments/s "
                           f"({rate / most:.2f} of that here)")
             if count > 1:
-                bound += ("; hosts wait for each other only inside the server (the commit's check and writes under "
-                          "the ledger's lock; the WAL flush comes after the lock, shared by the commits waiting for "
-                          "it); the journal's number and hash are bound there at "
-                          "commit, so payments on different accounts are not refused for reading the same tip, and "
-                          "the hosts' sum is bounded by that section and by 2 cores shared by the hosts, the server" +
-                          (" and the proxy" if rtt else ""))
+                bound += ("; no ledger-wide lock (schema step v30): each commit's checks and writes run SERIALIZABLE "
+                          "on the rows they touch, entries take ids from a sequence and their chain positions at "
+                          "integration, after the commit; the hosts' sum is bounded by 2 cores shared by the hosts, "
+                          "the server" + (" and the proxy" if rtt else ""))
             table.append(f"| {label} | {count} host{'s' if count > 1 else ''} (one code, one transaction each) | "
                          f"{rate:.0f} ops/s | {count} client{'s' if count > 1 else ''}: {base:.0f} tps | "
                          f"{rate / base:.2f}× | {bound} |")
+        locked = figures["locked"]
+        table.append(f"| {label} | 3 hosts, each commit one pass under the ledger's lock (v29's procedure, "
+                     f"RBS_POSTGRES_LEDGER_LOCK=1) | {locked:.0f} ops/s | without the lock: {figures['hosts'][3]:.0f} ops/s | "
+                     f"{figures['hosts'][3] / locked:.2f}× without ÷ with | {figures['locked_trips']:.2f} round trips a "
+                     f"payment; the checks, writes and numbers of every host's commit one at a time inside the server |")
         table.append(f"| {label} | 1 host, group commit (batches of 100: one code, signed in parallel, one commit) | "
                      f"{figures['group']:.0f} ops/s | 1 client: {figures['pgbench'][1]:.0f} tps | "
                      f"{figures['group'] / figures['pgbench'][1]:.2f}× | {figures['group_trips'] * 100:.1f} round trips "
@@ -267,8 +280,8 @@ def main():
         table.append(f"| {label} | the same, group commit across requests (the payments arriving while one commits "
                      f"go together: one round trip, one commit) | {grouped:.0f} ops/s | "
                      f"alone: {alone:.0f} ops/s | {grouped / alone:.2f}× | {figures['customers_trips'][True]:.2f} round "
-                     f"trips a payment; every body of a group run by the thread that commits it, checked under the "
-                     f"ledger's lock as one |")
+                     f"trips a payment; every body of a group run by the thread that commits it, checked as one in "
+                     f"the commit's serializable transaction |")
         for count in (1, 2, 3):
             base = figures["pgbench"][count]
             if rtt:

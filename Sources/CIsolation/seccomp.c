@@ -22,8 +22,8 @@
  * The worker's system-call filter (seccomp-bpf), after Chromium's Linux sandbox: an allow-list of what a plugin (C,
  * Swift, Rust) and the worker's own serving loop need; everything else traps. The trap's handler, installed before
  * the filter, writes the call's number to the report descriptor (the host names the call in the fault it reports),
- * then ends the process with SIGSYS by a call the filter kills on (changing SIGSYS's disposition), so a plugin can
- * neither take the handler over nor carry on. Threads are allowed (clone with CLONE_THREAD); new processes (fork,
+ * then ends the process with SIGSYS by a call the filter kills on (rt_sigaction of SIGSYS with no action and no
+ * old action), so a plugin can neither take the handler over (a new action for SIGSYS is refused) nor carry on. Threads are allowed (clone with CLONE_THREAD); new processes (fork,
  * vfork, clone without CLONE_THREAD), execve, and sockets are not. clone3 answers ENOSYS: its flags live in memory
  * the filter cannot read, and the C library then falls back to clone.
  */
@@ -51,6 +51,8 @@
 /* The low 32 bits of argument `n` (little-endian): every argument checked here is an int or flags the kernel reads
  * as 32 bits. */
 #define ARG_LOW(n) (offsetof(struct seccomp_data, args) + 8 * (n))
+/* The high 32 bits of argument `n`: with ARG_LOW, a whole pointer (whether it is NULL). */
+#define ARG_HIGH(n) (ARG_LOW(n) + 4)
 
 #define LOAD(offset) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (offset))
 #define RET(value) BPF_STMT(BPF_RET | BPF_K, (value))
@@ -142,8 +144,27 @@ static void on_forbidden_call(int signal, siginfo_t *info, void *context) {
     if (report_fd >= 0) {
         ssize_t written = write(report_fd, &number, sizeof number);
         (void)written;
+    } else {
+        /* No report channel (`plugin check`'s child): a line on standard error, the child's last words. */
+        char line[96];
+        size_t n = 0;
+        const char *head = "the sandbox refused a system call: ";
+        const char *name = rbs_syscall_name(number);
+        for (const char *c = head; *c && n < 40; c++) line[n++] = *c;
+        for (const char *c = name ? name : "number"; *c && n < 72; c++) line[n++] = *c;
+        char digits[12];
+        int d = 0;
+        unsigned value = (unsigned)number;
+        do { digits[d++] = (char)('0' + value % 10); value /= 10; } while (value && d < 11);
+        line[n++] = ' ';
+        line[n++] = '(';
+        while (d > 0) line[n++] = digits[--d];
+        line[n++] = ')';
+        line[n++] = '\n';
+        ssize_t written = write(2, line, n);
+        (void)written;
     }
-    /* The filter kills the process on any change of SIGSYS's disposition: this is the way out. */
+    /* The filter kills the process on this call (SIGSYS, no action, no old action): this is the way out. */
     syscall(SYS_rt_sigaction, SIGSYS, NULL, NULL, sizeof(sigset_t));
     syscall(SYS_exit_group, 128 + SIGSYS);
 }
@@ -213,12 +234,27 @@ int rbs_seccomp_install_managing_files(int report, int manage_files, char *why, 
     PUT(IF_EQ(SYS_clone3, 1));
     PUT(RET(SECCOMP_RET_ERRNO | ENOSYS));
 #endif
-    /* rt_sigaction: any signal but SIGSYS (whose handler reports a forbidden call). */
-    PUT(IF_EQ(SYS_rt_sigaction, 4));
+    /* rt_sigaction: any signal but SIGSYS, whose handler reports a forbidden call. For SIGSYS: a new action is
+     * refused with EPERM (the handler cannot be taken over, and a runtime that installs handlers lazily on one of
+     * its threads — seen once from a libdispatch thread in the checking child — carries on instead of dying
+     * unexplained), reading the action is allowed, and the call with neither (the handler's way out) kills. */
+    PUT(IF_EQ(SYS_rt_sigaction, 16));
     PUT(LOAD(ARG_LOW(0)));
-    PUT(IF_EQ(SIGSYS, 1));
-    PUT(RET(SECCOMP_RET_KILL_PROCESS));
+    PUT(JEQ_TO(SIGSYS, 1));
     PUT(ALLOW);
+    PUT(LOAD(ARG_LOW(1)));
+    PUT(JEQ_TO(0, 1));
+    PUT(RET(SECCOMP_RET_ERRNO | EPERM));
+    PUT(LOAD(ARG_HIGH(1)));
+    PUT(JEQ_TO(0, 1));
+    PUT(RET(SECCOMP_RET_ERRNO | EPERM));
+    PUT(LOAD(ARG_LOW(2)));
+    PUT(JEQ_TO(0, 1));
+    PUT(ALLOW);
+    PUT(LOAD(ARG_HIGH(2)));
+    PUT(JEQ_TO(0, 1));
+    PUT(ALLOW);
+    PUT(RET(SECCOMP_RET_KILL_PROCESS));
     /* kill, tgkill: this process only (a plugin may raise a signal on itself; abort() does). */
     PUT(IF_EQ(SYS_kill, 1));
     PUT(BPF_JUMP(BPF_JMP | BPF_JA, 1, 0, 0));

@@ -62,6 +62,14 @@ struct WorkerSandboxTests {
         #expect(Self.fault(of: runtime) == Self.ended("killed by SIGSYS: it made a forbidden system call (\(call))"))
     }
 
+    @Test("a plugin cannot take SIGSYS's handler over: the new action is refused, reading it is not, and a forbidden call after is still named")
+    func sigsysHandlerKept() throws {
+        // The plugin aborts if its new action for SIGSYS was taken or its read refused (the fault would say SIGABRT).
+        let runtime = try Self.host(fault: 19)
+        defer { runtime.registry.unloadAll() }
+        #expect(Self.fault(of: runtime) == Self.ended("killed by SIGSYS: it made a forbidden system call (socket)"))
+    }
+
     @Test("a plugin cannot read /etc/shadow: the open is refused and the run goes on")
     func noShadow() throws {
         // The plugin aborts if it could read the file, so a run that goes on is a refused read.

@@ -38,11 +38,13 @@ struct PostgresChainTests {
     }
 
     /// Every stored hash is what ``JournalEntry/computedHash`` gives for the stored entry, each predecessor's hash is
-    /// the previous entry's, and the numbers run 1…n.
+    /// the previous entry's (in the chain's order: by position, schema step v30), there are `count` entries, and each
+    /// has its own id (ids have gaps where a refused commit had taken one; `verify` checks the positions gapless).
     static func expectChained(_ ledger: Ledger, count: Int) throws {
         #expect(try ledger.journal.verify() == .ok(count))
         let entries = try ledger.journal.entries()
-        #expect(entries.map(\.sequence) == (0..<Int64(count)).map { $0 + 1 })
+        #expect(entries.count == count)
+        #expect(Set(entries.map(\.sequence)).count == entries.count, "ids given twice: \(entries.map(\.sequence))")
         var previous = JournalEntry.genesisHash
         for entry in entries {
             #expect(entry.hash == entry.computedHash, "entry \(entry.sequence)'s stored hash is not its content's")
@@ -188,10 +190,11 @@ struct PostgresChainTests {
         let payments = rounds * payers.count - 1 + 1
         // One at a time each would be one round trip (on predictions); in groups, fewer (the other host's not counted).
         #expect(trips < payments - 1, "\(trips) round trips for \(payments) payments signed six at a time: no group was committed")
-        // Each receipt names its own document's entry, numbered after the warm-up's, gapless.
+        // Each receipt names its own document's entry, after the warm-up's (ids: the wrong code's refused group
+        // had taken some).
         let numbered = receipts.withLock { $0 }
         let warmUp = Int64(2 * payers.count)
-        #expect(numbered.keys.sorted() == (warmUp + 1...warmUp + Int64(payments)).map { $0 })
+        #expect(numbered.count == payments && numbered.keys.allSatisfy { $0 > warmUp }, "\(numbered.keys.sorted())")
         for entry in try f.ledger.journal.entries() where entry.sequence > warmUp {
             #expect(numbered[entry.sequence] == entry.documentId, "entry \(entry.sequence) is not the receipt's document")
         }
@@ -309,24 +312,127 @@ struct PostgresChainTests {
         // A basket: several entries in one commit, each chained to the one before.
         let basket = try Basket(try BasketTests.five(f))
         let outcome = try f.ledger.signAndPost(basket: basket, code: f.nextCode())
-        #expect(outcome.outcomes.map(\.sequence) == [3, 4, 5, 6, 7])
+        let numbers = outcome.outcomes.map(\.sequence)
+        #expect(numbers.count == 5 && numbers == numbers.sorted() && Set(numbers).count == 5 && numbers[0] > approved.sequence, "\(numbers)")
         // A fee leg and a refusal with its facts.
         guard case .posted(let withFee) = try f.ledger.signAndPost(
             try FeeTests.payment(f, amount: "10.00", extra: [DocumentField("fee", "1.00")]), code: f.nextCode()) else {
             Issue.record("the fee payment was not posted"); return
         }
-        #expect(withFee.sequence == 8)
+        #expect(withFee.sequence > numbers[4])
         let fees = try f.ledger.database.read { db in try db.values(Int64.self, "SELECT journal_seq FROM fees") }
-        #expect(fees == [8])
-        guard case .rejected(_, 9, let reason) = try f.ledger.signAndPost(
+        #expect(fees == [withFee.sequence])
+        guard case .rejected(_, let refusedAt, let reason) = try f.ledger.signAndPost(
             try FeeTests.payment(f, amount: "999999.00", extra: []), code: f.nextCode()) else {
-            Issue.record("the payment over the balance was not refused as entry 9"); return
+            Issue.record("the payment over the balance was not refused"); return
         }
+        #expect(refusedAt > withFee.sequence)
         #expect(try f.ledger.journal.entries().last?.reasonFacts == reason.facts)
         // The postings name the entries they belong to.
         let postings = try f.ledger.database.read { db in try db.values(Int64.self, "SELECT DISTINCT journal_seq FROM postings ORDER BY journal_seq") }
-        #expect(postings == [2, 3, 4, 5, 6, 7, 8])
+        #expect(postings == [approved.sequence] + numbers + [withFee.sequence])
         try Self.expectChained(f.ledger, count: 9)
+    }
+
+    @Test("a payment waiting for its own account's row holds up no other customer's (no ledger-wide lock): the other commits meanwhile and is chained first, the waiting one after it")
+    func independentPaymentsDoNotWait() throws {
+        let f = try Fixture(engine: .postgres)
+        guard case .postgres(let address) = f.location else { Issue.record("not on PostgreSQL"); return }
+        let clocks = (f.clock, ManualClock())
+        let other = try Ledger(dataDirectory: f.directory, location: f.location, clock: clocks.1.closure)
+        defer { try? other.close() }
+        let alice = try Payer(f.ledger, name: "alice", clock: clocks.0), bob = try Payer(other, name: "bob", clock: clocks.1)
+        for payer in [alice, bob] {
+            for _ in 0..<2 {
+                payer.clock.advance(30)
+                guard case .posted = try payer.pays("1.00", at: payer.clock.now).outcome else { Issue.record("warm-up not posted"); return }
+            }
+        }
+        // Another session holds alice's account row: her commit takes its entry's id, then waits for the row.
+        let held = Self.inBackground(
+            "SELECT pg_sleep(3) FROM (SELECT 1 FROM accounts WHERE number = '\(alice.account)' FOR UPDATE) AS held", at: address)
+        usleep(300_000)
+        alice.clock.advance(30)
+        let aliceDone = DispatchSemaphore(value: 0)
+        let aliceReceipt = Mutex<Receipt?>(nil)
+        DispatchQueue.global().async {
+            defer { aliceDone.signal() }
+            if case .posted(let receipt)? = try? alice.pays("2.00", at: alice.clock.now).outcome {
+                aliceReceipt.withLock { $0 = receipt }
+            }
+        }
+        let watcher = try PostgresStore(address: address)
+        defer { try? watcher.close() }
+        var waiting = false
+        for _ in 0..<40 where !waiting {
+            usleep(50_000)
+            waiting = try watcher.read { db in
+                try db.exists("SELECT 1 FROM pg_stat_activity WHERE query LIKE 'CALL rbs_v30_commit_durably%' AND wait_event_type = 'Lock'")
+            }
+        }
+        #expect(waiting, "alice's commit was not seen waiting for her row")
+        // Bob's payment, on other rows, commits while hers waits — under the ledger-wide lock it waited behind hers.
+        bob.clock.advance(30)
+        let started = ContinuousClock.now
+        guard case .posted(let bobs) = try bob.pays("3.00", at: bob.clock.now).outcome else { Issue.record("bob's payment was not posted"); return }
+        #expect(ContinuousClock.now - started < .seconds(2), "bob's payment waited for alice's row")
+        #expect(aliceReceipt.withLock { $0 } == nil, "alice's payment finished before bob's: the test proved nothing")
+        #expect(held.wait(timeout: .now() + 20) == .success)
+        #expect(aliceDone.wait(timeout: .now() + 20) == .success)
+        let alices = try #require(aliceReceipt.withLock { $0 }, "alice's payment was not posted after the row was released")
+        // Her id was taken first, his entry integrated first: the chain's order is the order of integration.
+        #expect(alices.sequence < bobs.sequence)
+        let entries = try f.ledger.journal.entries()
+        #expect(entries.suffix(2).map(\.sequence) == [bobs.sequence, alices.sequence])
+        let positions = try f.ledger.database.read { db in
+            try db.values(Int64.self, "SELECT position FROM journal ORDER BY position")
+        }
+        #expect(positions == Array(1...Int64(6)))
+        try Self.expectChained(f.ledger, count: 6)
+    }
+
+    @Test("verify reads the chain by position: a position missing is named, two entries' positions swapped break the chain; ids may skip")
+    func positionsTampered() throws {
+        let f = try Fixture(engine: .postgres)
+        guard case .postgres(let address) = f.location else { Issue.record("not on PostgreSQL"); return }
+        for amount in ["1.00", "2.00", "3.00"] { _ = try f.ledger.signAndPost(try f.payment(amount: amount), code: f.nextCode()) }
+        #expect(try f.ledger.journal.verify() == .ok(3))
+        // The table's owner, its UPDATE trigger off, moves entries in the chain.
+        func moved(_ update: String) throws {
+            try PostgresStore.administer("ALTER TABLE journal DISABLE TRIGGER journal_no_update", at: address)
+            try PostgresStore.administer(update, at: address)
+            try PostgresStore.administer("ALTER TABLE journal ENABLE TRIGGER journal_no_update", at: address)
+        }
+        let ids = try f.ledger.database.read { db in try db.values(Int64.self, "SELECT seq FROM journal ORDER BY position") }
+        try moved("UPDATE journal SET position = 5 WHERE position = 2")
+        #expect(try f.ledger.journal.verify()
+                == .bad(sequence: ids[2], reason: "position 2 of the chain is missing (entry \(ids[2]), next, is at 3)"))
+        try moved("UPDATE journal SET position = 2 WHERE position = 5")
+        #expect(try f.ledger.journal.verify() == .ok(3))
+        for update in ["position = 100 WHERE position = 1", "position = 1 WHERE position = 3", "position = 3 WHERE position = 100"] {
+            try moved("UPDATE journal SET " + update)
+        }
+        guard case .bad(let at, let reason) = try f.ledger.journal.verify() else { Issue.record("swapped positions not found"); return }
+        #expect(at == ids[2] && reason.contains("the chain is broken"), "\(at): \(reason)")
+    }
+
+    @Test("a host refuses a database a newer host upgraded (a schema step it does not know), naming the step; the database is left as it was")
+    func newerDatabaseRefused() throws {
+        let f = try Fixture(engine: .postgres)
+        guard case .postgres(let address) = f.location else { Issue.record("not on PostgreSQL"); return }
+        _ = try f.ledger.signAndPost(try f.payment(amount: "1.00"), code: f.nextCode())
+        try f.ledger.close()
+        try PostgresStore.administer("INSERT INTO rbs_schema_steps (name, applied_ms) VALUES ('v99-from-the-future', 0)", at: address)
+        do {
+            _ = try f.reopen()
+            Issue.record("a host opened a database with a step it does not know")
+        } catch {
+            #expect("\(error)".contains("upgraded by a newer rbs-host (schema steps this one does not know: v99-from-the-future)"), "\(error)")
+        }
+        try PostgresStore.administer("DELETE FROM rbs_schema_steps WHERE name = 'v99-from-the-future'", at: address)
+        let ledger = try f.reopen()
+        defer { try? ledger.close() }
+        #expect(try ledger.journal.verify() == .ok(1))
     }
 
     @Test("a commit cut off inside the server after its entry was inserted leaves no half entry; the next payment takes the number")
@@ -358,7 +464,7 @@ struct PostgresChainTests {
             killed = try watcher.read { db in
                 try db.exists("""
                     SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                    WHERE query LIKE 'CALL rbs_v2%_commit_durably%' AND wait_event_type = 'Lock'
+                    WHERE query LIKE 'CALL rbs_v%_commit_durably%' AND wait_event_type = 'Lock'
                     """)
             }
         }
@@ -375,8 +481,15 @@ struct PostgresChainTests {
         guard case .posted(let receipt) = try f.ledger.signAndPost(try f.payment(amount: "4.00"), code: f.nextCode()) else {
             Issue.record("the next payment was not posted"); return
         }
-        #expect(receipt.sequence == 3)
+        // The next id: the killed commit's was taken and is not given again (v30: ids from a sequence).
+        #expect(receipt.sequence > 2)
         try Self.expectChained(f.ledger, count: 3)
+        // The recorded tip names the chain's end by position, not by id: the ledger opens again over it.
+        try f.ledger.close()
+        let tipText = try String(contentsOf: f.directory.appendingPathComponent("ledger-tip"), encoding: .utf8)
+        #expect(tipText.contains("entry 3 "), "\(tipText)")
+        let reopened = try f.reopen()
+        try reopened.close()
     }
 
     @Test("a table another session holds exclusively for a while (autovacuum's truncation does) delays a draft and a payment, never fails them")
@@ -509,7 +622,7 @@ struct PostgresChainTests {
         try f.ledger.close()
         #expect(try Ledger.migrateDatabase(dataDirectory: f.directory, location: f.location)
                 == [PostgresStore.chainStep, PostgresStore.answersStep, PostgresStore.answersAsRowsStep, PostgresStore.keptPlansStep,
-                    PostgresStore.integrationStep])
+                    PostgresStore.integrationStep, PostgresStore.sequencedStep])
         let ledger = try f.reopen()
         defer { try? ledger.close() }
         let last = try ledger.draft(operation: "payment.domestic", plugin: "ru.example.payments", pluginVersion: "1.0.0", fields: [
@@ -643,11 +756,17 @@ extension PostgresChainTests {
         return (trips, migrated, try ledger.journal.verify())
     }
 
-    /// v26's procedure dropped, and v29's, which a database restored from before v26 would not have either.
+    /// v26's procedure dropped, and v29's and v30's, which a database restored from before v26 would not have either.
     static let dropV26 = """
         DROP PROCEDURE rbs_v26_commit_durably(TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
         DROP PROCEDURE rbs_v29_commit_durably(TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], BIGINT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
+        \(dropV30)
         DELETE FROM rbs_schema_steps WHERE name = '\(PostgresStore.integrationStep)';
+        """
+    /// v30's procedure dropped and its step forgotten (the step is applied again, idempotently).
+    static let dropV30 = """
+        DROP PROCEDURE rbs_v30_commit_durably(TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT, TEXT, BIGINT, BYTEA, BIGINT, BIGINT, BIGINT, TEXT);
+        DELETE FROM rbs_schema_steps WHERE name = '\(PostgresStore.sequencedStep)';
         """
 
     @Test("a database without v24's procedure (restored from before it) answers through v22's: payments post in one round trip still")
@@ -657,10 +776,11 @@ extension PostgresChainTests {
             \(Self.dropV26)
             DELETE FROM rbs_schema_steps WHERE name IN ('\(PostgresStore.answersAsRowsStep)', '\(PostgresStore.keptPlansStep)');
             """)
-        // The first finds v29's, v26's and v24's procedures gone (each call refused at lookup, nothing run) and
+        // The first finds v30's, v29's, v26's and v24's procedures gone (each call refused at lookup, nothing run) and
         // commits through v22's.
-        #expect(trips == [4, 1, 1], "\(trips)")
-        #expect(migrated == [PostgresStore.answersAsRowsStep, PostgresStore.keptPlansStep, PostgresStore.integrationStep])
+        #expect(trips == [5, 1, 1], "\(trips)")
+        #expect(migrated == [PostgresStore.answersAsRowsStep, PostgresStore.keptPlansStep, PostgresStore.integrationStep,
+                             PostgresStore.sequencedStep])
         #expect(verified == .ok(5))
     }
 
@@ -670,10 +790,10 @@ extension PostgresChainTests {
             \(Self.dropV26)
             DELETE FROM rbs_schema_steps WHERE name = '\(PostgresStore.keptPlansStep)';
             """)
-        // The first finds v29's and v26's procedures gone (each call refused at lookup, nothing run) and commits
-        // through v24's.
-        #expect(trips == [3, 1, 1], "\(trips)")
-        #expect(migrated == [PostgresStore.keptPlansStep, PostgresStore.integrationStep])
+        // The first finds v30's, v29's and v26's procedures gone (each call refused at lookup, nothing run) and
+        // commits through v24's.
+        #expect(trips == [4, 1, 1], "\(trips)")
+        #expect(migrated == [PostgresStore.keptPlansStep, PostgresStore.integrationStep, PostgresStore.sequencedStep])
         #expect(verified == .ok(5))
     }
 

@@ -189,7 +189,7 @@ extension Ledger {
                     + "are missing (a copy older than the last run?)")
             }
             let hash: Data? = record.sequence == 0 ? JournalEntry.genesisHash : try database.read { db in
-                try db.value(Data.self, "SELECT hash FROM journal WHERE seq = ?", record.sequence)
+                try db.value(Data.self, "SELECT hash FROM journal WHERE \(db.journalPositions ? "position" : "seq") = ?", record.sequence)
             }
             guard hash == record.hash else {
                 throw missing("journal entry \(record.sequence) of \(path) is not the recorded one (its hash differs), "

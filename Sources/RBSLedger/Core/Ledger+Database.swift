@@ -68,7 +68,7 @@ extension Ledger {
             // The entries stored are chained first (PostgreSQL, v29), so the tip shown has its hash; the journal's
             // content is not changed by it.
             if holds { try store.integrate() }
-            let tip = holds ? try store.read(Journal.tip) : nil
+            let tip = holds ? try store.read(Journal.chainTip) : nil
             // The identity table arrived with step v2: an older schema has no id yet.
             let ledgerId: String? = applied.contains("v2")
                 ? try store.read { db in try db.value(String.self, "SELECT ledger_id FROM ledger_identity WHERE id = 1") } : nil

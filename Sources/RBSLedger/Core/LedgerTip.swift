@@ -105,7 +105,7 @@ struct LedgerTip: Sendable, Equatable {
     /// The database's state as a record: its ledger id, the journal's last entry and the code state.
     static func current(_ db: any SQLTransaction) throws -> LedgerTip {
         let ledgerId = try db.value(String.self, "SELECT ledger_id FROM ledger_identity WHERE id = 1") ?? ""
-        let tip = try Journal.tip(db)
+        let tip = try Journal.chainTip(db)
         let code = try db.row("SELECT last_step, failures, locked_until_ms FROM code_state WHERE id = 1")
         return LedgerTip(
             ledgerId: ledgerId, sequence: tip.sequence, hash: tip.hash,

@@ -15,7 +15,7 @@ public struct Journal: Sendable {
     public func entries() throws(LedgerError) -> [JournalEntry] {
         // With their hashes: every entry stored is chained first (PostgreSQL, schema step v29).
         try database.integrate()
-        let rows = try database.read { db in try db.rows("SELECT * FROM journal ORDER BY seq") }
+        let rows = try database.read { db in try db.rows("SELECT * FROM journal \(Self.chainOrder(db))") }
         var entries: [JournalEntry] = []
         entries.reserveCapacity(rows.count)
         for row in rows { entries.append(try JournalEntry(row: row)) }
@@ -57,8 +57,8 @@ public struct Journal: Sendable {
         // On PostgreSQL (schema step v29) every entry stored is chained first; entries stored after that and read
         // below without their hashes yet are chained here as integration will chain them, and checked as any.
         try database.integrate()
-        let (rows, keyRows, basketRows) = try database.read { db in
-            (try db.rows("SELECT * FROM journal ORDER BY seq"),
+        let (rows, positioned, keyRows, basketRows) = try database.read { db in
+            (try db.rows("SELECT * FROM journal \(Self.chainOrder(db))"), db.journalPositions,
              try db.rows("SELECT key_id, public_key FROM keys"),
              try db.rows("SELECT basket_id, list, signature, key_id FROM baskets"))
         }
@@ -93,7 +93,16 @@ public struct Journal: Sendable {
             } else if let from = unintegratedFrom {
                 return .bad(sequence: entry.sequence, reason: "the entry is chained, but entry \(from) before it is not (an entry's hashes were removed)")
             }
-            if entry.sequence != expected {
+            if positioned {
+                // Ids may have gaps (a refused commit's); the chain's positions may not. An entry not integrated yet
+                // takes the next position, as integration will give it.
+                let position = try? row.decode(Int64?.self, forColumn: "position")
+                if let position, position != expected {
+                    return .bad(sequence: entry.sequence, reason: position > expected
+                        ? "position \(expected) of the chain is missing (entry \(entry.sequence), next, is at \(position))"
+                        : "entry \(entry.sequence) is at position \(position), out of order (\(expected) expected)")
+                }
+            } else if entry.sequence != expected {
                 return .bad(sequence: expected, reason: entry.sequence > expected
                     ? "entry \(expected) is missing (the next entry is \(entry.sequence))"
                     : "sequence number \(entry.sequence) is out of order")
@@ -304,7 +313,7 @@ public struct Journal: Sendable {
     /// (the one the document names).
     static func problem(with entry: JournalEntry, previousHash: Data, keys: [String: Data], firstSigner: String? = nil) -> String? {
         if entry.previousHash != previousHash {
-            return "the chain is broken: its previous-hash is not the hash of entry \(entry.sequence - 1)"
+            return "the chain is broken: its previous-hash is not the hash of the entry before it"
         }
         if Document.id(ofCanonical: entry.document) != entry.documentId {
             return "the document bytes were altered: they no longer hash to document id \(entry.documentId)"
@@ -380,11 +389,36 @@ public struct Journal: Sendable {
     /// numbers the entries at commit (``SpeculativeTransaction``).
     static let tipQuery = "SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1"
 
-    /// The last entry's sequence number and hash (0 and the genesis hash for an empty journal).
+    /// With ids and positions apart (``SQLTransaction/journalPositions``): the highest id, and the hash of the
+    /// entry at the last position — what the next entry is numbered after and chained to. Only the classic write
+    /// asks it there, holding the ledger's lock exclusively after integrating, so every entry has its position.
+    static let idTipQuery = """
+        SELECT coalesce((SELECT max(j.seq) FROM journal j), 0) AS seq,
+               (SELECT j.hash FROM journal j WHERE j.position IS NOT NULL ORDER BY j.position DESC LIMIT 1) AS hash
+        """
+    /// The chain's end where entries have positions: the last position and its entry's hash.
+    static let positionTipQuery = "SELECT position AS seq, hash FROM journal WHERE position IS NOT NULL ORDER BY position DESC LIMIT 1"
+
+    /// The number the next entry follows and the hash it chains to (0 and the genesis hash for an empty journal):
+    /// the last entry's number and hash; with ids and positions apart, the highest id and the last position's hash.
     static func tip(_ db: any SQLTransaction) throws -> (sequence: Int64, hash: Data) {
-        guard let row = try db.rows(tipQuery, arguments: []).first else {
+        guard let row = try db.rows(db.journalPositions ? idTipQuery : tipQuery, arguments: []).first else {
             return (0, JournalEntry.genesisHash)
         }
+        return (try row.decode(Int64.self, forColumn: "seq"), try row.decode(Data?.self, forColumn: "hash") ?? JournalEntry.genesisHash)
+    }
+
+    /// The chain's end — how many entries it holds and the last one's hash — as `ledger-tip` records it and a start
+    /// compares it: the last entry's number, or with positions apart the last position.
+    static func chainTip(_ db: any SQLTransaction) throws -> (sequence: Int64, hash: Data) {
+        guard db.journalPositions else { return try tip(db) }
+        guard let row = try db.rows(positionTipQuery, arguments: []).first else { return (0, JournalEntry.genesisHash) }
         return (try row.decode(Int64.self, forColumn: "seq"), try row.decode(Data.self, forColumn: "hash"))
+    }
+
+    /// The journal's rows in chain order: by number, or with positions apart by position, the entries not
+    /// integrated yet last, in id order (the order integration will give them).
+    static func chainOrder(_ db: any SQLTransaction) -> String {
+        db.journalPositions ? "ORDER BY position NULLS LAST, seq" : "ORDER BY seq"
     }
 }

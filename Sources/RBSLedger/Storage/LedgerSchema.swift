@@ -123,6 +123,10 @@ enum LedgerSchema {
         // 2, ``integrationApart(_:)``): a commit stores the entry with the parts of its hash; whichever session
         // integrates next chains it, after the ledger's lock is released. PostgreSQL only.
         Step(name: "v29-chain-integrated-apart", apply: integrationApart),
+        // No ledger-wide lock in a payment's commit (issue #30 items 1 and 2, ``sequencedApart(_:)``): an entry's id
+        // from a sequence, its place in the chain (`position`) given by integration; the commit's checks hold by the
+        // rows they read (SERIALIZABLE). PostgreSQL only.
+        Step(name: "v30-sequenced-apart", apply: sequencedApart),
     ]
 
     /// The newest step's name: the schema version a current host expects.
@@ -1470,6 +1474,270 @@ enum LedgerSchema {
             \(answeringCommit("rbs_v29_commit_durably", answers: "rbs_v26_answers", flushApart: true, kept: true, integrating: true))
             """)
     }
+
+    /// Schema step `v30-sequenced-apart` (issue #30 items 1 and 2: no global critical section in a payment's commit,
+    /// as an append-only transparency log has none — entries stored durably first, then sequenced and integrated in
+    /// batches, off the request's path).
+    ///
+    /// Until this step a commit took the ledger's advisory lock for its checks, writes and numbers: the journal's
+    /// numbers were gapless because they were given one commit at a time. Now:
+    ///
+    /// - An entry's `seq` is its **id**, from the sequence `journal_ids` (`rbs_v21_seq(k)` takes one for the
+    ///   commit's k-th entry): unique, in the order commits asked for them, with gaps where a refused commit had
+    ///   taken one. Every table that names an entry (postings, fees, requests, forms, baskets, second signatures)
+    ///   names it by this id, as before; the id is in the entry's hash as its number was.
+    /// - Its **position** in the chain is given by integration (`rbs_v29_integrate`, redefined): the entries stored
+    ///   and not integrated yet, in id order, each the next position (gapless, from 1), its predecessor the entry
+    ///   at the position before — so the chain's order is the order entries were integrated, and `verify` checks
+    ///   positions gapless and each link. Integration keeps its own advisory lock; a commit never takes it.
+    /// - The commit (`rbs_v30_commit_durably`) runs its checks and writes SERIALIZABLE, without the ledger's lock:
+    ///   payments that read and write different rows commit side by side, and one whose rows another changed
+    ///   meanwhile is refused (40001) and decided again, as a changed digest always was. The classic write
+    ///   (statement by statement, ``PostgresStore/lockedWrite(_:)``) still takes the lock, and first bumps the one
+    ///   row of `ledger_epoch`, which each commit locks shared: the two never run at once, and a commit whose
+    ///   snapshot predates a classic write's changes is refused. The entries the classic write inserts carry their
+    ///   hashes and are given their positions on insert (`rbs_v30_journal_insert`), integration having run first.
+    ///
+    /// Existing entries keep their numbers as ids and as positions.
+    private static func sequencedApart(_ db: any SQLTransaction) throws {
+        guard db.dialect == .postgres else { return }
+        try db.executeScript("""
+            -- Idempotent, as every later step's functions are made again when a database restored from before an
+            -- earlier step is migrated again. Entries chained so far (v29, numbered gapless) keep their numbers as
+            -- positions; the ones stored apart and not chained yet are integrated below, by this step's integration.
+            ALTER TABLE journal ADD COLUMN IF NOT EXISTS position BIGINT;
+            ALTER TABLE journal DISABLE TRIGGER journal_no_update;
+            UPDATE journal SET position = seq WHERE position IS NULL AND octet_length(hash) = 32;
+            ALTER TABLE journal ENABLE TRIGGER journal_no_update;
+            CREATE UNIQUE INDEX IF NOT EXISTS journal_position ON journal (position);
+            -- Bumped by every classic write (statement by statement, under the ledger's lock) as it starts: a
+            -- commit locks the row shared, so the two never run at once, and a commit whose snapshot is older than
+            -- a classic write's changes is refused.
+            CREATE TABLE IF NOT EXISTS ledger_epoch (id INTEGER PRIMARY KEY CHECK (id = 1), n BIGINT NOT NULL);
+            INSERT INTO ledger_epoch (id, n) VALUES (1, 0) ON CONFLICT (id) DO NOTHING;
+            CREATE SEQUENCE IF NOT EXISTS journal_ids AS BIGINT;
+            SELECT setval('journal_ids', coalesce((SELECT max(seq) FROM journal), 0) + 1, false);
+            -- An entry's hashes and position filled once by integration; any other change refused as before.
+            CREATE OR REPLACE FUNCTION rbs_v29_journal_update() RETURNS trigger LANGUAGE plpgsql AS $fn$
+            DECLARE
+                unchanged journal;
+            BEGIN
+                IF octet_length(OLD.hash) = 0 AND octet_length(OLD.prev_hash) = 0 AND OLD.position IS NULL
+                   AND octet_length(NEW.hash) = 32 AND octet_length(NEW.prev_hash) = 32 AND NEW.position IS NOT NULL THEN
+                    unchanged := NEW;
+                    unchanged.hash := OLD.hash;
+                    unchanged.prev_hash := OLD.prev_hash;
+                    unchanged.position := OLD.position;
+                    IF unchanged IS NOT DISTINCT FROM OLD THEN
+                        RETURN NEW;
+                    END IF;
+                END IF;
+                RAISE EXCEPTION 'the journal is append-only: entries cannot be changed' USING ERRCODE = 'restrict_violation';
+            END $fn$;
+            -- An entry inserted with its hashes (the classic write, which integrated first and holds the ledger's lock
+            -- exclusively) takes the next position; an id above the sequence's moves the sequence past it.
+            CREATE OR REPLACE FUNCTION rbs_v30_journal_insert() RETURNS trigger LANGUAGE plpgsql AS $fn$
+            BEGIN
+                IF NEW.position IS NULL AND octet_length(NEW.hash) = 32 THEN
+                    NEW.position := coalesce((SELECT j.position FROM journal j WHERE j.position IS NOT NULL
+                                              ORDER BY j.position DESC LIMIT 1), 0) + 1;
+                END IF;
+                -- Only a write that holds the ledger's lock numbers past the sequence (the classic write, inserting
+                -- with hashes; v21's and v26's commits, rbs_v21_base): a read's writes, undone, must not move it.
+                IF (octet_length(NEW.hash) = 32 OR current_setting('rbs.journal_bump', true) = 'on')
+                   AND NEW.seq > (SELECT s.last_value FROM journal_ids s) THEN
+                    PERFORM setval('journal_ids', NEW.seq, true);
+                END IF;
+                RETURN NEW;
+            END $fn$;
+            DROP TRIGGER IF EXISTS journal_positioned ON journal;
+            CREATE TRIGGER journal_positioned BEFORE INSERT ON journal FOR EACH ROW EXECUTE FUNCTION rbs_v30_journal_insert();
+            -- Entry k of this transaction: in a commit (rbs.journal_allocating on), an id taken from the sequence the
+            -- first time k is named; elsewhere (a read that runs writes only to read after them, undone) base+k.
+            CREATE OR REPLACE FUNCTION rbs_v21_seq(k BIGINT) RETURNS BIGINT LANGUAGE plpgsql VOLATILE AS $fn$
+            DECLARE
+                ids BIGINT[];
+            BEGIN
+                IF coalesce(current_setting('rbs.journal_allocating', true), '') <> 'on' THEN
+                    RETURN current_setting('rbs.journal_base')::BIGINT + k;
+                END IF;
+                ids := ('{' || coalesce(current_setting('rbs.journal_ids', true), '') || '}')::BIGINT[];
+                WHILE coalesce(cardinality(ids), 0) < k LOOP
+                    ids := ids || nextval('journal_ids');
+                END LOOP;
+                PERFORM set_config('rbs.journal_ids', array_to_string(ids, ','), true);
+                RETURN ids[k];
+            END $fn$;
+            -- The tip v21's and v26's commits number after (base+k), as before; one that holds the ledger's lock
+            -- (a commit, not a read) marks its inserts to move the sequence past the numbers they take.
+            CREATE OR REPLACE FUNCTION rbs_v21_base() RETURNS BIGINT LANGUAGE plpgsql VOLATILE AS $fn$
+            DECLARE base BIGINT;
+            BEGIN
+                base := coalesce((SELECT j.seq FROM journal j ORDER BY j.seq DESC LIMIT 1), 0::BIGINT);
+                PERFORM set_config('rbs.journal_base', base::TEXT, true);
+                IF EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.pid = pg_backend_pid()
+                           AND l.mode = 'ExclusiveLock' AND l.granted
+                           AND ((l.classid::BIGINT << 32) | l.objid::BIGINT) = \(PostgresStore.ledgerLock)) THEN
+                    PERFORM set_config('rbs.journal_bump', 'on', true);
+                END IF;
+                RETURN base;
+            END $fn$;
+            -- Every commit stores its entries apart, whichever procedure runs it (v21's and v26's too, for a host that
+            -- fell back to them): no hash is computed from a predecessor in a commit.
+            CREATE OR REPLACE FUNCTION rbs_v21_hash(k BIGINT, part_before BYTEA, part_between BYTEA) RETURNS BYTEA
+                LANGUAGE plpgsql VOLATILE AS $fn$
+            BEGIN
+                RETURN rbs_v29_apart(k, part_before, part_between);
+            END $fn$;
+            CREATE OR REPLACE FUNCTION rbs_v21_prev(k BIGINT) RETURNS BYTEA LANGUAGE plpgsql VOLATILE AS $fn$
+            BEGIN
+                RETURN ''::BYTEA;
+            END $fn$;
+            -- The last entry integrated: the journal's last position.
+            CREATE OR REPLACE FUNCTION rbs_v29_integrated_tip() RETURNS TABLE (tip_seq BIGINT, tip_hash BYTEA)
+                LANGUAGE sql STABLE AS $fn$
+                SELECT j.position, j.hash FROM journal j WHERE j.position IS NOT NULL ORDER BY j.position DESC LIMIT 1
+            $fn$;
+            -- Chains every stored entry not integrated yet, in id order, each at the next position after the last;
+            -- with wait false, does nothing when another session is integrating. Answers the last position and its
+            -- hash. An entry committed later with a smaller id (its commit was slower) is simply integrated later.
+            CREATE OR REPLACE FUNCTION rbs_v29_integrate(wait BOOLEAN) RETURNS TABLE (tip_seq BIGINT, tip_hash BYTEA)
+                LANGUAGE plpgsql AS $fn$
+            DECLARE
+                r RECORD;
+                previous BYTEA;
+                computed BYTEA;
+                number TEXT;
+                at BIGINT;
+                done BIGINT[] := '{}';
+            BEGIN
+                IF wait THEN
+                    PERFORM pg_advisory_xact_lock(\(PostgresStore.integrationLock));
+                ELSIF NOT pg_try_advisory_xact_lock(\(PostgresStore.integrationLock)) THEN
+                    RETURN QUERY SELECT * FROM rbs_v29_integrated_tip();
+                    RETURN;
+                END IF;
+                SELECT t.tip_seq, t.tip_hash INTO at, previous FROM rbs_v29_integrated_tip() AS t;
+                at := coalesce(at, 0);
+                IF at = 0 THEN
+                    previous := decode(repeat('00', 32), 'hex');
+                END IF;
+                FOR r IN SELECT u.seq, u.part_before, u.part_between FROM journal_unintegrated u ORDER BY u.seq LOOP
+                    number := r.seq::TEXT;
+                    computed := sha256(r.part_before || int4send(octet_length(number)) || convert_to(number, 'UTF8')
+                                       || r.part_between || int4send(length(previous)) || previous);
+                    at := at + 1;
+                    UPDATE journal SET prev_hash = previous, hash = computed, position = at WHERE seq = r.seq;
+                    previous := computed;
+                    done := done || r.seq;
+                END LOOP;
+                -- The rows integrated, by id: a row another commit made visible meanwhile is left for the next run.
+                IF cardinality(done) > 0 THEN
+                    DELETE FROM journal_unintegrated u WHERE u.seq = ANY (done);
+                END IF;
+                RETURN QUERY SELECT * FROM rbs_v29_integrated_tip();
+            END $fn$;
+            \(sequencedCommit)
+            -- What is stored apart, chained and positioned now.
+            SELECT t.tip_seq FROM rbs_v29_integrate(true) AS t;
+            """)
+    }
+
+    /// `rbs_v30_commit_durably`: v29's procedure (kept plans, flush apart, integration after, answers) with the
+    /// commit's checks and writes in a SERIALIZABLE transaction of their own that takes no ledger-wide lock (the
+    /// classic write's mark, `ledger_epoch`, shared), and with the ids its entries were given answered (`journal_ids`, comma-separated, entry 1's
+    /// first) instead of a base. Sequential scans are off in that transaction: a scan of a whole table would make
+    /// every write to it conflict with this commit; an index scan conflicts only with writes of the rows it read.
+    private static let sequencedCommit = """
+        CREATE OR REPLACE PROCEDURE rbs_v30_commit_durably(templates TEXT[], arguments TEXT[], types TEXT[], digests TEXT[],
+                    after_templates TEXT[], after_arguments TEXT[], after_types TEXT[],
+                    INOUT journal_ids TEXT DEFAULT NULL,
+                    INOUT tip_ledger_id TEXT DEFAULT NULL, INOUT tip_seq BIGINT DEFAULT NULL, INOUT tip_hash BYTEA DEFAULT NULL,
+                    INOUT code_step BIGINT DEFAULT NULL, INOUT code_failures BIGINT DEFAULT NULL, INOUT code_locked_until BIGINT DEFAULT NULL,
+                    INOUT answers TEXT DEFAULT NULL)
+                LANGUAGE plpgsql AS $fn$
+            DECLARE
+                apart BOOLEAN := has_function_privilege('pg_logical_emit_message(boolean,text,text)', 'EXECUTE');
+                known TEXT := coalesce(current_setting('rbs.kept_plans', true), '');
+                i INT;
+                lines TEXT[];
+                kind TEXT;
+                name TEXT;
+                run TEXT;
+            BEGIN
+                -- The once-only ids the host found unused (digest 'once': a document's id in the journal, a request
+                -- id): looked up here, in the CALL's own transaction, before the commit takes any id, so a repeat
+                -- (a client sending a request again) is refused without using one; one committed after this look
+                -- is refused by the id's unique key. Not looked up in the serializable transaction below, where
+                -- the lookups of concurrent payments and their inserts share index pages and would refuse each other.
+                FOR i IN 1 .. coalesce(array_length(templates, 1), 0) LOOP
+                    CONTINUE WHEN digests[i] <> 'once';
+                    name := 'rbs_v26_' || md5('q' || types[i] || chr(10) || templates[i]);
+                    IF position(name IN known) = 0 THEN
+                        name := rbs_v26_kept('q', templates[i], types[i]);
+                        known := coalesce(current_setting('rbs.kept_plans', true), '');
+                    END IF;
+                    EXECUTE 'EXECUTE ' || name || CASE WHEN types[i] = '' THEN '' ELSE '(' || arguments[i] || ')' END INTO lines;
+                    IF coalesce(cardinality(lines), 0) > 0 THEN
+                        RAISE EXCEPTION 'a once-only id this transaction found unused is taken (statement %)', i
+                            USING ERRCODE = '40001';
+                    END IF;
+                END LOOP;
+                -- The CALL's own transaction has written nothing; the checks and writes get one of their own, serializable.
+                COMMIT;
+                SET TRANSACTION ISOLATION LEVEL SERIALIZABLE;
+                IF apart THEN
+                    PERFORM set_config('synchronous_commit', 'off', true);
+                END IF;
+                PERFORM set_config('enable_seqscan', 'off', true);
+                PERFORM set_config('rbs.journal_allocating', 'on', true);
+                PERFORM set_config('rbs.journal_ids', '', true);
+                -- The classic write's mark, shared: waits while one runs, and refuses this commit (40001) when one
+                -- committed after this transaction's snapshot — its changes are then decided on afresh.
+                PERFORM 1 FROM ledger_epoch e WHERE e.id = 1 FOR SHARE;
+                FOR i IN 1 .. coalesce(array_length(templates, 1), 0) LOOP
+                    CONTINUE WHEN digests[i] = 'once';
+                    kind := CASE WHEN digests[i] = '' THEN 'w' ELSE 'q' END;
+                    name := 'rbs_v26_' || md5(kind || types[i] || chr(10) || templates[i]);
+                    IF position(name IN known) = 0 THEN
+                        name := rbs_v26_kept(kind, templates[i], types[i]);
+                        known := coalesce(current_setting('rbs.kept_plans', true), '');
+                    END IF;
+                    run := 'EXECUTE ' || name || CASE WHEN types[i] = '' THEN '' ELSE '(' || arguments[i] || ')' END;
+                    IF kind = 'w' THEN
+                        EXECUTE run;
+                    ELSE
+                        EXECUTE run INTO lines;
+                        \(refusedWhenChanged)
+                    END IF;
+                END LOOP;
+                journal_ids := coalesce(current_setting('rbs.journal_ids', true), '');
+                -- With apart, committed without waiting for the disk (the flush is the second COMMIT below).
+                COMMIT;
+                -- Committed (durable once the second COMMIT below has flushed it): nothing here may fail the payment.
+                BEGIN
+                    SELECT t.tip_seq, t.tip_hash INTO tip_seq, tip_hash FROM rbs_v29_integrate(false) AS t;
+                    tip_seq := coalesce(tip_seq, 0);
+                EXCEPTION WHEN OTHERS THEN
+                    tip_seq := 0;
+                    tip_hash := NULL;
+                END;
+                SELECT (SELECT l.ledger_id FROM ledger_identity l WHERE l.id = 1),
+                       (SELECT c.last_step FROM code_state c WHERE c.id = 1),
+                       coalesce((SELECT c.failures FROM code_state c WHERE c.id = 1), 0::BIGINT),
+                       (SELECT c.locked_until_ms FROM code_state c WHERE c.id = 1)
+                    INTO tip_ledger_id, code_step, code_failures, code_locked_until;
+                BEGIN
+                    answers := rbs_v26_answers(after_templates, after_arguments, after_types);
+                EXCEPTION WHEN OTHERS THEN
+                    answers := NULL;
+                END;
+                IF apart THEN
+                    PERFORM pg_logical_emit_message(true, 'rbs-durable', '');
+                    COMMIT;
+                END IF;
+            END $fn$;
+        """
 
     private static func cards(_ db: any SQLTransaction) throws {
         try db.executeScript(types("""

@@ -107,6 +107,10 @@ enum PostgresSQL {
                             types: String(decoding: types, as: UTF8.self))
     }
 
+    /// The digest a one-call commit (schema step v30) is sent for a once-only id's lookup that found nothing: looked
+    /// up before the commit's transaction, refused if it finds a row (``PostgresStore``'s `commit`). Never merged.
+    static let onceOnly = "once"
+
     /// The checks of a one-call commit (`rbs_v26_commit`'s statements: a query with the digest of the rows the host
     /// decided on, a write with the digest `""`) with each run of consecutive queries made one kept query: its
     /// template selects each query's digest — `md5` of its rows' JSON texts joined by newlines, as the commit makes
@@ -115,8 +119,8 @@ enum PostgresSQL {
     /// made here from the queries' digests. So the server starts one statement for the run where it started one a
     /// query (in one session on this machine, a payment's seven checks cost 318 µs one by one and 210 µs as one),
     /// and every row is still compared: a changed row changes its digest, and so the run's, which refuses the commit
-    /// as before. A run of one query, and every write, is left as it is; a query after a write stays after it, so it
-    /// still sees that write.
+    /// as before. A run of one query, every write and every ``onceOnly`` lookup is left as it is; a query after a
+    /// write stays after it, so it still sees that write.
     static func mergedChecks(_ plans: [Parametrized], digests: [String]) -> (plans: [Parametrized], digests: [String]) {
         guard plans.count == digests.count else { return (plans, digests) }
         var mergedPlans: [Parametrized] = [], mergedDigests: [String] = []
@@ -125,7 +129,7 @@ enum PostgresSQL {
         var index = 0
         while index < plans.count {
             var end = index
-            while end < plans.count && !digests[end].isEmpty { end += 1 }
+            while end < plans.count && !digests[end].isEmpty && digests[end] != onceOnly { end += 1 }
             if end - index >= 2 {
                 let run = Array(plans[index..<end])
                 let counts = run.map { plan in plan.types.isEmpty ? 0 : plan.types.utf8.count(where: { $0 == UInt8(ascii: ",") }) + 1 }

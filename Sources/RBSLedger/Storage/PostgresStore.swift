@@ -38,6 +38,9 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     static let integrationLock: Int64 = 0x5242_5349_4E54_4752
     /// The schema step that chains the journal's entries apart from the commit that stores them.
     static let integrationStep = "v29-chain-integrated-apart"
+    /// The schema step after which entries have ids from a sequence and positions from integration, and a commit
+    /// takes the ledger's lock only in shared mode (``LedgerSchema``'s `sequencedApart`).
+    static let sequencedStep = "v30-sequenced-apart"
     /// The key of the advisory lock migrations hold ("RBSMIGRT").
     static let migrationLock: Int64 = 0x5242_534D_4947_5254
     /// The schema step that creates the one-call functions (``writeReportingTip(_:)``).
@@ -98,7 +101,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
         // The body numbers from the journal's tip and chains from its hash: every stored entry is integrated first
         // (schema step v29), under the ledger's lock, so none is stored meanwhile.
         try transaction(begin: "BEGIN ISOLATION LEVEL READ COMMITTED",
-                        lock: "SELECT pg_advisory_xact_lock(\(Self.ledgerLock))", then: Self.integrateIfStepApplied, body)
+                        lock: "SELECT pg_advisory_xact_lock(\(Self.ledgerLock))", then: Self.classicWriteStart, body)
     }
 
     /// Chains the entries stored apart, where the database has schema step v29's function (whatever this host
@@ -109,11 +112,30 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
         END $$
         """
 
+    /// What the classic write runs once it holds the ledger's lock: with schema step v30, it bumps the classic
+    /// write's mark (`ledger_epoch`), waiting for the one-call commits running and keeping new ones out until it
+    /// commits (they lock the row shared); then it integrates every entry stored (v29).
+    static let classicWriteStart = """
+        DO $$ BEGIN
+            IF to_regclass('ledger_epoch') IS NOT NULL THEN UPDATE ledger_epoch SET n = n + 1 WHERE id = 1; END IF;
+            IF to_regprocedure('rbs_v29_integrate(boolean)') IS NOT NULL THEN PERFORM rbs_v29_integrate(true); END IF;
+        END $$
+        """
+
     /// Chains every entry stored and not integrated yet (schema step `v29-chain-integrated-apart`), waiting for
     /// another session integrating: what reads the chain whole (``Journal/verify(authenticator:)``, a host's start)
     /// does it first. Nothing on a database without the step.
     func integrate() throws {
-        try withFreshConnection { connection in _ = try run(connection, Self.integrateIfStepApplied, []) }
+        // Idempotent, so a connection the server ended while idle (a restart) is simply replaced.
+        var lost = 0
+        while true {
+            do {
+                return try withFreshConnection { connection in _ = try run(connection, Self.integrateIfStepApplied, []) }
+            } catch let failure as PostgresFailure {
+                guard case .connectionLost = failure, lost < Self.idleLimit else { throw failure }
+                lost += 1
+            }
+        }
     }
 
     /// Runs `body` as one write transaction in at most two round trips when nothing changes under it, and returns
@@ -242,11 +264,10 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
         return try lockedWrite { db in (try body(db), try LedgerTip.current(db)) }
     }
 
-    /// `value` with the numbers its body handed out provisionally as the server bound them (`base`: the tip before
-    /// the commit's entries).
-    private static func bound<T>(_ value: T, _ speculative: SpeculativeTransaction, base: Int64?) -> T {
+    /// `value` with the numbers its body handed out provisionally as the server bound them (``BoundNumbers``).
+    private static func bound<T>(_ value: T, _ speculative: SpeculativeTransaction, base: BoundNumbers?) -> T {
         guard speculative.toldProvisionalTip, let base, let numbered = value as? any JournalNumbered,
-              let bound = numbered.renumbered({ SpeculativeTransaction.bound($0, tip: base) }) as? T else { return value }
+              let bound = numbered.renumbered({ base.bound($0) }) as? T else { return value }
         return bound
     }
 
@@ -255,6 +276,10 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     /// Whether writes that arrive while this host commits are committed together (``grouped(_:predicted:guesses:)``);
     /// `RBS_POSTGRES_GROUP_COMMIT=0` turns it off (the benchmark's baseline, in the same run).
     private let groupCommit = ProcessInfo.processInfo.environment["RBS_POSTGRES_GROUP_COMMIT"] != "0"
+    /// `RBS_POSTGRES_LEDGER_LOCK=1`: commits go through v29's procedure, one pass under the ledger's lock, as before
+    /// schema step v30 (the benchmark's baseline for the commit without it, in the same run; every host of the
+    /// database must be started so, as v29's commits keep out only each other).
+    private let ledgerLockBaseline = ProcessInfo.processInfo.environment["RBS_POSTGRES_LEDGER_LOCK"] == "1"
     /// The writes waiting for the group commit in flight, and whether one is in flight.
     private let groupQueue = Mutex<(waiting: [GroupedWrite], leading: Bool)>(([], false))
     /// The most bodies one group commit takes (each its own code, signature and entries; the rest wait for the next).
@@ -282,7 +307,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             case waiting
             /// This caller commits the next group: these writes (its own first).
             case lead([GroupedWrite])
-            case committed(LedgerTip, base: Int64?, SpeculativeTransaction)
+            case committed(LedgerTip, base: BoundNumbers?, SpeculativeTransaction)
             case alone(tryPredictions: Bool)
             case failed(any Error)
         }
@@ -440,6 +465,13 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             do {
                 _ = try run(connection, "CREATE TABLE IF NOT EXISTS rbs_schema_steps (name TEXT PRIMARY KEY, applied_ms BIGINT NOT NULL)", [])
                 applied = Set(try run(connection, "SELECT name FROM rbs_schema_steps", []).compactMap { $0.values.first.flatMap(String.init(sqlValue:)) })
+                // A newer rbs-host upgraded the database (v30 changed how every commit keeps the others out): this
+                // one would write by rules the others no longer keep.
+                let unknown = applied.subtracting(LedgerSchema.steps.map(\.name)).sorted()
+                guard unknown.isEmpty else {
+                    throw PostgresRefusal(sqlState: "", message: "the database was upgraded by a newer rbs-host (schema steps this one does not know: "
+                        + unknown.joined(separator: ", ") + "); every host of one database runs the same version — start this one from that version")
+                }
                 for step in LedgerSchema.steps where !applied.contains(step.name) {
                     _ = try run(connection, "BEGIN", [])
                     do {
@@ -464,6 +496,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             answersAsRows.store(applied.contains(Self.answersAsRowsStep) || done.contains(Self.answersAsRowsStep), ordering: .relaxed)
             keptPlans.store(applied.contains(Self.keptPlansStep) || done.contains(Self.keptPlansStep), ordering: .relaxed)
             integrationApart.store(applied.contains(Self.integrationStep) || done.contains(Self.integrationStep), ordering: .relaxed)
+            positions.store(applied.contains(Self.sequencedStep) || done.contains(Self.sequencedStep), ordering: .relaxed)
             return done
         }
     }
@@ -475,6 +508,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             }
             return Set(try db.values(String.self, "SELECT name FROM rbs_schema_steps"))
         }
+        positions.store(applied.contains(Self.sequencedStep), ordering: .relaxed)
         let known = LedgerSchema.steps.map(\.name)
         return known.filter(applied.contains) + applied.subtracting(known).sorted()
     }
@@ -638,6 +672,9 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     private let keptPlans = Atomic<Bool>(false)
     /// Whether entries are stored with their hashes' parts and chained apart (schema step `v29-chain-integrated-apart`).
     private let integrationApart = Atomic<Bool>(false)
+    /// Whether entries have ids and positions (schema step `v30-sequenced-apart`): the commit then runs
+    /// `rbs_v30_commit_durably`, without the ledger's lock held exclusively.
+    let positions = Atomic<Bool>(false)
     /// What the last commits' queries gave after their writes, by query text: a transaction whose queries are all
     /// here (or are once-only id lookups) is committed on them in one round trip (``writeReportingTip(_:)``). Each is
     /// checked by the commit like a fetched answer, so a stale one costs a refused commit, never a wrong decision.
@@ -763,17 +800,31 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     /// next transactions' predictions (``predictedAnswers``).
     private func commit(_ operations: [SpeculativeTransaction.Operation], digests: [String: String],
                         sequencing: Bool, after: [(text: String, kept: PostgresSQL.Parametrized)],
-                        keeping: [String: SpeculativeTransaction.Answer] = [:]) throws -> (tip: LedgerTip, base: Int64?) {
+                        keeping: [String: SpeculativeTransaction.Answer] = [:]) throws -> (tip: LedgerTip, base: BoundNumbers?) {
         let answering = sequencing && answersAfterCommit.load(ordering: .relaxed)
+        // With ids and positions (v30), the commit is SERIALIZABLE without the ledger's lock: a once-only id's lookup
+        // that found nothing is looked up again before that transaction (digest `once`), and one that found a row
+        // (the id is taken: append-only, it stays so) not at all — the unique key on the id refuses a second insert
+        // (23505, decided again) — so two payments do not conflict over the index pages their lookups read and their
+        // inserts write.
+        // Every one-call commit goes this way, whether it numbers entries or not (a customer's attempts cleared, a
+        // release added): none may run beside it under the old procedures, which keep out only each other.
+        let sequenced = answersAfterCommit.load(ordering: .relaxed) && keptPlans.load(ordering: .relaxed)
+            && integrationApart.load(ordering: .relaxed) && positions.load(ordering: .relaxed) && !ledgerLockBaseline
         var statements: [String] = [], expected: [String] = [], kept: [PostgresSQL.Parametrized] = []
         statements.reserveCapacity(operations.count)
         kept.reserveCapacity(operations.count)
         for operation in operations {
             switch operation {
             case .query(let text, let key, let plan):
+                var digest = digests[key] ?? "-"
+                if sequenced && SpeculativeTransaction.isOnceOnlyLookup(plan.template) {
+                    guard digest == SpeculativeTransaction.emptyDigest else { continue }
+                    digest = PostgresSQL.onceOnly
+                }
                 statements.append(text)
                 kept.append(plan)
-                expected.append(digests[key] ?? "-")
+                expected.append(digest)
             case .write(let text, let plan):
                 statements.append(text)
                 kept.append(plan)
@@ -786,20 +837,34 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             // `SELECT rbs_v19_commit(…)` was answered before the commit was durable, and a primary crashing then lost
             // an acknowledged payment (PostgresFailoverTests found it). CALL's row comes after the COMMIT inside,
             // which with a synchronous standby has waited for it.
+            // Each run of consecutive checks as one kept query (``PostgresSQL/mergedChecks(_:digests:)``).
+            func arguments(_ digests: [String]) -> [ArrayArgument] {
+                let (checks, checkDigests) = PostgresSQL.mergedChecks(kept, digests: digests)
+                return [
+                    .texts(checks.map(\.template)), .texts(checks.map(\.arguments)), .texts(checks.map(\.types)), .texts(checkDigests),
+                    .texts(after.map(\.kept.template)), .texts(after.map(\.kept.arguments)), .texts(after.map(\.kept.types)),
+                ]
+            }
+            if sequenced {
+                do {
+                    return (try call(connection, "CALL rbs_v30_commit_durably($1, $2, $3, $4, $5, $6, $7)", arguments(expected)), true)
+                } catch let refusal as PostgresRefusal where refusal.sqlState == Self.undefinedFunction {
+                    // A database restored from before v30: nothing ran; v29's commit numbers as before, and checks a
+                    // once-only lookup as any query.
+                    oneCallTrace("no sequenced commit: \(refusal.message)")
+                    positions.store(false, ordering: .relaxed)
+                    expected = expected.map { $0 == PostgresSQL.onceOnly ? SpeculativeTransaction.emptyDigest : $0 }
+                }
+            }
             if answering && keptPlans.load(ordering: .relaxed) {
                 // As v24's, each statement from the session's kept plan. A database restored from before v26 lacks
                 // the procedure, and a session whose plans were dropped behind its back (a DEALLOCATE ALL) refuses
                 // with 26000: nothing ran either way, so the same commit goes through v24's; the first case also
                 // keeps this host there until a restart applies the step again.
-                // Each run of consecutive checks as one kept query (``PostgresSQL/mergedChecks(_:digests:)``).
-                let (checks, checkDigests) = PostgresSQL.mergedChecks(kept, digests: expected)
                 // With schema step v29, the same procedure that then chains the entries stored, after the lock
                 // (``LedgerSchema``'s `integrationApart`). A database restored from before it lacks the procedure:
                 // nothing ran, and the commit goes through v26's (its entries integrated by whoever integrates next).
-                let arguments: [ArrayArgument] = [
-                    .texts(checks.map(\.template)), .texts(checks.map(\.arguments)), .texts(checks.map(\.types)), .texts(checkDigests),
-                    .texts(after.map(\.kept.template)), .texts(after.map(\.kept.arguments)), .texts(after.map(\.kept.types)),
-                ]
+                let arguments = arguments(expected)
                 if integrationApart.load(ordering: .relaxed) {
                     do {
                         return (try call(connection, "CALL rbs_v29_commit_durably($1, $2, $3, $4, $5, $6, $7)", arguments), true)
@@ -848,7 +913,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
             codeStep: try row.decode(Int64?.self, forColumn: "code_step"),
             codeFailures: Int(try row.decode(Int64.self, forColumn: "code_failures")),
             lockedUntil: try row.decode(Int64?.self, forColumn: "code_locked_until"))
-        if answering, let text = try row.decode(String?.self, forColumn: "answers"),
+        if answering || sequenced, row.columns.names.contains("answers"), let text = try row.decode(String?.self, forColumn: "answers"),
            let cells = asRows ? Self.cells(fromRowsJSON: text) : Self.cells(fromJSON: text),
            let types = byteColumns.withLock({ $0 }), let answers = Self.answers(from: cells, queries: after.count, types: types) {
             predictedAnswers.withLock { predicted in
@@ -857,7 +922,12 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
                 predicted.merge(keeping) { _, kept in kept }
             }
         }
-        return (tip, sequencing ? try row.decode(Int64.self, forColumn: "journal_base") : nil)
+        guard sequencing else { return (tip, nil) }
+        if row.columns.names.contains("journal_ids") {
+            let text = try row.decode(String?.self, forColumn: "journal_ids") ?? ""
+            return (tip, BoundNumbers(ids: text.split(separator: ",").compactMap { Int64($0) }))
+        }
+        return (tip, BoundNumbers(base: try row.decode(Int64.self, forColumn: "journal_base")))
     }
 
     /// The byte columns of the ledger's tables (one round trip, the first time).
@@ -1245,3 +1315,21 @@ func oneCallTrace(_ text: @autoclosure () -> String) {
 
 /// Read once: the environment as a dictionary was made anew on every write (~2% of a host's CPU a payment).
 private let tracesOneCall = ProcessInfo.processInfo.environment["RBS_TRACE_ONE_CALL"] != nil
+
+/// How the server bound a commit's provisional journal numbers (``SpeculativeTransaction/provisionalBase``+k): after
+/// the tip it found, `base+k` (schema steps v21–v29), or each entry its own id from the journal's sequence, `ids[k-1]`
+/// (v30).
+struct BoundNumbers: Sendable {
+    var base: Int64?
+    var ids: [Int64] = []
+
+    init(base: Int64) { self.base = base }
+    init(ids: [Int64]) { self.ids = ids }
+
+    /// `value` with a provisional number bound; any other value as it is.
+    func bound(_ value: Int64) -> Int64 {
+        guard let k = SpeculativeTransaction.provisionalIndex(value) else { return value }
+        if let base { return base + k }
+        return k >= 1 && k <= Int64(ids.count) ? ids[Int(k - 1)] : value
+    }
+}

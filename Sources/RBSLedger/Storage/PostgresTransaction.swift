@@ -6,6 +6,7 @@ final class PostgresTransaction: SQLTransaction {
     private let store: PostgresStore
     private let connection: PostgresConnection
     var dialect: SQLDialect { .postgres }
+    var journalPositions: Bool { store.positions.load(ordering: .relaxed) }
 
     init(store: PostgresStore, connection: PostgresConnection) {
         self.store = store

@@ -24,6 +24,14 @@ public protocol SQLTransaction: AnyObject {
 
     /// Runs several statements without arguments (a schema step's DDL), in order.
     func executeScript(_ sql: String) throws
+
+    /// Whether the journal's entries have ids and positions apart (PostgreSQL, schema step `v30-sequenced-apart`):
+    /// the chain runs in `position` order, and `seq` is an id with gaps. Otherwise `seq` is both.
+    var journalPositions: Bool { get }
+}
+
+extension SQLTransaction {
+    public var journalPositions: Bool { false }
 }
 
 extension SQLTransaction {

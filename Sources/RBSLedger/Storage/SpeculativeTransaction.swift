@@ -82,6 +82,11 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
     /// every payment, so never among the answers kept, and almost always empty. Presumed empty; the commit's check
     /// catches the rare repeat (a request sent again), which is then read and answered with its first outcome.
     static let presumedEmpty: Set<String> = [EmbeddedBank.journalByDocumentQuery, LedgerRequest.sequenceQuery]
+    /// Whether the kept template `template` is a once-only id lookup's (``presumedEmpty``), whose answer a unique key
+    /// guards at commit.
+    static func isOnceOnlyLookup(_ template: String) -> Bool { onceOnlyTemplates.contains(template) }
+    private static let onceOnlyTemplates: Set<String> = Set(presumedEmpty.map { PostgresSQL.numbered($0).sql })
+
     /// The digest of no rows (`md5('')`, as `rbs_v21_read` and `rbs_v21_commit` make it).
     static let emptyDigest = "d41d8cd98f00b204e9800998ecf8427e"
 
@@ -232,6 +237,7 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
             _ = try rows(sql, arguments: arguments)
             return
         }
+        guard Self.isPreparableWrite(sql) else { throw needsLock("a statement no kept plan can run") }
         let (text, kept) = try statement(sql, arguments)
         writes.append(text)
         operations.append(.write(text, kept: kept))
@@ -304,6 +310,13 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
     private func needsLock(_ reason: String) -> PostgresRefusal {
         if lockedPathReason == nil { lockedPathReason = reason }
         return PostgresRefusal(sqlState: "", message: "runs under the ledger's lock: \(reason)")
+    }
+
+    /// Whether `sql` is a write a kept plan can run (INSERT, UPDATE, DELETE: what PREPARE takes); the one-call
+    /// commit runs every statement from one, so anything else (TRUNCATE, DDL) goes the classic way.
+    static func isPreparableWrite(_ sql: String) -> Bool {
+        let head = sql.drop { $0.isWhitespace }.prefix(6).uppercased()
+        return head == "INSERT" || head == "UPDATE" || head == "DELETE"
     }
 
     /// Whether `sql` only reads (SELECT, or VALUES): the ledger's own queries all start so.

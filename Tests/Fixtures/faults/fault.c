@@ -9,7 +9,8 @@
  *        11 write garbage to the protocol channel, 12 read /etc/shadow, 13 fork a child that calls setsid() and
  *        sleeps, 14 open a TCP socket to 127.0.0.1:9, 15 execve /bin/sh, 16 allocate 2 GiB (abort when refused),
  *        17 a Rust panic's last words then abort, 18 a slow call: sleep SLEEP_MS milliseconds (default 3000, under
- *        the host's deadline: never a fault), then go on as a good plugin.
+ *        the host's deadline: never a fault), then go on as a good plugin, 19 take SIGSYS's handler over (ignore
+ *        it; abort if that was allowed), read its action (abort if refused), then open a TCP socket as 14.
  */
 #define _GNU_SOURCE
 #include <rbs_plugin.h>
@@ -126,6 +127,16 @@ static void misbehave(int where, const rbs_host_t *host) {
     case 18: {
         struct timespec pause = {.tv_sec = SLEEP_MS / 1000, .tv_nsec = (SLEEP_MS % 1000) * 1000000L};
         while (nanosleep(&pause, &pause) != 0) {}
+        break;
+    }
+    case 19: {
+        struct sigaction ignore, was;
+        memset(&ignore, 0, sizeof ignore);
+        ignore.sa_handler = SIG_IGN;
+        if (sigaction(SIGSYS, &ignore, NULL) == 0) abort();
+        if (sigaction(SIGSYS, NULL, &was) != 0) abort();
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (fd >= 0) close(fd);
         break;
     }
     case 16: {
