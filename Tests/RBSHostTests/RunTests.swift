@@ -179,6 +179,8 @@ struct RunTests {
         ])
         #expect(try sandbox.journal().isEmpty)
         #expect(try sandbox.host(["verify"]).stdout == "ok 0 entries\n")
+        // In the reader's language, as the REPL says it.
+        #expect(try sandbox.host(["verify", "--lang", "ru"]).stdout == "ok: записей журнала — 0, все верны\n")
         // The code was not spent: the same code posts a complete form.
         let (posted, _) = try sandbox.run("pay.pp.quick", Self.quick, code: code)
         #expect(posted.status == "posted")

@@ -86,6 +86,23 @@ struct PostgresTextTests {
         #expect(PostgresSQL.renumbered("SELECT $1, $10, '$2', $$ $3 $$, $a", by: 5) == "SELECT $6, $15, '$2', $$ $3 $$, $a")
         let checksOnly = PostgresSQL.mergedChecks([policy], digests: ["h"])
         #expect(checksOnly.plans == [policy] && checksOnly.digests == ["h"])
+        // A once-only lookup (v30: looked up before the commit's transaction) is never merged with its neighbours.
+        let once = PostgresSQL.mergedChecks([account, code, policy, account], digests: ["h1", PostgresSQL.onceOnly, "h3", "h4"])
+        #expect(once.plans.count == 3 && once.plans[0] == account && once.plans[1] == code)
+        #expect(Array(once.digests[0...1]) == ["h1", PostgresSQL.onceOnly] && once.digests[2] == PostgresSQL.mergedDigest(["h3", "h4"]))
+    }
+
+    @Test("the once-only lookups (a document in the journal, a request id) are known by their kept templates; other queries and writes are not, and only INSERT, UPDATE and DELETE are writes a kept plan runs")
+    func onceOnlyTemplates() throws {
+        let document = try #require(PostgresSQL.parametrized(EmbeddedBank.journalByDocumentQuery, [.integer(42), .text("d")]))
+        let request = try #require(PostgresSQL.parametrized(LedgerRequest.sequenceQuery, [.text("alice"), .text("r-1")]))
+        #expect(SpeculativeTransaction.isOnceOnlyLookup(document.template))
+        #expect(SpeculativeTransaction.isOnceOnlyLookup(request.template))
+        let account = try #require(PostgresSQL.parametrized("SELECT * FROM accounts WHERE number = ?", [.text("A")]))
+        #expect(!SpeculativeTransaction.isOnceOnlyLookup(account.template))
+        #expect(SpeculativeTransaction.isPreparableWrite("  INSERT INTO t VALUES (1)") && SpeculativeTransaction.isPreparableWrite("update t set a = 1"))
+        #expect(SpeculativeTransaction.isPreparableWrite("DELETE FROM t"))
+        #expect(!SpeculativeTransaction.isPreparableWrite("TRUNCATE journal") && !SpeculativeTransaction.isPreparableWrite("CREATE TABLE x (a INT)"))
     }
 
     @Test("a script is cut at the semicolons between statements, not at one inside a function body or a string")

@@ -1324,11 +1324,7 @@ enum LedgerSchema {
         // The kept plan's `EXECUTE` of statement i, into `run`, `kind` ('q' or 'w') given; `known` is the session's
         // names, read again after a plan is kept.
         let statement = """
-            name := 'rbs_v26_' || md5(kind || types[i] || chr(10) || templates[i]);
-                            IF position(name IN known) = 0 THEN
-                                name := rbs_v26_kept(kind, templates[i], types[i]);
-                                known := coalesce(current_setting('rbs.kept_plans', true), '');
-                            END IF;
+            \(keptName(kind: "kind"))
                             run := 'EXECUTE ' || name || CASE WHEN types[i] = '' THEN '' ELSE '(' || arguments[i] || ')' END;
             """
         try db.executeScript("""
@@ -1379,21 +1375,7 @@ enum LedgerSchema {
             -- An entry's hashes filled once by integration; any other change of a journal row is refused as before.
             -- (The new row with the old hashes put back must be the old row, column for column, whatever columns
             -- later steps add: a record comparison, no JSON made of the document's bytes.)
-            CREATE OR REPLACE FUNCTION rbs_v29_journal_update() RETURNS trigger LANGUAGE plpgsql AS $fn$
-            DECLARE
-                unchanged journal;
-            BEGIN
-                IF octet_length(OLD.hash) = 0 AND octet_length(OLD.prev_hash) = 0
-                   AND octet_length(NEW.hash) = 32 AND octet_length(NEW.prev_hash) = 32 THEN
-                    unchanged := NEW;
-                    unchanged.hash := OLD.hash;
-                    unchanged.prev_hash := OLD.prev_hash;
-                    IF unchanged IS NOT DISTINCT FROM OLD THEN
-                        RETURN NEW;
-                    END IF;
-                END IF;
-                RAISE EXCEPTION 'the journal is append-only: entries cannot be changed' USING ERRCODE = 'restrict_violation';
-            END $fn$;
+            \(journalUpdate(positioned: false))
             DROP TRIGGER journal_no_update ON journal;
             CREATE TRIGGER journal_no_update BEFORE UPDATE ON journal FOR EACH ROW EXECUTE FUNCTION rbs_v29_journal_update();
             -- The hash a commit stores for entry k of its transaction: none yet; its parts kept for integration.
@@ -1440,8 +1422,7 @@ enum LedgerSchema {
                     -- stored (and integrated by now, this loop going in order); should it not be, stop here.
                     EXIT WHEN previous IS NULL OR octet_length(previous) = 0;
                     number := r.seq::TEXT;
-                    computed := sha256(r.part_before || int4send(octet_length(number)) || convert_to(number, 'UTF8')
-                                       || r.part_between || int4send(length(previous)) || previous);
+                    computed := \(chainHash);
                     UPDATE journal SET prev_hash = previous, hash = computed WHERE seq = r.seq;
                     previous := computed;
                     last := r.seq;
@@ -1518,22 +1499,7 @@ enum LedgerSchema {
             CREATE SEQUENCE IF NOT EXISTS journal_ids AS BIGINT;
             SELECT setval('journal_ids', coalesce((SELECT max(seq) FROM journal), 0) + 1, false);
             -- An entry's hashes and position filled once by integration; any other change refused as before.
-            CREATE OR REPLACE FUNCTION rbs_v29_journal_update() RETURNS trigger LANGUAGE plpgsql AS $fn$
-            DECLARE
-                unchanged journal;
-            BEGIN
-                IF octet_length(OLD.hash) = 0 AND octet_length(OLD.prev_hash) = 0 AND OLD.position IS NULL
-                   AND octet_length(NEW.hash) = 32 AND octet_length(NEW.prev_hash) = 32 AND NEW.position IS NOT NULL THEN
-                    unchanged := NEW;
-                    unchanged.hash := OLD.hash;
-                    unchanged.prev_hash := OLD.prev_hash;
-                    unchanged.position := OLD.position;
-                    IF unchanged IS NOT DISTINCT FROM OLD THEN
-                        RETURN NEW;
-                    END IF;
-                END IF;
-                RAISE EXCEPTION 'the journal is append-only: entries cannot be changed' USING ERRCODE = 'restrict_violation';
-            END $fn$;
+            \(journalUpdate(positioned: true))
             -- An entry inserted with its hashes (the classic write, which integrated first and holds the ledger's lock
             -- exclusively) takes the next position; an id above the sequence's moves the sequence past it.
             CREATE OR REPLACE FUNCTION rbs_v30_journal_insert() RETURNS trigger LANGUAGE plpgsql AS $fn$
@@ -1624,8 +1590,7 @@ enum LedgerSchema {
                 END IF;
                 FOR r IN SELECT u.seq, u.part_before, u.part_between FROM journal_unintegrated u ORDER BY u.seq LOOP
                     number := r.seq::TEXT;
-                    computed := sha256(r.part_before || int4send(octet_length(number)) || convert_to(number, 'UTF8')
-                                       || r.part_between || int4send(length(previous)) || previous);
+                    computed := \(chainHash);
                     at := at + 1;
                     UPDATE journal SET prev_hash = previous, hash = computed, position = at WHERE seq = r.seq;
                     previous := computed;
@@ -1672,11 +1637,7 @@ enum LedgerSchema {
                 -- the lookups of concurrent payments and their inserts share index pages and would refuse each other.
                 FOR i IN 1 .. coalesce(array_length(templates, 1), 0) LOOP
                     CONTINUE WHEN digests[i] <> 'once';
-                    name := 'rbs_v26_' || md5('q' || types[i] || chr(10) || templates[i]);
-                    IF position(name IN known) = 0 THEN
-                        name := rbs_v26_kept('q', templates[i], types[i]);
-                        known := coalesce(current_setting('rbs.kept_plans', true), '');
-                    END IF;
+                    \(keptName(kind: "'q'"))
                     EXECUTE 'EXECUTE ' || name || CASE WHEN types[i] = '' THEN '' ELSE '(' || arguments[i] || ')' END INTO lines;
                     IF coalesce(cardinality(lines), 0) > 0 THEN
                         RAISE EXCEPTION 'a once-only id this transaction found unused is taken (statement %)', i
@@ -1698,11 +1659,7 @@ enum LedgerSchema {
                 FOR i IN 1 .. coalesce(array_length(templates, 1), 0) LOOP
                     CONTINUE WHEN digests[i] = 'once';
                     kind := CASE WHEN digests[i] = '' THEN 'w' ELSE 'q' END;
-                    name := 'rbs_v26_' || md5(kind || types[i] || chr(10) || templates[i]);
-                    IF position(name IN known) = 0 THEN
-                        name := rbs_v26_kept(kind, templates[i], types[i]);
-                        known := coalesce(current_setting('rbs.kept_plans', true), '');
-                    END IF;
+                    \(keptName(kind: "kind"))
                     run := 'EXECUTE ' || name || CASE WHEN types[i] = '' THEN '' ELSE '(' || arguments[i] || ')' END;
                     IF kind = 'w' THEN
                         EXECUTE run;
@@ -1738,6 +1695,53 @@ enum LedgerSchema {
                 END IF;
             END $fn$;
         """
+
+    /// The journal's UPDATE trigger function from step v29 on: an entry's empty hashes filled once by integration
+    /// (and, `positioned`, its empty position, step v30); any other change of a journal row refused as before. The
+    /// new row with the old values put back must be the old row, column for column, whatever columns later steps
+    /// add: a record comparison, no JSON made of the document's bytes.
+    private static func journalUpdate(positioned: Bool) -> String {
+        """
+        CREATE OR REPLACE FUNCTION rbs_v29_journal_update() RETURNS trigger LANGUAGE plpgsql AS $fn$
+                    DECLARE
+                        unchanged journal;
+                    BEGIN
+                        IF octet_length(OLD.hash) = 0 AND octet_length(OLD.prev_hash) = 0\(positioned ? " AND OLD.position IS NULL" : "")
+                           AND octet_length(NEW.hash) = 32 AND octet_length(NEW.prev_hash) = 32\(positioned ? " AND NEW.position IS NOT NULL" : "") THEN
+                            unchanged := NEW;
+                            unchanged.hash := OLD.hash;
+                            unchanged.prev_hash := OLD.prev_hash;
+                            \(positioned ? "unchanged.position := OLD.position;" : "")
+                            IF unchanged IS NOT DISTINCT FROM OLD THEN
+                                RETURN NEW;
+                            END IF;
+                        END IF;
+                        RAISE EXCEPTION 'the journal is append-only: entries cannot be changed' USING ERRCODE = 'restrict_violation';
+                    END $fn$;
+        """
+    }
+
+    /// An entry's hash in integration (`rbs_v29_integrate`, steps v29 and v30): SHA-256 over the host's bytes before
+    /// the number (`r.part_before`), the number as a part (`number`: a 4-byte big-endian length and its decimal
+    /// text), the bytes between (`r.part_between`) and the predecessor's hash as a part (`previous`) — the bytes
+    /// ``JournalEntry/computedHash`` hashes.
+    private static let chainHash = """
+        sha256(r.part_before || int4send(octet_length(number)) || convert_to(number, 'UTF8')
+                                       || r.part_between || int4send(length(previous)) || previous)
+        """
+
+    /// The name of statement `i`'s kept plan (`kind`: an SQL expression, 'q' or 'w'), into `name`: made in place
+    /// from its kind, types and template as `rbs_v26_kept` makes it, which is called only for a plan the session
+    /// does not have yet (`known`: the session's names, read again after a plan is kept). Steps v27 and v30.
+    private static func keptName(kind: String) -> String {
+        """
+        name := 'rbs_v26_' || md5(\(kind) || types[i] || chr(10) || templates[i]);
+                            IF position(name IN known) = 0 THEN
+                                name := rbs_v26_kept(\(kind), templates[i], types[i]);
+                                known := coalesce(current_setting('rbs.kept_plans', true), '');
+                            END IF;
+        """
+    }
 
     private static func cards(_ db: any SQLTransaction) throws {
         try db.executeScript(types("""

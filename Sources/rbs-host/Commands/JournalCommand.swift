@@ -130,16 +130,16 @@ struct VerifyCommand: ParsableCommand {
             // The enrolled secret, when there is one, lets verify re-check the OCRA responses it answered.
             switch try ledger.journal.verify(authenticator: try? ledger.authenticator()) {
             case .ok(let count):
-                print("ok \(count) \(count == 1 ? "entry" : "entries")")
+                print(HostMessage.verified(entries: count).text(global.language))
             case .bad(let sequence, let reason):
-                print("bad entry \(sequence): \(reason)")
+                print(HostMessage.badEntry(sequence, reason: reason).text(global.language))
                 throw ExitCode.failure
             case .unreconciled(let reason):
-                print("does not reconcile: \(reason)")
+                print(HostMessage.unreconciled(reason).text(global.language))
                 throw ExitCode.failure
             }
         } catch let error as LedgerError {
-            Terminal.error(error.description)
+            Terminal.error(HostMessage.describe(error, global.language))
             throw ExitCode.failure
         }
     }
