@@ -1613,6 +1613,7 @@ enum LedgerSchema {
     /// classic write's mark, `ledger_epoch`, shared), and with the ids its entries were given answered (`journal_ids`, comma-separated, entry 1's
     /// first) instead of a base. Sequential scans are off in that transaction: a scan of a whole table would make
     /// every write to it conflict with this commit; an index scan conflicts only with writes of the rows it read.
+    /// (And JIT with them: a scan with no other path is then costed past JIT's threshold.)
     private static let sequencedCommit = """
         CREATE OR REPLACE PROCEDURE rbs_v30_commit_durably(templates TEXT[], arguments TEXT[], types TEXT[], digests TEXT[],
                     after_templates TEXT[], after_arguments TEXT[], after_types TEXT[],
@@ -1651,6 +1652,9 @@ enum LedgerSchema {
                     PERFORM set_config('synchronous_commit', 'off', true);
                 END IF;
                 PERFORM set_config('enable_seqscan', 'off', true);
+                -- A scan that has no other path (a sequence, a table without an index) then costs more than JIT's
+                -- threshold: compiling it took ~50-100 ms a statement (measured), for microseconds of work.
+                PERFORM set_config('jit', 'off', true);
                 PERFORM set_config('rbs.journal_allocating', 'on', true);
                 PERFORM set_config('rbs.journal_ids', '', true);
                 -- The classic write's mark, shared: waits while one runs, and refuses this commit (40001) when one
