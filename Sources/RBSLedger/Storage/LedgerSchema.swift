@@ -1321,28 +1321,15 @@ enum LedgerSchema {
     /// without the step runs the functions as they were: same signatures, same results.
     private static func keptPlansInline(_ db: any SQLTransaction) throws {
         guard db.dialect == .postgres else { return }
-        // The kept plan's `EXECUTE` of statement i, into `run`, `kind` ('q' or 'w') given; `known` is the session's
-        // names, read again after a plan is kept.
-        let statement = """
-            \(keptName(kind: "kind"))
-                            run := 'EXECUTE ' || name || CASE WHEN types[i] = '' THEN '' ELSE '(' || arguments[i] || ')' END;
-            """
+        // The kept plan's `EXECUTE` of statement i, into `run`, `kind` ('q' or 'w') given.
+        let statement = keptRun(kind: "kind")
         try db.executeScript("""
             \(keptCommit(declaring: """
                 known TEXT := coalesce(current_setting('rbs.kept_plans', true), '');
                                 kind TEXT;
                                 name TEXT;
                                 run TEXT;
-                """, running: """
-                kind := CASE WHEN digests[i] = '' THEN 'w' ELSE 'q' END;
-                                    \(statement)
-                                    IF kind = 'w' THEN
-                                        EXECUTE run;
-                                    ELSE
-                                        EXECUTE run INTO lines;
-                                        \(refusedWhenChanged)
-                                    END IF;
-                """))
+                """, running: keptCheckOrWrite))
             \(answersFunction("rbs_v26_answers", "templates TEXT[], arguments TEXT[], types TEXT[]", queries: "templates",
                               read: statement + "\n                EXECUTE run INTO lines;",
                               declaring: "known TEXT := coalesce(current_setting('rbs.kept_plans', true), ''); kind TEXT := 'q'; name TEXT; run TEXT;"))
@@ -1470,7 +1457,8 @@ enum LedgerSchema {
     /// - Its **position** in the chain is given by integration (`rbs_v29_integrate`, redefined): the entries stored
     ///   and not integrated yet, in id order, each the next position (gapless, from 1), its predecessor the entry
     ///   at the position before — so the chain's order is the order entries were integrated, and `verify` checks
-    ///   positions gapless and each link. Integration keeps its own advisory lock; a commit never takes it.
+    ///   positions gapless and each link. Integration keeps its own advisory lock; a commit's checks and writes never
+    ///   wait for it (after its COMMIT the procedure integrates only if no other session is).
     /// - The commit (`rbs_v30_commit_durably`) runs its checks and writes SERIALIZABLE, without the ledger's lock:
     ///   payments that read and write different rows commit side by side, and one whose rows another changed
     ///   meanwhile is refused (40001) and decided again, as a changed digest always was. The classic write
@@ -1638,8 +1626,8 @@ enum LedgerSchema {
                 -- the lookups of concurrent payments and their inserts share index pages and would refuse each other.
                 FOR i IN 1 .. coalesce(array_length(templates, 1), 0) LOOP
                     CONTINUE WHEN digests[i] <> 'once';
-                    \(keptName(kind: "'q'"))
-                    EXECUTE 'EXECUTE ' || name || CASE WHEN types[i] = '' THEN '' ELSE '(' || arguments[i] || ')' END INTO lines;
+                    \(keptRun(kind: "'q'"))
+                    EXECUTE run INTO lines;
                     IF coalesce(cardinality(lines), 0) > 0 THEN
                         RAISE EXCEPTION 'a once-only id this transaction found unused is taken (statement %)', i
                             USING ERRCODE = '40001';
@@ -1662,15 +1650,7 @@ enum LedgerSchema {
                 PERFORM 1 FROM ledger_epoch e WHERE e.id = 1 FOR SHARE;
                 FOR i IN 1 .. coalesce(array_length(templates, 1), 0) LOOP
                     CONTINUE WHEN digests[i] = 'once';
-                    kind := CASE WHEN digests[i] = '' THEN 'w' ELSE 'q' END;
-                    \(keptName(kind: "kind"))
-                    run := 'EXECUTE ' || name || CASE WHEN types[i] = '' THEN '' ELSE '(' || arguments[i] || ')' END;
-                    IF kind = 'w' THEN
-                        EXECUTE run;
-                    ELSE
-                        EXECUTE run INTO lines;
-                        \(refusedWhenChanged)
-                    END IF;
+                    \(keptCheckOrWrite)
                 END LOOP;
                 journal_ids := coalesce(current_setting('rbs.journal_ids', true), '');
                 -- With apart, committed without waiting for the disk (the flush is the second COMMIT below).
@@ -1734,16 +1714,31 @@ enum LedgerSchema {
                                        || r.part_between || int4send(length(previous)) || previous)
         """
 
-    /// The name of statement `i`'s kept plan (`kind`: an SQL expression, 'q' or 'w'), into `name`: made in place
-    /// from its kind, types and template as `rbs_v26_kept` makes it, which is called only for a plan the session
-    /// does not have yet (`known`: the session's names, read again after a plan is kept). Steps v27 and v30.
-    private static func keptName(kind: String) -> String {
+    /// Statement `i` of a commit from its kept plan (steps v27 and v30): a write (digest `''`) run, a query's rows
+    /// compared with the digest the host read them with (``refusedWhenChanged``).
+    private static let keptCheckOrWrite = """
+        kind := CASE WHEN digests[i] = '' THEN 'w' ELSE 'q' END;
+                            \(keptRun(kind: "kind"))
+                            IF kind = 'w' THEN
+                                EXECUTE run;
+                            ELSE
+                                EXECUTE run INTO lines;
+                                \(refusedWhenChanged)
+                            END IF;
+        """
+
+    /// Statement `i` run from its kept plan (`kind`: an SQL expression, 'q' or 'w'), as the text `run` EXECUTEs: the
+    /// plan's `name` made in place from its kind, types and template as `rbs_v26_kept` makes it, which is called
+    /// only for a plan the session does not have yet (`known`: the session's names, read again after a plan is
+    /// kept), and its values. Steps v27 and v30.
+    private static func keptRun(kind: String) -> String {
         """
         name := 'rbs_v26_' || md5(\(kind) || types[i] || chr(10) || templates[i]);
                             IF position(name IN known) = 0 THEN
                                 name := rbs_v26_kept(\(kind), templates[i], types[i]);
                                 known := coalesce(current_setting('rbs.kept_plans', true), '');
                             END IF;
+                            run := 'EXECUTE ' || name || CASE WHEN types[i] = '' THEN '' ELSE '(' || arguments[i] || ')' END;
         """
     }
 

@@ -39,7 +39,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     /// The schema step that chains the journal's entries apart from the commit that stores them.
     static let integrationStep = "v29-chain-integrated-apart"
     /// The schema step after which entries have ids from a sequence and positions from integration, and a commit
-    /// takes the ledger's lock only in shared mode (``LedgerSchema``'s `sequencedApart`).
+    /// takes no ledger-wide lock (``LedgerSchema``'s `sequencedApart`).
     static let sequencedStep = "v30-sequenced-apart"
     /// The key of the advisory lock migrations hold ("RBSMIGRT").
     static let migrationLock: Int64 = 0x5242_534D_4947_5254
@@ -673,7 +673,7 @@ final class PostgresStore: LedgerStore, @unchecked Sendable {
     /// Whether entries are stored with their hashes' parts and chained apart (schema step `v29-chain-integrated-apart`).
     private let integrationApart = Atomic<Bool>(false)
     /// Whether entries have ids and positions (schema step `v30-sequenced-apart`): the commit then runs
-    /// `rbs_v30_commit_durably`, without the ledger's lock held exclusively.
+    /// `rbs_v30_commit_durably`, without the ledger's lock.
     let positions = Atomic<Bool>(false)
     /// What the last commits' queries gave after their writes, by query text: a transaction whose queries are all
     /// here (or are once-only id lookups) is committed on them in one round trip (``writeReportingTip(_:)``). Each is

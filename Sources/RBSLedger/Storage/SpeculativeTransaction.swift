@@ -189,7 +189,7 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
 
     /// The provisional tip a sequencing body is told: far above any journal's number (so "after the tip" still
     /// means "made now"), and the integers `base+1 … base+provisionalLimit` it numbers its entries with are sent as
-    /// `rbs_v21_seq(k)`, which the server binds to `tip+k` at commit.
+    /// `rbs_v21_seq(k)`, which the server binds at commit (``BoundNumbers``: `tip+k`, or since v30 the k-th id it took).
     static let provisionalBase: Int64 = 1 << 62
     /// How many entries one transaction may number provisionally.
     static let provisionalLimit: Int64 = 1 << 20
@@ -199,11 +199,6 @@ final class SpeculativeTransaction: CommitSequencedTransaction {
     /// `k` when `sequence` is the provisional number `base+k`.
     static func provisionalIndex(_ sequence: Int64) -> Int64? {
         sequence > provisionalBase && sequence <= provisionalBase + provisionalLimit ? sequence - provisionalBase : nil
-    }
-
-    /// `value` with the provisional number `base+k` as `tip+k` (`tip` the journal's tip the commit found).
-    static func bound(_ value: Int64, tip: Int64) -> Int64 {
-        provisionalIndex(value).map { tip + $0 } ?? value
     }
 
     func isProvisional(_ sequence: Int64) -> Bool {
