@@ -53,8 +53,8 @@ struct IsolationBenchmarks {
             local.close()
             remote.close()
         }
-        let changedLocal = try perCall(count: 20_000) { try local.valueChangedRoundTrip("amount") }
-        let changedRemote = try perCall(count: 20_000) { try remote.valueChangedRoundTrip("amount") }
+        let changedLocal = try perCall(count: 20_000) { _ = try local.valueChangedRoundTrip("amount") }
+        let changedRemote = try perCall(count: 20_000) { _ = try remote.valueChangedRoundTrip("amount") }
         let function = { (runtime: Runtime) throws -> ForeignFunction in
             guard let function = runtime.registry.operation(id: "fault.op")?.compiled.functions.first else {
                 throw Shell.Failure(description: "fault.op has no function")

@@ -76,7 +76,7 @@ func ledgerBenchmarks(directory: URL, quick: Bool = false) -> [BenchmarkFigure] 
     var floorError = [CChar](repeating: 0, count: 512)
     let floor = rbs_storage_floor_open(dataDirectory.appendingPathComponent("storage-floor.sqlite").path, &floorError, Int32(floorError.count))
     defer { rbs_storage_floor_close(floor) }
-    if floor == nil { print("storage floor: \(String(cString: floorError))") }
+    if floor == nil { print("storage floor: \(cText(floorError))") }
     for _ in 0..<(quick ? 1 : 5) {
         if let floor {
             var cpu = 0.0
@@ -85,7 +85,7 @@ func ledgerBenchmarks(directory: URL, quick: Bool = false) -> [BenchmarkFigure] 
                 floorRates.append(Double((quick ? 10 : 30) * 100) / floorTime)
                 floorBusy.append(cpu / floorTime)
             } else {
-                print("storage floor: \(String(cString: floorError))")
+                print("storage floor: \(cText(floorError))")
             }
         }
         let sample = documents(1_000).map(\.canonicalBytes)
@@ -276,4 +276,9 @@ private func bareFsyncRate(in directory: URL, count: Int) -> Double {
         guard written == 4096, fdatasync(descriptor) == 0 else { return .nan }
     }
     return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+}
+
+/// A C function's NUL-terminated message from its buffer.
+private func cText(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

@@ -376,7 +376,9 @@ final class HostSession {
     init(host: URL, plugins: URL, data: URL) throws {
         try Shell.run(host.path, ["init", "--data", data.path])
         outputFile = data.appendingPathComponent("repl-output.txt")
-        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        guard FileManager.default.createFile(atPath: outputFile.path, contents: nil) else {
+            throw Shell.Failure(description: "cannot create \(outputFile.path)")
+        }
         let output = try FileHandle(forWritingTo: outputFile)
         process.executableURL = host
         process.arguments = ["--dev", "--plugins", plugins.path, "--data", data.path]

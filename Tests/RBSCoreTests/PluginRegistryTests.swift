@@ -207,7 +207,7 @@ struct PluginRegistryTests {
         for names in [asciiNames, otherNames] {
             let folder = Fixtures.temporaryDirectory("listing")
             for name in names {
-                FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data())
+                #expect(FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data()))
             }
             let plugins = names.filter { $0.hasSuffix(".so") && !$0.hasPrefix(".") }.sorted()
             #expect(try PluginRegistry.pluginFiles(in: folder.path) == plugins.map { folder.path + "/" + $0 })

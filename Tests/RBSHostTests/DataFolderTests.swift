@@ -42,7 +42,7 @@ struct DataFolderTests {
         for damage in ["deleted", "truncated"] {
             for suffix in ["", "-wal", "-shm"] { unlink(sandbox.database.path + suffix) }
             if damage == "truncated" {
-                FileManager.default.createFile(atPath: sandbox.database.path, contents: Data(), attributes: [.posixPermissions: 0o600])
+                #expect(FileManager.default.createFile(atPath: sandbox.database.path, contents: Data(), attributes: [.posixPermissions: 0o600]))
             }
             for arguments in Self.ledgerCommands(sandbox) {
                 let result = try sandbox.host(arguments)

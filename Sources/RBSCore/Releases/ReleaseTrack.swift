@@ -124,7 +124,7 @@ public final class ReleaseTrack: @unchecked Sendable {
             guard let package = try releases.package(of: release.pluginID, version: release.version) else { return }
             let verified = try verify([UInt8](package), name)
             guard verified.manifest.id == release.pluginID, verified.manifest.version == release.version else {
-                throw ReleaseError.mismatch(name: name, id: verified.manifest.id, version: verified.manifest.version)
+                throw ReleaseError.mismatch(id: verified.manifest.id, version: verified.manifest.version)
             }
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
@@ -195,11 +195,12 @@ public final class ReleaseTrack: @unchecked Sendable {
 
 /// Why a release could not be served on this host (beside the package's own refusals).
 enum ReleaseError: Error, CustomStringConvertible {
-    case mismatch(name: String, id: String, version: String)
+    /// The log line names the release it was published as; this says what the package is instead.
+    case mismatch(id: String, version: String)
 
     var description: String {
         switch self {
-        case .mismatch(let name, let id, let version):
+        case .mismatch(let id, let version):
             "its package is of \(id) \(version), not of the release it was published as — publish it again"
         }
     }

@@ -359,7 +359,7 @@ public struct EmbeddedBank: Sendable {
             return .acknowledge
         }
         let from = payment.debitAccount, credit = payment.creditAccount, currency = payment.amount.currency.code
-        let amount = payment.amount.amount, minorUnits = payment.amount.currency.minorUnits, amountMinor = payment.amount.minorUnits
+        let minorUnits = payment.amount.currency.minorUnits, amountMinor = payment.amount.minorUnits
         guard let debitState = try account(from, state: &state, in: db) else {
             return .reject(.unknownDebit(from))
         }

@@ -127,6 +127,10 @@ package final class ServerMetrics: Sendable {
                                                        helpText: "HTTP requests answered, by method, route and status")
     private nonisolated(unsafe) static let durations = MetricNameDescriptor(namespace: "rbs", subsystem: "http", metricName: "request_duration", unitName: "seconds",
                                                         helpText: "Time from the request to the answer's head, by route")
+    /// `rbs_<name>`, a count with no unit.
+    private static func gauge(_ name: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "rbs", metricName: name, unitName: "", helpText: help)
+    }
     private static let buckets: [Duration] = [.microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
                                                .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
                                                .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5)]
@@ -140,9 +144,9 @@ package final class ServerMetrics: Sendable {
 
     /// The text exposition format.
     func text(openRuns: Int, streams: Int, plugins: Int) -> String {
-        registry.makeGauge(name: "rbs_open_runs", help: "Runs of operations open now").set(Double(openRuns))
-        registry.makeGauge(name: "rbs_event_streams", help: "Server-sent event streams open now").set(Double(streams))
-        registry.makeGauge(name: "rbs_plugins", help: "Plugin files listed").set(Double(plugins))
+        registry.makeGauge(descriptor: Self.gauge("open_runs", "Runs of operations open now")).set(Double(openRuns))
+        registry.makeGauge(descriptor: Self.gauge("event_streams", "Server-sent event streams open now")).set(Double(streams))
+        registry.makeGauge(descriptor: Self.gauge("plugins", "Plugin files listed")).set(Double(plugins))
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
         return String(decoding: buffer, as: UTF8.self)

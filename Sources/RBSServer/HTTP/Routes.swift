@@ -249,7 +249,7 @@ enum Routes {
             }
         }
         api.post("/passkeys/challenge") { request, _ in
-            try await answer { json(try await bank.passkeyOptions(for: try await customer(request, bank))) }
+            try await answer { json(try bank.passkeyOptions(for: try await customer(request, bank))) }
         }
         api.post("/passkeys") { request, context in
             try await answer {

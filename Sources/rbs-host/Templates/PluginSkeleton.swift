@@ -93,7 +93,8 @@ struct PluginSkeleton {
             where !skipped.contains(entry) && !entry.hasSuffix(".so") && !entry.hasSuffix(".sig") {
                 let path = relative.isEmpty ? entry : "\(relative)/\(entry)"
                 var isFolder: ObjCBool = false
-                FileManager.default.fileExists(atPath: folder.appendingPathComponent(path).path, isDirectory: &isFolder)
+                // An entry removed since the listing is not part of the folder.
+                guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(path).path, isDirectory: &isFolder) else { continue }
                 if isFolder.boolValue { try walk(path) } else { paths.append(path) }
             }
         }
