@@ -115,14 +115,17 @@ struct HistoryStatementTests {
         }
     }
 
-    @Test("the statement's PDF is an attachment that pdftotext reads back: the heading, the opening and closing balances and the payee, in Russian")
+    @Test("the statement's PDF is an attachment that pdftotext reads back: the heading, the holder, when it was made (in the asked zone), the opening and closing balances and the payee, in Russian")
     func statementPDF() async throws {
         let bank = try TestBank()
         try await bank.test { api in
             let alice = try await api.login(bank.alice)
             try await Self.pay(bank, api, bank.alice, alice, ["destName": "ИП Васильев", "destDesc": "аренда офиса", "amount": "200"])
             let account = try bank.ledger.customers.accounts(of: bank.alice.customer)[0].number
+            let owner = try bank.ledger.customers.accounts(of: bank.alice.customer)[0].owner
+            let asked = Date()
             let answer = try await api.call(.get, "/api/v1/accounts/\(account)/statement.pdf?lang=ru&tz=Europe/Moscow", token: alice)
+            let answered = Date()
             #expect(answer.status == 200 && answer.contentType == "application/pdf", "\(answer.status) \(answer.contentType ?? "")")
             #expect(answer.headers[.contentDisposition] == "attachment; filename=\"statement-\(account).pdf\"")
             let bytes = Data(answer.body.readableBytesView)
@@ -132,6 +135,16 @@ struct HistoryStatementTests {
             let text = try Self.pdftotext(file)
             let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             #expect(lines.first?.hasPrefix("Выписка по счёту \(account)") == true, "\(lines)")
+            #expect(!owner.isEmpty && lines.contains("Владелец счёта: \(owner)"), "\(owner) in \(lines)")
+            // When it was made, to the minute, in Moscow's time: between the request and its answer.
+            let issued = try #require(lines.first { $0.hasPrefix("Дата формирования: ") }, "\(lines)")
+            #expect(issued.hasSuffix(" (Europe/Moscow)"), "\(issued)")
+            let moscow = DateFormatter()
+            moscow.locale = Locale(identifier: "en_US_POSIX")
+            moscow.timeZone = TimeZone(identifier: "Europe/Moscow")
+            moscow.dateFormat = "dd.MM.yyyy HH:mm"
+            let said = try #require(moscow.date(from: String(issued.dropFirst("Дата формирования: ".count).prefix(16))), "\(issued)")
+            #expect(said >= asked.addingTimeInterval(-60) && said <= answered, "\(issued) between \(asked) and \(answered)")
             #expect(lines.contains("Входящий остаток: 150\u{00A0}000,00 RUB") || lines.contains("Входящий остаток: 150 000,00 RUB"), "\(lines)")
             #expect(lines.contains { $0.hasPrefix("Исходящий остаток: 149") && $0.hasSuffix("800,00 RUB") }, "\(lines)")
             #expect(lines.contains { $0.hasPrefix("Контрагент") && $0.contains("ИП Васильев, 40702810638000000123") }, "\(lines)")

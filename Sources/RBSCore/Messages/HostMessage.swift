@@ -58,6 +58,7 @@ public enum HostMessage: Sendable, Equatable {
     case statementOf(account: String, title: String, currency: String), period(from: String?, to: String?)
     case openingBalance(String), closingBalance(String), noPostings, dateColumn, counterpartyColumn, purposeColumn, amountColumn
     case totals(debits: String, debitCount: Int, credits: String, creditCount: Int)
+    case accountHolder(String), statementIssued(String)
 
     // The REPL's own commands.
     case greeting(version: String, operations: Int, plugins: Int, editor: String), firstStart(directory: String)
@@ -214,6 +215,8 @@ public enum HostMessage: Sendable, Equatable {
         case .period(let from, let to):
             language.pick("Period: \(from ?? "the opening") – \(to ?? "now")", "Период: \(from ?? "с открытия") – \(to ?? "по сей день")")
         case .openingBalance(let amount): language.pick("Opening balance: \(amount)", "Входящий остаток: \(amount)")
+        case .accountHolder(let name): language.pick("Account holder: \(name)", "Владелец счёта: \(name)")
+        case .statementIssued(let time): language.pick("Issued: \(time)", "Дата формирования: \(time)")
         case .closingBalance(let amount): language.pick("Closing balance: \(amount)", "Исходящий остаток: \(amount)")
         case .noPostings: language.pick("No postings in the period.", "За период проводок нет.")
         case .dateColumn: language.pick("DATE", "ДАТА")

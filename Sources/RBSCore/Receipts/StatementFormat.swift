@@ -99,6 +99,14 @@ public enum StatementFormat {
         return times
     }
 
+    /// A time zone as a statement names it: its IANA name (`Europe/Moscow`), or its offset (`UTC+03:00`) where the zone
+    /// has no name of that form.
+    static func zoneName(_ zone: TimeZone, at date: Date) -> String {
+        if zone.identifier.contains("/") { return zone.identifier }
+        let seconds = zone.secondsFromGMT(for: date), minutes = abs(seconds) / 60
+        return "UTC" + (seconds < 0 ? "-" : "+") + String(format: "%02d:%02d", minutes / 60, minutes % 60)
+    }
+
     /// The statement's period line: its first and last day in `timeZone` (open ends said as such).
     public static func period(_ period: StatementPeriod, timeZone: TimeZone) -> HostMessage {
         let days = DateFormatter()
@@ -110,11 +118,11 @@ public enum StatementFormat {
                                   to: period.end.map { days.string(from: $0.addingTimeInterval(-1)) })
     }
 
-    /// The statement as a PDF in `language`: the account and the period, the opening balance, each posting (its
-    /// time and signed amount, the counterparty, the purpose, the balance after it), the totals and the closing
-    /// balance. Days and times are written in `timeZone`.
+    /// The statement as a PDF in `language`: the account, its holder, when the statement was made (`issuedAt`) and
+    /// the period, the opening balance, each posting (its time and signed amount, the counterparty, the purpose, the
+    /// balance after it), the totals and the closing balance. Days and times are written in `timeZone`.
     public static func pdf(_ statement: AccountStatement, language: HostLanguage, timeZone: TimeZone = .current,
-                           fontPath: String = ReceiptFormat.fontPath) throws(ReceiptError) -> Data {
+                           issuedAt: Date = Date(), fontPath: String = ReceiptFormat.fontPath) throws(ReceiptError) -> Data {
         func text(_ message: HostMessage) -> String { message.text(language) }
         let currency = statement.account.currency
         func money(_ value: Decimal) -> String { Amount.shown(value, currency: currency, language) }
@@ -123,6 +131,10 @@ public enum StatementFormat {
         let times = timeFormatter(timeZone)
         var writer = PDFWriter(font: try TrueTypeFont(path: fontPath))
         writer.heading(text(.statementOf(account: statement.account.number, title: statement.account.title, currency: currency)))
+        // A statement kept or handed on says whose account it is and when it was made (a later one may differ:
+        // postings of the period's last day can still arrive).
+        if !statement.account.owner.isEmpty { writer.subheading(text(.accountHolder(statement.account.owner))) }
+        writer.subheading(text(.statementIssued(times.string(from: issuedAt) + " (" + zoneName(timeZone, at: issuedAt) + ")")))
         writer.subheading(text(period(statement.period, timeZone: timeZone)))
         writer.subheading(text(.openingBalance(money(statement.opening))))
         if statement.lines.isEmpty {
