@@ -622,6 +622,14 @@ def card_flow(driver, wait, served, shots):
         else:
             driver.find_element(By.ID, "sign").click()
         wait.until(EC.visibility_of_element_located((By.ID, "receipt")))
+        # The receipt names the card it acted on (and a block's reason), as the entry's details do.
+        terms = [plain(term.text) for term in driver.find_elements(By.CSS_SELECTOR, "#receipt-lines dt")]
+        values = [plain(value.text) for value in driver.find_elements(By.CSS_SELECTOR, "#receipt-lines dd")]
+        shown = dict(zip(terms, values))
+        check(shown.get("Card") == "4111 11** **** 1111", f"{operation}'s receipt names the card: {shown}")
+        if operation == "card.block":
+            check(shown.get("Reason for blocking") == "Lost", f"the block's receipt gives its reason: {shown}")
+            look(driver, axe, shots, "en", 1280, "card-block-receipt")
         driver.find_element(By.ID, "done").click()
         wait.until(EC.visibility_of_element_located((By.ID, "home")))
         go_place(driver, wait, "cards")

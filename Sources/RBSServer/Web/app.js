@@ -1181,6 +1181,10 @@ async function showReceiptScreen(id) {
         [t("totalDebited"), format.amount(receipt.posting.totalDebited, receipt.posting.currency)]);
     }
     lines.push([t("balanceNow"), format.amount(receipt.posting.balanceAfter, receipt.posting.currency)], ...shown("purpose"));
+  } else {
+    // A document that moved no money (a card block): what it acted on, as the server presents its fields (the
+    // masked card, the reason's title), the rows the entry's details and the PDF show.
+    lines.push(...documentRows.filter((row) => row.field).map((row) => [row.label, row.value]));
   }
   if (receipt.reason) lines.push([t("reason"), receipt.reasonText || receipt.reason]);
   lines.push([t("documentHash"), receipt.documentHash, "hash"]);
