@@ -154,8 +154,10 @@ struct DescribeTransferCardTests {
         #expect(off["confirm"].value == "no")
         #expect(off["confirm"].error == "Turn the confirmation on to block the card")
         #expect(off.ready == false)
+        // Not answered yet: off, not ready, but no error before anyone touched it (a fresh form opens without one).
         let untouched = try sandbox.describe("card.block", base)
         #expect(untouched["confirm"].value == "no")
+        #expect(untouched["confirm"].error == nil)
         #expect(untouched.ready == false)
         let on = try sandbox.describe("card.block", base + ["confirm=да"])
         #expect(on["confirm"].value == "yes")

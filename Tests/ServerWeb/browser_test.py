@@ -605,6 +605,9 @@ def card_flow(driver, wait, served, shots):
         card = driver.find_element(By.ID, "atom-cardNumber")
         wait.until(lambda _: card.get_attribute("value") == "4111 11** **** 1111")
         check("4111 11** **** 1111" in driver.find_element(By.ID, "run").text, f"{operation} lists the card")
+        # The confirmation is not answered yet: off, and no error under it before anyone touched it.
+        unanswered = driver.find_element(By.ID, "atom-confirm-error").text
+        check(unanswered == "", f"a fresh {operation} form opens without an error on its confirmation: {unanswered!r}")
         if operation == "card.block":
             Select(driver.find_element(By.ID, "atom-reason")).select_by_value("lost")
         driver.find_element(By.ID, "atom-confirm").click()

@@ -176,8 +176,10 @@ public final class FormSession {
         let visible = model.isVisible(index)
         let value = display(model.values[index], atom, at: index)
         var error = visible ? mark(at: index) : nil
-        // A failing valid-if speaks once every field it reads has a value (a key check waiting for the BIC does not).
-        if error == nil, visible, !model.values[index].isNull, !model.isValid(index), validIfIsComplete(index) {
+        // A failing valid-if speaks once every field it reads has a value (a key check waiting for the BIC does not),
+        // a toggle's once it was answered.
+        if error == nil, visible, !model.values[index].isNull, !model.isValid(index), validIfIsComplete(index),
+           atom.kind != .toggle || answeredToggles.contains(index) {
             error = atom.errorText ?? HostMessage.notValid(captions[index]).text(language)
         }
         return AtomState(descriptor: atom, caption: captions[index], visible: visible, value: value, error: error)
@@ -298,6 +300,7 @@ public final class FormSession {
         if case .string = model.effectiveValues[index] { accountChosen = true } else { accountChosen = false }
         let followers = followingAmounts(index).map { ($0, accountChosen ? effective($0).currency : nil) }
         var failure: FormSessionError?
+        if atom.kind == .toggle { answeredToggles.insert(index) }
         let result = recording(committed: index) {
             marks[index] = nil
             markTexts[index] = nil
@@ -373,6 +376,11 @@ public final class FormSession {
     /// Why an amount is empty when its account changed currency (``clearAmounts(_:)``), until a value is committed to
     /// it: kept apart from the plugin's marks, which a plugin clears as it re-checks its form.
     private var currencyNotices: [Int: RunText] = [:]
+
+    /// The toggles a value was committed to in this run. A toggle starts off, which is a value: until someone turns it
+    /// (or answers it off), it is unanswered as an empty field is, and its valid-if waits for the submit to speak
+    /// (``attention()`` lists it), so a fresh form does not open on an error.
+    private var answeredToggles: Set<Int> = []
 
     /// What atom `index` is marked with: a refused input or the plugin's mark, else the host's currency notice.
     private func mark(at index: Int) -> String? { marks[index] ?? currencyNotices[index]?.text(for: language) }
