@@ -14,6 +14,12 @@ extension HostMessage {
         return text
     }
 
+    /// `rollout status`, under the table: what rolls a rolling version back.
+    public static func rolloutLimit(_ id: String, _ version: String, faultThreshold: Int, minimumRuns: Int, _ language: HostLanguage) -> String {
+        language.pick("\(id) \(version): rolled back automatically if more than \(faultThreshold)% of its runs fault, after \(minimumRuns) runs",
+                      "\(id) \(version): откат, если больше \(faultThreshold)% запусков кончатся сбоем, после \(minimumRuns) запусков")
+    }
+
     public static func rolloutWidened(_ id: String, _ version: String, percent: Int, from: Int, _ language: HostLanguage) -> String {
         language.pick("\(id) \(version): now \(percent)% of customers (was \(from)%)",
                       "\(id) \(version): теперь \(percent)% клиентов (было \(from)%)")

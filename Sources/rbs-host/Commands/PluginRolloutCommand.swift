@@ -90,7 +90,7 @@ struct PluginRolloutCommand: ParsableCommand {
             discussion: "Counts are every host's, added at each host's sync. A version not published (the plugin folder's) is listed with its counts for comparison.")
 
         @OptionGroup var global: GlobalOptions
-        @Flag(help: "Print [{plugin, version, percent, state, reason, customers, runs, posts, refusals, faults, publishedAt, publishedBy}].")
+        @Flag(help: "Print [{plugin, version, percent, state, reason, customers, runs, posts, refusals, faults, faultThreshold, minimumRuns, publishedAt, publishedBy}].")
         var json = false
 
         struct Line: Encodable {
@@ -100,6 +100,10 @@ struct PluginRolloutCommand: ParsableCommand {
             var state: String
             var reason: String?
             var customers = 0, runs = 0, posts = 0, refusals = 0, faults = 0
+            /// A published version's automatic rollback: more than this % of its runs faulting, once it has had
+            /// `minimumRuns` runs (`plugin publish --fault-threshold --minimum-runs`).
+            var faultThreshold: Int?
+            var minimumRuns: Int?
             var publishedAt: String?
             var publishedBy: String?
         }
@@ -125,6 +129,12 @@ struct PluginRolloutCommand: ParsableCommand {
                  "\(line.customers)", "\(line.runs)", "\(line.posts)", "\(line.refusals)", "\(line.faults)"]
             }
             print(table.render())
+            // What would roll a rolling version back, beside its counts.
+            for line in lines where line.state == PluginReleases.State.rolling.rawValue {
+                if let threshold = line.faultThreshold, let minimum = line.minimumRuns {
+                    print(HostMessage.rolloutLimit(line.plugin, line.version, faultThreshold: threshold, minimumRuns: minimum, language))
+                }
+            }
             for line in lines where line.reason != nil && line.state == PluginReleases.State.rolledBack.rawValue {
                 print("\(line.plugin) \(line.version): \(line.reason ?? "")")
             }
@@ -138,6 +148,7 @@ struct PluginRolloutCommand: ParsableCommand {
             for release in releases {
                 var line = Line(plugin: release.pluginID, version: release.version, percent: release.percent,
                                 state: release.state.rawValue, reason: release.reason,
+                                faultThreshold: release.faultThreshold, minimumRuns: release.minimumRuns,
                                 publishedAt: ISO8601DateFormatter().string(from: Timestamp.date(milliseconds: release.publishedMilliseconds)),
                                 publishedBy: release.publishedBy)
                 if let counted = byVersion.removeValue(forKey: PluginVersion(release.pluginID, release.version)) { line.fill(counted) }
