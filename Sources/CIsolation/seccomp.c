@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <termios.h>
 #include <unistd.h>
@@ -255,6 +256,20 @@ int rbs_seccomp_install_managing_files(int report, int manage_files, char *why, 
     PUT(JEQ_TO(0, 1));
     PUT(ALLOW);
     PUT(RET(SECCOMP_RET_KILL_PROCESS));
+    /* setpriority: the calling thread's own nice value, never more favourable than the default — libdispatch lowers
+     * a worker thread's for its QoS (the checking child was once killed by it loading a good plugin, `plugin check`'s
+     * flaky SIGSYS); any other (another thread or process, a raise) is refused with EPERM, not fatal. */
+    PUT(IF_EQ(SYS_setpriority, 10));
+    PUT(LOAD(ARG_LOW(0)));
+    PUT(JEQ_TO(PRIO_PROCESS, 1));
+    PUT(RET(SECCOMP_RET_ERRNO | EPERM));
+    PUT(LOAD(ARG_LOW(1)));
+    PUT(JEQ_TO(0, 1));
+    PUT(RET(SECCOMP_RET_ERRNO | EPERM));
+    PUT(LOAD(ARG_LOW(2)));
+    PUT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x80000000U /* a negative nice value */, 0, 1));
+    PUT(RET(SECCOMP_RET_ERRNO | EPERM));
+    PUT(ALLOW);
     /* kill, tgkill: this process only (a plugin may raise a signal on itself; abort() does). */
     PUT(IF_EQ(SYS_kill, 1));
     PUT(BPF_JUMP(BPF_JMP | BPF_JA, 1, 0, 0));

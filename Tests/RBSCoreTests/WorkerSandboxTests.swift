@@ -70,6 +70,14 @@ struct WorkerSandboxTests {
         #expect(Self.fault(of: runtime) == Self.ended("killed by SIGSYS: it made a forbidden system call (socket)"))
     }
 
+    @Test("a plugin may lower its own thread's priority (libdispatch does for a worker's QoS), not raise it or touch another process's: refused, not killed")
+    func ownPriority() throws {
+        // The plugin aborts if lowering its own was refused, or if a raise or another process's was not refused with EPERM.
+        let runtime = try Self.host(fault: 20)
+        defer { runtime.registry.unloadAll() }
+        #expect(Self.fault(of: runtime) == nil)
+    }
+
     @Test("a plugin cannot read /etc/shadow: the open is refused and the run goes on")
     func noShadow() throws {
         // The plugin aborts if it could read the file, so a run that goes on is a refused read.

@@ -10,13 +10,17 @@
  *        sleeps, 14 open a TCP socket to 127.0.0.1:9, 15 execve /bin/sh, 16 allocate 2 GiB (abort when refused),
  *        17 a Rust panic's last words then abort, 18 a slow call: sleep SLEEP_MS milliseconds (default 3000, under
  *        the host's deadline: never a fault), then go on as a good plugin, 19 take SIGSYS's handler over (ignore
- *        it; abort if that was allowed), read its action (abort if refused), then open a TCP socket as 14.
+ *        it; abort if that was allowed), read its action (abort if refused), then open a TCP socket as 14,
+ *        20 lower the calling thread's priority (abort if refused), then raise it and lower another process's (abort
+ *        unless each is refused with EPERM), then go on as a good plugin.
  */
 #define _GNU_SOURCE
 #include <rbs_plugin.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <errno.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +141,14 @@ static void misbehave(int where, const rbs_host_t *host) {
         if (sigaction(SIGSYS, NULL, &was) != 0) abort();
         int fd = socket(AF_INET, SOCK_STREAM, 0);
         if (fd >= 0) close(fd);
+        break;
+    }
+    case 20: {
+        if (setpriority(PRIO_PROCESS, 0, 5) != 0) abort();
+        if (setpriority(PRIO_PROCESS, 0, -5) == 0 || errno != EPERM) abort();
+        /* Another process's: one that cannot exist (past any pid_max), so without the filter it is ESRCH and no
+         * process is reniced whatever happens; the filter refuses it first. */
+        if (setpriority(PRIO_PROCESS, (id_t)0x7ffffffe, 10) == 0 || errno != EPERM) abort();
         break;
     }
     case 16: {
