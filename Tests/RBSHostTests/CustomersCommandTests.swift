@@ -31,11 +31,16 @@ struct CustomersCommandTests {
         // Balances as every other table writes amounts: grouped, with the currency (`150,000.00 RUB`, not `150000.00 RUB`).
         #expect(list.stdout.contains(#/ \d{1,3}(,\d{3})*\.\d{2} RUB/#), "\(list.stdout)")
         #expect(!list.stdout.contains(#/\d{4,}\.\d{2} RUB/#), "\(list.stdout)")
+        // In the operator's language: Russian headings and amounts as Russian writes them.
+        let russian = try sandbox.host(["customers", "list", "--lang", "ru"]).stdout
+        #expect(russian.split(separator: "\n").first?.split(separator: " ", omittingEmptySubsequences: true) == ["КЛИЕНТ", "КЛЮЧ", "СЧЕТА"], "\(russian)")
+        #expect(russian.contains(#/ \d{1,3}(\s\d{3})*,\d{2} RUB/#), "\(russian)")
         let code = try sandbox.host(["customers", "code", "anna"])
         #expect(code.stdout.wholeMatch(of: #/\d{6}\n/#) != nil)
 
         #expect(try sandbox.host(["customers", "remove", "anna"]).status == 0)
         #expect(try sandbox.host(["customers", "list"]).stdout == "No customers: add one with `rbs-host customers add NAME`.\n")
+        #expect(try sandbox.host(["customers", "list", "--lang", "ru"]).stdout == "Клиентов нет: добавьте клиента командой `rbs-host customers add ИМЯ`.\n")
         let gone = try sandbox.host(["customers", "remove", "anna"])
         #expect(gone.status == 1 && gone.stderr == "error: there is no customer named 'anna' (see `rbs-host customers list`)\n")
     }

@@ -55,8 +55,14 @@ struct DescribeTransferCardTests {
             + "the bank must import the day's rates first — nothing was signed and no one-time code was used"])
 
         let file = Repo.root.appendingPathComponent("Tests/Fixtures/rates/XML_daily.xml").path
+        #expect(try sandbox.host(["rates", "show", "--lang", "ru"]).stdout == "курсов ещё нет: rbs-host rates import ФАЙЛ --margin ПРОЦЕНТ\n")
         let imported = try sandbox.host(["rates", "import", file, "--margin", "1.5"])
         #expect(imported.status == 0, "\(imported)")
+        // The operator's language: the headings in Russian, the rates as kept.
+        let russian = try sandbox.host(["rates", "show", "--lang", "ru"]).stdout.split(separator: "\n")
+            .map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+        #expect(russian.first == "ВАЛЮТА ДАТА КУРС ЦБ БАНК ПОКУПАЕТ БАНК ПРОДАЁТ НАЗВАНИЕ", "\(russian)")
+        #expect(russian.contains { $0.hasPrefix("USD ") }, "\(russian)")
         let (report, _) = try sandbox.run("transfer.own", ["fromAccount=\(Demo.current)", "toAccount=\(Demo.usd)", "amount=10000.00"])
         #expect(report.status == "posted")
         let fields = try #require(report.document?.fields)

@@ -58,7 +58,7 @@ struct CustomersCommand: ParsableCommand {
                                                             balance: $0.balance.plain)
                                                   }))
                 }
-                if json { JSONOutput.print(rows) } else { print(CustomersText.table(rows)) }
+                if json { JSONOutput.print(rows) } else { print(CustomersText.table(rows, global.language)) }
             }
         }
     }
@@ -143,11 +143,16 @@ enum CustomersText {
         return lines.joined(separator: "\n")
     }
 
-    static func table(_ rows: [Row]) -> String {
-        guard !rows.isEmpty else { return "No customers: add one with `rbs-host customers add NAME`." }
-        var table = Table(header: ["CUSTOMER", "KEY ID", "ACCOUNTS"])
+    /// `customers list` in the operator's language (`--lang`): the headings, a user's line, the amounts.
+    static func table(_ rows: [Row], _ language: HostLanguage = .en) -> String {
+        guard !rows.isEmpty else {
+            return language.pick("No customers: add one with `rbs-host customers add NAME`.",
+                                 "Клиентов нет: добавьте клиента командой `rbs-host customers add ИМЯ`.")
+        }
+        var table = Table(header: language == .ru ? ["КЛИЕНТ", "КЛЮЧ", "СЧЕТА"] : ["CUSTOMER", "KEY ID", "ACCOUNTS"])
         for row in rows {
-            table.rows.append([row.userOf.map { "\(row.name) (user of \($0))" } ?? row.name, row.keyId, row.accounts.map { "\($0.number) \(Amount.shown($0.balance, currency: $0.currency, .en))" }.joined(separator: ", ")])
+            let name = row.userOf.map { language.pick("\(row.name) (user of \($0))", "\(row.name) (пользователь \($0))") } ?? row.name
+            table.rows.append([name, row.keyId, row.accounts.map { "\($0.number) \(Amount.shown($0.balance, currency: $0.currency, language))" }.joined(separator: ", ")])
         }
         return table.render()
     }

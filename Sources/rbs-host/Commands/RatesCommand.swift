@@ -34,8 +34,10 @@ struct RatesCommand: ParsableCommand {
         }
     }
 
-    static func table(_ rates: [ExchangeRate]) -> String {
-        var table = Table(header: ["CURRENCY", "DATE", "OFFICIAL", "BANK BUYS", "BANK SELLS", "NAME"])
+    /// The rates in the operator's language (`--lang`): the headings; the rates as kept (a script reads `--json`).
+    static func table(_ rates: [ExchangeRate], _ language: HostLanguage = .en) -> String {
+        var table = Table(header: language == .ru ? ["ВАЛЮТА", "ДАТА", "КУРС ЦБ", "БАНК ПОКУПАЕТ", "БАНК ПРОДАЁТ", "НАЗВАНИЕ"]
+                                                  : ["CURRENCY", "DATE", "OFFICIAL", "BANK BUYS", "BANK SELLS", "NAME"])
         table.rows = rates.map { ["\($0.currency)", $0.date, "\($0.official)", "\($0.buy)", "\($0.sell)", $0.name] }
         return table.render()
     }
@@ -68,8 +70,9 @@ struct RatesCommand: ParsableCommand {
                                                   source: URL(fileURLWithPath: file).lastPathComponent,
                                                   accepting: Set(acceptChange.map { $0.uppercased() }))
                 if json { JSONOutput.print(kept.map(RateJSON.init)) } else {
-                    print("imported \(kept.count) rates of \(day.date) with a margin of \(percent) %")
-                    print(RatesCommand.table(kept))
+                    print(global.language.pick("imported \(kept.count) rates of \(day.date) with a margin of \(percent) %",
+                                               "загружено курсов на \(day.date): \(kept.count), маржа \(percent) %"))
+                    print(RatesCommand.table(kept, global.language))
                 }
             } catch let error as ValidationError {
                 throw error
@@ -91,7 +94,9 @@ struct RatesCommand: ParsableCommand {
                 defer { try? ledger.close() }
                 let rates = try ledger.rates()
                 if json { JSONOutput.print(rates.map(RateJSON.init)) } else {
-                    print(rates.isEmpty ? "no rates yet: rbs-host rates import FILE --margin PERCENT" : RatesCommand.table(rates))
+                    print(rates.isEmpty ? global.language.pick("no rates yet: rbs-host rates import FILE --margin PERCENT",
+                                                               "курсов ещё нет: rbs-host rates import ФАЙЛ --margin ПРОЦЕНТ")
+                                        : RatesCommand.table(rates, global.language))
                 }
             } catch {
                 Terminal.error(String(describing: error))
