@@ -354,11 +354,15 @@ struct PostgresChainTests {
         usleep(300_000)
         alice.clock.advance(30)
         let aliceDone = DispatchSemaphore(value: 0)
-        let aliceReceipt = Mutex<Receipt?>(nil)
+        let aliceReceipt = Mutex<Receipt?>(nil), aliceOutcome = Mutex<String>("not finished")
         DispatchQueue.global().async {
             defer { aliceDone.signal() }
-            if case .posted(let receipt)? = try? alice.pays("2.00", at: alice.clock.now).outcome {
-                aliceReceipt.withLock { $0 = receipt }
+            do {
+                let outcome = try alice.pays("2.00", at: alice.clock.now).outcome
+                aliceOutcome.withLock { $0 = "\(outcome)" }
+                if case .posted(let receipt) = outcome { aliceReceipt.withLock { $0 = receipt } }
+            } catch {
+                aliceOutcome.withLock { $0 = "threw \(error)" }
             }
         }
         let watcher = try PostgresStore(address: address)
@@ -367,7 +371,11 @@ struct PostgresChainTests {
         for _ in 0..<40 where !waiting {
             usleep(50_000)
             waiting = try watcher.read { db in
-                try db.exists("SELECT 1 FROM pg_stat_activity WHERE query LIKE 'CALL rbs_v30_commit_durably%' AND wait_event_type = 'Lock'")
+                // This test's database only: tests beside it on the same server have commits of their own.
+                try db.exists("""
+                    SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+                    AND query LIKE 'CALL rbs_v30_commit_durably%' AND wait_event_type = 'Lock'
+                    """)
             }
         }
         #expect(waiting, "alice's commit was not seen waiting for her row")
@@ -379,7 +387,8 @@ struct PostgresChainTests {
         #expect(aliceReceipt.withLock { $0 } == nil, "alice's payment finished before bob's: the test proved nothing")
         #expect(held.wait(timeout: .now() + 20) == .success)
         #expect(aliceDone.wait(timeout: .now() + 20) == .success)
-        let alices = try #require(aliceReceipt.withLock { $0 }, "alice's payment was not posted after the row was released")
+        let alices = try #require(aliceReceipt.withLock { $0 },
+                                  "alice's payment was not posted after the row was released: \(aliceOutcome.withLock { $0 })")
         // Her id was taken first, his entry integrated first: the chain's order is the order of integration.
         #expect(alices.sequence < bobs.sequence)
         let entries = try f.ledger.journal.entries()
@@ -456,6 +465,9 @@ struct PostgresChainTests {
             defer { answered.signal() }
             do { _ = try ledger.signAndPost(payment, code: code) } catch { failed.store(true, ordering: .relaxed) }
         }
+        // Its own database's waiting commit only: it once killed a commit another test (run beside it, the same
+        // server) was holding waiting on purpose, and that test failed with "terminating connection due to
+        // administrator command".
         let watcher = try PostgresStore(address: address)
         defer { try? watcher.close() }
         var killed = false
@@ -464,7 +476,7 @@ struct PostgresChainTests {
             killed = try watcher.read { db in
                 try db.exists("""
                     SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                    WHERE query LIKE 'CALL rbs_v%_commit_durably%' AND wait_event_type = 'Lock'
+                    WHERE datname = current_database() AND query LIKE 'CALL rbs_v%_commit_durably%' AND wait_event_type = 'Lock'
                     """)
             }
         }
