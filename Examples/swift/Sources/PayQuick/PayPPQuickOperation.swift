@@ -48,7 +48,7 @@ final class PayPPQuickOperation: Operation, OperationDefinition {
                     labels: ["name": "Payee", "amount": "Amount", "currency": "Currency"]),
     ]
 
-    let srcAccount = AccountPickerAtom(title: "Списать со счета", filter: "currency == 'RUB' AND NOT blocked")
+    let srcAccount = AccountPickerAtom(title: "Списать со счёта", filter: "currency == 'RUB' AND NOT blocked")
     let destName = TextInputAtom(caption: "ФИО или полное наименование получателя")
     let destInn = TextInputAtom(caption: "ИНН получателя", type: .digitsOnly, optional: true)
     let destInnError = TextAtom(caption: "ИНН — 10 цифр у организации или 12 у физического лица; первые две цифры — код региона, не 00; последняя цифра (у 12-значного — две) контрольная, по приказу ФНС № ММВ-7-14/481@")

@@ -43,7 +43,7 @@ final class TopUpMobileOperation: Operation, OperationDefinition {
         ("t2", "ООО «Т2 Мобайл»", "40702810000000003456", "044525974"),
     ]
 
-    let srcAccount = AccountPickerAtom(title: "Списать со счета", filter: "currency == 'RUB' AND NOT blocked")
+    let srcAccount = AccountPickerAtom(title: "Списать со счёта", filter: "currency == 'RUB' AND NOT blocked")
     let operatorCode = EnumAtom(caption: "Оператор", options: TopUpMobileOperation.operators.map { ($0.code, $0.name) })
     let phone = TextInputAtom(caption: "Номер телефона", type: .digitsOnly, length: 10...10)
     let amount = TextInputAtom(caption: "Сумма, ₽", type: .amount(currency: "RUB"))

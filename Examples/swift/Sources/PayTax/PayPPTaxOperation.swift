@@ -138,7 +138,7 @@ final class PayPPTaxOperation: Operation, OperationDefinition {
     /// The dependency of fields 106–109 on the payment type.
     static let budgetFieldsShown = "($type == 1) || ($type == 2)"
 
-    let srcAccount = AccountPickerAtom(title: "Списать со счета", filter: "currency == 'RUB' AND NOT blocked")
+    let srcAccount = AccountPickerAtom(title: "Списать со счёта", filter: "currency == 'RUB' AND NOT blocked")
     let requisites = EnumAtom(caption: "Реквизиты получателя", options: [
         (value: "enp", title: "Единый налоговый платёж (Казначейство России (ФНС России))"),
         (value: "other", title: "Другой получатель: реквизиты из уведомления, требования или квитанции"),
