@@ -277,8 +277,3 @@ private func bareFsyncRate(in directory: URL, count: Int) -> Double {
     }
     return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
 }
-
-/// A C function's NUL-terminated message from its buffer.
-private func cText(_ buffer: [CChar]) -> String {
-    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-}

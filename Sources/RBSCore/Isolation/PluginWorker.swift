@@ -2,6 +2,7 @@ import CIsolation
 import CRBSPlugin
 import Foundation
 import RBSExpressions
+import RBSLedger
 
 /// The worker side of plugin isolation: `rbs-host worker IMAGE` `dlopen`s one plugin image and serves its
 /// operations to the host over the socket on descriptor 3 (see `WireKind`). The plugin runs exactly as it would
@@ -102,7 +103,7 @@ public enum PluginWorker {
     /// order, so each step still has what it needs and the filter comes last, just before the plugin is opened.
     private static func confine(image: String, limits: Limits) -> Result<Confined, SandboxProblem> {
         var why = [CChar](repeating: 0, count: 256)
-        func reason() -> String { String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        func reason() -> String { cText(why) }
         var template = Array("/tmp/rbs-worker-XXXXXX".utf8CString)
         if let made = mkdtemp(&template) {
             let directory = String(cString: made)
@@ -137,7 +138,7 @@ public enum PluginWorker {
     static func lockDown(readable: [String], ownFolders: [String], limits: Limits,
                          report: Int32) -> Result<String?, SandboxProblem> {
         var why = [CChar](repeating: 0, count: 256)
-        func reason() -> String { String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        func reason() -> String { cText(why) }
         let host = getppid()
         let leavesRoot = geteuid() == 0
         func limit(_ resource: Int32, _ soft: Int, hard: Int? = nil) {
