@@ -4,9 +4,10 @@ import RBSLedger
 extension HostMessage {
     public static func published(_ id: String, _ version: String, percent: Int, faultThreshold: Int, minimumRuns: Int,
                                  place: String, superseded: [String], _ language: HostLanguage) -> String {
+        let rule = rollbackRule(faultThreshold: faultThreshold, minimumRuns: minimumRuns, language)
         var text = language.pick(
-            "publishing \(id) \(version) to \(percent)% of customers (rolled back if more than \(faultThreshold)% of its runs fault, after \(minimumRuns) runs); every host of \(place) follows at its next sync",
-            "\(id) \(version) выпускается для \(percent)% клиентов (откат, если больше \(faultThreshold)% запусков кончатся сбоем, после \(minimumRuns) запусков); каждый хост \(place) подхватит его при следующей сверке")
+            "publishing \(id) \(version) to \(percent)% of customers (\(rule)); every host of \(place) follows at its next sync",
+            "\(id) \(version) выпускается для \(percent)% клиентов (\(rule)); каждый хост \(place) подхватит его при следующей сверке")
         if !superseded.isEmpty {
             text += "\n" + language.pick("it replaces the rollout of \(superseded.joined(separator: ", "))",
                                          "он заменяет выпуск \(superseded.joined(separator: ", "))")
@@ -14,10 +15,15 @@ extension HostMessage {
         return text
     }
 
-    /// `rollout status`, under the table: what rolls a rolling version back.
+    /// `rollout status`, under the table: what rolls a rolling version back, as `plugin publish` said it.
     public static func rolloutLimit(_ id: String, _ version: String, faultThreshold: Int, minimumRuns: Int, _ language: HostLanguage) -> String {
-        language.pick("\(id) \(version): rolled back automatically if more than \(faultThreshold)% of its runs fault, after \(minimumRuns) runs",
-                      "\(id) \(version): откат, если больше \(faultThreshold)% запусков кончатся сбоем, после \(minimumRuns) запусков")
+        "\(id) \(version): " + rollbackRule(faultThreshold: faultThreshold, minimumRuns: minimumRuns, language)
+    }
+
+    /// The automatic rollback's rule (`--fault-threshold`, `--minimum-runs`), as `publish` and `rollout status` say it.
+    private static func rollbackRule(faultThreshold: Int, minimumRuns: Int, _ language: HostLanguage) -> String {
+        language.pick("rolled back if more than \(faultThreshold)% of its runs fault, after \(minimumRuns) runs",
+                      "откат, если больше \(faultThreshold)% запусков кончатся сбоем, после \(minimumRuns) запусков")
     }
 
     public static func rolloutWidened(_ id: String, _ version: String, percent: Int, from: Int, _ language: HostLanguage) -> String {
